@@ -1,0 +1,85 @@
+/**
+ * The two error classes of argstream: {@link JsonStreamError} for JSON text, and
+ * {@link ProviderError} for errors a provider sends inside its stream.
+ *
+ * @module
+ */
+
+/** Why JSON input was refused. */
+export type JsonStreamErrorCode =
+  | 'invalid-json'
+  | 'unexpected-end'
+  | 'max-depth'
+  | 'max-string-length'
+  | 'max-length'
+  | 'closed';
+
+/** Longest piece of input quoted in an error message: model output must not leak into logs. */
+const MAX_EXCERPT = 30;
+
+/** Quote at most 30 characters of input for an error message. */
+export function excerpt(text: string): string {
+  return text.length > MAX_EXCERPT ? `${text.slice(0, MAX_EXCERPT)}…` : text;
+}
+
+/**
+ * A JSON text was invalid, ended early, or exceeded a limit.
+ *
+ * `offset` counts UTF-16 code units of the decoded text from the start of the document, and does
+ * not depend on how the input was cut into chunks. `path` is the JSON Pointer of the value being
+ * parsed when the error happened (`""` for the root).
+ */
+export class JsonStreamError extends Error {
+  override readonly name = 'JsonStreamError';
+  readonly code: JsonStreamErrorCode;
+  readonly offset: number;
+  readonly path: string;
+
+  constructor(
+    code: JsonStreamErrorCode,
+    message: string,
+    offset: number,
+    path: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.code = code;
+    this.offset = offset;
+    this.path = path;
+  }
+}
+
+/** The provider APIs argstream decodes. */
+export type ProviderName =
+  | 'anthropic'
+  | 'openai-chat'
+  | 'openai-responses'
+  | 'gemini'
+  | 'ollama'
+  | 'bedrock';
+
+/**
+ * A provider reported an error inside a stream that had started (HTTP 200), or sent something
+ * that is not its wire format. Everything before the error has been delivered.
+ */
+export class ProviderError extends Error {
+  override readonly name = 'ProviderError';
+  /** The provider API whose stream failed. */
+  readonly provider: ProviderName;
+  /** The provider's error type (`overloaded_error`, `server_error`, `ThrottlingException`, …). */
+  readonly type: string;
+  /** The provider's error code, where it sends one apart from the type. */
+  readonly code: string | undefined;
+
+  constructor(
+    provider: ProviderName,
+    type: string,
+    message: string,
+    options?: { code?: string | undefined; cause?: unknown },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.provider = provider;
+    this.type = type;
+    this.code = options?.code;
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The vocabulary shared by every stage: JSON values, the recursive fragments of the incremental
+ * parser (RFD 043), the typed streaming events of the provider adapters (RFD 012) and the
+ * conversation events of a finished turn.
+ *
+ * @module
+ */
+
+/** A JSON value, as `JSON.parse` returns it. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
+
+/** A JSON object, as `JSON.parse` returns it. */
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
+
+/** The value of a `scalar` fragment. */
+export type JsonScalar = null | boolean | number;
+
+/** What a `start` fragment opens. */
+export type ValueKind = 'object' | 'array' | 'string';
+
+/**
+ * One fragment of an incrementally parsed JSON document (RFD 043, with `start` added).
+ *
+ * Nesting encodes the path from the root to the leaf: `entry` for an object member, `item` for an
+ * array element. Every value ends with a `done` at its path; a scalar is one `scalar` fragment
+ * followed by `done`.
+ */
+export type StreamFragment =
+  | StartFragment
+  | StringFragment
+  | ScalarFragment
+  | EntryFragment
+  | ItemFragment
+  | DoneFragment;
+
+/** An object, array or string value begins at this path. */
+export interface StartFragment {
+  readonly type: 'start';
+  readonly kind: ValueKind;
+}
+
+/** A piece of decoded string data (escapes resolved, never empty, never half a surrogate pair). */
+export interface StringFragment {
+  readonly type: 'string';
+  readonly text: string;
+}
+
+/** A complete `null`, boolean or number. */
+export interface ScalarFragment {
+  readonly type: 'scalar';
+  readonly value: JsonScalar;
+  /** The literal as written, for numbers (so integers beyond 2^53 are not lost). */
+  readonly raw?: string;
+}
+
+/** A fragment inside the object member `key` (the key is complete and decoded). */
+export interface EntryFragment {
+  readonly type: 'entry';
+  readonly key: string;
+  readonly value: StreamFragment;
+}
+
+/** A fragment inside the array element at `index`. */
+export interface ItemFragment {
+  readonly type: 'item';
+  readonly index: number;
+  readonly value: StreamFragment;
+}
+
+/** The value at this path is complete. */
+export interface DoneFragment {
+  readonly type: 'done';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Streaming events (RFD 012)
+
+/** A chunk of streamed content for one content slot. */
+export type EventPart =
+  | { readonly type: 'message'; readonly text: string }
+  | { readonly type: 'reasoning'; readonly text: string }
+  | { readonly type: 'structured'; readonly json: string }
+  | { readonly type: 'tool-call-start'; readonly id: string; readonly name: string }
+  | { readonly type: 'tool-call-arguments'; readonly chunk: string };
+
+/** Provider metadata attached to a part or a flush (reasoning signatures, item ids, …). */
+export type EventMetadata = Readonly<Record<string, unknown>>;
+
+/** Normalized reason a response ended. */
+export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'error' | 'other';
+
+/** Token usage, as far as the provider reports it. */
+export interface Usage {
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  readonly totalTokens?: number;
+  readonly reasoningTokens?: number;
+  readonly cachedInputTokens?: number;
+  /** The provider's own usage object, untouched. */
+  readonly raw?: unknown;
+}
+
+/** Streaming data for content slot `index`, accumulated until its `flush`. */
+export interface PartEvent {
+  readonly type: 'part';
+  readonly index: number;
+  readonly part: EventPart;
+  readonly metadata?: EventMetadata;
+}
+
+/** Content slot `index` is complete. */
+export interface FlushEvent {
+  readonly type: 'flush';
+  readonly index: number;
+  readonly metadata?: EventMetadata;
+}
+
+/** The response is complete. */
+export interface FinishedEvent {
+  readonly type: 'finished';
+  readonly reason: FinishReason;
+  /** The provider's own stop/finish reason, e.g. `"tool_use"` or `"MAX_TOKENS"`. */
+  readonly rawReason?: string;
+  readonly usage?: Usage;
+  readonly metadata?: EventMetadata;
+}
+
+/** What a provider adapter emits. */
+export type StreamEvent = PartEvent | FlushEvent | FinishedEvent;
+
+/** The fragments of one tool call's arguments, with the call's identity (ephemeral). */
+export interface ToolCallArgumentProgress {
+  readonly type: 'tool-call-progress';
+  readonly index: number;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly fragment: StreamFragment;
+}

@@ -1,0 +1,84 @@
+/** Shared test helpers: fixture access and the ways of cutting input into chunks. */
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+
+export const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
+
+export function readFixture(relativePath: string): Uint8Array {
+  return new Uint8Array(readFileSync(join(FIXTURES, relativePath)));
+}
+
+export function listFixtures(dir: string): string[] {
+  return readdirSync(join(FIXTURES, dir)).sort();
+}
+
+/** A small deterministic PRNG (mulberry32), so random cuttings are reproducible from a seed. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Cut `input` at `cuts` (sorted positions). */
+export function cutAt<T extends string | Uint8Array>(input: T, cuts: readonly number[]): T[] {
+  const out: T[] = [];
+  let last = 0;
+  for (const c of cuts) {
+    if (c > last && c < input.length) {
+      out.push(input.slice(last, c) as T);
+      last = c;
+    }
+  }
+  out.push(input.slice(last) as T);
+  return out;
+}
+
+/** One-element pieces: every possible boundary at once. */
+export function oneByOne<T extends string | Uint8Array>(input: T): T[] {
+  const out: T[] = [];
+  for (let i = 0; i < input.length; i++) out.push(input.slice(i, i + 1) as T);
+  return out;
+}
+
+/** Cut at `count` random positions drawn from `random`. */
+export function randomCuts<T extends string | Uint8Array>(input: T, random: () => number, count = 8): T[] {
+  const cuts = Array.from({ length: count }, () => Math.floor(random() * input.length)).sort((a, b) => a - b);
+  return cutAt(input, cuts);
+}
+
+/** The three standard cuttings of a fixture: whole, byte by byte, and random cuts from `seed`. */
+export function cuttings<T extends string | Uint8Array>(input: T, seed = 1): Array<[string, T[]]> {
+  return [
+    ['whole', [input]],
+    ['one by one', oneByOne(input)],
+    [`random cuts (seed ${seed})`, randomCuts(input, rng(seed))],
+  ];
+}
+
+/** Read a stream to an array. */
+export async function readAll<T>(stream: ReadableStream<T>): Promise<T[]> {
+  const out: T[] = [];
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return out;
+    out.push(value);
+  }
+}
+
+/** A stream of the given chunks. */
+export function streamOf<T>(chunks: readonly T[]): ReadableStream<T> {
+  let i = 0;
+  return new ReadableStream<T>({
+    pull(controller) {
+      if (i < chunks.length) controller.enqueue(chunks[i++] as T);
+      else controller.close();
+    },
+  });
+}
