@@ -1,12 +1,177 @@
+/**
+ * The adapter of Ollama's native streaming API (`/api/chat`, and `/api/generate`): NDJSON lines
+ * with whole tool calls. Ollama's OpenAI-compatible `/v1` endpoint is `'openai-chat'`.
+ *
+ * @module
+ */
+import { ProviderError } from '../../errors.js';
+import type { EventMetadata, EventPart, FinishReason, StreamEvent, Usage } from '../../types.js';
 import type { ProviderAdapter } from './adapter.js';
+import { definedEntries, finiteNumber, isRecord, nonEmptyString, recordField } from './records.js';
+import { defaultToolCallId, type ToolCallIdFactory } from './tool-call-id.js';
 
 /** Options of {@link createOllamaAdapter}. */
-export interface OllamaAdapterOptions {}
+export interface OllamaAdapterOptions {
+  /**
+   * Makes the id of a tool call that arrives without one (servers before `id` was added, and the
+   * docs' examples).
+   * @default defaultToolCallId — `call_<position>_<name>`
+   */
+  readonly createToolCallId?: ToolCallIdFactory;
+}
 
-/** The adapter of the `'ollama'` wire format (stub: emits nothing yet). */
-export function createOllamaAdapter(_options: OllamaAdapterOptions = {}): ProviderAdapter {
+/** The fields of the `done: true` line that are kept as raw usage. */
+const USAGE_FIELDS = [
+  'prompt_eval_count',
+  'eval_count',
+  'total_duration',
+  'load_duration',
+  'prompt_eval_duration',
+  'eval_duration',
+] as const;
+
+/**
+ * Create the adapter of the `'ollama'` wire format: one parsed NDJSON line per
+ * {@link ProviderAdapter.push} (or a chunk the `ollama` SDK yields).
+ *
+ * - `message.content` (or `/api/generate`'s `response`) is message text and `message.thinking`
+ *   (`thinking`) reasoning, each in one slot flushed at `done: true`.
+ * - A tool call arrives whole: a slot of its own with `tool-call-start`, one chunk of
+ *   `JSON.stringify(arguments)` (a string is passed on verbatim; a missing or empty one emits no
+ *   chunk, which downstream reads as `{}`), and an immediate flush. Missing ids come from
+ *   `createToolCallId` (position = arrival order); `""` names are kept as `""`.
+ * - At `done: true`: every slot is flushed and `finished` emitted with the usage of that line
+ *   (`prompt_eval_count`, `eval_count`). `done_reason: "stop"` becomes `tool-calls` when a tool
+ *   call was seen; `load`/`unload` are `other`. `end()` flushes what is open and emits no
+ *   `finished` if no `done` line came.
+ *
+ * @throws ProviderError for an `{"error": "…"}` line (type `error`), and with type
+ *   `invalid-format` for a line that is not an object.
+ */
+export function createOllamaAdapter(options: OllamaAdapterOptions = {}): ProviderAdapter {
+  const createToolCallId = options.createToolCallId ?? defaultToolCallId;
+  const textSlots = new Map<'message' | 'reasoning', number>();
+  let nextSlot = 0;
+  let nextPosition = 0;
+  let sawToolCall = false;
+  let finishedSent = false;
+
+  function part(index: number, eventPart: EventPart, metadata?: EventMetadata): StreamEvent {
+    return metadata === undefined ? { type: 'part', index, part: eventPart } : { type: 'part', index, part: eventPart, metadata };
+  }
+
+  function emitText(kind: 'message' | 'reasoning', text: unknown, out: StreamEvent[]): void {
+    const value = nonEmptyString(text);
+    if (value === undefined) return;
+    let slot = textSlots.get(kind);
+    if (slot === undefined) {
+      slot = nextSlot++;
+      textSlots.set(kind, slot);
+    }
+    out.push(part(slot, { type: kind, text: value }));
+  }
+
+  function emitToolCall(toolCall: Record<string, unknown>, out: StreamEvent[]): void {
+    const fn = recordField(toolCall, 'function') ?? {};
+    const name = typeof fn['name'] === 'string' ? fn['name'] : '';
+    const position = nextPosition++;
+    const id = nonEmptyString(toolCall['id']) ?? createToolCallId({ name, position });
+    const rawArguments = fn['arguments'];
+    let chunk: string;
+    if (rawArguments === undefined || rawArguments === null) chunk = '';
+    else if (typeof rawArguments === 'string') chunk = rawArguments;
+    else if (isRecord(rawArguments)) chunk = JSON.stringify(rawArguments);
+    else throw new ProviderError('ollama', 'invalid-format', 'tool call arguments are neither an object nor a string');
+    const slot = nextSlot++;
+    sawToolCall = true;
+    const index = finiteNumber(fn['index']);
+    out.push(part(slot, { type: 'tool-call-start', id, name }, index === undefined ? undefined : { toolCallIndex: index }));
+    if (chunk !== '') out.push(part(slot, { type: 'tool-call-arguments', chunk }));
+    out.push({ type: 'flush', index: slot });
+  }
+
+  function flushText(out: StreamEvent[]): void {
+    const open = [...textSlots.values()].sort((a, b) => a - b);
+    textSlots.clear();
+    for (const index of open) out.push({ type: 'flush', index });
+  }
+
   return {
-    push: () => [],
-    end: () => [],
+    push(data) {
+      if (!isRecord(data)) throw new ProviderError('ollama', 'invalid-format', 'expected a JSON object per line');
+      if (data['error'] !== undefined && data['error'] !== null) throw ollamaError(data['error']);
+      const out: StreamEvent[] = [];
+      const message = recordField(data, 'message');
+      if (message) {
+        emitText('reasoning', message['thinking'], out);
+        emitText('message', message['content'], out);
+        const toolCalls = message['tool_calls'];
+        if (Array.isArray(toolCalls)) for (const call of toolCalls) if (isRecord(call)) emitToolCall(call, out);
+      } else {
+        // /api/generate
+        emitText('reasoning', data['thinking'], out);
+        emitText('message', data['response'], out);
+      }
+      if (data['done'] === true && !finishedSent) {
+        flushText(out);
+        finishedSent = true;
+        const rawReason = nonEmptyString(data['done_reason']);
+        const usage = ollamaUsage(data);
+        out.push({
+          type: 'finished',
+          reason: mapDoneReason(rawReason, sawToolCall),
+          ...(rawReason !== undefined ? { rawReason } : {}),
+          ...(usage !== undefined ? { usage } : {}),
+        });
+      }
+      return out;
+    },
+
+    end() {
+      const out: StreamEvent[] = [];
+      flushText(out);
+      return out;
+    },
   };
+}
+
+/** Ollama says `stop` even when the turn ended in tool calls (WIRE-FORMATS §6). */
+function mapDoneReason(raw: string | undefined, sawToolCall: boolean): FinishReason {
+  switch (raw) {
+    case undefined:
+    case 'stop':
+      return sawToolCall ? 'tool-calls' : 'stop';
+    case 'length':
+      return 'length';
+    default:
+      return 'other';
+  }
+}
+
+function ollamaUsage(line: Record<string, unknown>): Usage | undefined {
+  const raw: Record<string, number> = {};
+  for (const field of USAGE_FIELDS) {
+    const value = finiteNumber(line[field]);
+    if (value !== undefined) raw[field] = value;
+  }
+  if (Object.keys(raw).length === 0) return undefined;
+  const input = raw['prompt_eval_count'];
+  const output = raw['eval_count'];
+  return {
+    ...definedEntries({
+      inputTokens: input,
+      outputTokens: output,
+      totalTokens: input !== undefined && output !== undefined ? input + output : undefined,
+    }),
+    raw,
+  };
+}
+
+function ollamaError(error: unknown): ProviderError {
+  if (isRecord(error)) {
+    const message = nonEmptyString(error['message']) ?? 'Ollama reported an error in the stream';
+    const type = nonEmptyString(error['type']) ?? 'error';
+    return new ProviderError('ollama', type, message, { cause: error });
+  }
+  return new ProviderError('ollama', 'error', nonEmptyString(error) ?? 'Ollama reported an error in the stream', { cause: error });
 }

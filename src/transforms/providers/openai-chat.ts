@@ -1,12 +1,389 @@
+/**
+ * The adapter of OpenAI Chat Completions streams, and of every server that speaks the same
+ * wire format (OpenRouter, Groq, DeepSeek, xAI, Alibaba DashScope, Writer, Mistral, llama.cpp,
+ * vLLM, Ollama's `/v1`, …), with each one's quirks absorbed.
+ *
+ * @module
+ */
+import { ProviderError } from '../../errors.js';
+import type { EventMetadata, EventPart, FinishReason, StreamEvent, Usage } from '../../types.js';
 import type { ProviderAdapter } from './adapter.js';
+import { definedEntries, finiteNumber, isRecord, nonEmptyString, recordField } from './records.js';
+import { defaultToolCallId, type ToolCallIdFactory } from './tool-call-id.js';
 
 /** Options of {@link createOpenAIChatAdapter}. */
-export interface OpenAIChatAdapterOptions {}
+export interface OpenAIChatAdapterOptions {
+  /**
+   * Makes the id of a tool call the server sent none for (some llama.cpp and vLLM builds).
+   * @default defaultToolCallId — `call_<position>_<name>`
+   */
+  readonly createToolCallId?: ToolCallIdFactory;
+}
 
-/** The adapter of the `'openai-chat'` wire format (stub: emits nothing yet). */
-export function createOpenAIChatAdapter(_options: OpenAIChatAdapterOptions = {}): ProviderAdapter {
+/** The text streams of one choice; a refusal is message text in a slot of its own. */
+type TextStream = 'message' | 'reasoning' | 'refusal';
+
+interface ToolCallState {
+  readonly slot: number;
+  readonly position: number;
+  id: string;
+  name: string;
+  /** The id and name of the last `tool-call-start` emitted (`undefined`: none yet). */
+  startedId: string | undefined;
+  startedName: string | undefined;
+}
+
+interface OpenSlot {
+  readonly slot: number;
+  readonly toolCall?: ToolCallState;
+}
+
+interface ChoiceState {
+  readonly choiceIndex: number;
+  readonly textSlots: Map<TextStream, number>;
+  /** Tool calls by the wire's `tool_calls[].index`. */
+  readonly toolCallsByIndex: Map<number, ToolCallState>;
+  readonly toolCalls: ToolCallState[];
+  lastToolCall: ToolCallState | undefined;
+  /** Slots with parts and no flush yet, in slot order. */
+  openSlots: OpenSlot[];
+  finishReason: string | undefined;
+}
+
+/** The key under which the deprecated `delta.function_call` is kept (it has no index). */
+const LEGACY_FUNCTION_CALL_INDEX = -1;
+
+/**
+ * Create the adapter of the `'openai-chat'` wire format: one parsed `data:` object
+ * (`chat.completion.chunk`) per {@link ProviderAdapter.push}, with the SSE event name if any.
+ *
+ * Content slots (`index` of the events) are numbered in order of first appearance: one per text
+ * stream (`content`; `reasoning_content` or `reasoning`; `refusal`) and one per tool call, for each
+ * choice. The first part of every slot and its flush carry `metadata.choiceIndex`.
+ *
+ * - Tool-call fragments are keyed by `index`; without an index (Mistral, old Ollama), by `id`, else
+ *   they continue the last call. An index reused with a different non-empty id starts a new call.
+ *   A non-empty id or name wins, `""` and `null` never overwrite, a repeated name is a no-op.
+ *   `tool-call-start` is emitted when the first fragment arrives and again when it learns an id or
+ *   name it did not have (first non-empty value wins per field downstream).
+ * - Argument pieces are emitted verbatim. A call whose arguments are empty emits no
+ *   `tool-call-arguments` at all: downstream reads no chunks as `{}`.
+ * - Every slot of a choice is flushed at its `finish_reason`; slots still open when the input ends
+ *   are flushed by `end()`, truncated or not (the JSON parser downstream decides completeness).
+ *   A call that never got an id gets one from `createToolCallId` before its flush.
+ * - `finished` is held until every choice has a `finish_reason` and usage has arrived (in the same
+ *   chunk, or in the trailing `choices: []` chunk of `stream_options.include_usage`), or else
+ *   emitted by `end()`; never if the server sent no `finish_reason`. Its reason is choice 0's;
+ *   with several choices, `metadata.finishReasons` maps each choice index to its raw reason.
+ * - Reasoning continuity tokens (OpenRouter `reasoning_details` with a signature or encrypted
+ *   data, Gemini's `extra_content.google.thought_signature`) are kept in part metadata.
+ * - Unknown fields (`obfuscation`, `x_groq`, Writer's `message`, …) are ignored.
+ *
+ * @throws ProviderError for an `event: error` (Groq) or a chunk with a top-level `error`
+ *   (OpenRouter), and with type `invalid-format` for a record that is not a chunk object.
+ */
+export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}): ProviderAdapter {
+  const createToolCallId = options.createToolCallId ?? defaultToolCallId;
+  const choices = new Map<number, ChoiceState>();
+  let nextSlot = 0;
+  let nextPosition = 0;
+  let usage: Usage | undefined;
+  let finishedSent = false;
+
+  function choiceState(choiceIndex: number): ChoiceState {
+    let state = choices.get(choiceIndex);
+    if (!state) {
+      state = {
+        choiceIndex,
+        textSlots: new Map(),
+        toolCallsByIndex: new Map(),
+        toolCalls: [],
+        lastToolCall: undefined,
+        openSlots: [],
+        finishReason: undefined,
+      };
+      choices.set(choiceIndex, state);
+    }
+    return state;
+  }
+
+  function part(index: number, eventPart: EventPart, metadata: EventMetadata | undefined): StreamEvent {
+    return metadata === undefined ? { type: 'part', index, part: eventPart } : { type: 'part', index, part: eventPart, metadata };
+  }
+
+  function emitText(state: ChoiceState, stream: TextStream, text: string, extra: EventMetadata | undefined, out: StreamEvent[]): void {
+    let slot = state.textSlots.get(stream);
+    let metadata = extra;
+    if (slot === undefined) {
+      slot = nextSlot++;
+      state.textSlots.set(stream, slot);
+      state.openSlots.push({ slot });
+      metadata = { choiceIndex: state.choiceIndex, ...(stream === 'refusal' ? { refusal: true } : {}), ...extra };
+    }
+    out.push(part(slot, { type: stream === 'reasoning' ? 'reasoning' : 'message', text }, metadata));
+  }
+
+  function emitStart(state: ChoiceState, call: ToolCallState, extra: EventMetadata | undefined, out: StreamEvent[]): void {
+    const first = call.startedId === undefined;
+    const metadata = first ? { choiceIndex: state.choiceIndex, ...extra } : extra;
+    out.push(part(call.slot, { type: 'tool-call-start', id: call.id, name: call.name }, metadata));
+    call.startedId = call.id;
+    call.startedName = call.name;
+  }
+
+  function flushSlot(state: ChoiceState, open: OpenSlot, out: StreamEvent[]): void {
+    const call = open.toolCall;
+    if (call) {
+      if (call.id === '') call.id = createToolCallId({ name: call.name, position: call.position });
+      if (call.startedId === undefined || call.startedId === '' || (call.startedName === '' && call.name !== '')) {
+        emitStart(state, call, undefined, out);
+      }
+      if (state.lastToolCall === call) state.lastToolCall = undefined;
+      for (const [key, value] of state.toolCallsByIndex) if (value === call) state.toolCallsByIndex.delete(key);
+    } else {
+      for (const [stream, slot] of state.textSlots) if (slot === open.slot) state.textSlots.delete(stream);
+    }
+    out.push({ type: 'flush', index: open.slot, metadata: { choiceIndex: state.choiceIndex } });
+  }
+
+  function flushChoice(state: ChoiceState, out: StreamEvent[]): void {
+    const open = state.openSlots;
+    state.openSlots = [];
+    for (const slot of open) flushSlot(state, slot, out);
+  }
+
+  function newToolCall(state: ChoiceState, toolIndex: number | undefined): ToolCallState {
+    const call: ToolCallState = {
+      slot: nextSlot++,
+      position: nextPosition++,
+      id: '',
+      name: '',
+      startedId: undefined,
+      startedName: undefined,
+    };
+    state.toolCalls.push(call);
+    state.openSlots.push({ slot: call.slot, toolCall: call });
+    if (toolIndex !== undefined) state.toolCallsByIndex.set(toolIndex, call);
+    state.lastToolCall = call;
+    return call;
+  }
+
+  /** Find the call a fragment continues, or open a new one (WIRE-FORMATS §8 keying rules). */
+  function locateToolCall(state: ChoiceState, toolIndex: number | undefined, id: string | undefined, out: StreamEvent[]): ToolCallState {
+    if (toolIndex !== undefined) {
+      const known = state.toolCallsByIndex.get(toolIndex);
+      if (known && !(id !== undefined && known.id !== '' && known.id !== id)) return known;
+      if (known) {
+        // The same index with a different id (sglang): the earlier call is complete.
+        const open = state.openSlots.find((s) => s.toolCall === known);
+        if (open) {
+          state.openSlots = state.openSlots.filter((s) => s !== open);
+          flushSlot(state, open, out);
+        }
+      }
+      return newToolCall(state, toolIndex);
+    }
+    if (id !== undefined) {
+      const known = state.toolCalls.find((c) => c.id === id && state.openSlots.some((s) => s.toolCall === c));
+      return known ?? newToolCall(state, undefined);
+    }
+    return state.lastToolCall ?? newToolCall(state, undefined);
+  }
+
+  function handleToolFragment(state: ChoiceState, fragment: Record<string, unknown>, toolIndex: number | undefined, out: StreamEvent[]): void {
+    const fn = recordField(fragment, 'function') ?? {};
+    // llama.cpp before PR #13800 put the id inside `function`.
+    const id = nonEmptyString(fragment['id']) ?? nonEmptyString(fn['id']);
+    const name = nonEmptyString(fn['name']);
+    const rawArguments = fn['arguments'];
+    let args: string;
+    if (rawArguments === undefined || rawArguments === null) args = '';
+    else if (typeof rawArguments === 'string') args = rawArguments;
+    else if (isRecord(rawArguments)) args = JSON.stringify(rawArguments);
+    else throw new ProviderError('openai-chat', 'invalid-format', 'tool call arguments are neither a string nor an object');
+    const signature = nonEmptyString(recordField(recordField(fragment, 'extra_content'), 'google')?.['thought_signature']);
+    let extra: EventMetadata | undefined = signature === undefined ? undefined : { thoughtSignature: signature };
+
+    const call = locateToolCall(state, toolIndex, id, out);
+    if (id !== undefined && call.id === '') call.id = id;
+    if (name !== undefined && call.name === '') call.name = name;
+    const learned =
+      call.startedId !== undefined && ((call.id !== '' && call.startedId === '') || (call.name !== '' && call.startedName === ''));
+    const first = call.startedId === undefined && (call.id !== '' || call.name !== '' || args !== '' || extra !== undefined);
+    if (learned || first) {
+      emitStart(state, call, extra, out);
+      extra = undefined;
+    }
+    if (args !== '') out.push(part(call.slot, { type: 'tool-call-arguments', chunk: args }, extra));
+    else if (extra !== undefined) emitStart(state, call, extra, out);
+  }
+
+  function handleContent(state: ChoiceState, content: unknown, out: StreamEvent[]): void {
+    if (typeof content === 'string') {
+      if (content !== '') emitText(state, 'message', content, undefined, out);
+      return;
+    }
+    if (!Array.isArray(content)) return;
+    // Mistral: typed content chunks, `thinking` holding text chunks of its own.
+    for (const chunk of content) {
+      if (!isRecord(chunk)) continue;
+      if (chunk['type'] === 'text') {
+        const text = nonEmptyString(chunk['text']);
+        if (text !== undefined) emitText(state, 'message', text, undefined, out);
+      } else if (chunk['type'] === 'thinking') {
+        const thinking = chunk['thinking'];
+        const pieces = typeof thinking === 'string' ? [thinking] : Array.isArray(thinking) ? thinking : [];
+        for (const piece of pieces) {
+          const text = typeof piece === 'string' ? nonEmptyString(piece) : isRecord(piece) ? nonEmptyString(piece['text']) : undefined;
+          if (text !== undefined) emitText(state, 'reasoning', text, undefined, out);
+        }
+      }
+    }
+  }
+
+  function handleDelta(state: ChoiceState, delta: Record<string, unknown>, out: StreamEvent[]): void {
+    // vLLM may send the same text as both `reasoning_content` and `reasoning`: take one.
+    const reasoning = nonEmptyString(delta['reasoning_content']) ?? nonEmptyString(delta['reasoning']);
+    const details = Array.isArray(delta['reasoning_details'])
+      ? delta['reasoning_details'].filter(
+          (d) => isRecord(d) && (d['type'] !== 'reasoning.text' || nonEmptyString(d['signature']) !== undefined),
+        )
+      : [];
+    const continuity: EventMetadata | undefined = details.length > 0 ? { reasoningDetails: details } : undefined;
+    if (reasoning !== undefined || continuity !== undefined) emitText(state, 'reasoning', reasoning ?? '', continuity, out);
+
+    handleContent(state, delta['content'], out);
+
+    const refusal = nonEmptyString(delta['refusal']);
+    if (refusal !== undefined) emitText(state, 'refusal', refusal, undefined, out);
+
+    const toolCalls = delta['tool_calls'];
+    if (Array.isArray(toolCalls)) {
+      for (const fragment of toolCalls) {
+        if (!isRecord(fragment)) continue;
+        const toolIndex = finiteNumber(fragment['index']);
+        handleToolFragment(state, fragment, toolIndex, out);
+      }
+    }
+    const legacy = recordField(delta, 'function_call');
+    if (legacy) handleToolFragment(state, { function: legacy }, LEGACY_FUNCTION_CALL_INDEX, out);
+  }
+
+  function finishedEvent(): StreamEvent {
+    const finished = [...choices.values()].filter((c) => c.finishReason !== undefined).sort((a, b) => a.choiceIndex - b.choiceIndex);
+    const rawReason = finished[0]?.finishReason ?? '';
+    const metadata: EventMetadata | undefined =
+      choices.size > 1 ? { finishReasons: Object.fromEntries(finished.map((c) => [String(c.choiceIndex), c.finishReason])) } : undefined;
+    return {
+      type: 'finished',
+      reason: mapFinishReason(rawReason),
+      rawReason,
+      ...(usage !== undefined ? { usage } : {}),
+      ...(metadata !== undefined ? { metadata } : {}),
+    };
+  }
+
   return {
-    push: () => [],
-    end: () => [],
+    push(data, event) {
+      if (!isRecord(data)) {
+        if (event === 'error') throw chatError(data);
+        throw new ProviderError('openai-chat', 'invalid-format', 'expected a chat.completion.chunk object');
+      }
+      if (event === 'error') throw chatError(data['error'] ?? data);
+      if (data['error'] !== undefined && data['error'] !== null) throw chatError(data['error']);
+
+      const out: StreamEvent[] = [];
+      const rawChoices = data['choices'];
+      if (rawChoices !== undefined && rawChoices !== null && !Array.isArray(rawChoices)) {
+        throw new ProviderError('openai-chat', 'invalid-format', '`choices` is not an array');
+      }
+      for (const choice of rawChoices ?? []) {
+        if (!isRecord(choice)) continue;
+        const state = choiceState(finiteNumber(choice['index']) ?? 0);
+        const delta = recordField(choice, 'delta');
+        if (delta) handleDelta(state, delta, out);
+        const finishReason = nonEmptyString(choice['finish_reason']);
+        if (finishReason !== undefined) {
+          state.finishReason ??= finishReason;
+          flushChoice(state, out);
+        }
+      }
+
+      const rawUsage = recordField(data, 'usage') ?? recordField(recordField(data, 'x_groq'), 'usage');
+      if (rawUsage) usage = chatUsage(rawUsage);
+
+      const states = [...choices.values()];
+      if (!finishedSent && usage !== undefined && states.length > 0 && states.every((c) => c.finishReason !== undefined)) {
+        finishedSent = true;
+        out.push(finishedEvent());
+      }
+      return out;
+    },
+
+    end() {
+      const out: StreamEvent[] = [];
+      const open = [...choices.values()]
+        .flatMap((state) => state.openSlots.map((slot) => ({ state, slot })))
+        .sort((a, b) => a.slot.slot - b.slot.slot);
+      for (const state of choices.values()) state.openSlots = [];
+      for (const { state, slot } of open) flushSlot(state, slot, out);
+      if (!finishedSent && [...choices.values()].some((c) => c.finishReason !== undefined)) {
+        finishedSent = true;
+        out.push(finishedEvent());
+      }
+      return out;
+    },
   };
+}
+
+/** Normalize a chat `finish_reason`, including the values compatible servers use. */
+function mapFinishReason(raw: string): FinishReason {
+  switch (raw) {
+    case 'stop':
+    case 'eos':
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'stop';
+    case 'length':
+    case 'model_length':
+    case 'max_tokens':
+      return 'length';
+    case 'tool_calls':
+    case 'function_call':
+    case 'tool_use':
+      return 'tool-calls';
+    case 'content_filter':
+      return 'content-filter';
+    case 'error':
+      return 'error';
+    default:
+      return 'other';
+  }
+}
+
+/** Usage of a chunk (`usage`, or Groq's `x_groq.usage`). */
+function chatUsage(raw: Record<string, unknown>): Usage {
+  return {
+    ...definedEntries({
+      inputTokens: finiteNumber(raw['prompt_tokens']),
+      outputTokens: finiteNumber(raw['completion_tokens']),
+      totalTokens: finiteNumber(raw['total_tokens']),
+      reasoningTokens: finiteNumber(recordField(raw, 'completion_tokens_details')?.['reasoning_tokens']),
+      cachedInputTokens:
+        finiteNumber(recordField(raw, 'prompt_tokens_details')?.['cached_tokens']) ?? finiteNumber(raw['prompt_cache_hit_tokens']),
+    }),
+    raw,
+  };
+}
+
+/** The error of an `event: error` or of a chunk's `error` member. */
+function chatError(error: unknown): ProviderError {
+  if (isRecord(error)) {
+    const message = nonEmptyString(error['message']) ?? 'the server reported an error in the stream';
+    const type = nonEmptyString(error['type']) ?? nonEmptyString(error['status']) ?? 'error';
+    const code = error['code'] === undefined || error['code'] === null ? undefined : String(error['code']);
+    return new ProviderError('openai-chat', type, message, { code, cause: error });
+  }
+  const message = nonEmptyString(error) ?? 'the server reported an error in the stream';
+  return new ProviderError('openai-chat', 'error', message, { cause: error });
 }
