@@ -34,18 +34,21 @@ export class JsonStreamError extends Error {
   readonly code: JsonStreamErrorCode;
   readonly offset: number;
   readonly path: string;
+  /** The input from `offset` on, at most 30 characters (what the chunk at hand held of it). */
+  readonly excerpt: string | undefined;
 
   constructor(
     code: JsonStreamErrorCode,
     message: string,
     offset: number,
     path: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; excerpt?: string | undefined },
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.offset = offset;
     this.path = path;
+    this.excerpt = options?.excerpt;
   }
 }
 

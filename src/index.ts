@@ -1,0 +1,35 @@
+/**
+ * argstream: WHATWG TransformStreams that parse LLM tool-call arguments while they stream in.
+ *
+ * @module
+ */
+export type {
+  DoneFragment,
+  EntryFragment,
+  EventMetadata,
+  EventPart,
+  FinishReason,
+  FinishedEvent,
+  FlushEvent,
+  ItemFragment,
+  JsonObject,
+  JsonScalar,
+  JsonValue,
+  PartEvent,
+  ScalarFragment,
+  StartFragment,
+  StreamEvent,
+  StreamFragment,
+  StringFragment,
+  ToolCallArgumentProgress,
+  Usage,
+  ValueKind,
+} from './types.js';
+export { JsonStreamError, ProviderError } from './errors.js';
+export type { JsonStreamErrorCode, ProviderName } from './errors.js';
+export type { JsonLimits } from './json/scanner.js';
+export { IncrementalJsonParser } from './json/incremental-json-parser.js';
+export type { IncrementalJsonParserOptions } from './json/incremental-json-parser.js';
+export { FragmentAggregator } from './json/fragment-aggregator.js';
+export { IncrementalJsonValueParser } from './json/incremental-json-value-parser.js';
+export type { IncrementalJsonValueParserOptions } from './json/incremental-json-value-parser.js';

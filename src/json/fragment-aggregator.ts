@@ -1,0 +1,92 @@
+import type { JsonValue, StreamFragment } from '../types.js';
+import { ARRAY, OBJECT, STRING } from './scanner.js';
+import { ValueBuilder } from './value-builder.js';
+
+const KIND = { object: OBJECT, array: ARRAY, string: STRING } as const;
+
+/**
+ * Turns {@link StreamFragment}s back into values (RFD 043's aggregator).
+ *
+ * `push` returns the root value when the root `done` arrives; `snapshot()` returns the value so
+ * far. A snapshot is live — the same object, mutated by later fragments; clone it to keep it —
+ * and costs O(1). Snapshots only ever grow: a value's type never changes; strings only grow;
+ * arrays only append or change their last element; objects only add a key or change the latest
+ * (a duplicate key, which `JSON.parse` resolves to the last value, is the one exception: it
+ * replaces the earlier member in place, as `JSON.parse` does). `__proto__` becomes an own
+ * property.
+ *
+ * @throws {TypeError} from `push` when fragments arrive out of order (not from one parser).
+ * @example
+ * ```ts
+ * const parser = new IncrementalJsonParser();
+ * const aggregator = new FragmentAggregator();
+ * for (const chunk of ['{"a":[1,', '"x"]}']) {
+ *   for (const fragment of parser.push(chunk)) aggregator.push(fragment);
+ *   console.log(aggregator.snapshot()); // { a: [1] }, then { a: [1, 'x'] }
+ * }
+ * ```
+ */
+export class FragmentAggregator {
+  readonly #builder = new ValueBuilder();
+
+  /** Apply one fragment; returns the root value once it is complete, otherwise `undefined`. */
+  push(fragment: StreamFragment): JsonValue | undefined {
+    const builder = this.#builder;
+    if (builder.complete) throw new TypeError('FragmentAggregator: the root value is already complete');
+    let leaf = fragment;
+    let depth = 0;
+    let key: string | undefined;
+    let index = -1;
+    while (leaf.type === 'entry' || leaf.type === 'item') {
+      if (leaf.type === 'entry') {
+        key = leaf.key;
+        index = -1;
+      } else {
+        key = undefined;
+        index = leaf.index;
+      }
+      leaf = leaf.value;
+      depth++;
+    }
+    const open = builder.depth;
+    switch (leaf.type) {
+      case 'start':
+      case 'scalar':
+        if (depth !== open || builder.inString || (depth === 0 && builder.started)) return misplaced(fragment);
+        if (depth > 0) {
+          if (builder.topIsArray() ? index !== builder.nextIndex() : key === undefined) return misplaced(fragment);
+          if (key !== undefined) builder.key(key);
+        }
+        if (leaf.type === 'start') builder.open(KIND[leaf.kind]);
+        else builder.scalar(leaf.value);
+        break;
+      case 'string':
+        if (depth !== open || !builder.inString) return misplaced(fragment);
+        builder.text(leaf.text);
+        break;
+      case 'done':
+        // Closes the open string at this depth or the container one level up; after a scalar it
+        // only confirms what is already placed.
+        if (builder.inString ? depth === open : depth === open - 1) builder.close();
+        else if (depth !== open) return misplaced(fragment);
+        break;
+      default:
+        return leaf satisfies never;
+    }
+    return builder.complete ? builder.value() : undefined;
+  }
+
+  /** The value so far (live), or `undefined` before the first fragment. */
+  snapshot(): JsonValue | undefined {
+    return this.#builder.snapshot();
+  }
+
+  /** True once the root value is complete. */
+  get complete(): boolean {
+    return this.#builder.complete;
+  }
+}
+
+function misplaced(fragment: StreamFragment): never {
+  throw new TypeError(`FragmentAggregator: fragment out of order: ${JSON.stringify(fragment).slice(0, 80)}`);
+}

@@ -1,0 +1,694 @@
+/**
+ * The incremental JSON scanner: a push-driven state machine that validates JSON text arriving in
+ * arbitrary chunks and reports what it finds to a {@link JsonVisitor}. It never recurses, never
+ * re-scans input, and keeps O(depth) state. Both the fragment parser and the fused value parser
+ * are visitors over this one scanner.
+ *
+ * @module
+ */
+import { JsonStreamError, excerpt, type JsonStreamErrorCode } from '../errors.js';
+import type { JsonScalar } from '../types.js';
+
+/** Container and value kinds, as numbers on the hot path. */
+export const OBJECT = 0;
+export const ARRAY = 1;
+export const STRING = 2;
+export type KindCode = typeof OBJECT | typeof ARRAY | typeof STRING;
+
+/**
+ * Receives what the scanner finds, in document order. The scanner calls `open` before it pushes a
+ * container and `close` after it pops one, so at every call the scanner's stack holds exactly the
+ * containers that enclose the value concerned.
+ */
+export interface JsonVisitor {
+  /** A member key of the innermost object is complete; its value follows. */
+  key(key: string): void;
+  /** An object, array or string value begins. */
+  open(kind: KindCode): void;
+  /** Decoded data of the open string (never empty, never ending in half a surrogate pair). */
+  text(text: string): void;
+  /** A complete scalar; `raw` is the literal text of a number. */
+  scalar(value: JsonScalar, raw: string | undefined): void;
+  /** The innermost open object, array or string is complete. */
+  close(): void;
+}
+
+/** Limits every parser accepts. */
+export interface JsonLimits {
+  /**
+   * Deepest nesting of objects and arrays.
+   * @default 256
+   */
+  readonly maxDepth?: number;
+  /**
+   * Longest string or key, in decoded UTF-16 code units.
+   * @default 67108864 (64 Mi)
+   */
+  readonly maxStringLength?: number;
+  /**
+   * Longest document, in decoded UTF-16 code units (whitespace included).
+   * @default 268435456 (256 Mi)
+   */
+  readonly maxLength?: number;
+}
+
+export const DEFAULT_MAX_DEPTH = 256;
+export const DEFAULT_MAX_STRING_LENGTH = 64 * 1024 * 1024;
+export const DEFAULT_MAX_LENGTH = 256 * 1024 * 1024;
+
+// Scanner states.
+const S_VALUE = 0; // a value must follow
+const S_ARRAY_FIRST = 1; // after '[': a value or ']'
+const S_OBJECT_FIRST = 2; // after '{': a key or '}'
+const S_KEY = 3; // after ',' in an object: a key
+const S_COLON = 4; // after a key: ':'
+const S_AFTER = 5; // after a member or element: ',' or the closer
+const S_STRING = 6;
+const S_KEY_STRING = 7;
+const S_NUMBER = 8;
+const S_LITERAL = 9;
+const S_END = 10; // the root value is complete: whitespace only
+
+// Number sub-states; the ones marked final may end the number.
+const N_MINUS = 0;
+const N_ZERO = 1; // final
+const N_INT = 2; // final
+const N_DOT = 3;
+const N_FRAC = 4; // final
+const N_E = 5;
+const N_E_SIGN = 6;
+const N_EXP = 7; // final
+
+/** The first character in a string that needs attention: a quote, a backslash, a control character. */
+const STRING_SPECIAL = /["\\\u0000-\u001f]/g;
+const CONTROL = /[\u0000-\u001f]/;
+
+/**
+ * Decode a run of string content that holds no unescaped quote and ends on an escape boundary;
+ * `undefined` if it is not valid JSON string content. `JSON.parse` does the decoding: it accepts
+ * exactly the JSON string grammar and runs at native speed.
+ */
+function decodeRun(run: string): string | undefined {
+  if (run.indexOf('\\') === -1) {
+    // Short runs are checked by a loop, long ones by a native regex search.
+    if (run.length < 32) {
+      for (let k = 0; k < run.length; k++) if (run.charCodeAt(k) < 0x20) return undefined;
+      return run;
+    }
+    return CONTROL.test(run) ? undefined : run;
+  }
+  try {
+    return JSON.parse('"' + run + '"') as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where string data in `s[i, n)` stops being complete: before an escape cut by the chunk's end. */
+function completeEnd(s: string, i: number, n: number): number {
+  // A cut escape starts within the last 5 characters (`\uXXX`); a backslash there that ends an
+  // odd run of backslashes starts an escape.
+  for (let p = n - 1; p >= i && p >= n - 5; p--) {
+    if (s.charCodeAt(p) !== 92) continue;
+    let b = p - 1;
+    while (b >= i && s.charCodeAt(b) === 92) b--;
+    if (((p - b) & 1) === 0) return n; // `\\`: a complete escape, and nothing after it is cut
+    const length = p + 1 < n && s.charCodeAt(p + 1) === 117 /* u */ ? 6 : 2;
+    return p + length > n ? p : n;
+  }
+  return n;
+}
+
+const ESCAPES: Readonly<Record<string, string>> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
+
+const EXPECTED: Readonly<Record<number, string>> = {
+  [S_VALUE]: 'a value',
+  [S_ARRAY_FIRST]: "a value or ']'",
+  [S_OBJECT_FIRST]: "a string key or '}'",
+  [S_KEY]: 'a string key',
+  [S_COLON]: "':'",
+  [S_STRING]: 'the rest of the string',
+  [S_KEY_STRING]: 'the rest of the key',
+  [S_NUMBER]: 'a digit',
+  [S_LITERAL]: 'the rest of the literal',
+  [S_END]: 'the end of the input',
+};
+
+function hexValue(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  c |= 0x20; // fold to lower case
+  if (c >= 97 && c <= 102) return c - 87;
+  return -1;
+}
+
+function describe(char: string): string {
+  const code = char.charCodeAt(0);
+  if (code < 0x20 || code === 0x7f || (code >= 0xd800 && code <= 0xdfff)) {
+    return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  }
+  return `'${char}'`;
+}
+
+function pointerToken(token: string | number): string {
+  return typeof token === 'number' ? String(token) : token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** The push-driven JSON state machine. Internal: the public parsers wrap it. */
+export class JsonScanner {
+  /** Kind (OBJECT or ARRAY) of each open container, outermost first. */
+  readonly kinds: number[] = [];
+  /** Current member key of each open object (unused slots for arrays). */
+  readonly keys: string[] = [];
+  /** Current element index of each open array (unused slots for objects). */
+  readonly indices: number[] = [];
+
+  readonly #visitor: JsonVisitor;
+  readonly #maxDepth: number;
+  readonly #maxStringLength: number;
+  readonly #maxLength: number;
+
+  #state = S_VALUE;
+  /** Global offset (decoded code units) of the first character of the text being scanned. */
+  #offset = 0;
+  /** Raw text of an incomplete escape at the end of the last chunk, scanned again with the next. */
+  #pending = '';
+  /** A decoded high surrogate held back until we know whether its low half follows. */
+  #carry = '';
+  /** Decoded code units of the current string emitted so far. */
+  #stringLength = 0;
+  /** Offset of the current string's opening quote. */
+  #stringStart = 0;
+  #keyText = '';
+  #numberText = '';
+  #numberState = N_MINUS;
+  #literal = '';
+  #literalValue: JsonScalar = null;
+  #literalPos = 0;
+  #decoder: TextDecoder | undefined;
+  #error: JsonStreamError | undefined;
+
+  constructor(visitor: JsonVisitor, limits: JsonLimits = {}) {
+    this.#visitor = visitor;
+    this.#maxDepth = checkLimit('maxDepth', limits.maxDepth, DEFAULT_MAX_DEPTH);
+    this.#maxStringLength = checkLimit('maxStringLength', limits.maxStringLength, DEFAULT_MAX_STRING_LENGTH);
+    this.#maxLength = checkLimit('maxLength', limits.maxLength, DEFAULT_MAX_LENGTH);
+  }
+
+  /** True once the root value is complete (only whitespace may follow). */
+  get complete(): boolean {
+    return this.#state === S_END;
+  }
+
+  /** Scan the next chunk. Throws {@link JsonStreamError}; after an error, every call throws it again. */
+  push(chunk: string | Uint8Array): void {
+    if (this.#error !== undefined) throw this.#error;
+    let text: string;
+    if (typeof chunk === 'string') {
+      text = this.#decoder === undefined ? chunk : this.#decoder.decode() + chunk;
+      this.#decoder = undefined;
+    } else if (chunk instanceof Uint8Array) {
+      this.#decoder ??= new TextDecoder();
+      text = this.#decoder.decode(chunk, { stream: true });
+    } else {
+      throw new TypeError(`push() takes a string or a Uint8Array, not ${chunk === null ? 'null' : typeof chunk}`);
+    }
+    try {
+      this.#scan(text);
+    } catch (error) {
+      throw this.#fail(error);
+    }
+  }
+
+  /** The input is complete. Throws `unexpected-end` if the document is not. */
+  end(): void {
+    if (this.#error !== undefined) throw this.#error;
+    try {
+      if (this.#decoder !== undefined) {
+        const rest = this.#decoder.decode();
+        this.#decoder = undefined;
+        if (rest !== '') this.#scan(rest);
+      }
+      if (this.#state === S_NUMBER) this.#endNumber(this.#numberText, this.#offset);
+      if (this.#state !== S_END) {
+        const expected = EXPECTED[this.#state] ?? this.#afterExpectation();
+        throw this.#error_('unexpected-end', `Unexpected end of input at offset ${this.#offset}${this.#where()}: expected ${expected}`, this.#offset);
+      }
+    } catch (error) {
+      throw this.#fail(error);
+    }
+  }
+
+  /** The JSON Pointer of the value being parsed. */
+  path(): string {
+    const kinds = this.kinds;
+    let depth = kinds.length;
+    // Between members the innermost container's current member is not (or no longer) the subject.
+    const s = this.#state;
+    if (s === S_AFTER || s === S_KEY || s === S_KEY_STRING || s === S_OBJECT_FIRST || s === S_ARRAY_FIRST) depth--;
+    let pointer = '';
+    for (let d = 0; d < depth; d++) {
+      pointer += '/' + pointerToken(kinds[d] === OBJECT ? (this.keys[d] as string) : (this.indices[d] as number));
+    }
+    return pointer;
+  }
+
+  #fail(error: unknown): unknown {
+    if (error instanceof JsonStreamError) this.#error = error;
+    return error;
+  }
+
+  #where(): string {
+    const path = this.path();
+    return path === '' ? '' : ` in ${path}`;
+  }
+
+  #afterExpectation(): string {
+    return this.kinds[this.kinds.length - 1] === OBJECT ? "',' or '}'" : "',' or ']'";
+  }
+
+  #error_(code: JsonStreamErrorCode, message: string, offset: number, input?: string): JsonStreamError {
+    return new JsonStreamError(code, message, offset, this.path(), input === undefined ? undefined : { excerpt: excerpt(input) });
+  }
+
+  #unexpected(s: string, i: number, expected?: string): JsonStreamError {
+    const offset = this.#offset + i;
+    const what = expected ?? EXPECTED[this.#state] ?? this.#afterExpectation();
+    return this.#error_('invalid-json', `Unexpected ${describe(s.charAt(i))} at offset ${offset}${this.#where()}: expected ${what}`, offset, s.slice(i));
+  }
+
+  #scan(chunk: string): void {
+    let s = chunk;
+    if (this.#pending !== '') {
+      s = this.#pending + chunk;
+      this.#offset -= this.#pending.length;
+      this.#pending = '';
+    }
+    let n = s.length;
+    let overflow = false;
+    if (this.#offset + n > this.#maxLength) {
+      n = this.#maxLength - this.#offset;
+      overflow = true;
+    }
+    const kinds = this.kinds;
+    let i = 0;
+    while (i < n) {
+      switch (this.#state) {
+        case S_STRING:
+        case S_KEY_STRING:
+          i = this.#string(s, i, n);
+          continue;
+        case S_NUMBER:
+          i = this.#number(s, i, n);
+          continue;
+        case S_LITERAL:
+          i = this.#literalChars(s, i, n);
+          continue;
+      }
+      let c = s.charCodeAt(i);
+      // JSON whitespace: space, tab, line feed, carriage return.
+      while (c === 32 || c === 10 || c === 13 || c === 9) {
+        if (++i === n) break;
+        c = s.charCodeAt(i);
+      }
+      if (i === n) break;
+      switch (this.#state) {
+        case S_VALUE:
+          i = this.#value(s, i, n, c);
+          break;
+        case S_AFTER: {
+          const top = kinds[kinds.length - 1];
+          if (c === 44 /* , */) {
+            if (top === OBJECT) this.#state = S_KEY;
+            else {
+              this.indices[kinds.length - 1]!++;
+              this.#state = S_VALUE;
+            }
+            i++;
+          } else if ((c === 125 /* } */ && top === OBJECT) || (c === 93 /* ] */ && top === ARRAY)) {
+            this.#closeContainer();
+            i++;
+          } else throw this.#unexpected(s, i);
+          break;
+        }
+        case S_ARRAY_FIRST:
+          if (c === 93 /* ] */) {
+            this.#closeContainer();
+            i++;
+          } else {
+            this.#state = S_VALUE;
+            i = this.#value(s, i, n, c);
+          }
+          break;
+        case S_OBJECT_FIRST:
+        case S_KEY:
+          if (c === 34 /* " */) {
+            this.#state = S_KEY_STRING;
+            this.#keyText = '';
+            this.#startString(i);
+            i++;
+          } else if (c === 125 /* } */ && this.#state === S_OBJECT_FIRST) {
+            this.#closeContainer();
+            i++;
+          } else throw this.#unexpected(s, i);
+          break;
+        case S_COLON:
+          if (c !== 58 /* : */) throw this.#unexpected(s, i);
+          this.#state = S_VALUE;
+          i++;
+          break;
+        case S_END:
+          throw this.#unexpected(s, i);
+      }
+    }
+    if (this.#state === S_STRING) this.#flushString();
+    else if (this.#state === S_KEY_STRING) {
+      this.#keyText += this.#piece;
+      this.#piece = '';
+    } else if (this.#state === S_NUMBER) this.#numberText += s.slice(this.#numberStart, n);
+    this.#numberStart = 0;
+    this.#offset += n;
+    if (overflow) {
+      throw this.#error_('max-length', `Input exceeds maxLength (${this.#maxLength} characters) at offset ${this.#maxLength}`, this.#maxLength);
+    }
+  }
+
+  #startString(i: number): void {
+    this.#stringStart = this.#offset + i;
+    this.#stringLength = 0;
+    this.#piece = '';
+    this.#carry = '';
+  }
+
+  /** Decoded text of the current string gathered during this chunk. */
+  #piece = '';
+  /** Where the current number began in this chunk. */
+  #numberStart = 0;
+
+  #value(s: string, i: number, n: number, c: number): number {
+    const visitor = this.#visitor;
+    if (c === 34 /* " */) {
+      visitor.open(STRING);
+      this.#state = S_STRING;
+      this.#startString(i);
+      return i + 1;
+    }
+    if (c === 123 /* { */ || c === 91 /* [ */) {
+      const kinds = this.kinds;
+      if (kinds.length >= this.#maxDepth) {
+        const offset = this.#offset + i;
+        throw this.#error_('max-depth', `Nesting deeper than maxDepth (${this.#maxDepth}) at offset ${offset}${this.#where()}`, offset);
+      }
+      const kind = c === 123 ? OBJECT : ARRAY;
+      visitor.open(kind);
+      const depth = kinds.length;
+      kinds.push(kind);
+      if (kind === OBJECT) {
+        this.keys[depth] = '';
+        this.#state = S_OBJECT_FIRST;
+      } else {
+        this.indices[depth] = 0;
+        this.#state = S_ARRAY_FIRST;
+      }
+      return i + 1;
+    }
+    if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
+      this.#state = S_NUMBER;
+      this.#numberState = N_MINUS;
+      this.#numberText = '';
+      this.#numberStart = i;
+      return this.#number(s, i, n);
+    }
+    if (c === 116 /* t */) this.#startLiteral('true', true);
+    else if (c === 102 /* f */) this.#startLiteral('false', false);
+    else if (c === 110 /* n */) this.#startLiteral('null', null);
+    else throw this.#unexpected(s, i);
+    return i;
+  }
+
+  #startLiteral(literal: string, value: JsonScalar): void {
+    this.#state = S_LITERAL;
+    this.#literal = literal;
+    this.#literalValue = value;
+    this.#literalPos = 0;
+  }
+
+  #literalChars(s: string, i: number, n: number): number {
+    const literal = this.#literal;
+    let pos = this.#literalPos;
+    while (i < n) {
+      if (s.charCodeAt(i) !== literal.charCodeAt(pos)) throw this.#unexpected(s, i, `'${literal}'`);
+      i++;
+      if (++pos === literal.length) {
+        this.#visitor.scalar(this.#literalValue, undefined);
+        this.#afterValue();
+        return i;
+      }
+    }
+    this.#literalPos = pos;
+    return i;
+  }
+
+  #number(s: string, i: number, n: number): number {
+    let state = this.#numberState;
+    const start = this.#numberStart;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      const digit = c >= 48 && c <= 57;
+      switch (state) {
+        case N_MINUS:
+          if (c === 45 && this.#numberText === '' && i === start) continue; // the sign itself
+          if (digit) {
+            state = c === 48 ? N_ZERO : N_INT;
+            continue;
+          }
+          break;
+        case N_ZERO:
+        case N_INT:
+          if (digit && state === N_INT) continue;
+          if (c === 46 /* . */) {
+            state = N_DOT;
+            continue;
+          }
+          if (c === 101 || c === 69 /* e E */) {
+            state = N_E;
+            continue;
+          }
+          break;
+        case N_DOT:
+          if (digit) {
+            state = N_FRAC;
+            continue;
+          }
+          break;
+        case N_FRAC:
+          if (digit) continue;
+          if (c === 101 || c === 69) {
+            state = N_E;
+            continue;
+          }
+          break;
+        case N_E:
+          if (c === 43 || c === 45 /* + - */) {
+            state = N_E_SIGN;
+            continue;
+          }
+          if (digit) {
+            state = N_EXP;
+            continue;
+          }
+          break;
+        case N_E_SIGN:
+        case N_EXP:
+          if (digit) {
+            state = N_EXP;
+            continue;
+          }
+          break;
+      }
+      // `c` does not continue the number: it ends it, or the number is incomplete.
+      this.#numberState = state;
+      const raw = this.#numberText + s.slice(start, i);
+      this.#numberText = '';
+      this.#numberStart = 0;
+      if (state === N_ZERO || state === N_INT || state === N_FRAC || state === N_EXP) {
+        this.#visitor.scalar(+raw, raw);
+        this.#afterValue();
+        return i;
+      }
+      throw this.#unexpected(s, i);
+    }
+    this.#numberState = state;
+    return i;
+  }
+
+  /** End of input while in a number: complete it if it is whole. */
+  #endNumber(raw: string, offset: number): void {
+    const state = this.#numberState;
+    if (state === N_ZERO || state === N_INT || state === N_FRAC || state === N_EXP) {
+      this.#numberText = '';
+      this.#visitor.scalar(+raw, raw);
+      this.#afterValue();
+    } else {
+      throw this.#error_('unexpected-end', `Unexpected end of input at offset ${offset}${this.#where()}: expected a digit`, offset);
+    }
+  }
+
+  #afterValue(): void {
+    this.#state = this.kinds.length === 0 ? S_END : S_AFTER;
+  }
+
+  #closeContainer(): void {
+    this.kinds.pop();
+    this.#visitor.close();
+    this.#afterValue();
+  }
+
+  /**
+   * Scan string data from `i` until the closing quote or `n`, adding the decoded text to `#piece`.
+   * The fast path finds the closing quote with `indexOf`, holds back an incomplete trailing escape,
+   * and decodes the run natively; any doubt (an invalid run, a limit) goes to {@link #stringExact},
+   * which finds the exact offset of the problem.
+   */
+  #string(s: string, i: number, n: number): number {
+    let close = s.indexOf('"', i);
+    while (close !== -1 && close < n) {
+      let b = close - 1;
+      while (b >= i && s.charCodeAt(b) === 92) b--;
+      if (((close - 1 - b) & 1) === 0) break; // an even run of backslashes: the quote is real
+      close = s.indexOf('"', close + 1);
+    }
+    const closed = close !== -1 && close < n;
+    const end = closed ? close : completeEnd(s, i, n);
+    if (end > i) {
+      const decoded = decodeRun(s.slice(i, end));
+      const budget = this.#maxStringLength - (this.#state === S_KEY_STRING ? this.#keyText.length : this.#stringLength);
+      if (decoded === undefined || this.#piece.length + decoded.length > budget) return this.#stringExact(s, i, n);
+      this.#piece += decoded;
+    }
+    if (closed) {
+      this.#closeString();
+      return end + 1;
+    }
+    if (end < n) {
+      // A cut `\uXX…` whose digits are already wrong is an error now, whatever follows.
+      for (let k = end + 2; k < n; k++) if (hexValue(s.charCodeAt(k)) < 0) return this.#stringExact(s, i, n);
+      this.#pending = s.slice(end, n);
+    }
+    return n;
+  }
+
+  /** The exact, slower string scanner: same result as {@link #string}, or the precise error. */
+  #stringExact(s: string, i: number, n: number): number {
+    let piece = this.#piece;
+    const budget = this.#maxStringLength - (this.#state === S_KEY_STRING ? this.#keyText.length : this.#stringLength);
+    const special = STRING_SPECIAL;
+    for (;;) {
+      special.lastIndex = i;
+      const found = special.test(s);
+      let j = found ? special.lastIndex - 1 : n;
+      if (j > n) j = n;
+      if (piece.length + (j - i) > budget) {
+        throw this.#tooLong(i + (budget - piece.length));
+      }
+      if (j > i) piece += s.slice(i, j);
+      if (j === n) {
+        this.#piece = piece;
+        return n;
+      }
+      const c = s.charCodeAt(j);
+      if (c === 34 /* " */) {
+        this.#piece = piece;
+        this.#closeString();
+        return j + 1;
+      }
+      if (c !== 92 /* \ */) {
+        throw this.#unexpected(s, j, 'a character other than a raw control character (escape it)');
+      }
+      // An escape sequence.
+      if (j + 1 >= n) return this.#holdBack(s, j, n, piece);
+      const e = s.charAt(j + 1);
+      if (e !== 'u') {
+        const decoded = ESCAPES[e];
+        if (decoded === undefined) throw this.#unexpected(s, j + 1, 'an escape character (one of "\\/bfnrtu)');
+        if (piece.length + 1 > budget) throw this.#tooLong(j);
+        piece += decoded;
+        i = j + 2;
+        continue;
+      }
+      let unit = 0;
+      const last = Math.min(j + 6, n);
+      for (let k = j + 2; k < last; k++) {
+        const h = hexValue(s.charCodeAt(k));
+        if (h < 0) throw this.#unexpected(s, k, 'a hexadecimal digit');
+        unit = (unit << 4) | h;
+      }
+      if (j + 6 > n) return this.#holdBack(s, j, n, piece);
+      if (piece.length + 1 > budget) throw this.#tooLong(j);
+      piece += String.fromCharCode(unit);
+      i = j + 6;
+    }
+  }
+
+  /** Keep an incomplete escape for the next chunk, which is scanned after it. */
+  #holdBack(s: string, j: number, n: number, piece: string): number {
+    this.#pending = s.slice(j, n);
+    this.#piece = piece;
+    return n;
+  }
+
+  #tooLong(i: number): JsonStreamError {
+    const offset = this.#offset + i;
+    return this.#error_('max-string-length', `String longer than maxStringLength (${this.#maxStringLength}) at offset ${offset}${this.#where()}`, offset);
+  }
+
+  /** Emit the string data gathered in this chunk, holding back a trailing high surrogate. */
+  #flushString(): void {
+    const fresh = this.#piece;
+    this.#piece = '';
+    this.#stringLength += fresh.length;
+    let text = this.#carry + fresh;
+    this.#carry = '';
+    const last = text.charCodeAt(text.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) {
+      this.#carry = text.charAt(text.length - 1);
+      text = text.slice(0, -1);
+    }
+    if (text !== '') this.#visitor.text(text);
+  }
+
+  #closeString(): void {
+    const fresh = this.#piece;
+    const piece = this.#carry + fresh;
+    this.#piece = '';
+    this.#carry = '';
+    if (this.#state === S_KEY_STRING) {
+      const key = this.#keyText + piece;
+      this.#keyText = '';
+      this.keys[this.kinds.length - 1] = key;
+      this.#visitor.key(key);
+      this.#state = S_COLON;
+      return;
+    }
+    this.#stringLength += fresh.length;
+    if (piece !== '') this.#visitor.text(piece);
+    this.#visitor.close();
+    this.#afterValue();
+  }
+}
+
+function checkLimit(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 1) {
+    throw new RangeError(`${name} must be a positive number or Infinity, got ${String(value)}`);
+  }
+  return value;
+}

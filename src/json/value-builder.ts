@@ -1,0 +1,143 @@
+/**
+ * Builds a live JSON value from scanner events. Containers are attached to their parent when
+ * they open, so a snapshot is the root itself: O(1), whatever the document's size.
+ *
+ * @module
+ */
+import type { JsonObject, JsonScalar, JsonValue } from '../types.js';
+import { OBJECT, STRING, type JsonVisitor, type KindCode } from './scanner.js';
+
+type Container = JsonObject | JsonValue[];
+
+/** Set an own property, even for `__proto__`, as `JSON.parse` does. */
+function setMember(object: JsonObject, key: string, value: JsonValue): void {
+  if (key === '__proto__') {
+    Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    object[key] = value;
+  }
+}
+
+/** Internal: the value half of the engine, driven by the scanner or by the fragment aggregator. */
+export class ValueBuilder implements JsonVisitor {
+  #root: JsonValue | undefined;
+  #started = false;
+  #complete = false;
+  readonly #stack: Container[] = [];
+  readonly #isArray: boolean[] = [];
+  /** The key for the next member of the innermost object. */
+  #key = '';
+  /**
+   * The open string's text so far, as pieces joined on demand: one `join` at the end costs less
+   * than a rope of thousands of small concatenations.
+   */
+  #parts: string[] = [];
+  #inString = false;
+  #stringParent: Container | undefined;
+  #stringKey: string | number = '';
+
+  get complete(): boolean {
+    return this.#complete;
+  }
+
+  get started(): boolean {
+    return this.#started;
+  }
+
+  /** Number of open containers. */
+  get depth(): number {
+    return this.#stack.length;
+  }
+
+  get inString(): boolean {
+    return this.#inString;
+  }
+
+  /** Length of the innermost open array (the index its next element gets). */
+  nextIndex(): number {
+    return (this.#stack[this.#stack.length - 1] as JsonValue[]).length;
+  }
+
+  /** Whether the innermost open container is an array. */
+  topIsArray(): boolean {
+    return this.#isArray[this.#isArray.length - 1] === true;
+  }
+
+  /** The root value, complete or partial (live: later input mutates it), or `undefined`. */
+  snapshot(): JsonValue | undefined {
+    if (this.#inString) this.#storeString();
+    return this.#root;
+  }
+
+  /** The complete root value. Only meaningful once `complete`. */
+  value(): JsonValue {
+    return this.#root as JsonValue;
+  }
+
+  key(key: string): void {
+    this.#key = key;
+  }
+
+  open(kind: KindCode): void {
+    if (kind === STRING) {
+      this.#parts = [];
+      this.#inString = true;
+      this.#stringParent = this.#place('');
+      const parent = this.#stringParent;
+      this.#stringKey = parent === undefined ? '' : Array.isArray(parent) ? parent.length - 1 : this.#key;
+      return;
+    }
+    const container: Container = kind === OBJECT ? {} : [];
+    this.#place(container);
+    this.#stack.push(container);
+    this.#isArray.push(kind !== OBJECT);
+  }
+
+  text(text: string): void {
+    this.#parts.push(text);
+  }
+
+  scalar(value: JsonScalar): void {
+    this.#place(value);
+    if (this.#stack.length === 0) this.#complete = true;
+  }
+
+  close(): void {
+    if (this.#inString) {
+      this.#storeString();
+      this.#inString = false;
+      this.#stringParent = undefined;
+      this.#parts = [];
+      if (this.#stack.length === 0) this.#complete = true;
+      return;
+    }
+    this.#stack.pop();
+    this.#isArray.pop();
+    if (this.#stack.length === 0) this.#complete = true;
+  }
+
+  #storeString(): void {
+    const parts = this.#parts;
+    const text = parts.length === 1 ? (parts[0] as string) : parts.join('');
+    if (parts.length > 1) this.#parts = [text];
+    const parent = this.#stringParent;
+    if (parent === undefined) this.#root = text;
+    else if (Array.isArray(parent)) parent[this.#stringKey as number] = text;
+    else setMember(parent, this.#stringKey as string, text);
+  }
+
+  /** Attach a new value to the innermost container (or make it the root); returns the container. */
+  #place(value: JsonValue): Container | undefined {
+    const stack = this.#stack;
+    const top = stack[stack.length - 1];
+    if (top === undefined) {
+      this.#root = value;
+      this.#started = true;
+    } else if (this.#isArray[stack.length - 1]) {
+      (top as JsonValue[]).push(value);
+    } else {
+      setMember(top as JsonObject, this.#key, value);
+    }
+    return top;
+  }
+}
