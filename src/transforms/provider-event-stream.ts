@@ -1,0 +1,469 @@
+/**
+ * The first stage of the pipeline: a provider's streaming response body (or the event objects an
+ * official SDK yields) in, typed {@link StreamEvent}s out.
+ *
+ * @module
+ */
+import { type EventSourceMessage, type EventSourceParser, type ParseError, createParser } from 'eventsource-parser';
+import { ProviderError, type ProviderName, excerpt } from '../errors.js';
+import type { StreamEvent } from '../types.js';
+import type { ProviderAdapter } from './providers/adapter.js';
+import { createAnthropicAdapter } from './providers/anthropic.js';
+import { type AwsEventStreamMessage, AwsEventStreamDecoder } from './providers/aws-event-stream.js';
+import { createBedrockAdapter } from './providers/bedrock.js';
+import { createGeminiAdapter } from './providers/gemini.js';
+import { createOllamaAdapter } from './providers/ollama.js';
+import { createOpenAIChatAdapter } from './providers/openai-chat.js';
+import { createOpenAIResponsesAdapter } from './providers/openai-responses.js';
+
+/**
+ * What a {@link ProviderEventStream} accepts: the response body's bytes (`Uint8Array`), text
+ * (after a `TextDecoderStream`; not for Bedrock, whose framing is binary), or event objects an
+ * official SDK already decoded.
+ */
+export type ProviderEventStreamInput = string | Uint8Array | object;
+
+/** Options of {@link ProviderEventStream}. */
+export interface ProviderEventStreamOptions {
+  /** The provider API the input comes from; it chooses the framing and the adapter. */
+  readonly provider: ProviderName;
+  /**
+   * Most input held while waiting for the end of a line, an SSE event or an AWS event-stream
+   * frame: UTF-16 code units of decoded text for SSE and NDJSON, bytes for AWS frames. Exceeding
+   * it errors the stream with a `ProviderError` (type `'invalid-stream'`, code
+   * `'max-buffered-bytes'`) instead of buffering an endless line.
+   * @default 16 MiB (16 777 216)
+   */
+  readonly maxBufferedBytes?: number;
+}
+
+/**
+ * Why a stream was refused before any provider semantics: the `code` of a `ProviderError` whose
+ * `type` is `'invalid-stream'`.
+ *
+ * - `not-json`: a record (SSE `data`, NDJSON line, frame payload) is not JSON.
+ * - `not-sse`: a line that is not an SSE field or comment, or text with no SSE event at all (an
+ *   HTML error page served with status 200, a proxy's response).
+ * - `truncated`: the input ended inside an SSE event, an NDJSON line or an AWS frame.
+ * - `max-buffered-bytes`: see {@link ProviderEventStreamOptions.maxBufferedBytes}.
+ * - `crc-mismatch`, `invalid-frame`: a corrupt AWS event-stream frame.
+ * - `invalid-input`: a chunk of the wrong kind (text for Bedrock, `null`, a number).
+ */
+export type InvalidStreamCode =
+  | 'not-json'
+  | 'not-sse'
+  | 'truncated'
+  | 'max-buffered-bytes'
+  | 'crc-mismatch'
+  | 'invalid-frame'
+  | 'invalid-input';
+
+type Framing = 'sse' | 'ndjson' | 'aws-event-stream';
+
+/** Each provider API's framing and adapter factory. */
+const PROVIDERS: Readonly<Record<ProviderName, { readonly framing: Framing; readonly create: () => ProviderAdapter }>> = {
+  anthropic: { framing: 'sse', create: () => createAnthropicAdapter() },
+  'openai-chat': { framing: 'sse', create: () => createOpenAIChatAdapter() },
+  'openai-responses': { framing: 'sse', create: () => createOpenAIResponsesAdapter() },
+  gemini: { framing: 'sse', create: () => createGeminiAdapter() },
+  ollama: { framing: 'ndjson', create: () => createOllamaAdapter() },
+  bedrock: { framing: 'aws-event-stream', create: () => createBedrockAdapter() },
+};
+
+const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
+
+/**
+ * Data no provider sends (it starts with U+0000), fed as one more `data:` line when the input
+ * ends: if the last event was not terminated, the parser joins the sentinel to it, so the end
+ * reveals an event cut in the middle, including one cut right after its `event:` line.
+ */
+const END_SENTINEL = '\u0000argstream:end-of-input';
+
+/** The `data:` prefixes a line of an SSE stream starts with, to tell SSE from anything else. */
+const SSE_LINE = /^(?:data|event|id|retry)?:/;
+
+type Emit = (event: StreamEvent) => void;
+
+/**
+ * The synchronous core of {@link ProviderEventStream}: framing, decoding and the provider
+ * adapter, with no stream. Events go to `emit` as soon as they are known, so when a later record
+ * throws, everything before it has already been emitted.
+ */
+export class ProviderEventDecoder {
+  readonly #provider: ProviderName;
+  readonly #framing: Framing;
+  readonly #adapter: ProviderAdapter;
+  readonly #maxBuffered: number;
+  readonly #textDecoder = new TextDecoder('utf-8');
+  #usedBytes = false;
+  #sse: EventSourceParser | undefined;
+  #aws: AwsEventStreamDecoder | undefined;
+  /** The unterminated NDJSON line. */
+  #line = '';
+  /** The last character of the text fed, to know whether the input ended on a line break. */
+  #lastChar = '';
+  /** The first characters of non-blank text, quoted when the input turns out not to be SSE. */
+  #head = '';
+  #records = 0;
+  #done = false;
+  #ending = false;
+  #emit: Emit | undefined;
+  #failure: unknown;
+  #closed = false;
+
+  constructor(options: ProviderEventStreamOptions) {
+    const provider = PROVIDERS[options.provider as ProviderName] as (typeof PROVIDERS)[ProviderName] | undefined;
+    if (provider === undefined) {
+      throw new TypeError(
+        `ProviderEventStream: unknown provider ${JSON.stringify(options.provider)}; use one of ${Object.keys(PROVIDERS).join(', ')}`,
+      );
+    }
+    const max = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED;
+    if (!(max > 0)) throw new RangeError(`ProviderEventStream: maxBufferedBytes must be positive, got ${String(max)}`);
+    this.#provider = options.provider;
+    this.#framing = provider.framing;
+    this.#adapter = provider.create();
+    this.#maxBuffered = max;
+  }
+
+  /**
+   * Decode one chunk; emit the events it completes.
+   * @throws {ProviderError} for input that is not the provider's wire format, or an error the
+   * provider reports; every later call throws the same error.
+   */
+  push(chunk: ProviderEventStreamInput, emit: Emit): void {
+    this.#run(emit, () => this.#push(chunk));
+  }
+
+  /**
+   * The input ended: decode what is left (a last SSE event without its blank line, a last NDJSON
+   * line without its newline), then let the adapter flush its open slots.
+   * @throws {ProviderError} code `'truncated'` when the input stopped inside an event, line or
+   * frame; `'not-sse'` when SSE was expected and no event came at all.
+   */
+  end(emit: Emit): void {
+    this.#run(emit, () => {
+      this.#ending = true;
+      this.#end();
+      this.#closed = true;
+    });
+  }
+
+  #run(emit: Emit, step: () => void): void {
+    if (this.#failure !== undefined) throw this.#failure;
+    if (this.#closed) throw new TypeError('ProviderEventDecoder: input already ended');
+    this.#emit = emit;
+    try {
+      step();
+    } catch (error) {
+      this.#failure = error;
+      throw error;
+    } finally {
+      this.#emit = undefined;
+    }
+  }
+
+  #push(chunk: ProviderEventStreamInput): void {
+    if (typeof chunk === 'string') {
+      if (this.#framing === 'aws-event-stream') {
+        throw this.#invalid(
+          'invalid-input',
+          'Bedrock event streams are binary: pass the body bytes (Uint8Array), without a TextDecoderStream',
+        );
+      }
+      // Bytes held by the decoder cannot continue in a string: decode them (as U+FFFD if partial).
+      const text = this.#usedBytes ? this.#textDecoder.decode() + chunk : chunk;
+      this.#usedBytes = false;
+      this.#text(text);
+      return;
+    }
+    const bytes = toBytes(chunk);
+    if (bytes !== undefined) {
+      if (this.#framing === 'aws-event-stream') {
+        this.#aws ??= new AwsEventStreamDecoder({ maxFrameBytes: this.#maxBuffered });
+        for (const frame of this.#aws.push(bytes)) this.#frame(frame);
+      } else {
+        this.#usedBytes = true;
+        this.#text(this.#textDecoder.decode(bytes, { stream: true }));
+      }
+      return;
+    }
+    if (typeof chunk === 'object' && chunk !== null) {
+      // An event object an SDK already decoded.
+      this.#records++;
+      this.#record(chunk);
+      return;
+    }
+    throw this.#invalid(
+      'invalid-input',
+      `expected a Uint8Array, a string or an SDK event object, got ${chunk === null ? 'null' : typeof chunk}`,
+    );
+  }
+
+  #end(): void {
+    switch (this.#framing) {
+      case 'aws-event-stream':
+        this.#aws?.end();
+        break;
+      case 'ndjson':
+        if (this.#usedBytes) this.#text(this.#textDecoder.decode());
+        if (!this.#done && this.#line !== '') {
+          const line = this.#line;
+          this.#line = '';
+          this.#ndjsonLine(line);
+        }
+        break;
+      case 'sse': {
+        if (this.#usedBytes) this.#text(this.#textDecoder.decode());
+        if (this.#sse !== undefined && !this.#done) {
+          // Terminate an unterminated last line unless the text already ended on a line break.
+          const lineBreak = this.#lastChar === '\n' || this.#lastChar === '\r' || this.#lastChar === '' ? '' : '\n';
+          this.#sse.feed(`${lineBreak}data:${END_SENTINEL}\n\n`);
+        }
+        if (this.#records === 0 && !this.#done && this.#head !== '' && !SSE_LINE.test(this.#head)) {
+          throw this.#invalid('not-sse', `expected an SSE stream but found no event; the input begins "${excerpt(this.#head)}"`);
+        }
+        break;
+      }
+    }
+    for (const event of this.#adapter.end()) this.#emit?.(event);
+  }
+
+  #text(text: string): void {
+    if (text === '' || this.#done) return;
+    this.#lastChar = text[text.length - 1] as string;
+    if (this.#head.length < 30) this.#head = (this.#head + text).trimStart().slice(0, 30);
+    if (this.#framing === 'ndjson') {
+      this.#ndjson(text);
+      return;
+    }
+    this.#sse ??= createParser({
+      onEvent: (message) => this.#sseEvent(message),
+      onError: (error) => this.#sseError(error),
+      onComment: () => {},
+      maxBufferSize: this.#maxBuffered,
+    });
+    this.#sse.feed(text);
+  }
+
+  #sseEvent(message: EventSourceMessage): void {
+    if (this.#done) return;
+    let data = message.data;
+    let unterminated = false;
+    if (this.#ending) {
+      if (data === END_SENTINEL) {
+        if (message.event !== undefined || message.id !== undefined) {
+          throw this.#invalid('truncated', `the stream ended inside an SSE event ("event: ${excerpt(message.event ?? '')}" without its data)`);
+        }
+        return;
+      }
+      if (data.endsWith(`\n${END_SENTINEL}`)) {
+        data = data.slice(0, -(END_SENTINEL.length + 1));
+        unterminated = true;
+      }
+    }
+    if (data.trim() === '') return;
+    if (data === '[DONE]') {
+      this.#done = true;
+      return;
+    }
+    let record: unknown;
+    try {
+      record = JSON.parse(data);
+    } catch (cause) {
+      throw unterminated
+        ? this.#invalid('truncated', `the stream ended inside an SSE event: "${excerpt(data)}" is incomplete`, cause)
+        : this.#invalid('not-json', `SSE data is not JSON: "${excerpt(data)}"`, cause);
+    }
+    this.#records++;
+    this.#record(record, message.event);
+  }
+
+  #sseError(error: ParseError): void {
+    switch (error.type) {
+      case 'unknown-field':
+        throw this.#ending && this.#records > 0
+          ? this.#invalid('truncated', `the stream ended inside an SSE line: "${excerpt(error.line ?? '')}"`, error)
+          : this.#invalid(
+              'not-sse',
+              `expected an SSE stream, got a line that is not an SSE field: "${excerpt(error.line ?? '')}"`,
+              error,
+            );
+      case 'max-buffer-size-exceeded':
+        throw this.#invalid(
+          'max-buffered-bytes',
+          `an SSE event grew beyond maxBufferedBytes (${this.#maxBuffered}) without ending`,
+          error,
+        );
+      default:
+        // An invalid `retry:` value: reconnection hints are not ours to follow.
+        break;
+    }
+  }
+
+  #ndjson(text: string): void {
+    let start = 0;
+    for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
+      const line = this.#line + text.slice(start, newline);
+      this.#line = '';
+      start = newline + 1;
+      this.#ndjsonLine(line);
+    }
+    this.#line += text.slice(start);
+    if (this.#line.length > this.#maxBuffered) {
+      throw this.#invalid('max-buffered-bytes', `an NDJSON line grew beyond maxBufferedBytes (${this.#maxBuffered}) without ending`);
+    }
+  }
+
+  #ndjsonLine(rawLine: string): void {
+    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
+    if (line.trim() === '') return;
+    let record: unknown;
+    try {
+      record = JSON.parse(line);
+    } catch (cause) {
+      throw this.#ending
+        ? this.#invalid('truncated', `the stream ended inside an NDJSON line: "${excerpt(line)}" is incomplete`, cause)
+        : this.#invalid('not-json', `NDJSON line is not JSON: "${excerpt(line)}"`, cause);
+    }
+    this.#records++;
+    this.#record(record);
+  }
+
+  #frame(frame: AwsEventStreamMessage): void {
+    const messageType = frame.headers[':message-type'];
+    if (messageType === 'error') {
+      throw new ProviderError(
+        this.#provider,
+        headerText(frame.headers[':error-code']) ?? 'error',
+        headerText(frame.headers[':error-message']) ?? 'the AWS event stream reported an error',
+      );
+    }
+    const name = headerText(messageType === 'exception' ? frame.headers[':exception-type'] : frame.headers[':event-type']);
+    const text = new TextDecoder('utf-8').decode(frame.payload);
+    let payload: unknown = {};
+    if (text.trim() !== '') {
+      try {
+        payload = JSON.parse(text);
+      } catch (cause) {
+        throw this.#invalid('not-json', `AWS event-stream payload is not JSON: "${excerpt(text)}"`, cause);
+      }
+    }
+    this.#records++;
+    this.#record(payload, name);
+    if (messageType === 'exception') {
+      // The adapter throws for exceptions it knows; any other exception frame still ends the stream.
+      throw new ProviderError(this.#provider, name ?? 'exception', `the stream sent an exception frame${name ? ` (${name})` : ''}`, {
+        cause: payload,
+      });
+    }
+  }
+
+  #record(record: unknown, event?: string): void {
+    const emit = this.#emit;
+    for (const streamEvent of this.#adapter.push(record, event)) emit?.(streamEvent);
+  }
+
+  #invalid(code: InvalidStreamCode, message: string, cause?: unknown): ProviderError {
+    return new ProviderError(this.#provider, 'invalid-stream', `${this.#provider}: ${message}`, { code, cause });
+  }
+}
+
+function toBytes(chunk: ProviderEventStreamInput): Uint8Array | undefined {
+  if (chunk instanceof Uint8Array) return chunk;
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  return undefined;
+}
+
+function headerText(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * Error the stream only once the reader has taken every event already enqueued: erroring a
+ * readable stream discards its queue, which would lose the events before the error.
+ */
+async function failAfterDrain(controller: TransformStreamDefaultController<StreamEvent>, error: unknown): Promise<never> {
+  let delay = 1;
+  while ((controller.desiredSize ?? 0) < 0) {
+    await new Promise<void>((resolve) => {
+      const timer: unknown = setTimeout(resolve, delay);
+      // Do not keep a server process alive for a reader that went away (Node and Deno timers).
+      (timer as { unref?: () => void } | null)?.unref?.();
+    });
+    delay = Math.min(delay * 2, 50);
+  }
+  throw error;
+}
+
+/**
+ * Turns a provider's streaming response into typed {@link StreamEvent}s: `part`s of text,
+ * reasoning and tool-call arguments per content slot, a `flush` when a slot completes, and one
+ * `finished` with the normalized reason and usage.
+ *
+ * Input chunks are the body's bytes (UTF-8 decoded with `TextDecoder` in streaming mode, so a
+ * character may be split anywhere), text, or the event objects an official SDK yields
+ * (`client.messages.stream(…)` for Anthropic, `client.responses.create({stream: true})` for OpenAI
+ * Responses, `{contentBlockDelta: {…}}` objects of the AWS SDK for Bedrock). The framing follows
+ * the provider: SSE (decoded by `eventsource-parser`; comments skipped; `data: [DONE]` ends the
+ * input) for Anthropic, OpenAI Chat, OpenAI Responses and Gemini (`alt=sse`); NDJSON for Ollama;
+ * AWS event-stream binary frames, CRC-checked, for Bedrock.
+ *
+ * `flush` decodes trailing input: a last SSE event without its blank line, or a last NDJSON line
+ * without its newline, is emitted if it is complete JSON; then every slot still open is flushed
+ * (a cut tool call stays flagged by its incomplete JSON, for the parser downstream to report), and
+ * `finished` is emitted only if the provider sent its end. Input that stops inside an event, line
+ * or frame errors the stream (code `'truncated'`) after the events before it.
+ *
+ * Errors reach the reader after every event before them: a `ProviderError` with the provider's
+ * error type and message for errors sent after HTTP 200 (Anthropic `error`, Responses `error` and
+ * `response.failed`, Bedrock exception frames, …), or with type `'invalid-stream'` and an
+ * {@link InvalidStreamCode} for input that is not the provider's wire format. Messages quote at
+ * most 30 characters of input.
+ *
+ * @throws {TypeError} from the constructor for an unknown provider.
+ * @throws {RangeError} from the constructor for a `maxBufferedBytes` that is not positive.
+ *
+ * @example
+ * ```ts
+ * const response = await fetch('https://api.anthropic.com/v1/messages', {
+ *   method: 'POST',
+ *   headers: {
+ *     'x-api-key': apiKey,
+ *     'anthropic-version': '2023-06-01',
+ *     'content-type': 'application/json',
+ *   },
+ *   body: JSON.stringify({ model, max_tokens: 1024, stream: true, tools, messages }),
+ * });
+ * const events = response.body!.pipeThrough(new ProviderEventStream({ provider: 'anthropic' }));
+ * for await (const event of events) {
+ *   if (event.type === 'part' && event.part.type === 'message') process.stdout.write(event.part.text);
+ *   if (event.type === 'part' && event.part.type === 'tool-call-start') console.log(`\n→ ${event.part.name}`);
+ *   if (event.type === 'finished') console.log(`\n[${event.reason}]`, event.usage);
+ * }
+ * ```
+ */
+export class ProviderEventStream extends TransformStream<ProviderEventStreamInput, StreamEvent> {
+  constructor(options: ProviderEventStreamOptions) {
+    const decoder = new ProviderEventDecoder(options);
+    super({
+      transform(chunk, controller) {
+        try {
+          decoder.push(chunk, (event) => controller.enqueue(event));
+        } catch (error) {
+          return failAfterDrain(controller, error);
+        }
+        return undefined;
+      },
+      flush(controller) {
+        try {
+          decoder.end((event) => controller.enqueue(event));
+        } catch (error) {
+          return failAfterDrain(controller, error);
+        }
+        return undefined;
+      },
+    });
+  }
+}

@@ -1,0 +1,334 @@
+/**
+ * The adapter of the Anthropic Messages API stream (`POST /v1/messages` with `stream: true`).
+ *
+ * @module
+ */
+import { ProviderError } from '../../errors.js';
+import type { FinishReason, StreamEvent, Usage } from '../../types.js';
+import type { ProviderAdapter } from './adapter.js';
+import {
+  type JsonRecord,
+  addCounts,
+  isRecord,
+  metadataOf,
+  nonEmptyStringAt,
+  numberAt,
+  recordAt,
+  stringAt,
+  usageOf,
+} from './json-access.js';
+
+/** Options of {@link createAnthropicAdapter} (none yet). */
+export interface AnthropicAdapterOptions {}
+
+/** What a content block is, as far as the events it produces go. */
+type BlockKind = 'text' | 'thinking' | 'redacted-thinking' | 'tool' | 'other';
+
+interface Block {
+  readonly kind: BlockKind;
+  /** `content_block.type` as sent (`text`, `tool_use`, `server_tool_use`, `web_search_tool_result`, …). */
+  readonly blockType: string;
+  readonly serverTool: boolean;
+  signature: string;
+  /** Whether any `input_json_delta` (even an empty one) arrived. */
+  sawInputDelta: boolean;
+  /** A non-empty `input` object sent whole in `content_block_start` (used only if no delta comes). */
+  readonly startInput: JsonRecord | undefined;
+  readonly citations: unknown[];
+  /** Extra flush metadata: redacted thinking data, result blocks. */
+  readonly extra: Record<string, unknown>;
+}
+
+/**
+ * Maps Anthropic's `stop_reason` to a {@link FinishReason}.
+ *
+ * `pause_turn` (a server tool loop paused; the caller continues it) has no normalized
+ * counterpart and becomes `other`, as do values Anthropic adds later.
+ */
+export function anthropicFinishReason(stopReason: string): FinishReason {
+  switch (stopReason) {
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'stop';
+    case 'tool_use':
+      return 'tool-calls';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'refusal':
+      return 'content-filter';
+    default:
+      return 'other';
+  }
+}
+
+/**
+ * Anthropic usage as a {@link Usage}. Anthropic's `input_tokens` excludes cache reads and cache
+ * writes; `inputTokens` here is the whole prompt (all three added), `cachedInputTokens` the cache
+ * reads, `reasoningTokens` `output_tokens_details.thinking_tokens` where sent.
+ */
+function anthropicUsage(raw: JsonRecord): Usage {
+  const cacheRead = numberAt(raw, 'cache_read_input_tokens');
+  const input = addCounts(addCounts(numberAt(raw, 'input_tokens'), cacheRead), numberAt(raw, 'cache_creation_input_tokens'));
+  const output = numberAt(raw, 'output_tokens');
+  return usageOf({
+    inputTokens: input,
+    outputTokens: output,
+    totalTokens: input !== undefined && output !== undefined ? input + output : undefined,
+    reasoningTokens: numberAt(recordAt(raw, 'output_tokens_details'), 'thinking_tokens'),
+    cachedInputTokens: cacheRead,
+    raw,
+  });
+}
+
+/**
+ * Creates the synchronous core that turns Anthropic Messages stream events into
+ * {@link StreamEvent}s. Each record is one SSE event's parsed `data` (with its `event:` name) or
+ * one event object of the official SDK (`for await (const event of client.messages.stream(…))`
+ * or `messages.create({stream: true})`); the type is read from `data.type`, falling back to the
+ * SSE event name.
+ *
+ * - `index` is Anthropic's content block index (the position in the final `content` array).
+ * - `text` blocks give `message` parts, `thinking` blocks `reasoning` parts; the thinking
+ *   `signature` is kept in the flush metadata (`{signature}`), `redacted_thinking` data as
+ *   `{redactedThinking}`, and `citations_delta`s as `{citations: [...]}`.
+ * - `tool_use` and `server_tool_use` blocks give `tool-call-start {id, name}` when the block
+ *   starts, then every non-empty `partial_json` verbatim as `tool-call-arguments`. A tool with
+ *   no arguments sends only `partial_json: ""`, so no argument chunk is emitted: downstream reads
+ *   "no chunks" as `{}`. A server tool (executed by Anthropic) carries `{serverTool: true}` in the
+ *   start part's and the flush's metadata. If a block's start carries a non-empty `input` object
+ *   and no delta follows, that object is emitted as one JSON chunk before the flush.
+ * - Server tool result blocks (`web_search_tool_result`, `bash_code_execution_tool_result`, …)
+ *   arrive whole: their slot emits only a flush with `{blockType, block}` in its metadata.
+ * - `content_block_stop` flushes the slot; `message_stop` flushes any block still open (a
+ *   truncated recording may lack its stop) and emits `finished` with the `stop_reason` from
+ *   `message_delta` and the cumulative usage of `message_start` and `message_delta`.
+ * - `ping` and unknown event types are ignored.
+ *
+ * `end()` flushes every slot still open (a cut stream: downstream decides completeness from the
+ * JSON parser) and emits `finished` only if a `message_delta` with a `stop_reason` arrived
+ * without its `message_stop`; a stream cut earlier ends with no `finished`.
+ *
+ * @throws {ProviderError} on an `error` event (sent after HTTP 200, e.g. `overloaded_error`), with
+ * Anthropic's `error.type` as `type` and its message.
+ */
+export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): ProviderAdapter {
+  const blocks = new Map<number, Block>();
+  let usage: Record<string, unknown> = {};
+  let sawUsage = false;
+  let stopReason: string | undefined;
+  let messageInfo: Record<string, unknown> = {};
+  let finished = false;
+
+  function flushBlock(index: number, block: Block, out: StreamEvent[]): void {
+    blocks.delete(index);
+    if (block.kind === 'tool' && !block.sawInputDelta && block.startInput !== undefined) {
+      out.push({ type: 'part', index, part: { type: 'tool-call-arguments', chunk: JSON.stringify(block.startInput) } });
+    }
+    const metadata = metadataOf({
+      signature: block.signature === '' ? undefined : block.signature,
+      serverTool: block.serverTool ? true : undefined,
+      citations: block.citations.length > 0 ? block.citations : undefined,
+      ...block.extra,
+    });
+    out.push(metadata === undefined ? { type: 'flush', index } : { type: 'flush', index, metadata });
+  }
+
+  function flushAll(out: StreamEvent[]): void {
+    for (const index of [...blocks.keys()].sort((a, b) => a - b)) flushBlock(index, blocks.get(index) as Block, out);
+  }
+
+  function finish(out: StreamEvent[]): void {
+    if (finished || stopReason === undefined) return;
+    finished = true;
+    const metadata = metadataOf(messageInfo);
+    out.push({
+      type: 'finished',
+      reason: anthropicFinishReason(stopReason),
+      rawReason: stopReason,
+      ...(sawUsage ? { usage: anthropicUsage(usage) } : {}),
+      ...(metadata !== undefined ? { metadata } : {}),
+    });
+  }
+
+  function openBlock(index: number, contentBlock: JsonRecord | undefined, out: StreamEvent[]): Block {
+    const blockType = stringAt(contentBlock, 'type') ?? 'unknown';
+    const kind: BlockKind =
+      blockType === 'text'
+        ? 'text'
+        : blockType === 'thinking'
+          ? 'thinking'
+          : blockType === 'redacted_thinking'
+            ? 'redacted-thinking'
+            : blockType === 'tool_use' || blockType === 'server_tool_use' || blockType === 'mcp_tool_use'
+              ? 'tool'
+              : 'other';
+    const input = recordAt(contentBlock, 'input');
+    const block: Block = {
+      kind,
+      blockType,
+      serverTool: blockType === 'server_tool_use',
+      signature: stringAt(contentBlock, 'signature') ?? '',
+      sawInputDelta: false,
+      startInput: input !== undefined && Object.keys(input).length > 0 ? input : undefined,
+      citations: [],
+      extra: {},
+    };
+    blocks.set(index, block);
+    switch (kind) {
+      case 'text': {
+        const text = stringAt(contentBlock, 'text');
+        if (text) out.push({ type: 'part', index, part: { type: 'message', text } });
+        break;
+      }
+      case 'thinking': {
+        const text = stringAt(contentBlock, 'thinking');
+        if (text) out.push({ type: 'part', index, part: { type: 'reasoning', text } });
+        break;
+      }
+      case 'redacted-thinking':
+        block.extra.redactedThinking = stringAt(contentBlock, 'data');
+        break;
+      case 'tool': {
+        const id = nonEmptyStringAt(contentBlock, 'id') ?? '';
+        const name = nonEmptyStringAt(contentBlock, 'name') ?? '';
+        const metadata = metadataOf({
+          serverTool: block.serverTool ? true : undefined,
+          blockType: blockType === 'tool_use' ? undefined : blockType,
+          caller: contentBlock?.caller,
+          serverName: stringAt(contentBlock, 'server_name'),
+        });
+        if (id !== '' || name !== '') {
+          out.push({ type: 'part', index, part: { type: 'tool-call-start', id, name }, ...(metadata ? { metadata } : {}) });
+        }
+        break;
+      }
+      case 'other':
+        if (contentBlock !== undefined) {
+          block.extra.blockType = blockType;
+          block.extra.block = contentBlock;
+        }
+        break;
+    }
+    return block;
+  }
+
+  function onDelta(data: JsonRecord, out: StreamEvent[]): void {
+    const index = numberAt(data, 'index');
+    const delta = recordAt(data, 'delta');
+    if (index === undefined || delta === undefined) return;
+    const deltaType = stringAt(delta, 'type');
+    // A delta for a block whose start we never saw: open it from what the delta implies.
+    const implied =
+      deltaType === 'text_delta' || deltaType === 'citations_delta'
+        ? 'text'
+        : deltaType === 'thinking_delta' || deltaType === 'signature_delta'
+          ? 'thinking'
+          : deltaType === 'input_json_delta'
+            ? 'tool_use'
+            : undefined;
+    if (implied === undefined) return;
+    const block = blocks.get(index) ?? openBlock(index, { type: implied }, out);
+    switch (deltaType) {
+      case 'text_delta': {
+        const text = stringAt(delta, 'text');
+        if (text) out.push({ type: 'part', index, part: { type: 'message', text } });
+        break;
+      }
+      case 'thinking_delta': {
+        const text = stringAt(delta, 'thinking');
+        if (text) out.push({ type: 'part', index, part: { type: 'reasoning', text } });
+        break;
+      }
+      case 'signature_delta':
+        block.signature += stringAt(delta, 'signature') ?? '';
+        break;
+      case 'citations_delta':
+        if (delta.citation !== undefined) block.citations.push(delta.citation);
+        break;
+      case 'input_json_delta': {
+        block.sawInputDelta = true;
+        const chunk = stringAt(delta, 'partial_json');
+        if (chunk) out.push({ type: 'part', index, part: { type: 'tool-call-arguments', chunk } });
+        break;
+      }
+    }
+  }
+
+  return {
+    push(data: unknown, event?: string): StreamEvent[] {
+      if (!isRecord(data)) return [];
+      const out: StreamEvent[] = [];
+      switch (stringAt(data, 'type') ?? event) {
+        case 'message_start': {
+          const message = recordAt(data, 'message');
+          messageInfo = { messageId: stringAt(message, 'id'), model: stringAt(message, 'model') };
+          const startUsage = recordAt(message, 'usage');
+          if (startUsage !== undefined) {
+            usage = { ...startUsage };
+            sawUsage = true;
+          }
+          break;
+        }
+        case 'content_block_start': {
+          const index = numberAt(data, 'index');
+          if (index === undefined) break;
+          const previous = blocks.get(index);
+          if (previous !== undefined) flushBlock(index, previous, out);
+          openBlock(index, recordAt(data, 'content_block'), out);
+          break;
+        }
+        case 'content_block_delta':
+          onDelta(data, out);
+          break;
+        case 'content_block_stop': {
+          const index = numberAt(data, 'index');
+          const block = index === undefined ? undefined : blocks.get(index);
+          if (index !== undefined && block !== undefined) flushBlock(index, block, out);
+          break;
+        }
+        case 'message_delta': {
+          const delta = recordAt(data, 'delta');
+          stopReason = nonEmptyStringAt(delta, 'stop_reason') ?? stopReason;
+          messageInfo = {
+            ...messageInfo,
+            stopSequence: stringAt(delta, 'stop_sequence'),
+            stopDetails: delta?.stop_details,
+            container: delta?.container,
+          };
+          const deltaUsage = recordAt(data, 'usage');
+          if (deltaUsage !== undefined) {
+            // message_delta usage is cumulative: its fields replace those of message_start.
+            usage = { ...usage, ...deltaUsage };
+            sawUsage = true;
+          }
+          break;
+        }
+        case 'message_stop':
+          flushAll(out);
+          finish(out);
+          break;
+        case 'error': {
+          const error = recordAt(data, 'error') ?? data;
+          throw new ProviderError(
+            'anthropic',
+            nonEmptyStringAt(error, 'type') ?? 'error',
+            nonEmptyStringAt(error, 'message') ?? 'Anthropic reported an error in the stream',
+            { cause: data },
+          );
+        }
+        default:
+          // ping, and event types added after this adapter was written.
+          break;
+      }
+      return out;
+    },
+
+    end(): StreamEvent[] {
+      const out: StreamEvent[] = [];
+      flushAll(out);
+      finish(out);
+      return out;
+    },
+  };
+}

@@ -1,0 +1,430 @@
+/**
+ * The adapter of the OpenAI Responses API stream (`POST /v1/responses` with `stream: true`), also
+ * spoken by Azure OpenAI and by Responses-compatible servers (LM Studio, DeepSeek, OpenRouter).
+ *
+ * @module
+ */
+import { ProviderError } from '../../errors.js';
+import type { FinishReason, StreamEvent, Usage } from '../../types.js';
+import type { ProviderAdapter } from './adapter.js';
+import {
+  type JsonRecord,
+  isRecord,
+  metadataOf,
+  nonEmptyStringAt,
+  numberAt,
+  recordAt,
+  stringAt,
+  usageOf,
+} from './json-access.js';
+
+/** Options of {@link createOpenAIResponsesAdapter} (none yet). */
+export interface OpenAIResponsesAdapterOptions {}
+
+/** A content part of a message item: one slot each. */
+interface ContentPart {
+  readonly slot: number;
+  readonly contentIndex: number;
+  /** UTF-16 length of the text emitted so far, to complete it from a `.done` event. */
+  emitted: number;
+  refusal: boolean;
+  annotations: unknown[];
+}
+
+/** One output item, keyed by its `output_index`. */
+interface OutputItem {
+  readonly outputIndex: number;
+  type: string;
+  itemId: string | undefined;
+  /** The item's slot; message items have a slot per content part instead. */
+  slot: number | undefined;
+  /** The latest item object (`output_item.added`, then `output_item.done`). */
+  item: JsonRecord | undefined;
+  readonly parts: Map<number, ContentPart>;
+  /** Emitted text length per reasoning stream (`s<summary_index>` / `c<content_index>`), or `args`. */
+  readonly emitted: Map<string, number>;
+  startedId: string;
+  startedName: string;
+  closed: boolean;
+}
+
+/** Maps a Responses terminal status (and its `incomplete_details.reason`) to a {@link FinishReason}. */
+export function openAIResponsesFinishReason(
+  status: string,
+  incompleteReason: string | undefined,
+  sawFunctionCall: boolean,
+): FinishReason {
+  switch (status) {
+    case 'completed':
+      return sawFunctionCall ? 'tool-calls' : 'stop';
+    case 'incomplete':
+      return incompleteReason === 'max_output_tokens'
+        ? 'length'
+        : incompleteReason === 'content_filter'
+          ? 'content-filter'
+          : 'other';
+    case 'failed':
+      return 'error';
+    default:
+      return 'other';
+  }
+}
+
+/**
+ * Responses usage as a {@link Usage}: `input_tokens` already includes cached tokens
+ * (`input_tokens_details.cached_tokens`); reasoning tokens come from
+ * `output_tokens_details.reasoning_tokens`.
+ */
+function responsesUsage(raw: JsonRecord): Usage {
+  return usageOf({
+    inputTokens: numberAt(raw, 'input_tokens'),
+    outputTokens: numberAt(raw, 'output_tokens'),
+    totalTokens: numberAt(raw, 'total_tokens'),
+    reasoningTokens: numberAt(recordAt(raw, 'output_tokens_details'), 'reasoning_tokens'),
+    cachedInputTokens: numberAt(recordAt(raw, 'input_tokens_details'), 'cached_tokens'),
+    raw,
+  });
+}
+
+/**
+ * Creates the synchronous core that turns OpenAI Responses stream events into
+ * {@link StreamEvent}s. Each record is one SSE event's parsed `data` or one event object of the
+ * official SDK (`for await (const event of await client.responses.create({stream: true, …}))`).
+ *
+ * Slots: every output item gets a slot, in the order items appear, except `message` items, which
+ * get one slot per content part (`output_text` or `refusal`). Slot numbers are therefore
+ * not `output_index`: both the item id and the output index are in the metadata.
+ *
+ * - `function_call` items: `tool-call-start {id: call_id, name}` (metadata `{itemId}`: the
+ *   `fc_…` id that links the deltas, while `call_id` is what the tool result must reference),
+ *   then each non-empty `function_call_arguments.delta` verbatim. `.done` and
+ *   `output_item.done` repeat the whole arguments: what the deltas did not deliver (all of it for
+ *   servers that send no deltas, like LM Studio) is emitted from them, assuming the deltas were a
+ *   prefix. Empty arguments emit no chunk (downstream reads that as `{}`). The item's slot is
+ *   flushed at `output_item.done`.
+ * - `message` items: `message` parts from `output_text.delta` (and `refusal.delta`, with
+ *   `{refusal: true}` in the flush metadata), completed from `.done` the same way; each content
+ *   part is flushed at `content_part.done` with `{itemId, outputIndex, contentIndex, phase?,
+ *   annotations?}`.
+ * - `reasoning` items: one slot; `reasoning_summary_text.delta` gives `reasoning` parts with
+ *   `{summaryIndex}` metadata (summary parts are paragraphs), `reasoning_text.delta` (compatible
+ *   servers) plain `reasoning` parts; the flush carries `{itemId, encryptedContent?}` from
+ *   `output_item.done` — the continuity token to send back on the next turn.
+ * - Other items (`web_search_call`, `custom_tool_call`, `mcp_call`, …) are not tool calls this
+ *   library runs: their slot emits only a flush with `{itemId, itemType, item}` (the whole item).
+ * - `response.completed` / `response.incomplete` flush every open slot and emit `finished`:
+ *   `tool-calls` when a function call was seen, else `stop`; `incomplete` maps
+ *   `max_output_tokens` to `length` and `content_filter` to `content-filter`. `rawReason` is the
+ *   status, or the incompleteness reason.
+ * - Unknown event types and fields (`obfuscation`, `sequence_number`, …) are ignored.
+ *
+ * `end()` flushes every slot still open and emits no `finished` when no terminal event came.
+ *
+ * @throws {ProviderError} on an `error` event (both the documented flat shape `{code, message}`
+ * and the observed nested `{error: {type, code, message}}`), and on `response.failed`.
+ */
+export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOptions = {}): ProviderAdapter {
+  const items = new Map<number, OutputItem>();
+  const outputIndexByItemId = new Map<string, number>();
+  let nextSlot = 0;
+  let sawFunctionCall = false;
+  let responseInfo: Record<string, unknown> = {};
+  let finished = false;
+
+  function ensureItem(data: JsonRecord, impliedType: string): OutputItem | undefined {
+    const itemId = nonEmptyStringAt(data, 'item_id');
+    const outputIndex = numberAt(data, 'output_index') ?? (itemId === undefined ? undefined : outputIndexByItemId.get(itemId));
+    if (outputIndex === undefined) return undefined;
+    let item = items.get(outputIndex);
+    if (item === undefined) {
+      item = {
+        outputIndex,
+        type: impliedType,
+        itemId,
+        slot: impliedType === 'message' ? undefined : nextSlot++,
+        item: undefined,
+        parts: new Map(),
+        emitted: new Map(),
+        startedId: '',
+        startedName: '',
+        closed: false,
+      };
+      items.set(outputIndex, item);
+      if (impliedType === 'function_call') sawFunctionCall = true;
+    }
+    if (item.itemId === undefined && itemId !== undefined) item.itemId = itemId;
+    if (item.itemId !== undefined) outputIndexByItemId.set(item.itemId, outputIndex);
+    return item;
+  }
+
+  function ensurePart(item: OutputItem, data: JsonRecord): ContentPart {
+    const contentIndex = numberAt(data, 'content_index') ?? 0;
+    let part = item.parts.get(contentIndex);
+    if (part === undefined) {
+      part = { slot: nextSlot++, contentIndex, emitted: 0, refusal: false, annotations: [] };
+      item.parts.set(contentIndex, part);
+    }
+    return part;
+  }
+
+  /** Emit the tool-call identity if a non-empty id or name is newly known. */
+  function startCall(item: OutputItem, source: JsonRecord | undefined, out: StreamEvent[]): void {
+    if (item.slot === undefined || source === undefined) return;
+    const id = item.startedId || (nonEmptyStringAt(source, 'call_id') ?? '');
+    const name = item.startedName || (nonEmptyStringAt(source, 'name') ?? '');
+    if (id === item.startedId && name === item.startedName) return;
+    item.startedId = id;
+    item.startedName = name;
+    const metadata = metadataOf({ itemId: item.itemId });
+    out.push({ type: 'part', index: item.slot, part: { type: 'tool-call-start', id, name }, ...(metadata ? { metadata } : {}) });
+  }
+
+  /** Emit what a `.done` text has beyond what the deltas delivered. */
+  function complete(
+    slot: number,
+    emitted: number,
+    full: string | undefined,
+    kind: 'message' | 'reasoning' | 'tool-call-arguments',
+    out: StreamEvent[],
+    metadata?: Record<string, unknown>,
+  ): number {
+    if (full === undefined || full.length <= emitted) return emitted;
+    const rest = full.slice(emitted);
+    const part =
+      kind === 'message'
+        ? ({ type: 'message', text: rest } as const)
+        : kind === 'reasoning'
+          ? ({ type: 'reasoning', text: rest } as const)
+          : ({ type: 'tool-call-arguments', chunk: rest } as const);
+    out.push({ type: 'part', index: slot, part, ...(metadata ? { metadata } : {}) });
+    return full.length;
+  }
+
+  function flushPart(item: OutputItem, part: ContentPart, out: StreamEvent[]): void {
+    item.parts.delete(part.contentIndex);
+    const metadata = metadataOf({
+      itemId: item.itemId,
+      outputIndex: item.outputIndex,
+      contentIndex: part.contentIndex,
+      phase: stringAt(item.item, 'phase'),
+      refusal: part.refusal ? true : undefined,
+      annotations: part.annotations.length > 0 ? part.annotations : undefined,
+    });
+    out.push(metadata === undefined ? { type: 'flush', index: part.slot } : { type: 'flush', index: part.slot, metadata });
+  }
+
+  function closeItem(item: OutputItem, out: StreamEvent[]): void {
+    if (item.closed) return;
+    item.closed = true;
+    for (const part of [...item.parts.values()]) flushPart(item, part, out);
+    if (item.slot === undefined) return;
+    let metadata;
+    switch (item.type) {
+      case 'function_call':
+        metadata = metadataOf({ itemId: item.itemId });
+        break;
+      case 'reasoning':
+        metadata = metadataOf({ itemId: item.itemId, encryptedContent: stringAt(item.item, 'encrypted_content') });
+        break;
+      default:
+        metadata = metadataOf({ itemId: item.itemId, itemType: item.type, item: item.item });
+        break;
+    }
+    out.push(metadata === undefined ? { type: 'flush', index: item.slot } : { type: 'flush', index: item.slot, metadata });
+  }
+
+  function closeAll(out: StreamEvent[]): void {
+    for (const outputIndex of [...items.keys()].sort((a, b) => a - b)) closeItem(items.get(outputIndex) as OutputItem, out);
+  }
+
+  function onItem(data: JsonRecord, done: boolean, out: StreamEvent[]): void {
+    const source = recordAt(data, 'item');
+    const type = stringAt(source, 'type') ?? 'unknown';
+    const known = ensureItem({ ...data, item_id: nonEmptyStringAt(source, 'id') ?? data.item_id }, type);
+    if (known === undefined) return;
+    known.item = source ?? known.item;
+    if (type === 'function_call') {
+      startCall(known, source, out);
+      if (done && known.slot !== undefined) {
+        known.emitted.set('args', complete(known.slot, known.emitted.get('args') ?? 0, stringAt(source, 'arguments'), 'tool-call-arguments', out));
+      }
+    }
+    if (done) closeItem(known, out);
+  }
+
+  function finish(response: JsonRecord | undefined, fallbackStatus: string, out: StreamEvent[]): void {
+    closeAll(out);
+    if (finished) return;
+    finished = true;
+    const status = stringAt(response, 'status') ?? fallbackStatus;
+    const incompleteReason = nonEmptyStringAt(recordAt(response, 'incomplete_details'), 'reason');
+    const output = response?.output;
+    const functionCallInOutput = Array.isArray(output) && output.some((o) => stringAt(o, 'type') === 'function_call');
+    const rawUsage = recordAt(response, 'usage');
+    const metadata = metadataOf({ ...responseInfo, responseId: stringAt(response, 'id') ?? responseInfo.responseId, status });
+    out.push({
+      type: 'finished',
+      reason: openAIResponsesFinishReason(status, incompleteReason, sawFunctionCall || functionCallInOutput),
+      rawReason: status === 'incomplete' && incompleteReason !== undefined ? incompleteReason : status,
+      ...(rawUsage !== undefined ? { usage: responsesUsage(rawUsage) } : {}),
+      ...(metadata !== undefined ? { metadata } : {}),
+    });
+  }
+
+  function fail(error: JsonRecord, raw: JsonRecord): never {
+    const code = nonEmptyStringAt(error, 'code') ?? (typeof error.code === 'number' ? String(error.code) : undefined);
+    throw new ProviderError(
+      'openai-responses',
+      nonEmptyStringAt(error, 'type') ?? code ?? 'error',
+      nonEmptyStringAt(error, 'message') ?? 'OpenAI Responses reported an error in the stream',
+      { code, cause: raw },
+    );
+  }
+
+  return {
+    push(data: unknown, event?: string): StreamEvent[] {
+      if (!isRecord(data)) return [];
+      const out: StreamEvent[] = [];
+      const type = stringAt(data, 'type') ?? event;
+      switch (type) {
+        case 'response.created':
+        case 'response.in_progress':
+        case 'response.queued': {
+          const response = recordAt(data, 'response');
+          responseInfo = { responseId: stringAt(response, 'id'), model: stringAt(response, 'model') };
+          break;
+        }
+        case 'response.output_item.added':
+          onItem(data, false, out);
+          break;
+        case 'response.output_item.done':
+          onItem(data, true, out);
+          break;
+        case 'response.content_part.added': {
+          const item = ensureItem(data, 'message');
+          if (item?.type === 'message') {
+            const part = ensurePart(item, data);
+            if (stringAt(recordAt(data, 'part'), 'type') === 'refusal') part.refusal = true;
+          }
+          break;
+        }
+        case 'response.output_text.delta':
+        case 'response.refusal.delta': {
+          const item = ensureItem(data, 'message');
+          const text = stringAt(data, 'delta');
+          if (item === undefined || !text) break;
+          const part = ensurePart(item, data);
+          if (type === 'response.refusal.delta') part.refusal = true;
+          part.emitted += text.length;
+          out.push({ type: 'part', index: part.slot, part: { type: 'message', text } });
+          break;
+        }
+        case 'response.output_text.done':
+        case 'response.refusal.done': {
+          const item = ensureItem(data, 'message');
+          if (item === undefined) break;
+          const part = ensurePart(item, data);
+          if (type === 'response.refusal.done') part.refusal = true;
+          part.emitted = complete(part.slot, part.emitted, stringAt(data, type === 'response.refusal.done' ? 'refusal' : 'text'), 'message', out);
+          break;
+        }
+        case 'response.output_text.annotation.added': {
+          const item = ensureItem(data, 'message');
+          if (item !== undefined && data.annotation !== undefined) ensurePart(item, data).annotations.push(data.annotation);
+          break;
+        }
+        case 'response.content_part.done': {
+          const item = ensureItem(data, 'message');
+          if (item === undefined) break;
+          const source = recordAt(data, 'part');
+          if (item.type === 'message') {
+            const part = ensurePart(item, data);
+            const refusal = stringAt(source, 'refusal');
+            if (refusal !== undefined) part.refusal = true;
+            part.emitted = complete(part.slot, part.emitted, refusal ?? stringAt(source, 'text'), 'message', out);
+            const annotations = source?.annotations;
+            if (part.annotations.length === 0 && Array.isArray(annotations) && annotations.length > 0) {
+              part.annotations = annotations;
+            }
+            flushPart(item, part, out);
+          } else if (item.type === 'reasoning' && item.slot !== undefined) {
+            const key = `c${numberAt(data, 'content_index') ?? 0}`;
+            item.emitted.set(key, complete(item.slot, item.emitted.get(key) ?? 0, stringAt(source, 'text'), 'reasoning', out));
+          }
+          break;
+        }
+        case 'response.reasoning_summary_text.delta':
+        case 'response.reasoning_text.delta': {
+          const item = ensureItem(data, 'reasoning');
+          const text = stringAt(data, 'delta');
+          if (item?.slot === undefined || !text) break;
+          const summaryIndex = numberAt(data, 'summary_index') ?? 0;
+          const summary = type === 'response.reasoning_summary_text.delta';
+          const key = summary ? `s${summaryIndex}` : `c${numberAt(data, 'content_index') ?? 0}`;
+          item.emitted.set(key, (item.emitted.get(key) ?? 0) + text.length);
+          out.push({
+            type: 'part',
+            index: item.slot,
+            part: { type: 'reasoning', text },
+            ...(summary ? { metadata: { summaryIndex } } : {}),
+          });
+          break;
+        }
+        case 'response.reasoning_summary_text.done':
+        case 'response.reasoning_summary_part.done':
+        case 'response.reasoning_text.done': {
+          const item = ensureItem(data, 'reasoning');
+          if (item?.slot === undefined) break;
+          const summaryIndex = numberAt(data, 'summary_index') ?? 0;
+          const summary = type !== 'response.reasoning_text.done';
+          const key = summary ? `s${summaryIndex}` : `c${numberAt(data, 'content_index') ?? 0}`;
+          const full = type === 'response.reasoning_summary_part.done' ? stringAt(recordAt(data, 'part'), 'text') : stringAt(data, 'text');
+          item.emitted.set(
+            key,
+            complete(item.slot, item.emitted.get(key) ?? 0, full, 'reasoning', out, summary ? { summaryIndex } : undefined),
+          );
+          break;
+        }
+        case 'response.function_call_arguments.delta': {
+          const item = ensureItem(data, 'function_call');
+          const chunk = stringAt(data, 'delta');
+          if (item?.slot === undefined || !chunk) break;
+          item.emitted.set('args', (item.emitted.get('args') ?? 0) + chunk.length);
+          out.push({ type: 'part', index: item.slot, part: { type: 'tool-call-arguments', chunk } });
+          break;
+        }
+        case 'response.function_call_arguments.done': {
+          const item = ensureItem(data, 'function_call');
+          if (item?.slot === undefined) break;
+          startCall(item, data, out);
+          item.emitted.set('args', complete(item.slot, item.emitted.get('args') ?? 0, stringAt(data, 'arguments'), 'tool-call-arguments', out));
+          break;
+        }
+        case 'response.completed':
+          finish(recordAt(data, 'response'), 'completed', out);
+          break;
+        case 'response.incomplete':
+          finish(recordAt(data, 'response'), 'incomplete', out);
+          break;
+        case 'response.failed': {
+          const response = recordAt(data, 'response');
+          fail(recordAt(response, 'error') ?? { type: 'response.failed', message: 'The response failed' }, data);
+          break;
+        }
+        case 'error':
+          // Documented: `{type: "error", code, message, param}`; observed: `{type: "error", error: {type, code, message}}`.
+          fail(recordAt(data, 'error') ?? { code: data.code, message: data.message }, data);
+          break;
+        default:
+          break;
+      }
+      return out;
+    },
+
+    end(): StreamEvent[] {
+      const out: StreamEvent[] = [];
+      closeAll(out);
+      return out;
+    },
+  };
+}
