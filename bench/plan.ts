@@ -1,0 +1,50 @@
+/**
+ * What the benchmark measures and how often: sizes, chunk sizes and run counts, shared by the
+ * runner and the report.
+ *
+ * @module
+ */
+import type { MeasureOptions } from './measure.js';
+
+/** Chunk sizes of the streaming table, in UTF-16 code units (never splitting a character). */
+export const CHUNK_SIZES = [4, 16, 256, 4096] as const;
+/** The chunk size the targets are stated at. */
+export const TARGET_CHUNK = 16;
+/** The chunk size of the `JSON.parse` target. */
+export const LIMIT_CHUNK = 4096;
+export const STREAM_BYTES = 1_000_000;
+/** The re-parse approach runs on a quarter and the whole of ~100 KB, to show its growth. */
+export const REPARSE_BYTES = [25_000, 100_000] as const;
+/**
+ * The re-parse approach is quadratic, so it runs on two workloads only (seconds per run): the
+ * long string, argstream's main case, and the small objects, the structure-heavy one.
+ */
+export const REPARSE_WORKLOADS = ['long-string', 'small-objects'] as const;
+export const REPARSE_CHUNK = 16;
+export const SCALING_BYTES = [1_000_000, 10_000_000] as const;
+export const SCALING_CHUNK = 16;
+
+/** Run counts per kind of measurement. */
+export interface Settings {
+  readonly stream: MeasureOptions;
+  readonly limit: MeasureOptions;
+  readonly reparseSmall: MeasureOptions;
+  readonly reparseLarge: MeasureOptions;
+  readonly scaling: MeasureOptions;
+}
+
+export const FULL: Settings = {
+  stream: { warmupRuns: 2, maxRuns: 7, minRuns: 3, budgetMs: 1_200 },
+  limit: { warmupRuns: 3, maxRuns: 15, minRuns: 5, budgetMs: 400 },
+  reparseSmall: { warmupRuns: 1, maxRuns: 5, minRuns: 2, budgetMs: 800 },
+  reparseLarge: { warmupRuns: 0, maxRuns: 3, minRuns: 1, budgetMs: 2_500 },
+  scaling: { warmupRuns: 1, maxRuns: 5, minRuns: 3, budgetMs: 3_000 },
+};
+
+export const QUICK: Settings = {
+  stream: { warmupRuns: 1, maxRuns: 3, minRuns: 2, budgetMs: 300 },
+  limit: { warmupRuns: 2, maxRuns: 5, minRuns: 3, budgetMs: 100 },
+  reparseSmall: { warmupRuns: 1, maxRuns: 2, minRuns: 1, budgetMs: 200 },
+  reparseLarge: { warmupRuns: 0, maxRuns: 1, minRuns: 1, budgetMs: 0 },
+  scaling: { warmupRuns: 1, maxRuns: 2, minRuns: 1, budgetMs: 500 },
+};

@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+// `npm run bench`: bundles the TypeScript benchmark (and argstream from `src/`) with esbuild into
+// node_modules/.cache, then runs it in a fresh node with --expose-gc. Peer libraries stay external
+// so they load exactly as published. Arguments are passed on; `--cpu-prof` becomes a node flag
+// (the profile lands in the current directory; summarise it with bench/profile-summary.mjs).
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outfile = join(root, 'node_modules', '.cache', 'argstream-bench', 'bench.mjs');
+
+await build({
+  entryPoints: [join(root, 'bench', 'main.ts')],
+  outfile,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  // Native #private fields, classes and async functions: what Node 20 runs from `dist/` too.
+  target: 'node20',
+  packages: 'external',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+});
+
+const nodeFlags = ['--expose-gc'];
+const args = [];
+for (const arg of process.argv.slice(2)) {
+  if (arg === '--cpu-prof' || arg.startsWith('--cpu-prof-')) nodeFlags.push(arg);
+  else args.push(arg);
+}
+
+const child = spawnSync(process.execPath, [...nodeFlags, outfile, ...args], { stdio: 'inherit' });
+if (child.error) throw child.error;
+process.exitCode = child.status ?? 1;
