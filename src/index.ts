@@ -33,3 +33,7 @@ export type { IncrementalJsonParserOptions } from './json/incremental-json-parse
 export { FragmentAggregator } from './json/fragment-aggregator.js';
 export { IncrementalJsonValueParser } from './json/incremental-json-value-parser.js';
 export type { IncrementalJsonValueParserOptions } from './json/incremental-json-value-parser.js';
+export { JsonFragmentStream } from './transforms/json-fragment-stream.js';
+export type { JsonFragmentStreamOptions } from './transforms/json-fragment-stream.js';
+export { JsonValueStream, FragmentValueStream } from './transforms/json-value-stream.js';
+export type { JsonValueStreamOptions, FragmentValueStreamOptions, ValueSnapshot } from './transforms/json-value-stream.js';

@@ -28,11 +28,12 @@ const KIND = { object: OBJECT, array: ARRAY, string: STRING } as const;
  */
 export class FragmentAggregator {
   readonly #builder = new ValueBuilder();
+  #finished = false;
 
   /** Apply one fragment; returns the root value once it is complete, otherwise `undefined`. */
   push(fragment: StreamFragment): JsonValue | undefined {
     const builder = this.#builder;
-    if (builder.complete) throw new TypeError('FragmentAggregator: the root value is already complete');
+    if (this.#finished) throw new TypeError('FragmentAggregator: the root value is already complete');
     let leaf = fragment;
     let depth = 0;
     let key: string | undefined;
@@ -73,7 +74,12 @@ export class FragmentAggregator {
       default:
         return leaf satisfies never;
     }
-    return builder.complete ? builder.value() : undefined;
+    // The root's own `done` completes the value (after a root scalar, it follows the scalar).
+    if (leaf.type === 'done' && depth === 0 && builder.complete) {
+      this.#finished = true;
+      return builder.value();
+    }
+    return undefined;
   }
 
   /** The value so far (live), or `undefined` before the first fragment. */
@@ -83,7 +89,7 @@ export class FragmentAggregator {
 
   /** True once the root value is complete. */
   get complete(): boolean {
-    return this.#builder.complete;
+    return this.#finished;
   }
 }
 

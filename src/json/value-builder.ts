@@ -40,6 +40,12 @@ export class ValueBuilder implements JsonVisitor {
     return this.#complete;
   }
 
+  /** Counts the events applied, so a stream can tell whether a chunk changed the value. */
+  get version(): number {
+    return this.#version;
+  }
+  #version = 0;
+
   get started(): boolean {
     return this.#started;
   }
@@ -79,6 +85,7 @@ export class ValueBuilder implements JsonVisitor {
   }
 
   open(kind: KindCode): void {
+    this.#version++;
     if (kind === STRING) {
       this.#parts = [];
       this.#inString = true;
@@ -94,15 +101,18 @@ export class ValueBuilder implements JsonVisitor {
   }
 
   text(text: string): void {
+    this.#version++;
     this.#parts.push(text);
   }
 
   scalar(value: JsonScalar): void {
+    this.#version++;
     this.#place(value);
     if (this.#stack.length === 0) this.#complete = true;
   }
 
   close(): void {
+    this.#version++;
     if (this.#inString) {
       this.#storeString();
       this.#inString = false;
