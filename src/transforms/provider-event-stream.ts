@@ -181,7 +181,7 @@ export class ProviderEventDecoder {
     if (bytes !== undefined) {
       if (this.#framing === 'aws-event-stream') {
         this.#aws ??= new AwsEventStreamDecoder({ maxFrameBytes: this.#maxBuffered });
-        for (const frame of this.#aws.push(bytes)) this.#frame(frame);
+        this.#aws.push(bytes, (frame) => this.#frame(frame));
       } else {
         this.#usedBytes = true;
         this.#text(this.#textDecoder.decode(bytes, { stream: true }));

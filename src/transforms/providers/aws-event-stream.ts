@@ -89,10 +89,12 @@ export class AwsEventStreamDecoder {
     this.#maxFrameBytes = options.maxFrameBytes ?? 16 * 1024 * 1024;
   }
 
-  /** Add bytes; return the frames they complete, in order. */
-  push(bytes: Uint8Array): AwsEventStreamMessage[] {
+  /**
+   * Add bytes; pass each frame they complete to `onFrame`, in order, as soon as it is checked, so
+   * that the frames before a corrupt one are delivered before the error.
+   */
+  push(bytes: Uint8Array, onFrame: (frame: AwsEventStreamMessage) => void): void {
     this.#append(bytes);
-    const frames: AwsEventStreamMessage[] = [];
     for (;;) {
       const available = this.#end - this.#start;
       if (available < PRELUDE) break;
@@ -132,11 +134,10 @@ export class AwsEventStreamDecoder {
       const headers = readHeaders(this.#buffer, headersStart, payloadStart);
       // Copy the payload: the buffer is reused for later frames.
       const payload = this.#buffer.slice(payloadStart, frameEnd - 4);
-      frames.push({ headers, payload });
       this.#start = frameEnd;
+      if (this.#start === this.#end) this.#start = this.#end = 0;
+      onFrame({ headers, payload });
     }
-    if (this.#start === this.#end) this.#start = this.#end = 0;
-    return frames;
   }
 
   /** The input ended. @throws {ProviderError} code `'truncated'` when bytes of a frame are left. */
