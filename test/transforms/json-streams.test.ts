@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import {
+  FragmentAggregator,
+  FragmentValueStream,
+  JsonFragmentStream,
+  JsonStreamError,
+  JsonValueStream,
+  type StreamFragment,
+} from '../../src/index.ts';
+import { oneByOne, readAll, readFixture, streamOf } from '../helpers.ts';
+import { show } from '../json/json-helpers.ts';
+
+/** A source that records cancellation and fails if read after it was closed or cancelled. */
+function recordingSource<T>(chunks: readonly T[]) {
+  const log = { cancelled: undefined as unknown, pullsAfterEnd: 0 };
+  let i = 0;
+  let ended = false;
+  const stream = new ReadableStream<T>({
+    pull(controller) {
+      if (ended) {
+        log.pullsAfterEnd++;
+        return;
+      }
+      if (i < chunks.length) controller.enqueue(chunks[i++] as T);
+      else {
+        ended = true;
+        controller.close();
+      }
+    },
+    cancel(reason) {
+      ended = true;
+      log.cancelled = reason;
+    },
+  });
+  return { stream, log };
+}
+
+async function settle<T>(stream: ReadableStream<T>): Promise<{ values: T[]; error: unknown }> {
+  const values: T[] = [];
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { values, error: undefined };
+      values.push(value);
+    }
+  } catch (error) {
+    return { values, error };
+  }
+}
+
+describe('JsonFragmentStream', () => {
+  it('JsonFragmentStream turns UTF-8 bytes cut anywhere into fragments that aggregate to the value', async () => {
+    const text = '{"path":"src/ü.rs","content":"fn main() {\\n\\tprintln!(\\"😀\\");\\n}"}';
+    const bytes = new TextEncoder().encode(text);
+    const fragments = await readAll(streamOf(oneByOne(bytes)).pipeThrough(new JsonFragmentStream()));
+    const aggregator = new FragmentAggregator();
+    let value;
+    for (const fragment of fragments) value = aggregator.push(fragment) ?? value;
+    expect(value).toEqual(JSON.parse(text));
+    expect(show(fragments[0]!)).toBe('start object');
+  });
+
+  it('JsonFragmentStream delivers the fragments before an error, then errors with a JsonStreamError', async () => {
+    const { values, error } = await settle(streamOf(['{"a":"x', 'y",,']).pipeThrough(new JsonFragmentStream()));
+    expect(values.map(show)).toEqual(['start object', 'entry a → start string', 'entry a → string "x"', 'entry a → string "y"', 'entry a → done']);
+    expect(error).toBeInstanceOf(JsonStreamError);
+    expect((error as JsonStreamError).offset).toBe(10);
+  });
+
+  it('JsonFragmentStream errors with unexpected-end when the input stops inside the document', async () => {
+    const { values, error } = await settle(streamOf(['{"a":[1']).pipeThrough(new JsonFragmentStream()));
+    // The number is complete at the end of input; the array and the object are not.
+    expect(values.map(show)).toEqual(['start object', 'entry a → start array', 'entry a → item 0 → scalar 1', 'entry a → item 0 → done']);
+    expect((error as JsonStreamError).code).toBe('unexpected-end');
+    expect((error as JsonStreamError).path).toBe('/a');
+  });
+
+  it('JsonFragmentStream propagates a parse error to both ends: the source is cancelled', async () => {
+    const { stream, log } = recordingSource(['[1,', 'x', ']', '[']);
+    const { error } = await settle(stream.pipeThrough(new JsonFragmentStream()));
+    expect((error as JsonStreamError).code).toBe('invalid-json');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(log.cancelled).toBe(error);
+    expect(log.pullsAfterEnd).toBe(0);
+  });
+
+  it('JsonFragmentStream passes cancellation by the consumer back to the source', async () => {
+    const { stream, log } = recordingSource(['["a', 'b', 'c', 'd"]']);
+    const reader = stream.pipeThrough(new JsonFragmentStream()).getReader();
+    await reader.read();
+    await reader.cancel('user went away');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(log.cancelled).toBe('user went away');
+  });
+
+  it('JsonFragmentStream parses a recorded JSONTestSuite case from bytes', async () => {
+    const bytes = readFixture('jsontestsuite/test_parsing/y_string_accepted_surrogate_pairs.json');
+    const fragments = await readAll(streamOf(oneByOne(bytes)).pipeThrough(new JsonFragmentStream()));
+    const aggregator = new FragmentAggregator();
+    let value;
+    for (const f of fragments) value = aggregator.push(f) ?? value;
+    expect(value).toEqual(JSON.parse(new TextDecoder().decode(bytes)));
+  });
+});
+
+describe('JsonValueStream', () => {
+  it('JsonValueStream emits the final value as soon as the root completes', async () => {
+    const stream = streamOf(['{"a":', '1}', '  ']).pipeThrough(new JsonValueStream());
+    expect(await readAll(stream)).toEqual([{ value: { a: 1 }, complete: true }]);
+  });
+
+  it('JsonValueStream emits a snapshot per chunk that changed the value, on request', async () => {
+    const seen: unknown[] = [];
+    const stream = streamOf(['{"path":"src/ma', 'in.rs","n":', '1', '2', '}']).pipeThrough(new JsonValueStream({ snapshots: true }));
+    const reader = stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      seen.push(structuredClone(value)); // snapshots are live: clone to keep
+    }
+    expect(seen).toEqual([
+      { value: { path: 'src/ma' }, complete: false },
+      { value: { path: 'src/main.rs' }, complete: false },
+      { value: { path: 'src/main.rs', n: 12 }, complete: true },
+    ]);
+  });
+
+  it('JsonValueStream errors on trailing garbage after the value, and on an incomplete document', async () => {
+    const trailing = await settle(streamOf(['[1] x']).pipeThrough(new JsonValueStream()));
+    expect(trailing.values).toEqual([{ value: [1], complete: true }]);
+    expect((trailing.error as JsonStreamError).code).toBe('invalid-json');
+    const cut = await settle(streamOf(['{"a":"b']).pipeThrough(new JsonValueStream({ snapshots: true })));
+    expect(cut.values).toEqual([{ value: { a: 'b' }, complete: false }]);
+    expect((cut.error as JsonStreamError).code).toBe('unexpected-end');
+  });
+});
+
+describe('FragmentValueStream', () => {
+  it('FragmentValueStream aggregates a fragment stream, with snapshots on request', async () => {
+    const stream = streamOf(['["a', 'b",', '1]'])
+      .pipeThrough(new JsonFragmentStream())
+      .pipeThrough(new FragmentValueStream({ snapshots: true }));
+    const seen: unknown[] = [];
+    for (const v of await readAll(stream)) seen.push(JSON.stringify(v));
+    expect(seen[seen.length - 1]).toBe(JSON.stringify({ value: ['ab', 1], complete: true }));
+    expect(seen.length).toBeGreaterThan(2);
+  });
+
+  it('FragmentValueStream errors when the fragments end before the value is complete', async () => {
+    const fragments: StreamFragment[] = [{ type: 'start', kind: 'array' }];
+    const { error } = await settle(streamOf(fragments).pipeThrough(new FragmentValueStream()));
+    expect(error).toBeInstanceOf(TypeError);
+  });
+});
