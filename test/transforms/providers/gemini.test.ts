@@ -4,7 +4,8 @@ import { createGeminiAdapter } from '../../../src/transforms/providers/gemini.js
 import type { StreamEvent } from '../../../src/types.js';
 import { readFixture } from '../../helpers.js';
 import { manifestRecordings } from '../../manifest.js';
-import { assemble, runAdapter, slotsInOrderOfAppearance, sseRecords, type WireRecord } from './replay.js';
+import { runStream } from './event-stream-helpers.js';
+import { assemble, cutInsideLastLine, runAdapter, slotsInOrderOfAppearance, sseRecords, streamCuttings, type WireRecord } from './replay.js';
 
 function text(file: string): string {
   return new TextDecoder().decode(readFixture(`providers/${file}`));
@@ -331,5 +332,49 @@ describe('createGeminiAdapter responses', () => {
       ['one!', 1],
     ]);
     expect(assembled.finished).toMatchObject({ reason: 'length', rawReason: 'MAX_TOKENS', metadata: { finishReasons: { 0: 'MAX_TOKENS', 1: 'STOP' } } });
+  });
+});
+
+describe('ProviderEventStream with provider gemini, on every recording', () => {
+  for (const recording of manifestRecordings('gemini')) {
+    describe(recording.file, () => {
+      const bytes = readFixture(`providers/${recording.file}`);
+      const reference = run(recording.file);
+
+      for (const [cutting, chunks] of streamCuttings(bytes)) {
+        it(`ProviderEventStream assembles the manifest's tool calls and gives the same events (${cutting})`, async () => {
+          const { events, error } = await runStream('gemini', chunks);
+          expect(error).toBeUndefined();
+          expect(events).toEqual(reference.events);
+          const assembled = assemble(events);
+          expect(assembled.unflushed).toEqual([]);
+          expect(assembled.toolCalls.map((c) => [c.name, c.args === '' ? {} : JSON.parse(c.args)])).toEqual(
+            recording.toolCalls.map((c) => [c.name, JSON.parse(c.args)]),
+          );
+          expect(assembled.finished).toMatchObject({ reason: 'tool-calls', rawReason: 'STOP' });
+        });
+      }
+
+      it('ProviderEventStream gives the same events for the objects an SDK yields', async () => {
+        const { events } = await runStream('gemini', records(recording.file).map((r) => r.data as object));
+        expect(events).toEqual(reference.events);
+      });
+
+      it('ProviderEventStream errors with truncated when the input stops inside the last event, after the events before', async () => {
+        const { events, error } = await runStream('gemini', [cutInsideLastLine(bytes)]);
+        expect(error).toMatchObject({ provider: 'gemini', type: 'invalid-stream', code: 'truncated' });
+        expect(events).toEqual(reference.events.slice(0, events.length));
+        expect(events.some((e) => e.type === 'finished')).toBe(false);
+      });
+    });
+  }
+
+  it('ProviderEventStream delivers the events before a Gemini error chunk, then errors with it', async () => {
+    const body =
+      'data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Hi"}]}}]}\r\n\r\n' +
+      'data: {"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}\r\n\r\n';
+    const { events, error } = await runStream('gemini', [new TextEncoder().encode(body)]);
+    expect(events).toEqual([{ type: 'part', index: 0, part: { type: 'message', text: 'Hi' }, metadata: { candidateIndex: 0 } }]);
+    expect(error).toMatchObject({ provider: 'gemini', type: 'UNAVAILABLE', code: '503' });
   });
 });

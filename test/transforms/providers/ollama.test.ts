@@ -3,7 +3,17 @@ import { ProviderError } from '../../../src/errors.js';
 import { createOllamaAdapter } from '../../../src/transforms/providers/ollama.js';
 import { readFixture } from '../../helpers.js';
 import { manifestRecordings } from '../../manifest.js';
-import { assemble, manifestError, ndjsonRecords, runAdapter, slotsInOrderOfAppearance, type WireRecord } from './replay.js';
+import { runStream } from './event-stream-helpers.js';
+import {
+  assemble,
+  cutInsideLastLine,
+  manifestError,
+  ndjsonRecords,
+  runAdapter,
+  slotsInOrderOfAppearance,
+  streamCuttings,
+  type WireRecord,
+} from './replay.js';
 
 function records(file: string): WireRecord[] {
   return ndjsonRecords(new TextDecoder().decode(readFixture(`providers/${file}`)));
@@ -144,4 +154,43 @@ describe('createOllamaAdapter', () => {
       expect.objectContaining({ type: 'invalid-format' }),
     );
   });
+});
+
+describe('ProviderEventStream with provider ollama, on every recording', () => {
+  for (const recording of manifestRecordings('ollama')) {
+    describe(recording.file, () => {
+      const bytes = readFixture(`providers/${recording.file}`);
+      const reference = run(recording.file);
+
+      for (const [cutting, chunks] of streamCuttings(bytes)) {
+        it(`ProviderEventStream gives the manifest's result and the same events (${cutting})`, async () => {
+          const { events, error } = await runStream('ollama', chunks);
+          expect(events).toEqual(reference.events);
+          const assembled = assemble(events);
+          expect(assembled.toolCalls.map((c) => [c.name, JSON.parse(c.args)])).toEqual(
+            recording.toolCalls.map((c) => [c.name, JSON.parse(c.args)]),
+          );
+          if (recording.errors === undefined) {
+            expect(error).toBeUndefined();
+            expect(assembled.unflushed).toEqual([]);
+            expect(assembled.finished?.rawReason).toBe(JSON.parse(recording.finish));
+          } else {
+            expect(error).toMatchObject({ provider: 'ollama', message: manifestError(recording.errors).message });
+          }
+        });
+      }
+
+      it('ProviderEventStream gives the same events for the objects an SDK yields', async () => {
+        const { events } = await runStream('ollama', records(recording.file).map((r) => r.data as object));
+        expect(events).toEqual(reference.events);
+      });
+
+      it('ProviderEventStream errors with truncated when the input stops inside the last line, after the lines before', async () => {
+        const { events, error } = await runStream('ollama', [cutInsideLastLine(bytes)]);
+        expect(error).toMatchObject({ provider: 'ollama', type: 'invalid-stream', code: 'truncated' });
+        expect(events).toEqual(reference.events.slice(0, events.length));
+        expect(events.some((e) => e.type === 'finished')).toBe(false);
+      });
+    });
+  }
 });

@@ -4,7 +4,17 @@ import { createOpenAIChatAdapter } from '../../../src/transforms/providers/opena
 import type { StreamEvent } from '../../../src/types.js';
 import { readFixture } from '../../helpers.js';
 import { manifestRecordings, type ManifestRecording } from '../../manifest.js';
-import { assemble, manifestError, runAdapter, slotsInOrderOfAppearance, sseRecords, type WireRecord } from './replay.js';
+import { runStream } from './event-stream-helpers.js';
+import {
+  assemble,
+  cutInsideLastLine,
+  manifestError,
+  runAdapter,
+  slotsInOrderOfAppearance,
+  sseRecords,
+  streamCuttings,
+  type WireRecord,
+} from './replay.js';
 
 const DIRS = ['openai-chat', 'openai-compatible', 'mistral'];
 const NORMALIZED: Record<string, string> = { tool_calls: 'tool-calls', stop: 'stop', length: 'length' };
@@ -363,4 +373,45 @@ describe('createOpenAIChatAdapter malformed input', () => {
     );
     expect(() => createOpenAIChatAdapter().push('overloaded', 'error')).toThrow(expect.objectContaining({ type: 'error', message: 'overloaded' }));
   });
+});
+
+describe('ProviderEventStream with provider openai-chat, on every chat-format recording', () => {
+  for (const recording of DIRS.flatMap((dir) => manifestRecordings(dir))) {
+    describe(recording.file, () => {
+      const bytes = readFixture(`providers/${recording.file}`);
+      // The adapter fed record by record (by the test-side SSE splitter) is the reference.
+      const reference = run(recording.file);
+
+      for (const [cutting, chunks] of streamCuttings(bytes)) {
+        it(`ProviderEventStream assembles the manifest's tool calls and gives the same events (${cutting})`, async () => {
+          const { events, error } = await runStream('openai-chat', chunks);
+          expectManifestToolCalls(recording, events);
+          expect(events).toEqual(reference.events);
+          if (recording.errors === undefined) {
+            expect(error).toBeUndefined();
+            expect(assemble(events).unflushed).toEqual([]);
+          } else {
+            expect(error).toBeInstanceOf(ProviderError);
+            expect((error as ProviderError).message).toBe(manifestError(recording.errors).message);
+          }
+        });
+      }
+
+      it('ProviderEventStream gives the same events for the objects an SDK yields', async () => {
+        const objects = records(recording.file).map((r) => r.data as object);
+        const { events } = await runStream('openai-chat', objects);
+        if (recording.errors === undefined) expect(events).toEqual(reference.events);
+        // Groq's error is an SSE event name, which SDK objects do not carry; OpenRouter's is in the object.
+        else expect(events.slice(0, reference.events.length)).toEqual(reference.events);
+      });
+
+      it('ProviderEventStream errors with truncated when the input stops inside the last event, after the events before', async () => {
+        const { events, error } = await runStream('openai-chat', [cutInsideLastLine(bytes)]);
+        expect(error).toBeInstanceOf(ProviderError);
+        if (recording.errors === undefined) expect(error).toMatchObject({ type: 'invalid-stream', code: 'truncated' });
+        expect(events).toEqual(reference.events.slice(0, events.length));
+        expect(events.some((e) => e.type === 'finished')).toBe(false);
+      });
+    });
+  }
 });

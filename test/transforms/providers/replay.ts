@@ -6,6 +6,7 @@
  */
 import type { FinishedEvent, StreamEvent } from '../../../src/types.js';
 import type { ProviderAdapter } from '../../../src/transforms/providers/adapter.js';
+import { cuttings, randomCuts, rng } from '../../helpers.js';
 
 /** One decoded record: the SSE event name (if any) and the parsed `data`. */
 export interface WireRecord {
@@ -200,4 +201,30 @@ export function manifestError(errors: string): { message: string; code?: string 
   const codeText = code?.[1] ?? code?.[2];
   if (codeText !== undefined) result.code = codeText;
   return result;
+}
+
+/**
+ * The cuttings a recording is replayed under through `ProviderEventStream`: bytes whole, byte by
+ * byte and at random cuts (three seeds), and decoded text at random cuts.
+ */
+export function streamCuttings(bytes: Uint8Array): Array<[string, Array<string | Uint8Array>]> {
+  const text = new TextDecoder().decode(bytes);
+  return [
+    ...cuttings(bytes, 1).map(([label, chunks]): [string, Array<string | Uint8Array>] => [`bytes ${label}`, chunks]),
+    ...[2, 3].map((seed): [string, Array<string | Uint8Array>] => [`bytes random cuts (seed ${seed})`, randomCuts(bytes, rng(seed))]),
+    [`text random cuts (seed 4)`, randomCuts(text, rng(4), 16)],
+  ];
+}
+
+/**
+ * Cut `bytes` in the middle of its last line that carries a JSON record (not `data: [DONE]`): the
+ * input ends inside the event that would have completed the response.
+ */
+export function cutInsideLastLine(bytes: Uint8Array): Uint8Array {
+  const text = new TextDecoder().decode(bytes);
+  const lines = [...text.matchAll(/[^\r\n]+/g)].filter((m) => m[0].trim() !== '' && m[0].trim() !== 'data: [DONE]');
+  const last = lines.at(-1);
+  if (last?.index === undefined) throw new Error('no line to cut');
+  const cut = last.index + Math.floor(last[0].length / 2);
+  return new TextEncoder().encode(text.slice(0, cut));
 }
