@@ -15,7 +15,14 @@ import {
   fused,
   type Contender,
 } from './contenders.js';
-import { gcExposed, jsonDifference, measure, type MeasureOptions } from './measure.js';
+import {
+  gcExposed,
+  jsonDifference,
+  measureGroup,
+  type MeasureOptions,
+  type Sample,
+  type Task,
+} from './measure.js';
 import {
   CHUNK_SIZES,
   FULL,
@@ -88,6 +95,19 @@ async function gate(contender: Contender, workload: Workload, chunks: readonly s
   assertSameValue(`${contender.id} on ${workload.id} (${workload.bytes} bytes)`, value, expected);
 }
 
+/** One timed cell: a contender (or `JSON.parse`) on one input, with the value it must produce. */
+interface Cell {
+  readonly id: string;
+  readonly task: Task;
+  readonly expected: JsonValue;
+  /** Re-parse contenders report their failed partial parses. */
+  readonly contender?: Contender;
+}
+
+function cellOf(id: string, contender: Contender, chunks: readonly string[], expected: JsonValue): Cell {
+  return { id, task: { work: () => contender.run(chunks), isAsync: contender.async }, expected, contender };
+}
+
 async function main(): Promise<void> {
   const cli = parseCli(process.argv.slice(2));
   const settings = cli.quick ? QUICK : FULL;
@@ -97,96 +117,91 @@ async function main(): Promise<void> {
 
   if (!gcExposed) progress('warning: run under `node --expose-gc` (npm run bench does) for GC between samples');
 
-  const record = async (
-    id: string,
-    contender: Contender,
-    chunks: readonly string[],
-    expected: JsonValue,
-    options: MeasureOptions,
-  ): Promise<void> => {
-    const sample = await measure(() => contender.run(chunks), contender.async, options);
-    assertSameValue(id, sample.value, expected);
-    results.samples.set(id, sample);
-    progress(`  ${id.padEnd(52)} ${sample.medianMs.toFixed(2).padStart(10)} ms  (median of ${sample.runs})`);
+  /** Times a group of cells interleaved, checks every value, stores the samples. */
+  const measureCells = async (cells: readonly Cell[], options: MeasureOptions): Promise<void> => {
+    const chosen = cells.filter((cell) => selected(cell.id));
+    if (chosen.length === 0) return;
+    const samples = await measureGroup(
+      chosen.map((cell) => cell.task),
+      options,
+    );
+    chosen.forEach((cell, index) => {
+      const sample = samples[index] as Sample;
+      assertSameValue(cell.id, sample.value, cell.expected);
+      results.samples.set(cell.id, sample);
+      if (cell.contender?.failures !== undefined) results.failures.set(cell.id, cell.contender.failures);
+      progress(`  ${cell.id.padEnd(52)} ${sample.medianMs.toFixed(2).padStart(10)} ms  (median of ${sample.runs})`);
+    });
   };
 
-  // 1. Streaming throughput on ~1 MB, every chunk size, plus JSON.parse on the whole text.
+  // 1. Streaming throughput on ~1 MB, every chunk size; JSON.parse on the whole text is timed in
+  //    the group of the largest chunks, the one its target compares with.
   for (const workloadId of WORKLOAD_IDS) {
     const prefix = `stream/${workloadId}/`;
-    const cells = STREAMING.flatMap((c) => CHUNK_SIZES.map((size) => `${prefix}${size}/${c.id}`));
     const limitId = `${prefix}whole/json-parse`;
-    if (!cells.some(selected) && !selected(limitId)) continue;
+    const ids = [limitId, ...STREAMING.flatMap((c) => CHUNK_SIZES.map((size) => `${prefix}${size}/${c.id}`))];
+    if (!ids.some(selected)) continue;
     const workload = makeWorkload(workloadId, STREAM_BYTES);
-    const expected = JSON.parse(workload.text) as JsonValue;
+    const text = workload.text;
+    const expected = JSON.parse(text) as JsonValue;
     results.bytes.set(`stream/${workloadId}`, workload.bytes);
     progress(`${workload.id}: ${workload.label}, ${workload.bytes} bytes`);
-    const gateChunks = chunkText(workload.text, 16);
+    const gateChunks = chunkText(text, 16);
     for (const contender of STREAMING) {
       if (CHUNK_SIZES.some((size) => selected(`${prefix}${size}/${contender.id}`))) {
         await gate(contender, workload, gateChunks, expected);
       }
     }
-    if (selected(limitId)) {
-      const text = workload.text;
-      const sample = await measure(() => JSON.parse(text) as JsonValue, false, settings.limit);
-      results.samples.set(limitId, sample);
-      progress(`  ${limitId.padEnd(52)} ${sample.medianMs.toFixed(2).padStart(10)} ms  (median of ${sample.runs})`);
-    }
     for (const size of CHUNK_SIZES) {
-      const chunks = chunkText(workload.text, size);
-      for (const contender of STREAMING) {
-        const id = `${prefix}${size}/${contender.id}`;
-        if (selected(id)) await record(id, contender, chunks, expected, settings.stream);
+      const chunks = chunkText(text, size);
+      const cells = STREAMING.map((contender) => cellOf(`${prefix}${size}/${contender.id}`, contender, chunks, expected));
+      if (size === CHUNK_SIZES[CHUNK_SIZES.length - 1]) {
+        cells.push({ id: limitId, task: { work: () => JSON.parse(text) as JsonValue, isAsync: false }, expected });
       }
+      await measureCells(cells, settings.stream);
     }
   }
 
   // 2. The re-parse approach (and argstream) at 16-character chunks on ~25 KB and ~100 KB. The
   //    gate runs once per contender and workload, on the small text; every timed run is checked.
   for (const workloadId of REPARSE_WORKLOADS) {
-    const cells = REPARSE.flatMap((c) => REPARSE_BYTES.map((bytes) => `reparse/${workloadId}/${bytes}/${c.id}`));
-    if (!cells.some(selected)) continue;
-    const gated = new Set<Contender>();
+    const ids = REPARSE.flatMap((c) => REPARSE_BYTES.map((bytes) => `reparse/${workloadId}/${bytes}/${c.id}`));
+    if (!ids.some(selected)) continue;
     for (const targetBytes of REPARSE_BYTES) {
       const workload = makeWorkload(workloadId, targetBytes);
       const expected = JSON.parse(workload.text) as JsonValue;
       results.bytes.set(`reparse/${workloadId}/${targetBytes}`, workload.bytes);
       progress(`${workload.id} for re-parse: ${workload.bytes} bytes at ${REPARSE_CHUNK}-char chunks`);
       const chunks = chunkText(workload.text, REPARSE_CHUNK);
-      for (const contender of REPARSE) {
-        const id = `reparse/${workloadId}/${targetBytes}/${contender.id}`;
-        if (!selected(id)) continue;
-        if (!gated.has(contender)) {
-          await gate(contender, workload, chunks, expected);
-          gated.add(contender);
-        }
-        const options = targetBytes === REPARSE_BYTES[0] ? settings.reparseSmall : settings.reparseLarge;
-        await record(id, contender, chunks, expected, options);
-        if (contender.failures !== undefined) results.failures.set(id, contender.failures);
+      const cells = REPARSE.map((contender) =>
+        cellOf(`reparse/${workloadId}/${targetBytes}/${contender.id}`, contender, chunks, expected),
+      );
+      if (targetBytes === REPARSE_BYTES[0]) {
+        for (const cell of cells) if (selected(cell.id)) await gate(cell.contender as Contender, workload, chunks, expected);
       }
+      await measureCells(cells, targetBytes === REPARSE_BYTES[0] ? settings.reparseSmall : settings.reparseLarge);
     }
   }
 
-  // 3. Scaling: 10 MB against 1 MB of the long-string workload, both argstream paths.
-  const scalingContenders = [fused, fragments];
-  const scalingCells = scalingContenders.flatMap((c) =>
-    SCALING_BYTES.map((bytes) => `scaling/long-string/${bytes}/${c.id}`),
-  );
-  if (scalingCells.some(selected)) {
-    for (const targetBytes of SCALING_BYTES) {
-      const workload = makeWorkload('long-string', targetBytes);
-      const expected = JSON.parse(workload.text) as JsonValue;
-      results.bytes.set(`scaling/long-string/${targetBytes}`, workload.bytes);
-      progress(`long-string for scaling: ${workload.bytes} bytes at ${SCALING_CHUNK}-char chunks`);
-      const chunks = chunkText(workload.text, SCALING_CHUNK);
-      for (const contender of scalingContenders) {
-        const id = `scaling/long-string/${targetBytes}/${contender.id}`;
-        if (!selected(id)) continue;
-        await gate(contender, workload, chunks, expected);
-        await record(id, contender, chunks, expected, settings.scaling);
-      }
+  // 3. Scaling: 10 MB against 1 MB of the long-string workload, both argstream paths, all four
+  //    cells interleaved in one group.
+  const scalingCells: Cell[] = [];
+  for (const targetBytes of SCALING_BYTES) {
+    const ids = [fused, fragments].map((c) => `scaling/long-string/${targetBytes}/${c.id}`);
+    if (!ids.some(selected)) continue;
+    const workload = makeWorkload('long-string', targetBytes);
+    const expected = JSON.parse(workload.text) as JsonValue;
+    results.bytes.set(`scaling/long-string/${targetBytes}`, workload.bytes);
+    progress(`long-string for scaling: ${workload.bytes} bytes at ${SCALING_CHUNK}-char chunks`);
+    const chunks = chunkText(workload.text, SCALING_CHUNK);
+    for (const contender of [fused, fragments]) {
+      const cell = cellOf(`scaling/long-string/${targetBytes}/${contender.id}`, contender, chunks, expected);
+      if (!selected(cell.id)) continue;
+      await gate(contender, workload, chunks, expected);
+      scalingCells.push(cell);
     }
   }
+  await measureCells(scalingCells, settings.scaling);
 
   const seconds = (performance.now() - started) / 1000;
   printReport(results, {

@@ -6,16 +6,23 @@
  */
 import type { JsonValue } from '../src/types.js';
 
-/** How many times to run one measurement. */
+/** How many times to run the measurements of one group. */
 export interface MeasureOptions {
-  /** Untimed runs first, so the timed runs see optimised code. */
+  /** Untimed runs of each member first, so the timed runs see optimised code. */
   readonly warmupRuns: number;
-  /** At most this many timed runs. */
+  /** At most this many timed rounds. */
   readonly maxRuns: number;
-  /** At least this many timed runs, whatever the budget. */
+  /** At least this many timed rounds, whatever the budget. */
   readonly minRuns: number;
-  /** Stop adding runs (once `minRuns` are in) after this much timed work. */
+  /** Stop adding rounds (once `minRuns` are in) after this much timed work in the group. */
   readonly budgetMs: number;
+}
+
+/** One member of a measured group: a contender on its input. */
+export interface Task {
+  readonly work: () => JsonValue | Promise<JsonValue>;
+  /** Async work is awaited; sync work is called without an await, so it pays no promise turn. */
+  readonly isAsync: boolean;
 }
 
 /** The outcome of one measurement. */
@@ -36,34 +43,45 @@ const collectGarbage: () => void =
 
 export const gcExposed = typeof globalThis.gc === 'function';
 
-/** Runs `work` (sync or async) under `options` and returns the median time. */
-export async function measure(
-  work: () => JsonValue | Promise<JsonValue>,
-  isAsync: boolean,
-  options: MeasureOptions,
-): Promise<Sample> {
-  let value: JsonValue | undefined;
-  for (let i = 0; i < options.warmupRuns; i++) {
-    collectGarbage();
-    value = isAsync ? await work() : (work() as JsonValue);
+/**
+ * Times every task of a group in interleaved rounds (A B C, B C A, C A B, …) and returns the
+ * median per task. Interleaving means a noisy neighbour or a slow phase of the machine hits every
+ * member alike, so the ratios between them (what the targets are about) stay fair.
+ */
+export async function measureGroup(tasks: readonly Task[], options: MeasureOptions): Promise<Sample[]> {
+  const run = async (task: Task): Promise<JsonValue> => (task.isAsync ? await task.work() : (task.work() as JsonValue));
+  const values: (JsonValue | undefined)[] = tasks.map(() => undefined);
+  for (let round = 0; round < options.warmupRuns; round++) {
+    for (let t = 0; t < tasks.length; t++) {
+      collectGarbage();
+      values[t] = await run(tasks[t] as Task);
+    }
   }
-  const times: number[] = [];
+  const times: number[][] = tasks.map(() => []);
   let spent = 0;
-  while (times.length < options.maxRuns && (times.length < options.minRuns || spent < options.budgetMs)) {
-    collectGarbage();
-    const start = performance.now();
-    // Sync contenders are called without an await so they are not charged a promise turn.
-    value = isAsync ? await work() : (work() as JsonValue);
-    const elapsed = performance.now() - start;
-    times.push(elapsed);
-    spent += elapsed;
+  for (let round = 0; round < options.maxRuns && (round < options.minRuns || spent < options.budgetMs); round++) {
+    for (let k = 0; k < tasks.length; k++) {
+      const t = (k + round) % tasks.length;
+      const task = tasks[t] as Task;
+      collectGarbage();
+      const start = performance.now();
+      const value = task.isAsync ? await task.work() : (task.work() as JsonValue);
+      const elapsed = performance.now() - start;
+      values[t] = value;
+      (times[t] as number[]).push(elapsed);
+      spent += elapsed;
+    }
   }
   collectGarbage();
-  times.sort((a, b) => a - b);
-  const middle = times.length >> 1;
-  const medianMs =
-    times.length % 2 === 1 ? (times[middle] as number) : ((times[middle - 1] as number) + (times[middle] as number)) / 2;
-  return { medianMs, minMs: times[0] as number, runs: times.length, value: value as JsonValue };
+  return times.map((series, t) => {
+    series.sort((a, b) => a - b);
+    const middle = series.length >> 1;
+    const medianMs =
+      series.length % 2 === 1
+        ? (series[middle] as number)
+        : ((series[middle - 1] as number) + (series[middle] as number)) / 2;
+    return { medianMs, minMs: series[0] as number, runs: series.length, value: values[t] as JsonValue };
+  });
 }
 
 /**

@@ -12,6 +12,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const outfile = join(root, 'node_modules', '.cache', 'argstream-bench', 'bench.mjs');
 
 await build({
+  absWorkingDir: root,
   entryPoints: [join(root, 'bench', 'main.ts')],
   outfile,
   bundle: true,
