@@ -79,8 +79,8 @@ const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
  */
 const END_SENTINEL = '\u0000argstream:end-of-input';
 
-/** The `data:` prefixes a line of an SSE stream starts with, to tell SSE from anything else. */
-const SSE_LINE = /^(?:data|event|id|retry)?:/;
+/** How a line of an SSE stream starts (a field or a comment), to tell SSE from anything else. */
+const SSE_LINE = /^(?:(?:data|event|id|retry)?:|(?:data|event|id|retry)$)/;
 
 type Emit = (event: StreamEvent) => void;
 
@@ -260,6 +260,9 @@ export class ProviderEventDecoder {
       if (data.endsWith(`\n${END_SENTINEL}`)) {
         data = data.slice(0, -(END_SENTINEL.length + 1));
         unterminated = true;
+        if (data.trim() === '') {
+          throw this.#invalid('truncated', 'the stream ended inside an SSE event (a data line without its value)');
+        }
       }
     }
     if (data.trim() === '') return;
@@ -280,9 +283,11 @@ export class ProviderEventDecoder {
   }
 
   #sseError(error: ParseError): void {
+    if (this.#done) return;
     switch (error.type) {
       case 'unknown-field':
-        throw this.#ending && this.#records > 0
+        // At the end, a line cut inside a field name ("eve") is a truncation, not foreign input.
+        throw this.#ending && (this.#records > 0 || isFieldNamePrefix(error.line ?? ''))
           ? this.#invalid('truncated', `the stream ended inside an SSE line: "${excerpt(error.line ?? '')}"`, error)
           : this.#invalid(
               'not-sse',
@@ -374,6 +379,10 @@ function toBytes(chunk: ProviderEventStreamInput): Uint8Array | undefined {
   if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
   if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   return undefined;
+}
+
+function isFieldNamePrefix(line: string): boolean {
+  return line !== '' && ['event', 'data', 'id', 'retry'].some((field) => field.startsWith(line));
 }
 
 function headerText(value: unknown): string | undefined {
