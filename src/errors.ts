@@ -86,3 +86,28 @@ export class ProviderError extends Error {
     this.code = options?.code;
   }
 }
+
+/**
+ * A tool call's arguments (or a structured-output document) were not valid JSON, or exceeded a
+ * limit. `cause` is the {@link JsonStreamError}; `offset` is its offset within the arguments.
+ */
+export class ToolCallArgumentsError extends Error {
+  override readonly name = 'ToolCallArgumentsError';
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /** The content slot of the call. */
+  readonly index: number;
+  readonly offset: number;
+  readonly code: JsonStreamErrorCode;
+  override readonly cause: JsonStreamError;
+
+  constructor(toolCallId: string, toolName: string, index: number, cause: JsonStreamError) {
+    super(`Invalid arguments for tool call ${toolCallId || `#${index}`}${toolName ? ` (${toolName})` : ''}: ${cause.message}`, { cause });
+    this.toolCallId = toolCallId;
+    this.toolName = toolName;
+    this.index = index;
+    this.offset = cause.offset;
+    this.code = cause.code;
+    this.cause = cause;
+  }
+}

@@ -37,3 +37,21 @@ export { JsonFragmentStream } from './transforms/json-fragment-stream.js';
 export type { JsonFragmentStreamOptions } from './transforms/json-fragment-stream.js';
 export { JsonValueStream, FragmentValueStream } from './transforms/json-value-stream.js';
 export type { JsonValueStreamOptions, FragmentValueStreamOptions, ValueSnapshot } from './transforms/json-value-stream.js';
+export type {
+  ConversationEvent,
+  FailedToolCallEvent,
+  IncompleteToolCallEvent,
+  MessageEvent,
+  ReasoningEvent,
+  StructuredEvent,
+  StructuredProgress,
+  ToolCallEvent,
+} from './types.js';
+export { ToolCallArgumentsError } from './errors.js';
+export { ToolCallProgressStream } from './transforms/tool-call-progress-stream.js';
+export type { ToolCallProgressStreamOptions, ToolCallProgressStreamOutput } from './transforms/tool-call-progress-stream.js';
+export { ConversationEventStream } from './transforms/conversation-event-stream.js';
+export type { ConversationEventStreamOptions, ConversationStreamOutput } from './transforms/conversation-event-stream.js';
+export type { EventBuilderOptions } from './turn/event-builder.js';
+export { collectTurn } from './sinks/collect-turn.js';
+export type { CollectTurnOptions, Turn } from './sinks/collect-turn.js';

@@ -138,3 +138,87 @@ export interface ToolCallArgumentProgress {
   readonly toolName: string;
   readonly fragment: StreamFragment;
 }
+
+/** The fragments of a structured-output document, with its content slot (ephemeral). */
+export interface StructuredProgress {
+  readonly type: 'structured-progress';
+  readonly index: number;
+  readonly fragment: StreamFragment;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conversation events (what a finished content slot becomes)
+
+/** A complete assistant message. */
+export interface MessageEvent {
+  readonly type: 'message';
+  readonly index: number;
+  readonly text: string;
+  readonly metadata?: EventMetadata;
+}
+
+/** Complete reasoning, with the provider's signature where it sends one. */
+export interface ReasoningEvent {
+  readonly type: 'reasoning';
+  readonly index: number;
+  readonly text: string;
+  readonly signature?: string;
+  readonly metadata?: EventMetadata;
+}
+
+/** A complete structured-output document. */
+export interface StructuredEvent {
+  readonly type: 'structured';
+  readonly index: number;
+  readonly data: JsonValue;
+  readonly metadata?: EventMetadata;
+}
+
+/**
+ * A tool call whose arguments are a complete JSON document — or, only when the caller asked for
+ * `repair`, a truncated one closed where it stopped (`truncated: true`: do not execute it
+ * blindly).
+ */
+export interface ToolCallEvent {
+  readonly type: 'tool-call';
+  readonly index: number;
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: JsonValue;
+  readonly truncated?: true;
+  readonly metadata?: EventMetadata;
+}
+
+/** A tool call whose arguments stopped before their JSON document was complete. */
+export interface IncompleteToolCallEvent {
+  readonly type: 'tool-call-incomplete';
+  readonly index: number;
+  readonly id: string;
+  readonly name: string;
+  /** What had arrived, as a snapshot (partial strings, open containers); `undefined` if nothing. */
+  readonly partialArguments: JsonValue | undefined;
+  /** JSON Pointer of the value that was open when the arguments stopped. */
+  readonly path: string;
+  /** The provider's stop reason (e.g. `max_tokens`, `length`), if the stream said one. */
+  readonly stopReason: string | undefined;
+  readonly metadata?: EventMetadata;
+}
+
+/** A tool call whose arguments were not valid JSON (reported when errors are isolated). */
+export interface FailedToolCallEvent {
+  readonly type: 'tool-call-failed';
+  readonly index: number;
+  readonly id: string;
+  readonly name: string;
+  readonly error: Error;
+  readonly metadata?: EventMetadata;
+}
+
+/** What a content slot becomes when it is flushed. */
+export type ConversationEvent =
+  | MessageEvent
+  | ReasoningEvent
+  | StructuredEvent
+  | ToolCallEvent
+  | IncompleteToolCallEvent
+  | FailedToolCallEvent;

@@ -1,0 +1,97 @@
+import { EventBuilder, type EventBuilderOptions } from '../turn/event-builder.js';
+import type {
+  ConversationEvent,
+  FailedToolCallEvent,
+  FinishReason,
+  IncompleteToolCallEvent,
+  StreamEvent,
+  ToolCallEvent,
+  Usage,
+} from '../types.js';
+
+/** Options of {@link collectTurn}. */
+export interface CollectTurnOptions extends Omit<EventBuilderOptions, 'conversation' | 'passthrough' | 'progress'> {}
+
+/** A complete model turn. */
+export interface Turn {
+  /** Every conversation event, in the order the slots were flushed. */
+  readonly events: readonly ConversationEvent[];
+  /** The text of all `message` events, joined. */
+  readonly text: string;
+  /** The text of all `reasoning` events, joined. */
+  readonly reasoning: string;
+  /** Tool calls with complete arguments (and, only with `repair`, repaired ones marked `truncated`). */
+  readonly toolCalls: readonly ToolCallEvent[];
+  /** Tool calls whose arguments stopped early (never in `toolCalls`). */
+  readonly incompleteToolCalls: readonly IncompleteToolCallEvent[];
+  /** Tool calls whose arguments were invalid (with `isolateErrors`). */
+  readonly failedToolCalls: readonly FailedToolCallEvent[];
+  /** The normalized finish reason; `undefined` if the stream ended without one (it was cut). */
+  readonly finishReason: FinishReason | undefined;
+  /** The provider's own finish reason. */
+  readonly rawFinishReason: string | undefined;
+  readonly usage: Usage | undefined;
+}
+
+/**
+ * Read a stream of {@link StreamEvent}s to its end and assemble the {@link Turn}.
+ *
+ * @throws the stream's error (a `ProviderError`, a `ToolCallArgumentsError`, …): the promise
+ *   rejects with it. To keep what arrived before an error, consume the events with
+ *   `ConversationEventStream` instead.
+ * @example
+ * ```ts
+ * const turn = await collectTurn(
+ *   response.body!.pipeThrough(new ProviderEventStream({ provider: 'anthropic' })),
+ * );
+ * for (const call of turn.toolCalls) await run(call.name, call.arguments);
+ * ```
+ */
+export async function collectTurn(stream: ReadableStream<StreamEvent>, options: CollectTurnOptions = {}): Promise<Turn> {
+  const builder = new EventBuilder({ ...options, conversation: true });
+  const events: ConversationEvent[] = [];
+  const take = (outputs: ReturnType<EventBuilder['push']>) => {
+    for (const output of outputs) {
+      switch (output.type) {
+        case 'message':
+        case 'reasoning':
+        case 'structured':
+        case 'tool-call':
+        case 'tool-call-incomplete':
+        case 'tool-call-failed':
+          events.push(output);
+      }
+    }
+  };
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    take(builder.push(value));
+  }
+  take(builder.end());
+  const finished = builder.finished;
+  let text = '';
+  let reasoning = '';
+  const toolCalls: ToolCallEvent[] = [];
+  const incompleteToolCalls: IncompleteToolCallEvent[] = [];
+  const failedToolCalls: FailedToolCallEvent[] = [];
+  for (const event of events) {
+    if (event.type === 'message') text += event.text;
+    else if (event.type === 'reasoning') reasoning += event.text;
+    else if (event.type === 'tool-call') toolCalls.push(event);
+    else if (event.type === 'tool-call-incomplete') incompleteToolCalls.push(event);
+    else if (event.type === 'tool-call-failed') failedToolCalls.push(event);
+  }
+  return {
+    events,
+    text,
+    reasoning,
+    toolCalls,
+    incompleteToolCalls,
+    failedToolCalls,
+    finishReason: finished?.reason,
+    rawFinishReason: finished?.rawReason,
+    usage: finished?.usage,
+  };
+}
