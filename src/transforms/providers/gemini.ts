@@ -218,8 +218,10 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
       const feedback = nonEmptyString(recordField(data, 'promptFeedback')?.['blockReason']);
       if (feedback !== undefined) blockReason ??= feedback;
       const rawUsage = recordField(data, 'usageMetadata');
-      if (rawUsage && hasCounts(rawUsage)) usage = geminiUsage(rawUsage);
-      if (!finishedSent && usage !== undefined && ended()) {
+      const counted = rawUsage !== undefined && hasCounts(rawUsage);
+      if (counted) usage = geminiUsage(rawUsage);
+      // Usage is cumulative: only a chunk at or after the finish carries the final counts.
+      if (!finishedSent && counted && ended()) {
         finishedSent = true;
         out.push(finishedEvent());
       }

@@ -71,9 +71,9 @@ const LEGACY_FUNCTION_CALL_INDEX = -1;
  * - Every slot of a choice is flushed at its `finish_reason`; slots still open when the input ends
  *   are flushed by `end()`, truncated or not (the JSON parser downstream decides completeness).
  *   A call that never got an id gets one from `createToolCallId` before its flush.
- * - `finished` is held until every choice has a `finish_reason` and usage has arrived (in the same
- *   chunk, or in the trailing `choices: []` chunk of `stream_options.include_usage`), or else
- *   emitted by `end()`; never if the server sent no `finish_reason`. Its reason is choice 0's;
+ * - `finished` is held until every choice has a `finish_reason` and a chunk carries usage (the
+ *   finish chunk itself, or the trailing `choices: []` chunk of `stream_options.include_usage`),
+ *   or else emitted by `end()` with the last usage seen, if any; never if the server sent no `finish_reason`. Its reason is choice 0's;
  *   with several choices, `metadata.finishReasons` maps each choice index to its raw reason.
  * - Reasoning continuity tokens (OpenRouter `reasoning_details` with a signature or encrypted
  *   data, Gemini's `extra_content.google.thought_signature`) are kept in part metadata.
@@ -312,8 +312,10 @@ export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}):
       const rawUsage = recordField(data, 'usage') ?? recordField(recordField(data, 'x_groq'), 'usage');
       if (rawUsage) usage = chatUsage(rawUsage);
 
+      // Usage from a chunk before the last finish_reason may not be final (vLLM's continuous usage
+      // stats): wait for a chunk that has both, or comes after, else for end().
       const states = [...choices.values()];
-      if (!finishedSent && usage !== undefined && states.length > 0 && states.every((c) => c.finishReason !== undefined)) {
+      if (!finishedSent && rawUsage !== undefined && states.length > 0 && states.every((c) => c.finishReason !== undefined)) {
         finishedSent = true;
         out.push(finishedEvent());
       }

@@ -275,6 +275,15 @@ describe('createGeminiAdapter responses', () => {
     expect(assembled.finished).toEqual({ type: 'finished', reason: 'stop', rawReason: 'STOP' });
   });
 
+  it('createGeminiAdapter emits finished from end() with the last usage when the finish chunk has none', () => {
+    const adapter = createGeminiAdapter();
+    adapter.push({ candidates: [{ content: { parts: [{ text: 'a' }] } }], usageMetadata: { promptTokenCount: 3, totalTokenCount: 4 } });
+    expect(adapter.push(response([], { finishReason: 'STOP' }).data)).toEqual([{ type: 'flush', index: 0, metadata: { candidateIndex: 0 } }]);
+    expect(adapter.end()).toEqual([
+      { type: 'finished', reason: 'stop', rawReason: 'STOP', usage: { inputTokens: 3, totalTokens: 4, raw: { promptTokenCount: 3, totalTokenCount: 4 } } },
+    ]);
+  });
+
   it('createGeminiAdapter maps the other finish reasons', () => {
     const cases: Array<[string, string]> = [
       ['MAX_TOKENS', 'length'],

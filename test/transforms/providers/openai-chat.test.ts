@@ -324,6 +324,17 @@ describe('createOpenAIChatAdapter merge rules', () => {
     expect(adapter.end()).toEqual([{ type: 'finished', reason: 'stop', rawReason: 'stop' }]);
   });
 
+  it('createOpenAIChatAdapter waits for usage sent at or after the finish, not earlier running totals', () => {
+    const adapter = createOpenAIChatAdapter();
+    const running = { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 };
+    const final = { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 };
+    adapter.push({ choices: [{ index: 0, delta: { content: 'a' }, finish_reason: null }], usage: running });
+    expect(adapter.push({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }).map((e) => e.type)).toEqual(['flush']);
+    expect(adapter.push({ choices: [], usage: final })).toEqual([
+      { type: 'finished', reason: 'stop', rawReason: 'stop', usage: { inputTokens: 5, outputTokens: 2, totalTokens: 7, raw: final } },
+    ]);
+  });
+
   it('createOpenAIChatAdapter normalizes finish reasons and keeps the raw one', () => {
     const cases: Array<[string, string]> = [
       ['stop', 'stop'],
