@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { ProviderEventStream } from '../../../src/transforms/provider-event-stream.js';
+import { collectTurn } from '../../../src/sinks/collect-turn.js';
 import { ProviderError } from '../../../src/errors.js';
 import { createOpenAIChatAdapter } from '../../../src/transforms/providers/openai-chat.js';
 import type { StreamEvent } from '../../../src/types.js';
-import { readFixture } from '../../helpers.js';
+import { readFixture, streamOf } from '../../helpers.js';
 import { manifestRecordings, type ManifestRecording } from '../../manifest.js';
 import { runStream } from './event-stream-helpers.js';
 import {
@@ -423,6 +425,21 @@ describe('ProviderEventStream with provider openai-chat, on every chat-format re
         expect(events).toEqual(reference.events.slice(0, events.length));
         expect(events.some((e) => e.type === 'finished')).toBe(false);
       });
+    });
+  }
+});
+
+describe('collectTurn after ProviderEventStream with provider openai-chat', () => {
+  for (const recording of DIRS.flatMap((dir) => manifestRecordings(dir))) {
+    if (recording.errors !== undefined) continue;
+    it(`collectTurn parses the arguments of ${recording.file} to the manifest's`, async () => {
+      const stream = streamOf([readFixture(`providers/${recording.file}`)]).pipeThrough(new ProviderEventStream({ provider: 'openai-chat' }));
+      const turn = await collectTurn(stream);
+      expect(turn.incompleteToolCalls).toEqual([]);
+      expect(turn.toolCalls.map((c) => [c.name, c.arguments])).toEqual(
+        recording.toolCalls.map((c) => [c.name, c.args === '' ? {} : JSON.parse(c.args)]),
+      );
+      expect(turn.rawFinishReason).toBe((JSON.parse(recording.finish) as Record<string, string>)['0']);
     });
   }
 });
