@@ -274,9 +274,14 @@ export class ProviderEventDecoder {
     try {
       record = JSON.parse(data);
     } catch (cause) {
-      throw unterminated
-        ? this.#invalid('truncated', `the stream ended inside an SSE event: "${excerpt(data)}" is incomplete`, cause)
-        : this.#invalid('not-json', `SSE data is not JSON: "${excerpt(data)}"`, cause);
+      if (unterminated) {
+        throw this.#invalid('truncated', `the stream ended inside an SSE event: "${excerpt(data)}" is incomplete`, cause);
+      }
+      if (message.event === 'error') {
+        // A named error event whose data is plain text is still the provider's error, not garbage.
+        throw new ProviderError(this.#provider, 'error', `${this.#provider} sent an error event: "${excerpt(data)}"`, { cause });
+      }
+      throw this.#invalid('not-json', `SSE data is not JSON: "${excerpt(data)}"`, cause);
     }
     this.#records++;
     this.#record(record, message.event);

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../../src/errors.js';
+import { ProviderError, type ProviderName } from '../../../src/errors.js';
 import { ProviderEventDecoder, ProviderEventStream } from '../../../src/transforms/provider-event-stream.js';
 import type { StreamEvent } from '../../../src/types.js';
 import { cuttings, oneByOne, readFixture, streamOf } from '../../helpers.js';
+import { readManifest } from '../../manifest.js';
 import { eventsOf, runStream } from './event-stream-helpers.js';
 
 const decoder = new TextDecoder();
@@ -87,6 +88,33 @@ describe('ProviderEventStream framing', () => {
   });
 });
 
+describe('ProviderEventStream framing of every SSE and NDJSON recording', () => {
+  const providerOf: Record<string, ProviderName | undefined> = {
+    anthropic: 'anthropic',
+    'openai-chat': 'openai-chat',
+    'openai-compatible': 'openai-chat',
+    mistral: 'openai-chat',
+    'openai-responses': 'openai-responses',
+    gemini: 'gemini',
+    ollama: 'ollama',
+  };
+  for (const recording of readManifest()) {
+    const provider = providerOf[recording.dir];
+    if (provider === undefined) continue;
+    it(`ProviderEventStream reads ${recording.file} the same under every cutting, without a framing error`, async () => {
+      const bytes = readFixture(`providers/${recording.file}`);
+      const whole = await runStream(provider, [bytes]);
+      expect(whole.error === undefined || (whole.error as ProviderError).type !== 'invalid-stream').toBe(true);
+      expect(whole.events.length > 0 || whole.error !== undefined).toBe(true);
+      for (const [cutting, chunks] of cuttings(bytes, 5)) {
+        const cut = await runStream(provider, chunks);
+        expect(cut.events, cutting).toEqual(whole.events);
+        expect(cut.error, cutting).toEqual(whole.error);
+      }
+    });
+  }
+});
+
 describe('ProviderEventStream on malformed input', () => {
   it('ProviderEventStream errors with truncated at every cut inside an event, and never elsewhere', () => {
     const text = textOf(ANTHROPIC);
@@ -155,6 +183,14 @@ describe('ProviderEventStream on malformed input', () => {
     expect(error).toMatchObject({ type: 'invalid-stream', code: 'not-json' });
     expect((error as Error).message).toContain('"{oops xxxxxxxxxxxxxxxxxxxxxxxx…"');
     expect((error as Error).message).not.toContain('x'.repeat(31));
+  });
+
+  it('ProviderEventStream reports a named error event with a plain-text payload as the provider error', async () => {
+    const { events, error } = await runStream('anthropic', [
+      'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}\n\nevent: error\ndata: Overloaded\n\n',
+    ]);
+    expect(parts(events)).toHaveLength(1);
+    expect(error).toMatchObject({ provider: 'anthropic', type: 'error', message: 'anthropic sent an error event: "Overloaded"' });
   });
 
   it('ProviderEventStream errors with not-sse on an HTML page served where SSE was expected', async () => {
