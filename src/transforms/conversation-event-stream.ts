@@ -1,4 +1,5 @@
 import { EventBuilder, type EventBuilderOptions, type EventBuilderOutput } from '../turn/event-builder.js';
+import { runStep } from './fail-after-drain.js';
 import type { ConversationEvent, FinishedEvent, StreamEvent } from '../types.js';
 
 /** Options of {@link ConversationEventStream}. */
@@ -45,18 +46,14 @@ export class ConversationEventStream<O extends ConversationEventStreamOptions = 
   constructor(options?: O) {
     const builder = new EventBuilder({ ...options, conversation: true });
     const passthrough = options?.passthrough === true;
-    const emit = (controller: TransformStreamDefaultController<ConversationStreamOutput<O>>, outputs: EventBuilderOutput[]) => {
-      for (const output of outputs) controller.enqueue(output as ConversationStreamOutput<O>);
-    };
     super({
-      transform(event, controller) {
-        emit(controller, builder.push(event));
-        // `finished` is always part of the output, passed through or not.
-        if (event.type === 'finished' && !passthrough) controller.enqueue(event as ConversationStreamOutput<O>);
-      },
-      flush(controller) {
-        emit(controller, builder.end());
-      },
+      transform: (event, controller) =>
+        runStep<EventBuilderOutput>(controller as never, (out) => {
+          builder.push(event, out);
+          // `finished` is always part of the output, passed through or not.
+          if (event.type === 'finished' && !passthrough) out.push(event);
+        }),
+      flush: (controller) => runStep<EventBuilderOutput>(controller as never, (out) => builder.end(out)),
     });
   }
 }

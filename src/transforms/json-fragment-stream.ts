@@ -1,6 +1,7 @@
 import { FragmentCollector } from '../json/incremental-json-parser.js';
 import { JsonScanner, type JsonLimits } from '../json/scanner.js';
 import type { StreamFragment } from '../types.js';
+import { runStep } from './fail-after-drain.js';
 
 /** Options of {@link JsonFragmentStream}: the parser's limits. */
 export interface JsonFragmentStreamOptions extends JsonLimits {}
@@ -25,18 +26,15 @@ export class JsonFragmentStream extends TransformStream<string | Uint8Array, Str
     const collector = new FragmentCollector();
     const scanner = new JsonScanner(collector, options);
     collector.scanner = scanner;
-    const run = (controller: TransformStreamDefaultController<StreamFragment>, step: () => void): void => {
-      const out: StreamFragment[] = [];
-      collector.out = out;
-      try {
-        step();
-      } finally {
-        for (const fragment of out) controller.enqueue(fragment);
-      }
-    };
     super({
-      transform: (chunk, controller) => run(controller, () => scanner.push(chunk)),
-      flush: (controller) => run(controller, () => scanner.end()),
+      transform: (chunk, controller) => runStep(controller, (out) => {
+        collector.out = out;
+        scanner.push(chunk);
+      }),
+      flush: (controller) => runStep(controller, (out) => {
+        collector.out = out;
+        scanner.end();
+      }),
     });
   }
 }

@@ -2,6 +2,7 @@ import { FragmentAggregator } from '../json/fragment-aggregator.js';
 import { JsonScanner, type JsonLimits } from '../json/scanner.js';
 import { ValueBuilder } from '../json/value-builder.js';
 import type { JsonValue, StreamFragment } from '../types.js';
+import { runStep } from './fail-after-drain.js';
 
 /** A value emitted by {@link JsonValueStream} and {@link FragmentValueStream}. */
 export interface ValueSnapshot {
@@ -53,28 +54,28 @@ export class JsonValueStream extends TransformStream<string | Uint8Array, ValueS
     const snapshots = options.snapshots === true;
     let emitted = false;
     let version = 0;
-    const report = (controller: TransformStreamDefaultController<ValueSnapshot>): void => {
+    const report = (out: ValueSnapshot[]): void => {
       if (emitted) return;
       if (builder.complete) {
         emitted = true;
-        controller.enqueue({ value: builder.value(), complete: true });
+        out.push({ value: builder.value(), complete: true });
       } else if (snapshots && builder.version !== version && builder.started) {
         version = builder.version;
-        controller.enqueue({ value: builder.snapshot() as JsonValue, complete: false });
+        out.push({ value: builder.snapshot() as JsonValue, complete: false });
       }
     };
     super({
-      transform(chunk, controller) {
+      transform: (chunk, controller) => runStep(controller, (out) => {
         try {
           scanner.push(chunk);
         } finally {
-          report(controller);
+          report(out);
         }
-      },
-      flush(controller) {
+      }),
+      flush: (controller) => runStep(controller, (out) => {
         scanner.end();
-        report(controller);
-      },
+        report(out);
+      }),
     });
   }
 }

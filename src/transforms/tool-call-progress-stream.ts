@@ -1,5 +1,6 @@
 import type { JsonLimits } from '../json/scanner.js';
-import { EventBuilder } from '../turn/event-builder.js';
+import { EventBuilder, type EventBuilderOutput } from '../turn/event-builder.js';
+import { runStep } from './fail-after-drain.js';
 import type { StreamEvent, StructuredProgress, ToolCallArgumentProgress } from '../types.js';
 
 /** Options of {@link ToolCallProgressStream}. */
@@ -41,12 +42,8 @@ export class ToolCallProgressStream extends TransformStream<StreamEvent, ToolCal
   constructor(options: ToolCallProgressStreamOptions = {}) {
     const builder = new EventBuilder({ ...options, passthrough: true, progress: true, conversation: false });
     super({
-      transform(event, controller) {
-        for (const output of builder.push(event)) controller.enqueue(output as ToolCallProgressStreamOutput);
-      },
-      flush(controller) {
-        for (const output of builder.end()) controller.enqueue(output as ToolCallProgressStreamOutput);
-      },
+      transform: (event, controller) => runStep<EventBuilderOutput>(controller as never, (out) => builder.push(event, out)),
+      flush: (controller) => runStep<EventBuilderOutput>(controller as never, (out) => builder.end(out)),
     });
   }
 }

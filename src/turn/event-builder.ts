@@ -104,8 +104,11 @@ export class EventBuilder {
     return this.#finished;
   }
 
-  push(event: StreamEvent): EventBuilderOutput[] {
-    const out: EventBuilderOutput[] = [];
+  /**
+   * Apply one event, appending what it produces to `out` (returned). If it throws, `out` still
+   * holds what was produced before the error, so a stream shell can deliver it first.
+   */
+  push(event: StreamEvent, out: EventBuilderOutput[] = []): EventBuilderOutput[] {
     if (this.#options.passthrough) out.push(event);
     switch (event.type) {
       case 'part':
@@ -131,8 +134,7 @@ export class EventBuilder {
   }
 
   /** The input ended: close what was never flushed and report what is still waiting. */
-  end(): EventBuilderOutput[] {
-    const out: EventBuilderOutput[] = [];
+  end(out: EventBuilderOutput[] = []): EventBuilderOutput[] {
     const open = [...this.#slots.values()].sort((a, b) => a.index - b.index);
     this.#slots.clear();
     for (const slot of open) this.#close(slot, out);

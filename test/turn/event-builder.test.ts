@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import {
+  collectTurn,
+  ConversationEventStream,
+  FragmentAggregator,
+  ToolCallArgumentsError,
+  ToolCallProgressStream,
+  type StreamEvent,
+  type ToolCallArgumentProgress,
+} from '../../src/index.ts';
+import { readAll, streamOf } from '../helpers.ts';
+
+const start = (index: number, id: string, name: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-start', id, name } });
+const args = (index: number, chunk: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-arguments', chunk } });
+const text = (index: number, t: string): StreamEvent => ({ type: 'part', index, part: { type: 'message', text: t } });
+const flush = (index: number, metadata?: Record<string, unknown>): StreamEvent => (metadata ? { type: 'flush', index, metadata } : { type: 'flush', index });
+const finished = (reason: 'stop' | 'tool-calls' | 'length', rawReason: string): StreamEvent => ({ type: 'finished', reason, rawReason });
+
+describe('collectTurn', () => {
+  it('collectTurn assembles text, reasoning with its signature, and tool calls with parsed arguments', async () => {
+    const turn = await collectTurn(
+      streamOf<StreamEvent>([
+        { type: 'part', index: 0, part: { type: 'reasoning', text: 'Let me ' } },
+        { type: 'part', index: 0, part: { type: 'reasoning', text: 'think.' } },
+        flush(0, { signature: 'sig-123' }),
+        text(1, 'Writing '),
+        text(1, 'the file.'),
+        flush(1),
+        start(2, 'call_1', 'write_file'),
+        args(2, '{"path":"src/ma'),
+        args(2, 'in.rs","content":"fn main() {}\\n"}'),
+        flush(2),
+        start(3, 'call_2', 'list'),
+        flush(3),
+        { type: 'finished', reason: 'tool-calls', rawReason: 'tool_use', usage: { inputTokens: 3, outputTokens: 9 } },
+      ]),
+    );
+    expect(turn.text).toBe('Writing the file.');
+    expect(turn.reasoning).toBe('Let me think.');
+    expect(turn.events[0]).toMatchObject({ type: 'reasoning', text: 'Let me think.', signature: 'sig-123' });
+    expect(turn.toolCalls.map(({ id, name, arguments: a }) => ({ id, name, a }))).toEqual([
+      { id: 'call_1', name: 'write_file', a: { path: 'src/main.rs', content: 'fn main() {}\n' } },
+      { id: 'call_2', name: 'list', a: {} },
+    ]);
+    expect([turn.finishReason, turn.rawFinishReason, turn.usage]).toEqual(['tool-calls', 'tool_use', { inputTokens: 3, outputTokens: 9 }]);
+  });
+
+  it('collectTurn merges split identities: the first non-empty id and name win, "" never overwrites', async () => {
+    const turn = await collectTurn(streamOf([start(0, '', 'get'), start(0, 'call_9', ''), start(0, 'other', 'x'), args(0, '{}'), flush(0)]));
+    expect(turn.toolCalls[0]).toMatchObject({ id: 'call_9', name: 'get', arguments: {} });
+  });
+
+  it('collectTurn never reports a truncated call as complete: it is incomplete, with path and stop reason', async () => {
+    const turn = await collectTurn(streamOf([start(0, 'c', 'write_file'), args(0, '{"path":"a.txt","content":"hel'), flush(0), finished('length', 'max_tokens')]));
+    expect(turn.toolCalls).toEqual([]);
+    expect(turn.incompleteToolCalls).toEqual([
+      { type: 'tool-call-incomplete', index: 0, id: 'c', name: 'write_file', partialArguments: { path: 'a.txt', content: 'hel' }, path: '/content', stopReason: 'max_tokens' },
+    ]);
+    expect(turn.finishReason).toBe('length');
+  });
+
+  it('collectTurn reports a call cut by a stream that just stops as incomplete, with no finish reason', async () => {
+    const turn = await collectTurn(streamOf([start(0, 'c', 'f'), args(0, '{"a":[1,2')]));
+    // A number is complete at the end of input; the array and the object are not.
+    expect(turn.incompleteToolCalls[0]).toMatchObject({ id: 'c', path: '/a', stopReason: undefined, partialArguments: { a: [1, 2] } });
+    expect(turn.finishReason).toBeUndefined();
+  });
+
+  it('collectTurn with repair closes a truncated call and marks it truncated', async () => {
+    const turn = await collectTurn(streamOf([start(0, 'c', 'f'), args(0, '{"a":[1,2'), flush(0), finished('length', 'length')]), { repair: true });
+    expect(turn.toolCalls).toEqual([{ type: 'tool-call', index: 0, id: 'c', name: 'f', arguments: { a: [1, 2] }, truncated: true }]);
+    expect(turn.incompleteToolCalls).toEqual([]);
+  });
+
+  it('collectTurn rejects with a ToolCallArgumentsError naming the call and the offset', async () => {
+    const error = await collectTurn(streamOf([start(0, 'call_x', 'f'), args(0, '{"a":'), args(0, ' tru}'), flush(0)])).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolCallArgumentsError);
+    expect(error).toMatchObject({ toolCallId: 'call_x', toolName: 'f', index: 0, offset: 9, code: 'invalid-json' });
+    expect((error as Error).message).toContain('call_x');
+  });
+
+  it('collectTurn with isolateErrors reports just the broken call as failed and keeps the rest of the turn', async () => {
+    const turn = await collectTurn(
+      streamOf([start(0, 'bad', 'f'), start(1, 'good', 'g'), args(0, '{"a":"x"y'), args(1, '{"b":1}'), args(0, '}'), flush(0), flush(1), text(2, 'done'), flush(2), finished('tool-calls', 'tool_calls')]),
+      { isolateErrors: true },
+    );
+    expect(turn.failedToolCalls.map((c) => [c.id, (c.error as ToolCallArgumentsError).offset])).toEqual([['bad', 8]]);
+    expect(turn.toolCalls.map((c) => [c.id, c.arguments])).toEqual([['good', { b: 1 }]]);
+    expect(turn.text).toBe('done');
+  });
+
+  it('collectTurn parses structured output into structured {data}', async () => {
+    const turn = await collectTurn(streamOf<StreamEvent>([{ type: 'part', index: 0, part: { type: 'structured', json: '{"ok":' } }, { type: 'part', index: 0, part: { type: 'structured', json: 'true}' } }, flush(0)]));
+    expect(turn.events).toEqual([{ type: 'structured', index: 0, data: { ok: true } }]);
+  });
+});
+
+describe('ToolCallProgressStream', () => {
+  it('ToolCallProgressStream passes events through and adds per-call fragments that aggregate to the arguments', async () => {
+    const input = [start(1, 'a', 'write'), start(2, 'b', 'read'), args(1, '{"path":"x.rs",'), args(2, '{"path":'), args(1, '"content":"lo'), args(2, '"y.rs"}'), args(1, 'ng"}'), flush(1), flush(2), finished('tool-calls', 'tool_calls')];
+    const out = await readAll(streamOf(input).pipeThrough(new ToolCallProgressStream()));
+    expect(out.filter((e) => e.type !== 'tool-call-progress')).toEqual(input);
+    const progress = out.filter((e): e is ToolCallArgumentProgress => e.type === 'tool-call-progress');
+    const values = new Map<string, unknown>();
+    for (const id of ['a', 'b']) {
+      const aggregator = new FragmentAggregator();
+      for (const p of progress.filter((e) => e.toolCallId === id)) {
+        const value = aggregator.push(p.fragment);
+        if (value !== undefined) values.set(id, value);
+      }
+    }
+    expect(Object.fromEntries(values)).toEqual({ a: { path: 'x.rs', content: 'long' }, b: { path: 'y.rs' } });
+    expect(progress.every((p) => p.toolName === (p.toolCallId === 'a' ? 'write' : 'read'))).toBe(true);
+  });
+
+  it('ToolCallProgressStream lets a renderer see a short argument complete before a long one ends', async () => {
+    const chunks = ['{"path":"src/', 'main.rs","content":"', ...Array.from({ length: 50 }, () => 'x'.repeat(20)), '"}'];
+    const out = await readAll(streamOf([start(0, 'c', 'write_file'), ...chunks.map((c) => args(0, c)), flush(0)]).pipeThrough(new ToolCallProgressStream()));
+    const order = out.map((e, i) => ({ e, i })).filter(({ e }) => e.type === 'tool-call-progress') as Array<{ e: ToolCallArgumentProgress; i: number }>;
+    const pathDone = order.find(({ e }) => e.fragment.type === 'entry' && e.fragment.key === 'path' && e.fragment.value.type === 'done')!;
+    const contentPieces = order.filter(({ e }) => e.fragment.type === 'entry' && e.fragment.key === 'content' && e.fragment.value.type === 'string');
+    const argumentEventIndex = out.findIndex((e) => e.type === 'part' && e.part.type === 'tool-call-arguments' && e.part.chunk.startsWith('main.rs'));
+    expect(pathDone.i).toBeLessThan(contentPieces[0]!.i);
+    expect(pathDone.i).toBe(argumentEventIndex + 2); // right after the chunk that closed it (and the path's last piece)
+    expect(contentPieces.length).toBe(50); // the content streams: one piece per chunk, no buffering
+  });
+
+  it('ToolCallProgressStream errors the stream with a ToolCallArgumentsError for invalid arguments', async () => {
+    const reader = streamOf([start(0, 'c', 'f'), args(0, '[1,,')]).pipeThrough(new ToolCallProgressStream()).getReader();
+    const seen: string[] = [];
+    const error = await (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return undefined;
+        seen.push(value.type);
+      }
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolCallArgumentsError);
+    expect(seen).toEqual(['part', 'part', 'tool-call-progress', 'tool-call-progress', 'tool-call-progress']);
+  });
+});
+
+describe('ConversationEventStream', () => {
+  it('ConversationEventStream emits one conversation event per flushed slot and the finished event', async () => {
+    const out = await readAll(streamOf([text(0, 'hi'), flush(0), start(1, 'c', 'f'), args(1, '{"x":1}'), flush(1), finished('tool-calls', 'tool_calls')]).pipeThrough(new ConversationEventStream()));
+    expect(out).toEqual([
+      { type: 'message', index: 0, text: 'hi' },
+      { type: 'tool-call', index: 1, id: 'c', name: 'f', arguments: { x: 1 } },
+      { type: 'finished', reason: 'tool-calls', rawReason: 'tool_calls' },
+    ]);
+  });
+
+  it('ConversationEventStream can add progress from the same parse', async () => {
+    const out = await readAll(streamOf([start(0, 'c', 'f'), args(0, '{"x":"y"}'), flush(0)]).pipeThrough(new ConversationEventStream({ progress: true })));
+    expect(out.map((e) => e.type)).toEqual(['tool-call-progress', 'tool-call-progress', 'tool-call-progress', 'tool-call-progress', 'tool-call-progress', 'tool-call']);
+  });
+});
