@@ -3,13 +3,16 @@
 // node_modules/.cache, then runs it in a fresh node with --expose-gc. Peer libraries stay external
 // so they load exactly as published. Arguments are passed on; `--cpu-prof` becomes a node flag
 // (the profile lands in the current directory; summarise it with bench/profile-summary.mjs).
+// Each run bundles to its own file, so runs in parallel do not overwrite each other's bundle;
+// the file is removed afterwards unless a profile refers to it.
 import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const outfile = join(root, 'node_modules', '.cache', 'argstream-bench', 'bench.mjs');
+const outfile = join(root, 'node_modules', '.cache', 'argstream-bench', `bench-${process.pid}.mjs`);
 
 await build({
   absWorkingDir: root,
@@ -33,5 +36,11 @@ for (const arg of process.argv.slice(2)) {
 }
 
 const child = spawnSync(process.execPath, [...nodeFlags, outfile, ...args], { stdio: 'inherit' });
+if (nodeFlags.length === 1) {
+  rmSync(outfile, { force: true });
+  rmSync(`${outfile}.map`, { force: true });
+} else {
+  process.stderr.write(`bundle kept for the profile: ${relative(process.cwd(), outfile)}\n`);
+}
 if (child.error) throw child.error;
 process.exitCode = child.status ?? 1;
