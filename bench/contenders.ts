@@ -75,17 +75,18 @@ export const fused: Contender = {
 
 /**
  * `@streamparser/json`: `paths: ['$']` so only the root is emitted, `keepStack: false` so nothing
- * off that path is retained (the root keeps all its members, its docs say). String buffering is
- * left at its default, string concatenation, which is faster here than the TypedArray buffer.
- * With no `separator` the parser ends itself after the root value, so `end()` is only needed
- * when it has not.
+ * off that path is retained (the root keeps all its members, its docs say), and the TypedArray
+ * string buffer its docs suggest for large strings (`stringBufferSize: 64 KiB`): measured here it
+ * is about a quarter faster on the long string than the default concatenation and no slower on
+ * the small objects. With no `separator` the parser ends itself after the root value, so `end()`
+ * is only needed when it has not.
  */
 export const streamparser: Contender = {
   id: 'streamparser',
   label: '@streamparser/json',
   async: false,
   run(chunks) {
-    const parser = new JSONParser({ paths: ['$'], keepStack: false });
+    const parser = new JSONParser({ paths: ['$'], keepStack: false, stringBufferSize: 64 * 1024 });
     let root: JsonValue | undefined;
     parser.onValue = ({ value }) => {
       root = value as JsonValue;
