@@ -38,6 +38,11 @@ import { printReport, type Results } from './report.js';
 import { WORKLOAD_IDS, chunkText, makeWorkload, type Workload } from './workloads.js';
 import type { JsonValue } from '../src/types.js';
 
+/** A mistake on the command line or a failed correctness gate: the message says it all. */
+class BenchError extends Error {
+  override name = 'BenchError';
+}
+
 interface Cli {
   readonly quick: boolean;
   readonly filter: RegExp | undefined;
@@ -52,7 +57,7 @@ function parseCli(args: readonly string[]): Cli {
     else if (arg === '--filter' || arg.startsWith('--filter=')) {
       const pattern = arg === '--filter' ? args[++i] : arg.slice('--filter='.length);
       if (pattern === undefined || pattern === '') {
-        throw new Error('--filter needs a pattern, e.g. `--filter stream/long-string/16/`');
+        throw new BenchError('--filter needs a pattern, e.g. `--filter stream/long-string/16/`');
       }
       filter = new RegExp(pattern, 'i');
     } else if (arg === '--help' || arg === '-h') {
@@ -65,7 +70,7 @@ function parseCli(args: readonly string[]): Cli {
       );
       process.exit(0);
     } else {
-      throw new Error(`unknown option ${arg}; try --help`);
+      throw new BenchError(`unknown option ${arg}; try --help`);
     }
   }
   return { quick, filter };
@@ -86,7 +91,7 @@ function progress(line: string): void {
 function assertSameValue(what: string, actual: JsonValue, expected: JsonValue): void {
   const difference = jsonDifference(actual, expected);
   if (difference !== undefined) {
-    throw new Error(`correctness gate failed for ${what}: ${difference}`);
+    throw new BenchError(`correctness gate failed for ${what}: ${difference}`);
   }
 }
 
@@ -213,6 +218,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`\nbench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  const message =
+    error instanceof BenchError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`\nbench failed: ${message}\n`);
   process.exitCode = 1;
 });
