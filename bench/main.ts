@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import {
   REPARSE,
@@ -38,6 +39,17 @@ import { printReport, type Results } from './report.js';
 import { WORKLOAD_IDS, chunkText, makeWorkload, type Workload } from './workloads.js';
 import type { JsonValue } from '../src/types.js';
 
+/** The commit of `src/` being measured, and whether it has uncommitted changes. */
+function sourceVersion(): string {
+  try {
+    const git = (...args: string[]): string => execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const commit = git('rev-parse', '--short', 'HEAD');
+    return git('status', '--porcelain', '--', 'src') === '' ? `argstream ${commit}` : `argstream ${commit} + uncommitted src/ changes`;
+  } catch {
+    return 'argstream (no git)';
+  }
+}
+
 /** A mistake on the command line or a failed correctness gate: the message says it all. */
 class BenchError extends Error {
   override name = 'BenchError';
@@ -46,11 +58,13 @@ class BenchError extends Error {
 interface Cli {
   readonly quick: boolean;
   readonly filter: RegExp | undefined;
+  readonly filterText: string | undefined;
 }
 
 function parseCli(args: readonly string[]): Cli {
   let quick = false;
   let filter: RegExp | undefined;
+  let filterText: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (arg === '--quick') quick = true;
@@ -60,6 +74,7 @@ function parseCli(args: readonly string[]): Cli {
         throw new BenchError('--filter needs a pattern, e.g. `--filter stream/long-string/16/`');
       }
       filter = new RegExp(pattern, 'i');
+      filterText = pattern;
     } else if (arg === '--help' || arg === '-h') {
       process.stdout.write(
         'usage: npm run bench -- [--quick] [--filter <regex>] [--cpu-prof]\n' +
@@ -73,7 +88,7 @@ function parseCli(args: readonly string[]): Cli {
       throw new BenchError(`unknown option ${arg}; try --help`);
     }
   }
-  return { quick, filter };
+  return { quick, filter, filterText };
 }
 
 function unique<T>(item: T, index: number, items: readonly T[]): boolean {
@@ -211,9 +226,9 @@ async function main(): Promise<void> {
   const seconds = (performance.now() - started) / 1000;
   printReport(results, {
     quick: cli.quick,
-    filter: cli.filter?.source,
+    filter: cli.filterText,
     seconds,
-    environment: `Node ${process.version}, ${process.platform}/${process.arch}, ${cpus()[0]?.model.trim() ?? 'unknown CPU'}`,
+    environment: `${sourceVersion()}, Node ${process.version}, ${process.platform}/${process.arch}, ${cpus()[0]?.model.trim() ?? 'unknown CPU'}`,
   });
 }
 
