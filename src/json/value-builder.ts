@@ -28,10 +28,13 @@ export class ValueBuilder implements JsonVisitor {
   /** The key for the next member of the innermost object. */
   #key = '';
   /**
-   * The open string's text so far, as pieces joined on demand: one `join` at the end costs less
-   * than a rope of thousands of small concatenations.
+   * The open string's text: `#string` holds what a snapshot or the close has already joined, and
+   * `#parts` the pieces since. Pieces are joined once, not concatenated one by one: thousands of
+   * small concatenations make a rope whose nodes all survive into the old generation, while a
+   * snapshot per chunk still only joins what is new (O(chunk), never O(string)).
    */
-  #parts: string[] = [];
+  #string = '';
+  readonly #parts: string[] = [];
   #inString = false;
   #stringParent: Container | undefined;
   #stringKey: string | number = '';
@@ -87,7 +90,8 @@ export class ValueBuilder implements JsonVisitor {
   open(kind: KindCode): void {
     this.#version++;
     if (kind === STRING) {
-      this.#parts = [];
+      this.#string = '';
+      this.#parts.length = 0;
       this.#inString = true;
       this.#stringParent = this.#place('');
       const parent = this.#stringParent;
@@ -117,7 +121,7 @@ export class ValueBuilder implements JsonVisitor {
       this.#storeString();
       this.#inString = false;
       this.#stringParent = undefined;
-      this.#parts = [];
+      this.#string = '';
       if (this.#stack.length === 0) this.#complete = true;
       return;
     }
@@ -128,8 +132,11 @@ export class ValueBuilder implements JsonVisitor {
 
   #storeString(): void {
     const parts = this.#parts;
-    const text = parts.length === 1 ? (parts[0] as string) : parts.join('');
-    if (parts.length > 1) this.#parts = [text];
+    if (parts.length > 0) {
+      this.#string += parts.length === 1 ? (parts[0] as string) : parts.join('');
+      parts.length = 0;
+    }
+    const text = this.#string;
     const parent = this.#stringParent;
     if (parent === undefined) this.#root = text;
     else if (Array.isArray(parent)) parent[this.#stringKey as number] = text;
