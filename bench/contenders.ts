@@ -12,8 +12,8 @@ import {
   FragmentAggregator,
   IncrementalJsonParser,
   IncrementalJsonValueParser,
-} from '../src/index.js';
-import type { JsonValue } from '../src/types.js';
+} from '../src/index.ts';
+import type { JsonValue } from '../src/types.ts';
 
 /** Who a contender is; the order of this union is the order of the table columns. */
 export type ContenderId =

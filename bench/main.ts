@@ -15,7 +15,7 @@ import {
   fragments,
   fused,
   type Contender,
-} from './contenders.js';
+} from './contenders.ts';
 import {
   gcExposed,
   jsonDifference,
@@ -23,7 +23,7 @@ import {
   type MeasureOptions,
   type Sample,
   type Task,
-} from './measure.js';
+} from './measure.ts';
 import {
   CHUNK_SIZES,
   FULL,
@@ -34,10 +34,10 @@ import {
   SCALING_BYTES,
   SCALING_CHUNK,
   STREAM_BYTES,
-} from './plan.js';
-import { printReport, type Results } from './report.js';
-import { WORKLOAD_IDS, chunkText, makeWorkload, type Workload } from './workloads.js';
-import type { JsonValue } from '../src/types.js';
+} from './plan.ts';
+import { printReport, type Results } from './report.ts';
+import { WORKLOAD_IDS, chunkText, makeWorkload, type Workload } from './workloads.ts';
+import type { JsonValue } from '../src/types.ts';
 
 /** The commit of `src/` being measured, and whether it has uncommitted changes. */
 function sourceVersion(): string {

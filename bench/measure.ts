@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { JsonValue } from '../src/types.js';
+import type { JsonValue } from '../src/types.ts';
 
 /** How many times to run the measurements of one group. */
 export interface MeasureOptions {

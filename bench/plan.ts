@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { MeasureOptions } from './measure.js';
+import type { MeasureOptions } from './measure.ts';
 
 /** Chunk sizes of the streaming table, in UTF-16 code units (never splitting a character). */
 export const CHUNK_SIZES = [4, 16, 256, 4096] as const;

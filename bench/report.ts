@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { REPARSE, STREAMING, type ContenderId } from './contenders.js';
-import type { Sample } from './measure.js';
+import { REPARSE, STREAMING, type ContenderId } from './contenders.ts';
+import type { Sample } from './measure.ts';
 import {
   CHUNK_SIZES,
   LIMIT_CHUNK,
@@ -14,8 +14,8 @@ import {
   SCALING_BYTES,
   SCALING_CHUNK,
   TARGET_CHUNK,
-} from './plan.js';
-import { WORKLOAD_IDS, WORKLOAD_LABELS, type WorkloadId } from './workloads.js';
+} from './plan.ts';
+import { WORKLOAD_IDS, WORKLOAD_LABELS, type WorkloadId } from './workloads.ts';
 
 /** Everything one run measured, keyed by cell id (see `npm run bench -- --help`). */
 export interface Results {

@@ -24,19 +24,22 @@ export type {
   ToolCallArgumentProgress,
   Usage,
   ValueKind,
-} from './types.js';
-export { JsonStreamError, ProviderError } from './errors.js';
-export type { JsonStreamErrorCode, ProviderName } from './errors.js';
-export type { JsonLimits } from './json/scanner.js';
-export { IncrementalJsonParser } from './json/incremental-json-parser.js';
-export type { IncrementalJsonParserOptions } from './json/incremental-json-parser.js';
-export { FragmentAggregator } from './json/fragment-aggregator.js';
-export { IncrementalJsonValueParser } from './json/incremental-json-value-parser.js';
-export type { IncrementalJsonValueParserOptions } from './json/incremental-json-value-parser.js';
-export { JsonFragmentStream } from './transforms/json-fragment-stream.js';
-export type { JsonFragmentStreamOptions } from './transforms/json-fragment-stream.js';
-export { JsonValueStream, FragmentValueStream } from './transforms/json-value-stream.js';
-export type { JsonValueStreamOptions, FragmentValueStreamOptions, ValueSnapshot } from './transforms/json-value-stream.js';
+} from './types.ts';
+export { JsonStreamError, ProviderError } from './errors.ts';
+export { ProviderEventStream, ProviderEventDecoder } from './transforms/provider-event-stream.ts';
+export type { InvalidStreamCode, ProviderEventStreamInput, ProviderEventStreamOptions } from './transforms/provider-event-stream.ts';
+export type { ProviderAdapter } from './transforms/providers/adapter.ts';
+export type { JsonStreamErrorCode, ProviderName } from './errors.ts';
+export type { JsonLimits } from './json/scanner.ts';
+export { IncrementalJsonParser } from './json/incremental-json-parser.ts';
+export type { IncrementalJsonParserOptions } from './json/incremental-json-parser.ts';
+export { FragmentAggregator } from './json/fragment-aggregator.ts';
+export { IncrementalJsonValueParser } from './json/incremental-json-value-parser.ts';
+export type { IncrementalJsonValueParserOptions } from './json/incremental-json-value-parser.ts';
+export { JsonFragmentStream } from './transforms/json-fragment-stream.ts';
+export type { JsonFragmentStreamOptions } from './transforms/json-fragment-stream.ts';
+export { JsonValueStream, FragmentValueStream } from './transforms/json-value-stream.ts';
+export type { JsonValueStreamOptions, FragmentValueStreamOptions, ValueSnapshot } from './transforms/json-value-stream.ts';
 export type {
   ConversationEvent,
   FailedToolCallEvent,
@@ -46,12 +49,12 @@ export type {
   StructuredEvent,
   StructuredProgress,
   ToolCallEvent,
-} from './types.js';
-export { ToolCallArgumentsError } from './errors.js';
-export { ToolCallProgressStream } from './transforms/tool-call-progress-stream.js';
-export type { ToolCallProgressStreamOptions, ToolCallProgressStreamOutput } from './transforms/tool-call-progress-stream.js';
-export { ConversationEventStream } from './transforms/conversation-event-stream.js';
-export type { ConversationEventStreamOptions, ConversationStreamOutput } from './transforms/conversation-event-stream.js';
-export type { EventBuilderOptions } from './turn/event-builder.js';
-export { collectTurn } from './sinks/collect-turn.js';
-export type { CollectTurnOptions, Turn } from './sinks/collect-turn.js';
+} from './types.ts';
+export { ToolCallArgumentsError } from './errors.ts';
+export { ToolCallProgressStream } from './transforms/tool-call-progress-stream.ts';
+export type { ToolCallProgressStreamOptions, ToolCallProgressStreamOutput } from './transforms/tool-call-progress-stream.ts';
+export { ConversationEventStream } from './transforms/conversation-event-stream.ts';
+export type { ConversationEventStreamOptions, ConversationStreamOutput } from './transforms/conversation-event-stream.ts';
+export type { EventBuilderOptions } from './turn/event-builder.ts';
+export { collectTurn } from './sinks/collect-turn.ts';
+export type { CollectTurnOptions, Turn } from './sinks/collect-turn.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { listFixtures } from './helpers.js';
-import { manifestEntry, readManifest } from './manifest.js';
+import { listFixtures } from './helpers.ts';
+import { manifestEntry, readManifest } from './manifest.ts';
 
 describe('readManifest', () => {
   it('finds every recording and every tool call the manifest lists', () => {

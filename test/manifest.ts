@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FIXTURES } from './helpers.js';
+import { FIXTURES } from './helpers.ts';
 
 /** One expected tool call, as the manifest lists it. */
 export interface ManifestToolCall {

@@ -1,6 +1,6 @@
-import type { JsonValue, StreamFragment } from '../types.js';
-import { ARRAY, OBJECT, STRING } from './scanner.js';
-import { ValueBuilder } from './value-builder.js';
+import type { JsonValue, StreamFragment } from '../types.ts';
+import { ARRAY, OBJECT, STRING } from './scanner.ts';
+import { ValueBuilder } from './value-builder.ts';
 
 const KIND = { object: OBJECT, array: ARRAY, string: STRING } as const;
 

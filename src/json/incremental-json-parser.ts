@@ -1,5 +1,5 @@
-import type { JsonScalar, StreamFragment } from '../types.js';
-import { OBJECT, JsonScanner, type JsonLimits, type JsonVisitor, type KindCode } from './scanner.js';
+import type { JsonScalar, StreamFragment } from '../types.ts';
+import { OBJECT, JsonScanner, type JsonLimits, type JsonVisitor, type KindCode } from './scanner.ts';
 
 /** Options of {@link IncrementalJsonParser}. */
 export interface IncrementalJsonParserOptions extends JsonLimits {}

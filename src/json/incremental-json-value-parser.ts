@@ -1,6 +1,6 @@
-import type { JsonValue } from '../types.js';
-import { JsonScanner, type JsonLimits } from './scanner.js';
-import { ValueBuilder } from './value-builder.js';
+import type { JsonValue } from '../types.ts';
+import { JsonScanner, type JsonLimits } from './scanner.ts';
+import { ValueBuilder } from './value-builder.ts';
 
 /** Options of {@link IncrementalJsonValueParser}. */
 export interface IncrementalJsonValueParserOptions extends JsonLimits {}

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { JsonStreamError, excerpt, type JsonStreamErrorCode } from '../errors.js';
-import type { JsonScalar } from '../types.js';
+import { JsonStreamError, excerpt, type JsonStreamErrorCode } from '../errors.ts';
+import type { JsonScalar } from '../types.ts';
 
 /** Container and value kinds, as numbers on the hot path. */
 export const OBJECT = 0;

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { JsonObject, JsonScalar, JsonValue } from '../types.js';
-import { OBJECT, STRING, type JsonVisitor, type KindCode } from './scanner.js';
+import type { JsonObject, JsonScalar, JsonValue } from '../types.ts';
+import { OBJECT, STRING, type JsonVisitor, type KindCode } from './scanner.ts';
 
 type Container = JsonObject | JsonValue[];
 

@@ -1,4 +1,4 @@
-import { EventBuilder, type EventBuilderOptions } from '../turn/event-builder.js';
+import { EventBuilder, type EventBuilderOptions } from '../turn/event-builder.ts';
 import type {
   ConversationEvent,
   FailedToolCallEvent,
@@ -7,7 +7,7 @@ import type {
   StreamEvent,
   ToolCallEvent,
   Usage,
-} from '../types.js';
+} from '../types.ts';
 
 /** Options of {@link collectTurn}. */
 export interface CollectTurnOptions extends Omit<EventBuilderOptions, 'conversation' | 'passthrough' | 'progress'> {}

@@ -1,6 +1,6 @@
-import { EventBuilder, type EventBuilderOptions, type EventBuilderOutput } from '../turn/event-builder.js';
-import { runStep } from './fail-after-drain.js';
-import type { ConversationEvent, FinishedEvent, StreamEvent } from '../types.js';
+import { EventBuilder, type EventBuilderOptions, type EventBuilderOutput } from '../turn/event-builder.ts';
+import { runStep } from './fail-after-drain.ts';
+import type { ConversationEvent, FinishedEvent, StreamEvent } from '../types.ts';
 
 /** Options of {@link ConversationEventStream}. */
 export interface ConversationEventStreamOptions extends Omit<EventBuilderOptions, 'conversation'> {

@@ -1,7 +1,7 @@
-import { FragmentCollector } from '../json/incremental-json-parser.js';
-import { JsonScanner, type JsonLimits } from '../json/scanner.js';
-import type { StreamFragment } from '../types.js';
-import { runStep } from './fail-after-drain.js';
+import { FragmentCollector } from '../json/incremental-json-parser.ts';
+import { JsonScanner, type JsonLimits } from '../json/scanner.ts';
+import type { StreamFragment } from '../types.ts';
+import { runStep } from './fail-after-drain.ts';
 
 /** Options of {@link JsonFragmentStream}: the parser's limits. */
 export interface JsonFragmentStreamOptions extends JsonLimits {}

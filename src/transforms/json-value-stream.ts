@@ -1,8 +1,8 @@
-import { FragmentAggregator } from '../json/fragment-aggregator.js';
-import { JsonScanner, type JsonLimits } from '../json/scanner.js';
-import { ValueBuilder } from '../json/value-builder.js';
-import type { JsonValue, StreamFragment } from '../types.js';
-import { runStep } from './fail-after-drain.js';
+import { FragmentAggregator } from '../json/fragment-aggregator.ts';
+import { JsonScanner, type JsonLimits } from '../json/scanner.ts';
+import { ValueBuilder } from '../json/value-builder.ts';
+import type { JsonValue, StreamFragment } from '../types.ts';
+import { runStep } from './fail-after-drain.ts';
 
 /** A value emitted by {@link JsonValueStream} and {@link FragmentValueStream}. */
 export interface ValueSnapshot {

@@ -5,16 +5,16 @@
  * @module
  */
 import { type EventSourceMessage, type EventSourceParser, type ParseError, createParser } from 'eventsource-parser';
-import { ProviderError, type ProviderName, excerpt } from '../errors.js';
-import type { StreamEvent } from '../types.js';
-import type { ProviderAdapter } from './providers/adapter.js';
-import { createAnthropicAdapter } from './providers/anthropic.js';
-import { type AwsEventStreamMessage, AwsEventStreamDecoder } from './providers/aws-event-stream.js';
-import { createBedrockAdapter } from './providers/bedrock.js';
-import { createGeminiAdapter } from './providers/gemini.js';
-import { createOllamaAdapter } from './providers/ollama.js';
-import { createOpenAIChatAdapter } from './providers/openai-chat.js';
-import { createOpenAIResponsesAdapter } from './providers/openai-responses.js';
+import { ProviderError, type ProviderName, excerpt } from '../errors.ts';
+import type { StreamEvent } from '../types.ts';
+import type { ProviderAdapter } from './providers/adapter.ts';
+import { createAnthropicAdapter } from './providers/anthropic.ts';
+import { type AwsEventStreamMessage, AwsEventStreamDecoder } from './providers/aws-event-stream.ts';
+import { createBedrockAdapter } from './providers/bedrock.ts';
+import { createGeminiAdapter } from './providers/gemini.ts';
+import { createOllamaAdapter } from './providers/ollama.ts';
+import { createOpenAIChatAdapter } from './providers/openai-chat.ts';
+import { createOpenAIResponsesAdapter } from './providers/openai-responses.ts';
 
 /**
  * What a {@link ProviderEventStream} accepts: the response body's bytes (`Uint8Array`), text

@@ -1,7 +1,7 @@
-import type { JsonLimits } from '../json/scanner.js';
-import { EventBuilder, type EventBuilderOutput } from '../turn/event-builder.js';
-import { runStep } from './fail-after-drain.js';
-import type { StreamEvent, StructuredProgress, ToolCallArgumentProgress } from '../types.js';
+import type { JsonLimits } from '../json/scanner.ts';
+import { EventBuilder, type EventBuilderOutput } from '../turn/event-builder.ts';
+import { runStep } from './fail-after-drain.ts';
+import type { StreamEvent, StructuredProgress, ToolCallArgumentProgress } from '../types.ts';
 
 /** Options of {@link ToolCallProgressStream}. */
 export interface ToolCallProgressStreamOptions extends JsonLimits {

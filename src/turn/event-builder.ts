@@ -6,11 +6,11 @@
  *
  * @module
  */
-import { JsonStreamError, ToolCallArgumentsError } from '../errors.js';
-import { FragmentAggregator } from '../json/fragment-aggregator.js';
-import { FragmentCollector } from '../json/incremental-json-parser.js';
-import { JsonScanner, type JsonLimits } from '../json/scanner.js';
-import { ValueBuilder } from '../json/value-builder.js';
+import { JsonStreamError, ToolCallArgumentsError } from '../errors.ts';
+import { FragmentAggregator } from '../json/fragment-aggregator.ts';
+import { FragmentCollector } from '../json/incremental-json-parser.ts';
+import { JsonScanner, type JsonLimits } from '../json/scanner.ts';
+import { ValueBuilder } from '../json/value-builder.ts';
 import type {
   ConversationEvent,
   EventMetadata,
@@ -20,7 +20,7 @@ import type {
   StreamFragment,
   StructuredProgress,
   ToolCallArgumentProgress,
-} from '../types.js';
+} from '../types.ts';
 
 /** Options of the EventBuilder core and the stages built on it. */
 export interface EventBuilderOptions extends JsonLimits {

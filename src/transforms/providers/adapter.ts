@@ -1,4 +1,4 @@
-import type { StreamEvent } from '../../types.js';
+import type { StreamEvent } from '../../types.ts';
 
 /**
  * The synchronous core of one provider API: decoded records in, {@link StreamEvent}s out.

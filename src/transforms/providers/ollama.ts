@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { ProviderError } from '../../errors.js';
-import type { EventMetadata, EventPart, FinishReason, StreamEvent, Usage } from '../../types.js';
-import type { ProviderAdapter } from './adapter.js';
-import { definedEntries, finiteNumber, isRecord, nonEmptyString, recordField } from './records.js';
-import { defaultToolCallId, type ToolCallIdFactory } from './tool-call-id.js';
+import { ProviderError } from '../../errors.ts';
+import type { EventMetadata, EventPart, FinishReason, StreamEvent, Usage } from '../../types.ts';
+import type { ProviderAdapter } from './adapter.ts';
+import { definedEntries, finiteNumber, isRecord, nonEmptyString, recordField } from './records.ts';
+import { defaultToolCallId, type ToolCallIdFactory } from './tool-call-id.ts';
 
 /** Options of {@link createOllamaAdapter}. */
 export interface OllamaAdapterOptions {

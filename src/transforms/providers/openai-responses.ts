@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { ProviderError } from '../../errors.js';
-import type { FinishReason, StreamEvent, Usage } from '../../types.js';
-import type { ProviderAdapter } from './adapter.js';
+import { ProviderError } from '../../errors.ts';
+import type { FinishReason, StreamEvent, Usage } from '../../types.ts';
+import type { ProviderAdapter } from './adapter.ts';
 import {
   type JsonRecord,
   isRecord,
@@ -16,7 +16,7 @@ import {
   recordAt,
   stringAt,
   usageOf,
-} from './json-access.js';
+} from './json-access.ts';
 
 /** Options of {@link createOpenAIResponsesAdapter} (none yet). */
 export interface OpenAIResponsesAdapterOptions {}

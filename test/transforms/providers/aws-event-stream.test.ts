@@ -4,9 +4,9 @@ import {
   type AwsEventStreamMessage,
   AwsEventStreamDecoder,
   crc32,
-} from '../../../src/transforms/providers/aws-event-stream.js';
-import { readFixture, rng } from '../../helpers.js';
-import { concatBytes, decodedFrames, encodeFrame, frameOffsets } from './event-stream-helpers.js';
+} from '../../../src/transforms/providers/aws-event-stream.ts';
+import { readFixture, rng } from '../../helpers.ts';
+import { concatBytes, decodedFrames, encodeFrame, frameOffsets } from './event-stream-helpers.ts';
 
 function decodeAll(chunks: readonly Uint8Array[], options = {}): AwsEventStreamMessage[] {
   const decoder = new AwsEventStreamDecoder(options);

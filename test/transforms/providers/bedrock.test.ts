@@ -1,9 +1,9 @@
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../../src/errors.js';
-import type { FinishReason } from '../../../src/types.js';
-import { cuttings, readFixture } from '../../helpers.js';
-import { type ManifestRecording, manifestRecordings } from '../../manifest.js';
+import { ProviderError } from '../../../src/errors.ts';
+import type { FinishReason } from '../../../src/types.ts';
+import { cuttings, readFixture } from '../../helpers.ts';
+import { type ManifestRecording, manifestRecordings } from '../../manifest.ts';
 import {
   type Assembly,
   assembleEvents,
@@ -15,7 +15,7 @@ import {
   frameOffsets,
   runStream,
   unflushedSlots,
-} from './event-stream-helpers.js';
+} from './event-stream-helpers.ts';
 
 const decoder = new TextDecoder();
 const textOf = (file: string): string => decoder.decode(readFixture(`providers/${file}`));

@@ -5,10 +5,10 @@
  * encoder using node's zlib CRC-32) to build SDK-style objects and malformed inputs.
  */
 import { crc32 as zlibCrc32 } from 'node:zlib';
-import type { ProviderName } from '../../../src/errors.js';
-import { ProviderEventStream, type ProviderEventStreamInput } from '../../../src/transforms/provider-event-stream.js';
-import type { EventMetadata, FinishedEvent, StreamEvent } from '../../../src/types.js';
-import { readAll, streamOf } from '../../helpers.js';
+import type { ProviderName } from '../../../src/errors.ts';
+import { ProviderEventStream, type ProviderEventStreamInput } from '../../../src/transforms/provider-event-stream.ts';
+import type { EventMetadata, FinishedEvent, StreamEvent } from '../../../src/types.ts';
+import { readAll, streamOf } from '../../helpers.ts';
 
 /** The events a stream delivered, and the error it ended with, if any. */
 export interface StreamRun {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderEventStream } from '../../../src/transforms/provider-event-stream.js';
-import { collectTurn } from '../../../src/sinks/collect-turn.js';
-import { ProviderError } from '../../../src/errors.js';
-import { createGeminiAdapter } from '../../../src/transforms/providers/gemini.js';
-import type { StreamEvent } from '../../../src/types.js';
-import { readFixture, streamOf } from '../../helpers.js';
-import { manifestRecordings } from '../../manifest.js';
-import { runStream } from './event-stream-helpers.js';
-import { assemble, cutInsideLastLine, runAdapter, slotsInOrderOfAppearance, sseRecords, streamCuttings, type WireRecord } from './replay.js';
+import { ProviderEventStream } from '../../../src/transforms/provider-event-stream.ts';
+import { collectTurn } from '../../../src/sinks/collect-turn.ts';
+import { ProviderError } from '../../../src/errors.ts';
+import { createGeminiAdapter } from '../../../src/transforms/providers/gemini.ts';
+import type { StreamEvent } from '../../../src/types.ts';
+import { readFixture, streamOf } from '../../helpers.ts';
+import { manifestRecordings } from '../../manifest.ts';
+import { runStream } from './event-stream-helpers.ts';
+import { assemble, cutInsideLastLine, runAdapter, slotsInOrderOfAppearance, sseRecords, streamCuttings, type WireRecord } from './replay.ts';
 
 function text(file: string): string {
   return new TextDecoder().decode(readFixture(`providers/${file}`));

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderEventStream } from '../../../src/transforms/provider-event-stream.js';
-import { collectTurn } from '../../../src/sinks/collect-turn.js';
-import { ProviderError } from '../../../src/errors.js';
-import { createOllamaAdapter } from '../../../src/transforms/providers/ollama.js';
-import { readFixture, streamOf } from '../../helpers.js';
-import { manifestRecordings } from '../../manifest.js';
-import { runStream } from './event-stream-helpers.js';
+import { ProviderEventStream } from '../../../src/transforms/provider-event-stream.ts';
+import { collectTurn } from '../../../src/sinks/collect-turn.ts';
+import { ProviderError } from '../../../src/errors.ts';
+import { createOllamaAdapter } from '../../../src/transforms/providers/ollama.ts';
+import { readFixture, streamOf } from '../../helpers.ts';
+import { manifestRecordings } from '../../manifest.ts';
+import { runStream } from './event-stream-helpers.ts';
 import {
   assemble,
   cutInsideLastLine,
@@ -15,7 +15,7 @@ import {
   slotsInOrderOfAppearance,
   streamCuttings,
   type WireRecord,
-} from './replay.js';
+} from './replay.ts';
 
 function records(file: string): WireRecord[] {
   return ndjsonRecords(new TextDecoder().decode(readFixture(`providers/${file}`)));

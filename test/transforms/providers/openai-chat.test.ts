@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderEventStream } from '../../../src/transforms/provider-event-stream.js';
-import { collectTurn } from '../../../src/sinks/collect-turn.js';
-import { ProviderError } from '../../../src/errors.js';
-import { createOpenAIChatAdapter } from '../../../src/transforms/providers/openai-chat.js';
-import type { StreamEvent } from '../../../src/types.js';
-import { readFixture, streamOf } from '../../helpers.js';
-import { manifestRecordings, type ManifestRecording } from '../../manifest.js';
-import { runStream } from './event-stream-helpers.js';
+import { ProviderEventStream } from '../../../src/transforms/provider-event-stream.ts';
+import { collectTurn } from '../../../src/sinks/collect-turn.ts';
+import { ProviderError } from '../../../src/errors.ts';
+import { createOpenAIChatAdapter } from '../../../src/transforms/providers/openai-chat.ts';
+import type { StreamEvent } from '../../../src/types.ts';
+import { readFixture, streamOf } from '../../helpers.ts';
+import { manifestRecordings, type ManifestRecording } from '../../manifest.ts';
+import { runStream } from './event-stream-helpers.ts';
 import {
   assemble,
   cutInsideLastLine,
@@ -16,7 +16,7 @@ import {
   sseRecords,
   streamCuttings,
   type WireRecord,
-} from './replay.js';
+} from './replay.ts';
 
 const DIRS = ['openai-chat', 'openai-compatible', 'mistral'];
 const NORMALIZED: Record<string, string> = { tool_calls: 'tool-calls', stop: 'stop', length: 'length' };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../../src/errors.js';
-import { cuttings, readFixture } from '../../helpers.js';
-import { manifestRecordings } from '../../manifest.js';
-import { assembleEvents, eventsOf, runStream, sseObjects, unflushedSlots } from './event-stream-helpers.js';
+import { ProviderError } from '../../../src/errors.ts';
+import { cuttings, readFixture } from '../../helpers.ts';
+import { manifestRecordings } from '../../manifest.ts';
+import { assembleEvents, eventsOf, runStream, sseObjects, unflushedSlots } from './event-stream-helpers.ts';
 
 const decoder = new TextDecoder();
 const textOf = (file: string): string => decoder.decode(readFixture(`providers/${file}`));

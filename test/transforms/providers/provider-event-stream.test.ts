@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError, type ProviderName } from '../../../src/errors.js';
-import { ProviderEventDecoder, ProviderEventStream } from '../../../src/transforms/provider-event-stream.js';
-import type { StreamEvent } from '../../../src/types.js';
-import { cuttings, oneByOne, readFixture, streamOf } from '../../helpers.js';
-import { readManifest } from '../../manifest.js';
-import { eventsOf, runStream } from './event-stream-helpers.js';
+import { ProviderError, type ProviderName } from '../../../src/errors.ts';
+import { ProviderEventDecoder, ProviderEventStream } from '../../../src/transforms/provider-event-stream.ts';
+import type { StreamEvent } from '../../../src/types.ts';
+import { cuttings, oneByOne, readFixture, streamOf } from '../../helpers.ts';
+import { readManifest } from '../../manifest.ts';
+import { eventsOf, runStream } from './event-stream-helpers.ts';
 
 const decoder = new TextDecoder();
 const textOf = (file: string): string => decoder.decode(readFixture(`providers/${file}`));

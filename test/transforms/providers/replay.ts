@@ -4,9 +4,9 @@
  * tool calls and texts while checking the event protocol (no part after its slot's flush, every
  * slot flushed once, `finished` at most once and last).
  */
-import type { FinishedEvent, StreamEvent } from '../../../src/types.js';
-import type { ProviderAdapter } from '../../../src/transforms/providers/adapter.js';
-import { cuttings, randomCuts, rng } from '../../helpers.js';
+import type { FinishedEvent, StreamEvent } from '../../../src/types.ts';
+import type { ProviderAdapter } from '../../../src/transforms/providers/adapter.ts';
+import { cuttings, randomCuts, rng } from '../../helpers.ts';
 
 /** One decoded record: the SSE event name (if any) and the parsed `data`. */
 export interface WireRecord {
