@@ -25,12 +25,16 @@ export interface Task {
   readonly isAsync: boolean;
 }
 
-/** The outcome of one measurement. */
-export interface Sample {
+/** The times of one measurement. */
+export interface Timing {
   readonly medianMs: number;
   readonly minMs: number;
   readonly runs: number;
-  /** The value of the last run, for the after-timing check. */
+}
+
+/** The outcome of one measurement. */
+export interface Sample extends Timing {
+  /** The value of the last run, for the after-timing check (then dropped, not kept in memory). */
   readonly value: JsonValue;
 }
 

@@ -4,7 +4,7 @@
  * @module
  */
 import { REPARSE, STREAMING, type ContenderId } from './contenders.ts';
-import type { Sample } from './measure.ts';
+import type { Timing } from './measure.ts';
 import {
   CHUNK_SIZES,
   LIMIT_CHUNK,
@@ -19,7 +19,7 @@ import { WORKLOAD_IDS, WORKLOAD_LABELS, type WorkloadId } from './workloads.ts';
 
 /** Everything one run measured, keyed by cell id (see `npm run bench -- --help`). */
 export interface Results {
-  readonly samples: Map<string, Sample>;
+  readonly samples: Map<string, Timing>;
   /** The UTF-8 size of each generated text: `stream/<w>`, `reparse/<w>/<target>`, `scaling/long-string/<target>`. */
   readonly bytes: Map<string, number>;
   /** Partial parses that failed during the gate run of a re-parse cell. */
