@@ -215,7 +215,8 @@ export class JsonScanner {
     if (typeof chunk === 'string') {
       text = this.#decoder === undefined ? chunk : this.#decoder.decode() + chunk;
       this.#decoder = undefined;
-    } else if (chunk instanceof Uint8Array) {
+    } else if (ArrayBuffer.isView(chunk)) {
+      // `isView` rather than `instanceof`: byte arrays from another realm (a worker, an iframe) count.
       this.#decoder ??= new TextDecoder();
       text = this.#decoder.decode(chunk, { stream: true });
     } else {
