@@ -37,7 +37,7 @@ export const FULL: Settings = {
   stream: { warmupRuns: 2, maxRuns: 7, minRuns: 3, budgetMs: 4_000 },
   reparseSmall: { warmupRuns: 1, maxRuns: 5, minRuns: 2, budgetMs: 3_000 },
   reparseLarge: { warmupRuns: 0, maxRuns: 3, minRuns: 1, budgetMs: 2_500 },
-  scaling: { warmupRuns: 1, maxRuns: 5, minRuns: 3, budgetMs: 3_000 },
+  scaling: { warmupRuns: 2, maxRuns: 7, minRuns: 5, budgetMs: 5_000 },
 };
 
 export const QUICK: Settings = {

@@ -1,15 +1,27 @@
 #!/usr/bin/env node
 // Prints the functions with the most self time in a V8 .cpuprofile (from `npm run bench --
-// --cpu-prof …`): `node bench/profile-summary.mjs <file.cpuprofile> [count]`.
-import { existsSync, readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+// --cpu-prof …`): `node bench/profile-summary.mjs [file.cpuprofile | directory] [count]`; with a
+// directory (default: where `npm run bench -- --cpu-prof` writes) the newest profile in it.
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const [file, countArg = '25'] = process.argv.slice(2);
-if (file === undefined) {
-  console.error('usage: node bench/profile-summary.mjs <file.cpuprofile> [count]');
-  process.exit(2);
+const defaultDir = fileURLToPath(new URL('../node_modules/.cache/argstream-bench/profiles/', import.meta.url));
+const target = process.argv[2] || defaultDir;
+const countArg = process.argv[3] || '25';
+let file = target;
+if (statSync(target).isDirectory()) {
+  const profiles = readdirSync(target)
+    .filter((name) => name.endsWith('.cpuprofile'))
+    .map((name) => join(target, name))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  if (profiles.length === 0) {
+    console.error(`no .cpuprofile in ${target}; run \`npm run bench -- --cpu-prof --filter …\` first`);
+    process.exit(2);
+  }
+  file = profiles[0];
 }
+console.log(`profile: ${basename(file)}`);
 const profile = JSON.parse(readFileSync(file, 'utf8'));
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
 

@@ -2,7 +2,8 @@
 // `npm run bench`: bundles the TypeScript benchmark (and argstream from `src/`) with esbuild into
 // node_modules/.cache, then runs it in a fresh node with --expose-gc. Peer libraries stay external
 // so they load exactly as published. Arguments are passed on; `--cpu-prof` becomes a node flag
-// (the profile lands in the current directory; summarise it with bench/profile-summary.mjs).
+// (the profile lands in node_modules/.cache/argstream-bench/profiles/ unless --cpu-prof-dir says
+// otherwise; summarise it with bench/profile-summary.mjs).
 // Each run bundles to its own file, so runs in parallel do not overwrite each other's bundle;
 // the file is removed afterwards unless a profile refers to it.
 import { spawnSync } from 'node:child_process';
@@ -34,13 +35,21 @@ for (const arg of process.argv.slice(2)) {
   if (arg === '--cpu-prof' || arg.startsWith('--cpu-prof-')) nodeFlags.push(arg);
   else args.push(arg);
 }
+// Profiles go next to the bundle they refer to, not into the working tree.
+const profileDir = join(root, 'node_modules', '.cache', 'argstream-bench', 'profiles');
+if (nodeFlags.includes('--cpu-prof') && !nodeFlags.some((flag) => flag.startsWith('--cpu-prof-dir'))) {
+  nodeFlags.push(`--cpu-prof-dir=${profileDir}`);
+}
 
 const child = spawnSync(process.execPath, [...nodeFlags, outfile, ...args], { stdio: 'inherit' });
 if (nodeFlags.length === 1) {
   rmSync(outfile, { force: true });
   rmSync(`${outfile}.map`, { force: true });
 } else {
-  process.stderr.write(`bundle kept for the profile: ${relative(process.cwd(), outfile)}\n`);
+  process.stderr.write(
+    `profile in ${relative(process.cwd(), profileDir)}/ (unless --cpu-prof-dir said otherwise), ` +
+      `bundle kept for it: ${relative(process.cwd(), outfile)}\n`,
+  );
 }
 if (child.error) throw child.error;
 process.exitCode = child.status ?? 1;
