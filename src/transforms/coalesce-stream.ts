@@ -1,0 +1,261 @@
+import type {
+  ConversationEvent,
+  StreamEvent,
+  StreamFragment,
+  StructuredProgress,
+  ToolCallArgumentProgress,
+} from '../types.ts';
+import type { FieldEvent, StreamingToolCallEvent } from '../view-types.ts';
+
+/** What {@link CoalesceStream} understands; anything else passes through as a boundary. */
+export type CoalesceInput =
+  | StreamFragment
+  | ToolCallArgumentProgress
+  | StructuredProgress
+  | StreamEvent
+  | ConversationEvent
+  | FieldEvent
+  | StreamingToolCallEvent;
+
+/** Options of {@link CoalesceStream}. */
+export interface CoalesceStreamOptions {
+  /**
+   * Emit what is held once it reaches this many UTF-16 code units (all targets together). A
+   * piece longer than this goes out at once.
+   * @default 1024
+   */
+  readonly maxChars?: number;
+  /**
+   * Emit what is held at most this long after its first piece arrived, in milliseconds (one
+   * animation frame by default). `Infinity`: no timer; only size and boundaries emit.
+   * @default 16
+   */
+  readonly maxDelayMs?: number;
+}
+
+const DEFAULT_MAX_CHARS = 1024;
+const DEFAULT_MAX_DELAY_MS = 16;
+
+/** The text pieces held for one target, and the first piece's item (the template). */
+interface Lane<T> {
+  readonly first: T;
+  readonly texts: string[];
+}
+
+/** A mergeable piece: its target and its text. */
+interface Piece {
+  readonly target: string;
+  readonly text: string;
+}
+
+/** `"/k\"a\"/i0"`: an unambiguous key for a fragment's path, and its leaf. */
+function fragmentPiece(fragment: StreamFragment, prefix: string): Piece | undefined {
+  let target = prefix;
+  let leaf = fragment;
+  while (leaf.type === 'entry' || leaf.type === 'item') {
+    target += leaf.type === 'entry' ? '/k' + JSON.stringify(leaf.key) : '/i' + leaf.index;
+    leaf = leaf.value;
+  }
+  return leaf.type === 'string' ? { target, text: leaf.text } : undefined;
+}
+
+function withText(fragment: StreamFragment, text: string): StreamFragment {
+  switch (fragment.type) {
+    case 'entry':
+      return { ...fragment, value: withText(fragment.value, text) };
+    case 'item':
+      return { ...fragment, value: withText(fragment.value, text) };
+    default:
+      return { type: 'string', text };
+  }
+}
+
+/** The target and text of a mergeable item; `undefined` for a boundary. */
+function pieceOf(item: CoalesceInput): Piece | undefined {
+  switch (item.type) {
+    case 'string':
+    case 'entry':
+    case 'item':
+      return fragmentPiece(item, 'f');
+    case 'tool-call-progress':
+      return fragmentPiece(item.fragment, `p${item.index}\u0000${item.toolCallId}\u0000${item.toolName}\u0000`);
+    case 'structured-progress':
+      return fragmentPiece(item.fragment, `s${item.index}\u0000`);
+    case 'field-delta':
+      return { target: `d${item.index ?? ''}\u0000${item.toolCallId ?? ''}\u0000${item.toolName ?? ''}\u0000${item.key}`, text: item.text };
+    case 'streaming-tool-call':
+      if (item.isComplete || item.arguments === '') return undefined;
+      return { target: `c${item.index}\u0000${item.toolCallId}\u0000${item.toolName}\u0000${item.messageId ?? ''}`, text: item.arguments };
+    case 'part': {
+      // Metadata would be lost in a merge: a part that carries some is a boundary.
+      if (item.metadata !== undefined) return undefined;
+      const part = item.part;
+      if (part.type === 'message' || part.type === 'reasoning') return { target: `m${item.index}\u0000${part.type}`, text: part.text };
+      if (part.type === 'tool-call-arguments') return { target: `a${item.index}`, text: part.chunk };
+      if (part.type === 'structured') return { target: `j${item.index}`, text: part.json };
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The first item of a lane with its text replaced by the lane's whole text. */
+function merge<T>(first: T, text: string): T {
+  const item = first as CoalesceInput;
+  switch (item.type) {
+    case 'string':
+    case 'entry':
+    case 'item':
+      return withText(item, text) as T;
+    case 'tool-call-progress':
+    case 'structured-progress':
+      return { ...item, fragment: withText(item.fragment, text) } as T;
+    case 'field-delta':
+      return { ...item, text } as T;
+    case 'streaming-tool-call':
+      return { ...item, arguments: text } as T;
+    case 'part': {
+      const part = item.part;
+      if (part.type === 'tool-call-arguments') return { ...item, part: { ...part, chunk: text } } as T;
+      if (part.type === 'structured') return { ...item, part: { ...part, json: text } } as T;
+      return { ...item, part: { ...part, text } } as T;
+    }
+    default:
+      throw new TypeError('CoalesceStream: not a mergeable item');
+  }
+}
+
+/**
+ * The synchronous core of {@link CoalesceStream}: `push(item, out)`, `flush(out)`; it knows no
+ * time — the shell calls `flush` when the time budget is spent. Internal.
+ */
+export class Coalescer<T> {
+  readonly #maxChars: number;
+  /** Held pieces per target, in the order each target first appeared. */
+  readonly #lanes = new Map<string, Lane<T>>();
+  #held = 0;
+
+  constructor(maxChars: number) {
+    this.#maxChars = maxChars;
+  }
+
+  /** True while pieces are held. */
+  get pending(): boolean {
+    return this.#lanes.size > 0;
+  }
+
+  push(item: T, out: T[] = []): T[] {
+    const piece = item !== null && typeof item === 'object' ? pieceOf(item as unknown as CoalesceInput) : undefined;
+    if (piece === undefined || piece.text === '') {
+      this.flush(out);
+      out.push(item);
+      return out;
+    }
+    const lane = this.#lanes.get(piece.target);
+    if (lane === undefined) this.#lanes.set(piece.target, { first: item, texts: [piece.text] });
+    else lane.texts.push(piece.text);
+    this.#held += piece.text.length;
+    if (this.#held >= this.#maxChars) this.flush(out);
+    return out;
+  }
+
+  /** Emit every held lane, each as one item, in the order the targets first appeared. */
+  flush(out: T[] = []): T[] {
+    for (const lane of this.#lanes.values()) {
+      out.push(lane.texts.length === 1 ? lane.first : merge(lane.first, lane.texts.join('')));
+    }
+    this.#lanes.clear();
+    this.#held = 0;
+    return out;
+  }
+}
+
+function checkOption(name: string, value: number | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value) || value < min) {
+    throw new RangeError(`CoalesceStream: ${name} must be a number ≥ ${min} or Infinity, got ${String(value)}`);
+  }
+  return value;
+}
+
+/**
+ * Merges streamed text pieces bound for the same target, so an interface re-renders a few
+ * times a second instead of once per token. Items pass through unchanged except that runs of
+ * mergeable pieces become one item carrying their joined text (the first piece's item with its
+ * text replaced).
+ *
+ * **Mergeable pieces** and their targets:
+ * - a `string` fragment (plain fragments): its path;
+ * - a `tool-call-progress` / `structured-progress` event whose fragment is a string piece: the
+ *   slot, the call's identity and the path;
+ * - a `field-delta`: the slot, the call and the key;
+ * - a `streaming-tool-call` delta (not the completion, not an empty announcement): the call;
+ * - a `part` with `message`, `reasoning`, `tool-call-arguments` or `structured` text and no
+ *   metadata: the slot and the part type.
+ *
+ * **Everything else is a boundary** (`start`, `scalar`, `done`, `field-start`, `field-end`,
+ * `flush`, `finished`, conversation events, parts with metadata, items it does not know): it
+ * first emits everything held, then itself. So nothing ever moves across a boundary, and each
+ * target's text keeps its order. Between two boundaries, pieces of *different* targets (parallel
+ * calls, or a call's raw `tool-call-arguments` parts and its progress fragments, which
+ * `ToolCallProgressStream` interleaves) are held side by side and emitted target by target, in
+ * the order each target first appeared — their relative interleaving is not kept, since no
+ * consumer state depends on it.
+ *
+ * Held text is emitted when it reaches `maxChars`, `maxDelayMs` after its first piece (a timer,
+ * cleared whenever the held text goes out some other way), at a boundary, and at the end of
+ * input (`flush` emits everything held; no timer outlives the stream). If the stream is
+ * cancelled or errored while text is held, the held text is dropped and the timer cleared.
+ *
+ * @throws {RangeError} from the constructor for a `maxChars` < 1 or a negative `maxDelayMs`.
+ * @example
+ * ```ts
+ * const updates = response.body!
+ *   .pipeThrough(new ProviderEventStream({ provider: 'anthropic' }))
+ *   .pipeThrough(new ToolCallProgressStream())
+ *   .pipeThrough(new FieldEventStream())
+ *   .pipeThrough(new CoalesceStream({ maxDelayMs: 50 }));
+ * for await (const event of updates) render(event); // ≈ 20 renders a second at most per field
+ * ```
+ */
+export class CoalesceStream<T = CoalesceInput> extends TransformStream<T, T> {
+  constructor(options: CoalesceStreamOptions = {}) {
+    const maxChars = checkOption('maxChars', options.maxChars, DEFAULT_MAX_CHARS, 1);
+    const maxDelayMs = checkOption('maxDelayMs', options.maxDelayMs, DEFAULT_MAX_DELAY_MS, 0);
+    const core = new Coalescer<T>(maxChars);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const clear = (): void => {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+    };
+    const expire = (controller: TransformStreamDefaultController<T>): void => {
+      timer = undefined;
+      // An errored or cancelled stream takes nothing more (desiredSize is null): drop the text.
+      if (controller.desiredSize === null) {
+        core.flush();
+        return;
+      }
+      for (const item of core.flush()) controller.enqueue(item);
+    };
+    super({
+      transform: (item, controller) => {
+        for (const out of core.push(item)) controller.enqueue(out);
+        if (!core.pending) clear();
+        else if (timer === undefined && maxDelayMs !== Infinity) {
+          timer = setTimeout(() => expire(controller), maxDelayMs);
+        }
+      },
+      flush: (controller) => {
+        clear();
+        for (const item of core.flush()) controller.enqueue(item);
+      },
+      // Runtimes that call a transformer's `cancel` (the readable side was cancelled, or the
+      // writable side aborted) clear the timer at once; on the others, `expire` sees the error.
+      cancel: () => {
+        clear();
+        core.flush();
+      },
+    } as Transformer<T, T>);
+  }
+}
