@@ -58,3 +58,14 @@ export type { ConversationEventStreamOptions, ConversationStreamOutput } from '.
 export type { EventBuilderOptions } from './turn/event-builder.ts';
 export { collectTurn } from './sinks/collect-turn.ts';
 export type { CollectTurnOptions, Turn } from './sinks/collect-turn.ts';
+export type { FieldDeltaEvent, FieldEndEvent, FieldEvent, FieldEventSource, FieldStartEvent, StreamingToolCallEvent } from './view-types.ts';
+export { FieldEventParser } from './json/field-event-parser.ts';
+export type { FieldEventParserOptions } from './json/field-event-parser.ts';
+export { FieldEventStream } from './transforms/field-event-stream.ts';
+export type { FieldEventStreamInput, FieldEventStreamOptions } from './transforms/field-event-stream.ts';
+export { ToolCallDeltaStream } from './transforms/tool-call-delta-stream.ts';
+export type { ToolCallDeltaStreamOptions } from './transforms/tool-call-delta-stream.ts';
+export { JsonTextStream } from './transforms/json-text-stream.ts';
+export type { JsonTextStreamOptions, JsonTruncation } from './transforms/json-text-stream.ts';
+export { CoalesceStream } from './transforms/coalesce-stream.ts';
+export type { CoalesceInput, CoalesceStreamOptions } from './transforms/coalesce-stream.ts';
