@@ -1,0 +1,300 @@
+/**
+ * Path updates (the JsonFragment protocol): the recursive fragments of a JSON document flattened
+ * into self-contained updates `{path, kind, …}` with a JSON Pointer `path`, for a client that
+ * rebuilds the value (a browser receiving them over SSE).
+ *
+ * @module
+ */
+import { escapeToken } from '../json/json-pointer.ts';
+import type { StreamFragment, ToolCallArgumentProgress, ValueKind } from '../types.ts';
+import { runStep } from './fail-after-drain.ts';
+import type { ToolCallProgressStreamOutput } from './tool-call-progress-stream.ts';
+
+/** What a {@link PathUpdate} says happened at its `path`. */
+export type PathUpdateKind = PathUpdate['kind'];
+
+/**
+ * Fields every path update has. Updates are plain JSON objects: `JSON.parse(JSON.stringify(u))`
+ * gives an update that rebuilds the same value (numbers through `raw`, so `-0` and integers
+ * beyond 2^53 survive).
+ */
+export interface PathUpdateBase {
+  readonly type: 'path-update';
+  /**
+   * JSON Pointer (RFC 6901) of the value concerned: `""` is the root, `/files/0/path` the `path`
+   * member of the first element of `files`; `~` is written `~0` and `/` is written `~1`.
+   */
+  readonly path: string;
+  /** The tool call's id, when the update was made from a `tool-call-progress` event (may be `""`). */
+  readonly toolCallId?: string;
+  /** The tool call's content slot, when the update was made from a `tool-call-progress` event. */
+  readonly index?: number;
+}
+
+/** A container or string begins (`start-*`) or a container ends (`end-*`) at `path`. */
+export interface PathUpdateMark extends PathUpdateBase {
+  readonly kind: 'start-object' | 'end-object' | 'start-array' | 'end-array' | 'start-string';
+}
+
+/**
+ * An object member's key is complete. `path` is the member's own pointer (the parent's pointer
+ * plus the escaped key), the same path its value's updates carry; `textValue` is the decoded key.
+ * It is sent just before the member's value begins.
+ */
+export interface PathUpdateKey extends PathUpdateBase {
+  readonly kind: 'key';
+  readonly textValue: string;
+}
+
+/** The next piece of the string at `path`: decoded text (escapes resolved), never empty. */
+export interface PathUpdatePartialString extends PathUpdateBase {
+  readonly kind: 'partial-string';
+  readonly textValue: string;
+}
+
+/**
+ * The string at `path` is complete. It carries no text: the string is the `partial-string`
+ * pieces since its `start-string`, joined (an empty string has none), so a long string crosses
+ * the wire once.
+ */
+export interface PathUpdateCompleteString extends PathUpdateBase {
+  readonly kind: 'complete-string';
+}
+
+/** A complete number: `value` as `JSON.parse` reads it, `raw` the literal as written. */
+export interface PathUpdateNumber extends PathUpdateBase {
+  readonly kind: 'complete-number';
+  readonly value: number;
+  /** The literal (`-0`, `1e400`, `12345678901234567890`): what a rebuilder reads, as `value` may not survive JSON. */
+  readonly raw?: string;
+}
+
+/** A complete `true` or `false`. */
+export interface PathUpdateBoolean extends PathUpdateBase {
+  readonly kind: 'complete-boolean';
+  readonly value: boolean;
+}
+
+/** A complete `null`. */
+export interface PathUpdateNull extends PathUpdateBase {
+  readonly kind: 'complete-null';
+  readonly value: null;
+}
+
+/** The whole document is complete (always at path `""`, after the root's own update). */
+export interface PathUpdateJsonComplete extends PathUpdateBase {
+  readonly kind: 'json-complete';
+}
+
+/**
+ * One flat update of the JsonFragment protocol. A document's updates, in order:
+ * `start-object` / `start-array` … `end-object` / `end-array` around containers; `key` then the
+ * value for each object member; `start-string`, `partial-string`*, `complete-string` for a string;
+ * one `complete-number` / `complete-boolean` / `complete-null` for a scalar; finally
+ * `json-complete` at `""`.
+ */
+export type PathUpdate =
+  | PathUpdateMark
+  | PathUpdateKey
+  | PathUpdatePartialString
+  | PathUpdateCompleteString
+  | PathUpdateNumber
+  | PathUpdateBoolean
+  | PathUpdateNull
+  | PathUpdateJsonComplete;
+
+/** The identity a tool call's updates carry. */
+interface CallIdentity {
+  readonly toolCallId: string;
+  readonly index: number;
+}
+
+const START_KIND = { object: 'start-object', array: 'start-array', string: 'start-string' } as const;
+const END_KIND = { object: 'end-object', array: 'end-array', string: 'complete-string' } as const;
+
+type Body =
+  | Omit<PathUpdateMark, 'type'>
+  | Omit<PathUpdateKey, 'type'>
+  | Omit<PathUpdatePartialString, 'type'>
+  | Omit<PathUpdateCompleteString, 'type'>
+  | Omit<PathUpdateNumber, 'type'>
+  | Omit<PathUpdateBoolean, 'type'>
+  | Omit<PathUpdateNull, 'type'>
+  | Omit<PathUpdateJsonComplete, 'type'>;
+
+function make(body: Body, call: CallIdentity | undefined): PathUpdate {
+  return (call === undefined
+    ? { type: 'path-update', ...body }
+    : { type: 'path-update', toolCallId: call.toolCallId, index: call.index, ...body }) as PathUpdate;
+}
+
+/**
+ * The synchronous core of {@link PathUpdateStream} for one JSON document: fragments in, path
+ * updates out. State is the stack of open values, O(depth); each fragment costs O(its path).
+ *
+ * @throws {TypeError} from `push` when fragments arrive out of order (not from one parser) or
+ *   after the document is complete.
+ * @example
+ * ```ts
+ * const parser = new IncrementalJsonParser();
+ * const encoder = new PathUpdateEncoder();
+ * for (const fragment of parser.push('{"a":[true]}')) console.log(encoder.push(fragment));
+ * // start-object "", key "/a", start-array "/a", complete-boolean "/a/0", end-array "/a", end-object "", json-complete ""
+ * ```
+ */
+export class PathUpdateEncoder {
+  /** Open objects, arrays and (on top) strings, outermost first. */
+  readonly #open: ValueKind[] = [];
+  /** A scalar was just sent: its `done` only confirms it. */
+  #afterScalar = false;
+  #started = false;
+  #complete = false;
+
+  /** True once `json-complete` has been produced. */
+  get complete(): boolean {
+    return this.#complete;
+  }
+
+  /**
+   * Apply one fragment; appends its updates to `out` (returned). `call`, when given, is copied
+   * into every update.
+   */
+  push(fragment: StreamFragment, out: PathUpdate[] = [], call?: CallIdentity): PathUpdate[] {
+    if (this.#complete) throw new TypeError('PathUpdateEncoder: the document is already complete');
+    let path = '';
+    let leaf = fragment;
+    let key: string | undefined;
+    let depth = 0;
+    while (leaf.type === 'entry' || leaf.type === 'item') {
+      if (leaf.type === 'entry') {
+        key = leaf.key;
+        path += '/' + escapeToken(key);
+      } else {
+        key = undefined;
+        path += '/' + String(leaf.index);
+      }
+      leaf = leaf.value;
+      depth++;
+    }
+    const open = this.#open;
+    const top = open[open.length - 1];
+    const containers = top === 'string' ? open.length - 1 : open.length;
+    switch (leaf.type) {
+      case 'start':
+      case 'scalar':
+        if (this.#afterScalar || top === 'string' || depth !== containers || (depth === 0 && this.#started)) misplaced(fragment);
+        this.#started = true;
+        if (key !== undefined && depth > 0) out.push(make({ kind: 'key', path, textValue: key }, call));
+        if (leaf.type === 'start') {
+          out.push(make({ kind: START_KIND[leaf.kind], path }, call));
+          open.push(leaf.kind);
+        } else {
+          const value = leaf.value;
+          if (typeof value === 'number') {
+            out.push(make(leaf.raw === undefined ? { kind: 'complete-number', path, value } : { kind: 'complete-number', path, value, raw: leaf.raw }, call));
+          } else if (typeof value === 'boolean') out.push(make({ kind: 'complete-boolean', path, value }, call));
+          else out.push(make({ kind: 'complete-null', path, value: null }, call));
+          this.#afterScalar = true;
+        }
+        break;
+      case 'string':
+        if (this.#afterScalar || top !== 'string' || depth !== containers) misplaced(fragment);
+        out.push(make({ kind: 'partial-string', path, textValue: leaf.text }, call));
+        break;
+      case 'done':
+        if (this.#afterScalar) {
+          if (depth !== containers) misplaced(fragment);
+          this.#afterScalar = false;
+        } else {
+          if (top === undefined || depth !== open.length - 1) misplaced(fragment);
+          open.pop();
+          out.push(make({ kind: END_KIND[top], path }, call));
+        }
+        if (open.length === 0) {
+          this.#complete = true;
+          out.push(make({ kind: 'json-complete', path: '' }, call));
+        }
+        break;
+      default:
+        return leaf satisfies never;
+    }
+    return out;
+  }
+}
+
+function misplaced(fragment: StreamFragment): never {
+  throw new TypeError(`PathUpdateEncoder: fragment out of order: ${JSON.stringify(fragment).slice(0, 80)}`);
+}
+
+const FRAGMENT_TYPES: ReadonlySet<string> = new Set(['start', 'string', 'scalar', 'entry', 'item', 'done']);
+
+/** What {@link PathUpdateStream} accepts: fragments of one document, or events with `tool-call-progress` among them. */
+export type PathUpdateStreamInput<T extends { readonly type: string } = ToolCallProgressStreamOutput> =
+  | StreamFragment
+  | ToolCallArgumentProgress
+  | T;
+
+/** What {@link PathUpdateStream} emits: updates, and every other input event unchanged. */
+export type PathUpdateStreamOutput<T extends { readonly type: string } = ToolCallProgressStreamOutput> =
+  | PathUpdate
+  | Exclude<T, ToolCallArgumentProgress | StreamFragment>;
+
+/**
+ * Fragments or tool-call progress → flat {@link PathUpdate}s with JSON Pointer paths.
+ *
+ * - A stream of bare {@link StreamFragment}s is one document; its updates carry no call identity.
+ * - `tool-call-progress` events are replaced by their updates, each carrying the call's
+ *   `toolCallId` (as known when the fragment was made, possibly `""` at first) and `index`;
+ *   calls interleave freely. Every other event (`part`, `flush`, `finished`, …) passes through
+ *   unchanged and in place, so a downstream {@link ToolCallRebuilder} still sees tool names, raw
+ *   argument text and flushes.
+ *
+ * A `key` update is sent when its member's value begins (the fragments reveal the key then),
+ * immediately before the value's first update. Per-call state, O(depth), is released at the
+ * call's `json-complete` or at its slot's `flush`.
+ *
+ * `flush` emits nothing: a document that is still open simply ends without `json-complete`
+ * (the parser upstream reports truncation). Fragments out of order error the stream with a
+ * `TypeError`, after the updates made before it have been delivered.
+ *
+ * @example
+ * ```ts
+ * const updates = response.body!
+ *   .pipeThrough(new ProviderEventStream({ provider: 'anthropic' }))
+ *   .pipeThrough(new ToolCallProgressStream())
+ *   .pipeThrough(new PathUpdateStream());
+ * for await (const update of updates) {
+ *   if (update.type === 'path-update') sse.send(JSON.stringify(update)); // a ToolCallRebuilder in the browser
+ * }
+ * ```
+ */
+export class PathUpdateStream<T extends { readonly type: string } = ToolCallProgressStreamOutput> extends TransformStream<
+  PathUpdateStreamInput<T>,
+  PathUpdateStreamOutput<T>
+> {
+  constructor() {
+    let document: PathUpdateEncoder | undefined;
+    const calls = new Map<number, PathUpdateEncoder>();
+    super({
+      transform: (chunk, controller) =>
+        runStep<PathUpdateStreamOutput<T>>(controller, (out) => {
+          const input = chunk as PathUpdateStreamInput<ToolCallProgressStreamOutput>;
+          if (input.type === 'tool-call-progress') {
+            let encoder = calls.get(input.index);
+            if (encoder === undefined) {
+              encoder = new PathUpdateEncoder();
+              calls.set(input.index, encoder);
+            }
+            encoder.push(input.fragment, out as PathUpdate[], input);
+            if (encoder.complete) calls.delete(input.index);
+          } else if (FRAGMENT_TYPES.has(input.type)) {
+            document ??= new PathUpdateEncoder();
+            document.push(input as StreamFragment, out as PathUpdate[]);
+          } else {
+            if (input.type === 'flush') calls.delete(input.index);
+            out.push(chunk as PathUpdateStreamOutput<T>);
+          }
+        }),
+    });
+  }
+}
