@@ -183,6 +183,8 @@ export class PathUpdateEncoder {
       case 'start':
       case 'scalar':
         if (this.#afterScalar || top === 'string' || depth !== containers || (depth === 0 && this.#started)) misplaced(fragment);
+        // An `entry` belongs in an object, an `item` in an array.
+        if (depth > 0 && (key !== undefined) !== (open[depth - 1] === 'object')) misplaced(fragment);
         this.#started = true;
         if (key !== undefined && depth > 0) out.push(make({ kind: 'key', path, textValue: key }, call));
         if (leaf.type === 'start') {

@@ -1,0 +1,251 @@
+import { describe, expect, it } from 'vitest';
+import { IncrementalJsonParser } from '../../src/json/incremental-json-parser.ts';
+import { JsonFragmentStream } from '../../src/transforms/json-fragment-stream.ts';
+import { PathUpdateEncoder, PathUpdateStream, type PathUpdate } from '../../src/transforms/path-update-stream.ts';
+import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-stream.ts';
+import type { StreamEvent, StreamFragment } from '../../src/types.ts';
+import { readAll, streamOf } from '../helpers.ts';
+import { note, updatesOf } from './path-update-helpers.ts';
+
+const start = (index: number, id: string, name: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-start', id, name } });
+const args = (index: number, chunk: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-arguments', chunk } });
+const flush = (index: number): StreamEvent => ({ type: 'flush', index });
+
+async function settle<T>(stream: ReadableStream<T>): Promise<{ values: T[]; error: unknown }> {
+  const values: T[] = [];
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { values, error: undefined };
+      values.push(value);
+    }
+  } catch (error) {
+    return { values, error };
+  }
+}
+
+describe('PathUpdateEncoder', () => {
+  it('PathUpdateEncoder flattens a flat object: key before each value, strings in pieces, json-complete last', () => {
+    expect(updatesOf('{"path":"src/ma', 'in.rs","mode":420,"force":true,"owner":null}').map(note)).toEqual([
+      'start-object ""',
+      'key "/path" "path"',
+      'start-string "/path"',
+      'partial-string "/path" "src/ma"',
+      'partial-string "/path" "in.rs"',
+      'complete-string "/path"',
+      'key "/mode" "mode"',
+      'complete-number "/mode" 420',
+      'key "/force" "force"',
+      'complete-boolean "/force" true',
+      'key "/owner" "owner"',
+      'complete-null "/owner" null',
+      'end-object ""',
+      'json-complete ""',
+    ]);
+  });
+
+  it('PathUpdateEncoder gives nested objects and arrays JSON Pointer paths with element indices', () => {
+    expect(updatesOf('{"edits":[{"line":3,"text":"x"},[]],"meta":{}}').map(note)).toEqual([
+      'start-object ""',
+      'key "/edits" "edits"',
+      'start-array "/edits"',
+      'start-object "/edits/0"',
+      'key "/edits/0/line" "line"',
+      'complete-number "/edits/0/line" 3',
+      'key "/edits/0/text" "text"',
+      'start-string "/edits/0/text"',
+      'partial-string "/edits/0/text" "x"',
+      'complete-string "/edits/0/text"',
+      'end-object "/edits/0"',
+      'start-array "/edits/1"',
+      'end-array "/edits/1"',
+      'end-array "/edits"',
+      'key "/meta" "meta"',
+      'start-object "/meta"',
+      'end-object "/meta"',
+      'end-object ""',
+      'json-complete ""',
+    ]);
+  });
+
+  it('PathUpdateEncoder escapes ~ and / in keys (RFC 6901) and keeps the decoded key in textValue', () => {
+    expect(updatesOf('{"a/b":1,"m~n":{"":2},"\\u002f":3}').map(note)).toEqual([
+      'start-object ""',
+      'key "/a~1b" "a/b"',
+      'complete-number "/a~1b" 1',
+      'key "/m~0n" "m~n"',
+      'start-object "/m~0n"',
+      'key "/m~0n/" ""',
+      'complete-number "/m~0n/" 2',
+      'end-object "/m~0n"',
+      'key "/~1" "/"',
+      'complete-number "/~1" 3',
+      'end-object ""',
+      'json-complete ""',
+    ]);
+  });
+
+  it('PathUpdateEncoder handles root scalars and empty containers and strings', () => {
+    expect(updatesOf('-0.50e1').map(note)).toEqual(['complete-number "" -0.50e1', 'json-complete ""']);
+    expect(updatesOf('true').map(note)).toEqual(['complete-boolean "" true', 'json-complete ""']);
+    expect(updatesOf('{}').map(note)).toEqual(['start-object ""', 'end-object ""', 'json-complete ""']);
+    expect(updatesOf('[]').map(note)).toEqual(['start-array ""', 'end-array ""', 'json-complete ""']);
+    expect(updatesOf('""').map(note)).toEqual(['start-string ""', 'complete-string ""', 'json-complete ""']);
+    expect(updatesOf('[null, ""]').map(note)).toEqual([
+      'start-array ""',
+      'complete-null "/0" null',
+      'start-string "/1"',
+      'complete-string "/1"',
+      'end-array ""',
+      'json-complete ""',
+    ]);
+  });
+
+  it('PathUpdateEncoder makes plain JSON objects with exactly the documented fields', () => {
+    const updates = updatesOf('{"n":12345678901234567890,"s":"é"}');
+    expect(updates).toEqual([
+      { type: 'path-update', kind: 'start-object', path: '' },
+      { type: 'path-update', kind: 'key', path: '/n', textValue: 'n' },
+      { type: 'path-update', kind: 'complete-number', path: '/n', value: 12345678901234567890, raw: '12345678901234567890' },
+      { type: 'path-update', kind: 'key', path: '/s', textValue: 's' },
+      { type: 'path-update', kind: 'start-string', path: '/s' },
+      { type: 'path-update', kind: 'partial-string', path: '/s', textValue: 'é' },
+      { type: 'path-update', kind: 'complete-string', path: '/s' },
+      { type: 'path-update', kind: 'end-object', path: '' },
+      { type: 'path-update', kind: 'json-complete', path: '' },
+    ]);
+    for (const update of updates) expect(Object.getPrototypeOf(update)).toBe(Object.prototype);
+  });
+
+  it('PathUpdateEncoder refuses fragments out of order and anything after the document', () => {
+    const encoder = new PathUpdateEncoder();
+    expect(() => encoder.push({ type: 'string', text: 'x' })).toThrow(TypeError);
+    expect(() => encoder.push({ type: 'done' })).toThrow(TypeError);
+    encoder.push({ type: 'start', kind: 'array' });
+    expect(() => encoder.push({ type: 'entry', key: 'a', value: { type: 'scalar', value: 1 } })).toThrow(TypeError);
+    expect(() => encoder.push({ type: 'start', kind: 'object' })).toThrow(TypeError);
+    encoder.push({ type: 'done' });
+    expect(encoder.complete).toBe(true);
+    expect(() => encoder.push({ type: 'start', kind: 'object' })).toThrow(/already complete/);
+  });
+});
+
+describe('PathUpdateStream', () => {
+  it('PathUpdateStream turns a stream of fragments into the updates of one document', async () => {
+    const updates = await readAll(streamOf(['{"a":[1', ',"x"]}']).pipeThrough(new JsonFragmentStream()).pipeThrough(new PathUpdateStream()));
+    expect((updates as PathUpdate[]).map(note)).toEqual([
+      'start-object ""',
+      'key "/a" "a"',
+      'start-array "/a"',
+      'complete-number "/a/0" 1',
+      'start-string "/a/1"',
+      'partial-string "/a/1" "x"',
+      'complete-string "/a/1"',
+      'end-array "/a"',
+      'end-object ""',
+      'json-complete ""',
+    ]);
+  });
+
+  it('PathUpdateStream replaces progress events by updates carrying toolCallId and index, and passes other events through in place', async () => {
+    const events: StreamEvent[] = [
+      start(1, 'call_a', 'write_file'),
+      start(2, 'call_b', 'read_file'),
+      args(1, '{"path":"a'),
+      args(2, '{"path":"b"}'),
+      args(1, '.txt"}'),
+      flush(1),
+      flush(2),
+      { type: 'finished', reason: 'tool-calls' },
+    ];
+    const out = await readAll(streamOf(events).pipeThrough(new ToolCallProgressStream()).pipeThrough(new PathUpdateStream()));
+    const shown = out.map((item) =>
+      item.type === 'path-update' ? `${item.toolCallId}#${item.index} ${note(item)}` : `${item.type}${'index' in item ? ` ${item.index}` : ''}`,
+    );
+    expect(shown).toEqual([
+      'part 1',
+      'part 2',
+      'part 1',
+      'call_a#1 start-object ""',
+      'call_a#1 key "/path" "path"',
+      'call_a#1 start-string "/path"',
+      'call_a#1 partial-string "/path" "a"',
+      'part 2',
+      'call_b#2 start-object ""',
+      'call_b#2 key "/path" "path"',
+      'call_b#2 start-string "/path"',
+      'call_b#2 partial-string "/path" "b"',
+      'call_b#2 complete-string "/path"',
+      'call_b#2 end-object ""',
+      'call_b#2 json-complete ""',
+      'part 1',
+      'call_a#1 partial-string "/path" ".txt"',
+      'call_a#1 complete-string "/path"',
+      'call_a#1 end-object ""',
+      'call_a#1 json-complete ""',
+      'flush 1',
+      'flush 2',
+      'finished',
+    ]);
+    expect(out[3]).toEqual({ type: 'path-update', toolCallId: 'call_a', index: 1, kind: 'start-object', path: '' });
+  });
+
+  it('PathUpdateStream starts a new document for a slot after its flush', async () => {
+    const progress = (fragment: StreamFragment) => ({ type: 'tool-call-progress' as const, index: 0, toolCallId: 'c', toolName: 't', fragment });
+    const out = await readAll(
+      streamOf([
+        progress({ type: 'start', kind: 'array' }),
+        flush(0),
+        progress({ type: 'start', kind: 'object' }),
+        progress({ type: 'done' }),
+      ]).pipeThrough(new PathUpdateStream()),
+    );
+    expect(out.map((u) => (u.type === 'path-update' ? note(u) : u.type))).toEqual([
+      'start-array ""',
+      'flush',
+      'start-object ""',
+      'end-object ""',
+      'json-complete ""',
+    ]);
+  });
+
+  it('PathUpdateStream delivers the updates made before fragments out of order, then errors both ends', async () => {
+    let cancelled: unknown;
+    const source = new ReadableStream<StreamFragment>({
+      start(controller) {
+        controller.enqueue({ type: 'start', kind: 'object' });
+        controller.enqueue({ type: 'entry', key: 'a', value: { type: 'scalar', value: 1 } });
+        controller.enqueue({ type: 'string', text: 'stray' });
+      },
+      cancel(reason) {
+        cancelled = reason;
+      },
+    });
+    const { values, error } = await settle(source.pipeThrough(new PathUpdateStream()));
+    expect((values as PathUpdate[]).map(note)).toEqual(['start-object ""', 'key "/a" "a"', 'complete-number "/a" 1']);
+    expect(error).toBeInstanceOf(TypeError);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(cancelled).toBe(error);
+  });
+
+  it('PathUpdateStream passes cancellation to its source', async () => {
+    let cancelled: unknown;
+    const parser = new IncrementalJsonParser();
+    const fragments = parser.push('[1,2,3,4]');
+    let i = 0;
+    const source = new ReadableStream<StreamFragment>({
+      pull(controller) {
+        controller.enqueue(fragments[i++] as StreamFragment);
+      },
+      cancel(reason) {
+        cancelled = reason;
+      },
+    });
+    const reader = source.pipeThrough(new PathUpdateStream()).getReader();
+    await reader.read();
+    await reader.cancel('enough');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(cancelled).toBe('enough');
+  });
+});
