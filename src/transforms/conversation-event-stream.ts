@@ -1,5 +1,5 @@
 import { EventBuilder, type EventBuilderOptions, type EventBuilderOutput } from '../turn/event-builder.ts';
-import { runStep } from './fail-after-drain.ts';
+import { drainingTransformer, runStep } from './fail-after-drain.ts';
 import type { ConversationEvent, FinishedEvent, StreamEvent } from '../types.ts';
 
 /** Options of {@link ConversationEventStream}. */
@@ -46,15 +46,17 @@ export class ConversationEventStream<O extends ConversationEventStreamOptions = 
   constructor(options?: O) {
     const builder = new EventBuilder({ ...options, conversation: true });
     const passthrough = options?.passthrough === true;
-    super({
-      transform: (event, controller) =>
-        runStep<EventBuilderOutput>(controller as never, (out) => {
-          builder.push(event, out);
-          // `finished` is always part of the output, passed through or not.
-          if (event.type === 'finished' && !passthrough) out.push(event);
-        }),
-      flush: (controller) => runStep<EventBuilderOutput>(controller as never, (out) => builder.end(out)),
-    });
+    super(
+      drainingTransformer({
+        transform: (event, controller) =>
+          runStep<EventBuilderOutput>(controller as never, (out) => {
+            builder.push(event, out);
+            // `finished` is always part of the output, passed through or not.
+            if (event.type === 'finished' && !passthrough) out.push(event);
+          }),
+        flush: (controller) => runStep<EventBuilderOutput>(controller as never, (out) => builder.end(out)),
+      }),
+    );
   }
 }
 

@@ -1,20 +1,39 @@
 /**
- * Error a transform stream only once its reader has taken every chunk already enqueued: erroring
- * a readable stream discards its queue, which would lose what came before the error. Returned
- * from `transform` or `flush`, the rejected promise errors both ends of the stream.
+ * Deliver what a transform stream already enqueued before it errors: erroring a readable stream
+ * discards its queue, which would lose the events that came before the error. Internal to the
+ * stream shells.
  *
- * Internal to the stream shells.
+ * @module
  */
-export async function failAfterDrain(controller: TransformStreamDefaultController<never>, error: unknown): Promise<never> {
+
+/**
+ * How long a drain keeps the process alive. A reader that is reading drains the queue within
+ * milliseconds, and an unref'd timer would let Node or Deno exit in the middle of that (a script
+ * awaiting `collectTurn` ends silently, its error never reported); after this long the reader has
+ * most likely gone away, and a server must not be kept alive for it.
+ */
+const KEEP_ALIVE_MS = 10_000;
+
+/** Resolve once the readable side's queue is empty (its `desiredSize` is no longer negative). */
+export async function drained(controller: TransformStreamDefaultController<never>): Promise<void> {
   let delay = 1;
+  let waited = 0;
   while ((controller.desiredSize ?? 0) < 0) {
     await new Promise<void>((resolve) => {
       const timer: unknown = setTimeout(resolve, delay);
-      // Do not keep a server process alive for a reader that went away (Node and Deno timers).
-      (timer as { unref?: () => void } | null)?.unref?.();
+      if (waited >= KEEP_ALIVE_MS) (timer as { unref?: () => void } | null)?.unref?.();
     });
+    waited += delay;
     delay = Math.min(delay * 2, 50);
   }
+}
+
+/**
+ * Error a transform stream only once its reader has taken every chunk already enqueued. Returned
+ * from `transform` or `flush`, the rejected promise errors both ends of the stream.
+ */
+export async function failAfterDrain(controller: TransformStreamDefaultController<never>, error: unknown): Promise<never> {
+  await drained(controller);
   throw error;
 }
 
@@ -35,4 +54,23 @@ export function runStep<T>(
   }
   for (const chunk of out) controller.enqueue(chunk);
   return failure === undefined ? undefined : failAfterDrain(controller as TransformStreamDefaultController<never>, failure.error);
+}
+
+/**
+ * A transformer whose readable side keeps its queue when the writable side is aborted — which is
+ * what `pipeThrough` does when the stream before it errors: the abort waits until the reader has
+ * taken what this stage already produced, then errors both ends. (`cancel` is also called when
+ * the reader cancels; the queue is gone then, so it returns at once. Runtimes that predate
+ * `Transformer.cancel` error at once, as before.)
+ */
+export function drainingTransformer<I, O>(callbacks: Pick<Transformer<I, O>, 'transform' | 'flush'>): Transformer<I, O> {
+  let readable: TransformStreamDefaultController<O> | undefined;
+  const transformer: Transformer<I, O> & { cancel(reason: unknown): Promise<void> | undefined } = {
+    ...callbacks,
+    start(controller) {
+      readable = controller;
+    },
+    cancel: () => (readable === undefined ? undefined : drained(readable as TransformStreamDefaultController<never>)),
+  };
+  return transformer;
 }

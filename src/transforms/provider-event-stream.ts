@@ -7,6 +7,7 @@
 import { type EventSourceMessage, type EventSourceParser, type ParseError, createParser } from 'eventsource-parser';
 import { ProviderError, type ProviderName, excerpt } from '../errors.ts';
 import type { StreamEvent } from '../types.ts';
+import { drainingTransformer, runStep } from './fail-after-drain.ts';
 import type { ProviderAdapter } from './providers/adapter.ts';
 import { createAnthropicAdapter } from './providers/anthropic.ts';
 import { type AwsEventStreamMessage, AwsEventStreamDecoder } from './providers/aws-event-stream.ts';
@@ -395,23 +396,6 @@ function headerText(value: unknown): string | undefined {
 }
 
 /**
- * Error the stream only once the reader has taken every event already enqueued: erroring a
- * readable stream discards its queue, which would lose the events before the error.
- */
-async function failAfterDrain(controller: TransformStreamDefaultController<StreamEvent>, error: unknown): Promise<never> {
-  let delay = 1;
-  while ((controller.desiredSize ?? 0) < 0) {
-    await new Promise<void>((resolve) => {
-      const timer: unknown = setTimeout(resolve, delay);
-      // Do not keep a server process alive for a reader that went away (Node and Deno timers).
-      (timer as { unref?: () => void } | null)?.unref?.();
-    });
-    delay = Math.min(delay * 2, 50);
-  }
-  throw error;
-}
-
-/**
  * Turns a provider's streaming response into typed {@link StreamEvent}s: `part`s of text,
  * reasoning and tool-call arguments per content slot, a `flush` when a slot completes, and one
  * `finished` with the normalized reason and usage.
@@ -461,23 +445,11 @@ async function failAfterDrain(controller: TransformStreamDefaultController<Strea
 export class ProviderEventStream extends TransformStream<ProviderEventStreamInput, StreamEvent> {
   constructor(options: ProviderEventStreamOptions) {
     const decoder = new ProviderEventDecoder(options);
-    super({
-      transform(chunk, controller) {
-        try {
-          decoder.push(chunk, (event) => controller.enqueue(event));
-        } catch (error) {
-          return failAfterDrain(controller, error);
-        }
-        return undefined;
-      },
-      flush(controller) {
-        try {
-          decoder.end((event) => controller.enqueue(event));
-        } catch (error) {
-          return failAfterDrain(controller, error);
-        }
-        return undefined;
-      },
-    });
+    super(
+      drainingTransformer({
+        transform: (chunk, controller) => runStep<StreamEvent>(controller, (out) => decoder.push(chunk, (event) => out.push(event))),
+        flush: (controller) => runStep<StreamEvent>(controller, (out) => decoder.end((event) => out.push(event))),
+      }),
+    );
   }
 }

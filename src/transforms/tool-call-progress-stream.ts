@@ -1,6 +1,6 @@
 import type { JsonLimits } from '../json/scanner.ts';
 import { EventBuilder, type EventBuilderOutput } from '../turn/event-builder.ts';
-import { runStep } from './fail-after-drain.ts';
+import { drainingTransformer, runStep } from './fail-after-drain.ts';
 import type { StreamEvent, StructuredProgress, ToolCallArgumentProgress } from '../types.ts';
 
 /** Options of {@link ToolCallProgressStream}. */
@@ -41,9 +41,11 @@ export type ToolCallProgressStreamOutput = StreamEvent | ToolCallArgumentProgres
 export class ToolCallProgressStream extends TransformStream<StreamEvent, ToolCallProgressStreamOutput> {
   constructor(options: ToolCallProgressStreamOptions = {}) {
     const builder = new EventBuilder({ ...options, passthrough: true, progress: true, conversation: false });
-    super({
-      transform: (event, controller) => runStep<EventBuilderOutput>(controller as never, (out) => builder.push(event, out)),
-      flush: (controller) => runStep<EventBuilderOutput>(controller as never, (out) => builder.end(out)),
-    });
+    super(
+      drainingTransformer({
+        transform: (event, controller) => runStep<EventBuilderOutput>(controller as never, (out) => builder.push(event, out)),
+        flush: (controller) => runStep<EventBuilderOutput>(controller as never, (out) => builder.end(out)),
+      }),
+    );
   }
 }

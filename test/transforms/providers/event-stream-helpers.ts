@@ -8,7 +8,7 @@ import { crc32 as zlibCrc32 } from 'node:zlib';
 import type { ProviderName } from '../../../src/errors.ts';
 import { ProviderEventStream, type ProviderEventStreamInput } from '../../../src/transforms/provider-event-stream.ts';
 import type { EventMetadata, FinishedEvent, StreamEvent } from '../../../src/types.ts';
-import { readAll, streamOf } from '../../helpers.ts';
+import { readAll, readFixture, streamOf } from '../../helpers.ts';
 
 /** The events a stream delivered, and the error it ended with, if any. */
 export interface StreamRun {
@@ -246,4 +246,35 @@ export function decodedFrames(text: string): DecodedFrame[] {
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as DecodedFrame);
+}
+
+/** The provider API each recording folder of the manifest is read with (`cohere/` has none). */
+export const PROVIDER_OF_DIR: Readonly<Record<string, ProviderName>> = {
+  anthropic: 'anthropic',
+  'openai-chat': 'openai-chat',
+  'openai-compatible': 'openai-chat',
+  mistral: 'openai-chat',
+  'openai-responses': 'openai-responses',
+  gemini: 'gemini',
+  ollama: 'ollama',
+  bedrock: 'bedrock',
+};
+
+/**
+ * The decoded objects of a recording, as an official SDK yields them: the parsed `data` of each
+ * SSE event (`[DONE]` dropped), each NDJSON line, or `{ <eventType>: payload }` per AWS frame (read
+ * from the `.decoded.jsonl` twin of an `.eventstream` capture; a `.jsonl` file is SDK-shaped as is).
+ */
+export function sdkObjectsOf(file: string): object[] {
+  const text = (name: string): string => new TextDecoder().decode(readFixture(`providers/${name}`));
+  if (file.endsWith('.sse')) return sseObjects(text(file)) as object[];
+  if (file.endsWith('.eventstream') || file.endsWith('.decoded.jsonl')) {
+    return decodedFrames(text(file.replace(/\.eventstream$/, '.decoded.jsonl'))).map((frame) => ({
+      [frame.headers[':event-type'] as string]: frame.payload,
+    }));
+  }
+  return text(file)
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as object);
 }

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderEventStream } from '../../../src/transforms/provider-event-stream.ts';
-import { collectTurn } from '../../../src/sinks/collect-turn.ts';
 import { ProviderError } from '../../../src/errors.ts';
 import { createGeminiAdapter } from '../../../src/transforms/providers/gemini.ts';
 import type { StreamEvent } from '../../../src/types.ts';
-import { readFixture, streamOf } from '../../helpers.ts';
+import { readFixture } from '../../helpers.ts';
 import { manifestRecordings } from '../../manifest.ts';
 import { runStream } from './event-stream-helpers.ts';
 import { assemble, cutInsideLastLine, runAdapter, slotsInOrderOfAppearance, sseRecords, streamCuttings, type WireRecord } from './replay.ts';
@@ -388,19 +386,4 @@ describe('ProviderEventStream with provider gemini, on every recording', () => {
     expect(events).toEqual([{ type: 'part', index: 0, part: { type: 'message', text: 'Hi' }, metadata: { candidateIndex: 0 } }]);
     expect(error).toMatchObject({ provider: 'gemini', type: 'UNAVAILABLE', code: '503' });
   });
-});
-
-describe('collectTurn after ProviderEventStream with provider gemini', () => {
-  for (const recording of manifestRecordings('gemini')) {
-    if (recording.errors !== undefined) continue;
-    it(`collectTurn parses the arguments of ${recording.file} to the manifest's`, async () => {
-      const stream = streamOf([readFixture(`providers/${recording.file}`)]).pipeThrough(new ProviderEventStream({ provider: 'gemini' }));
-      const turn = await collectTurn(stream);
-      expect(turn.incompleteToolCalls).toEqual([]);
-      expect(turn.toolCalls.map((c) => [c.name, c.arguments])).toEqual(
-        recording.toolCalls.map((c) => [c.name, c.args === '' ? {} : JSON.parse(c.args)]),
-      );
-      expect(turn.rawFinishReason).toBe(JSON.parse(recording.finish));
-    });
-  }
 });

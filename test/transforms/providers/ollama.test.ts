@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderEventStream } from '../../../src/transforms/provider-event-stream.ts';
-import { collectTurn } from '../../../src/sinks/collect-turn.ts';
 import { ProviderError } from '../../../src/errors.ts';
 import { createOllamaAdapter } from '../../../src/transforms/providers/ollama.ts';
-import { readFixture, streamOf } from '../../helpers.ts';
+import { readFixture } from '../../helpers.ts';
 import { manifestRecordings } from '../../manifest.ts';
 import { runStream } from './event-stream-helpers.ts';
 import {
@@ -193,21 +191,6 @@ describe('ProviderEventStream with provider ollama, on every recording', () => {
         expect(events).toEqual(reference.events.slice(0, events.length));
         expect(events.some((e) => e.type === 'finished')).toBe(false);
       });
-    });
-  }
-});
-
-describe('collectTurn after ProviderEventStream with provider ollama', () => {
-  for (const recording of manifestRecordings('ollama')) {
-    if (recording.errors !== undefined) continue;
-    it(`collectTurn parses the arguments of ${recording.file} to the manifest's`, async () => {
-      const stream = streamOf([readFixture(`providers/${recording.file}`)]).pipeThrough(new ProviderEventStream({ provider: 'ollama' }));
-      const turn = await collectTurn(stream);
-      expect(turn.incompleteToolCalls).toEqual([]);
-      expect(turn.toolCalls.map((c) => [c.name, c.arguments])).toEqual(
-        recording.toolCalls.map((c) => [c.name, c.args === '' ? {} : JSON.parse(c.args)]),
-      );
-      expect(turn.rawFinishReason).toBe(JSON.parse(recording.finish));
     });
   }
 });

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderEventStream } from '../../../src/transforms/provider-event-stream.ts';
-import { collectTurn } from '../../../src/sinks/collect-turn.ts';
 import { ProviderError } from '../../../src/errors.ts';
 import { createOpenAIChatAdapter } from '../../../src/transforms/providers/openai-chat.ts';
 import type { StreamEvent } from '../../../src/types.ts';
-import { readFixture, streamOf } from '../../helpers.ts';
+import { readFixture } from '../../helpers.ts';
 import { manifestRecordings, type ManifestRecording } from '../../manifest.ts';
 import { runStream } from './event-stream-helpers.ts';
 import {
@@ -425,21 +423,6 @@ describe('ProviderEventStream with provider openai-chat, on every chat-format re
         expect(events).toEqual(reference.events.slice(0, events.length));
         expect(events.some((e) => e.type === 'finished')).toBe(false);
       });
-    });
-  }
-});
-
-describe('collectTurn after ProviderEventStream with provider openai-chat', () => {
-  for (const recording of DIRS.flatMap((dir) => manifestRecordings(dir))) {
-    if (recording.errors !== undefined) continue;
-    it(`collectTurn parses the arguments of ${recording.file} to the manifest's`, async () => {
-      const stream = streamOf([readFixture(`providers/${recording.file}`)]).pipeThrough(new ProviderEventStream({ provider: 'openai-chat' }));
-      const turn = await collectTurn(stream);
-      expect(turn.incompleteToolCalls).toEqual([]);
-      expect(turn.toolCalls.map((c) => [c.name, c.arguments])).toEqual(
-        recording.toolCalls.map((c) => [c.name, c.args === '' ? {} : JSON.parse(c.args)]),
-      );
-      expect(turn.rawFinishReason).toBe((JSON.parse(recording.finish) as Record<string, string>)['0']);
     });
   }
 });

@@ -180,15 +180,19 @@ export function slotsInOrderOfAppearance(events: readonly StreamEvent[]): boolea
  * The expected error of a manifest `Errors in stream` entry: its first `message` and `code`,
  * read from the text (which the manifest may truncate).
  */
-export function manifestError(errors: string): { message: string; code?: string } {
+export function manifestError(errors: string): { message: string; code?: string; type?: string } {
   try {
     const parsed: unknown = JSON.parse(errors);
     if (Array.isArray(parsed)) {
       const first: unknown = parsed[0];
       if (typeof first === 'string') return { message: first };
       if (typeof first === 'object' && first !== null && 'message' in first) {
-        const { message, code } = first as { message: string; code?: unknown };
-        return code === undefined ? { message } : { message, code: String(code) };
+        const { message, code, type } = first as { message: string; code?: unknown; type?: unknown };
+        return {
+          message,
+          ...(code === undefined ? {} : { code: String(code) }),
+          ...(typeof type === 'string' ? { type } : {}),
+        };
       }
     }
   } catch {
@@ -196,10 +200,12 @@ export function manifestError(errors: string): { message: string; code?: string 
   }
   const message = /"message": "((?:[^"\\]|\\.)*)"/.exec(errors);
   const code = /"code": (?:"((?:[^"\\]|\\.)*)"|(\d+))/.exec(errors);
+  const type = /"type": "((?:[^"\\]|\\.)*)"/.exec(errors);
   if (!message?.[1]) throw new Error(`cannot read the manifest error: ${errors.slice(0, 60)}`);
-  const result: { message: string; code?: string } = { message: JSON.parse(`"${message[1]}"`) as string };
+  const result: { message: string; code?: string; type?: string } = { message: JSON.parse(`"${message[1]}"`) as string };
   const codeText = code?.[1] ?? code?.[2];
   if (codeText !== undefined) result.code = codeText;
+  if (type?.[1] !== undefined) result.type = JSON.parse(`"${type[1]}"`) as string;
   return result;
 }
 

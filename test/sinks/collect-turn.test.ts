@@ -1,0 +1,294 @@
+/**
+ * `collectTurn` after `ProviderEventStream` on every recording of the six provider APIs: the
+ * turn's tool calls, text, reasoning, finish reason and errors against the MANIFEST and against
+ * test-side oracles read from the decoded records — for the bytes whole, byte by byte and at
+ * random cuts, and for the objects an SDK yields.
+ */
+import { describe, expect, it } from 'vitest';
+import { ProviderError } from '../../src/errors.ts';
+import { collectTurn, type Turn } from '../../src/sinks/collect-turn.ts';
+import { ProviderEventStream, type ProviderEventStreamInput } from '../../src/transforms/provider-event-stream.ts';
+import type { FinishReason } from '../../src/types.ts';
+import { cuttings, readFixture, streamOf } from '../helpers.ts';
+import { type ManifestRecording, readManifest } from '../manifest.ts';
+import { PROVIDER_OF_DIR, sdkObjectsOf } from '../transforms/providers/event-stream-helpers.ts';
+import { manifestError, streamCuttings } from '../transforms/providers/replay.ts';
+
+/** Each API's raw finish reasons and what they normalize to (from the API references). */
+const FINISH: Readonly<Record<string, Readonly<Record<string, FinishReason>>>> = {
+  anthropic: { end_turn: 'stop', tool_use: 'tool-calls', max_tokens: 'length' },
+  'openai-chat': { stop: 'stop', tool_calls: 'tool-calls', length: 'length' },
+  // Responses, Gemini and Ollama say `completed` / `STOP` / `stop` whether or not the model called tools.
+  'openai-responses': { completed: 'stop' },
+  gemini: { STOP: 'stop' },
+  ollama: { stop: 'stop' },
+  bedrock: { end_turn: 'stop', tool_use: 'tool-calls' },
+};
+
+const RECORDINGS = readManifest().filter((r) => r.dir in PROVIDER_OF_DIR);
+
+async function turnOf(recording: ManifestRecording, chunks: readonly ProviderEventStreamInput[]): Promise<Turn> {
+  const provider = PROVIDER_OF_DIR[recording.dir];
+  if (provider === undefined) throw new Error(`no provider for ${recording.dir}`);
+  return collectTurn(streamOf(chunks).pipeThrough(new ProviderEventStream({ provider })));
+}
+
+/** The recording's raw final stop/finish reason, from the manifest (choice 0 for chat). */
+function rawFinish(recording: ManifestRecording): string {
+  const finish = JSON.parse(recording.finish) as string | Record<string, string>;
+  return typeof finish === 'string' ? finish : (finish['0'] as string);
+}
+
+/** The manifest's arguments as values: `JSON.parse` of the assembled text, `{}` for none. */
+function manifestArguments(recording: ManifestRecording): unknown[] {
+  return recording.toolCalls.map((c) => (c.args === '' ? {} : (JSON.parse(c.args) as unknown)));
+}
+
+type Texts = { messages: string[]; reasoning: string[] };
+
+/**
+ * Test-side oracle of the texts: per content slot, the concatenated text and reasoning deltas of
+ * the decoded records, read by the wire formats' documented fields (independent of the adapters).
+ */
+function oracleTexts(recording: ManifestRecording, objects: readonly object[]): Texts {
+  const messages = new Map<string, string>();
+  const reasoning = new Map<string, string>();
+  const add = (map: Map<string, string>, key: string, text: unknown): void => {
+    if (typeof text === 'string' && text !== '') map.set(key, (map.get(key) ?? '') + text);
+  };
+  for (const object of objects as Array<Record<string, any>>) {
+    switch (PROVIDER_OF_DIR[recording.dir]) {
+      case 'anthropic':
+        if (object.type === 'content_block_delta') {
+          add(messages, `${object.index}`, object.delta?.text);
+          add(reasoning, `${object.index}`, object.delta?.thinking);
+        }
+        break;
+      case 'openai-chat':
+        for (const choice of object.choices ?? []) {
+          const delta = choice.delta ?? {};
+          if (typeof delta.content === 'string') add(messages, `${choice.index}/content`, delta.content);
+          // Mistral's content chunks: `thinking` items carry reasoning, `text` items text.
+          for (const item of Array.isArray(delta.content) ? delta.content : []) {
+            if (item.type === 'text') add(messages, `${choice.index}/content`, item.text);
+            for (const inner of item.type === 'thinking' ? item.thinking : []) add(reasoning, `${choice.index}`, inner.text);
+          }
+          add(messages, `${choice.index}/refusal`, delta.refusal);
+          add(reasoning, `${choice.index}`, delta.reasoning_content ?? delta.reasoning);
+        }
+        break;
+      case 'openai-responses':
+        if (object.type === 'response.output_text.delta') add(messages, `${object.output_index}`, object.delta);
+        if (object.type === 'response.reasoning_summary_text.delta' || object.type === 'response.reasoning_text.delta') {
+          add(reasoning, `${object.output_index}`, object.delta);
+        }
+        break;
+      case 'gemini':
+        for (const candidate of object.candidates ?? []) {
+          for (const part of candidate.content?.parts ?? []) add(part.thought ? reasoning : messages, `${candidate.index ?? 0}`, part.text);
+        }
+        break;
+      case 'ollama':
+        add(messages, 'content', object.message?.content ?? object.response);
+        add(reasoning, 'thinking', object.message?.thinking);
+        break;
+      case 'bedrock': {
+        const delta = object.contentBlockDelta;
+        if (delta !== undefined) {
+          add(messages, `${delta.contentBlockIndex}`, delta.delta?.text);
+          add(reasoning, `${delta.contentBlockIndex}`, delta.delta?.reasoningContent?.text);
+        }
+        break;
+      }
+    }
+  }
+  return { messages: [...messages.values()], reasoning: [...reasoning.values()] };
+}
+
+/** What every turn of a recording without an error must hold. */
+function expectTurn(recording: ManifestRecording, turn: Turn, texts: Texts): void {
+  const provider = PROVIDER_OF_DIR[recording.dir] as string;
+  expect(turn.incompleteToolCalls).toEqual([]);
+  expect(turn.failedToolCalls).toEqual([]);
+  expect(turn.toolCalls.map((c) => c.name)).toEqual(recording.toolCalls.map((c) => c.name));
+  expect(turn.toolCalls.map((c) => c.arguments)).toEqual(manifestArguments(recording));
+  for (const call of turn.toolCalls) expect(call.truncated).toBeUndefined();
+  // Ids: the wire's where it has them; generated ones (Gemini, Ollama) non-empty and distinct.
+  const ids = turn.toolCalls.map((c) => c.id);
+  recording.toolCalls.forEach((expected, i) => {
+    if (expected.id !== '') expect(ids[i]).toBe(expected.id);
+    else expect(ids[i]).toMatch(/\S/);
+  });
+  expect(new Set(ids).size).toBe(ids.length);
+
+  const messages = turn.events.flatMap((e) => (e.type === 'message' ? [e.text] : []));
+  const reasoning = turn.events.flatMap((e) => (e.type === 'reasoning' ? [e.text] : []));
+  expect([...messages].sort()).toEqual([...texts.messages].sort());
+  expect([...reasoning].sort()).toEqual([...texts.reasoning].sort());
+  expect(turn.text).toBe(messages.join(''));
+  expect(turn.reasoning).toBe(reasoning.join(''));
+
+  const raw = rawFinish(recording);
+  const reasons = FINISH[provider] as Record<string, FinishReason>;
+  const saysToolCalls = provider === 'openai-responses' || provider === 'gemini' || provider === 'ollama';
+  const normalized = saysToolCalls && recording.toolCalls.length > 0 ? 'tool-calls' : reasons[raw];
+  expect(turn.rawFinishReason).toBe(raw);
+  expect(turn.finishReason).toBe(normalized);
+}
+
+/** The cuttings of a recording's bytes (Bedrock's framing is binary: no text cutting). */
+function inputCuttings(recording: ManifestRecording): Array<[string, ProviderEventStreamInput[]]> {
+  const bytes = readFixture(`providers/${recording.file}`);
+  if (recording.dir !== 'bedrock') return streamCuttings(bytes);
+  return [2, 3].reduce((all, seed) => [...all, ...cuttings(bytes, seed).slice(2)], cuttings(bytes, 1) as Array<[string, Uint8Array[]]>);
+}
+
+describe('collectTurn on every recording of the six APIs', () => {
+  it('collectTurn covers every recording outside cohere/', () => {
+    expect(RECORDINGS).toHaveLength(readManifest().filter((r) => r.dir !== 'cohere').length);
+    expect(new Set(RECORDINGS.map((r) => r.dir))).toEqual(new Set(Object.keys(PROVIDER_OF_DIR)));
+  });
+
+  // The cut recording has its own tests below.
+  for (const recording of RECORDINGS.filter((r) => !r.toolCalls.some((c) => c.remark?.startsWith('NOT valid JSON')))) {
+    describe(recording.file, () => {
+      const objects = sdkObjectsOf(recording.file);
+      const texts = oracleTexts(recording, objects);
+      // Only the SDK-shaped Bedrock `.jsonl` files have no wire bytes of their own.
+      const wire = !recording.file.endsWith('.jsonl');
+
+      if (recording.errors !== undefined) {
+        const expected = manifestError(recording.errors);
+        for (const [cutting, chunks] of inputCuttings(recording)) {
+          it(`collectTurn rejects with the manifest's ProviderError (${cutting})`, async () => {
+            const error: unknown = await turnOf(recording, chunks).then(
+              () => undefined,
+              (e: unknown) => e,
+            );
+            expect(error).toBeInstanceOf(ProviderError);
+            expect(error).toMatchObject({ provider: PROVIDER_OF_DIR[recording.dir], message: expected.message });
+            if (expected.code !== undefined) expect((error as ProviderError).code).toBe(expected.code);
+            if (expected.type !== undefined) expect((error as ProviderError).type).toBe(expected.type);
+          });
+        }
+        return;
+      }
+
+      if (wire) {
+        for (const [cutting, chunks] of inputCuttings(recording)) {
+          it(`collectTurn gives the manifest's tool calls, the texts, reasoning and finish (${cutting})`, async () => {
+            expectTurn(recording, await turnOf(recording, chunks), texts);
+          });
+        }
+      }
+
+      it('collectTurn gives the same turn for the objects an SDK yields', async () => {
+        const fromObjects = await turnOf(recording, objects);
+        expectTurn(recording, fromObjects, texts);
+        if (wire) expect(fromObjects).toEqual(await turnOf(recording, [readFixture(`providers/${recording.file}`)]));
+      });
+
+      if (recording.toolCalls.some((c) => c.id === '')) {
+        it('collectTurn gives generated ids that are the same on every replay and every cutting', async () => {
+          const ids = async (chunks: readonly ProviderEventStreamInput[]) => (await turnOf(recording, chunks)).toolCalls.map((c) => c.id);
+          const first = await ids([readFixture(`providers/${recording.file}`)]);
+          expect(await ids([readFixture(`providers/${recording.file}`)])).toEqual(first);
+          expect(await ids(objects)).toEqual(first);
+          for (const [, chunks] of inputCuttings(recording)) expect(await ids(chunks)).toEqual(first);
+        });
+      }
+    });
+  }
+});
+
+describe('collectTurn on the recordings that stop early', () => {
+  const truncated = RECORDINGS.find((r) => r.file === 'anthropic/tool-use-truncated-max-tokens.sse') as ManifestRecording;
+  /** What had arrived of the cut arguments (the manifest's text, up to the open string). */
+  const partial = {
+    filename: 'taxes.txt',
+    lines_of_text: ['# COMPREHENSIVE TAX GUIDE FOR INDIVIDUALS WITH MULTIPLE W-2s', '', '## INTRODUCTION', '', 'Filing taxes'],
+  };
+
+  it('collectTurn reads the manifest of the truncated recording as cut JSON with a max_tokens stop', () => {
+    expect(rawFinish(truncated)).toBe('max_tokens');
+    expect(truncated.toolCalls[0]?.remark).toMatch(/^NOT valid JSON/);
+    expect(() => JSON.parse(truncated.toolCalls[0]?.args ?? '')).toThrow(SyntaxError);
+  });
+
+  for (const [cutting, chunks] of inputCuttings(truncated)) {
+    it(`collectTurn reports the cut call as incomplete, with its open path and the stop reason, never as complete (${cutting})`, async () => {
+      const turn = await turnOf(truncated, chunks);
+      expect(turn.toolCalls).toEqual([]);
+      expect(turn.incompleteToolCalls).toEqual([
+        {
+          type: 'tool-call-incomplete',
+          index: 1,
+          id: truncated.toolCalls[0]?.id,
+          name: truncated.toolCalls[0]?.name,
+          partialArguments: partial,
+          path: '/lines_of_text/4',
+          stopReason: 'max_tokens',
+        },
+      ]);
+      expect([turn.finishReason, turn.rawFinishReason]).toEqual(['length', 'max_tokens']);
+      expect(turn.text).toMatch(/^I'll create a comprehensive tax guide/);
+    });
+  }
+
+  it('collectTurn with repair closes the cut call and marks it truncated', async () => {
+    const bytes = readFixture(`providers/${truncated.file}`);
+    for (const chunks of [[bytes], sdkObjectsOf(truncated.file)]) {
+      const turn = await collectTurn(streamOf<ProviderEventStreamInput>(chunks).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })), {
+        repair: true,
+      });
+      expect(turn.incompleteToolCalls).toEqual([]);
+      expect(turn.toolCalls).toEqual([
+        { type: 'tool-call', index: 1, id: truncated.toolCalls[0]?.id, name: 'make_file', arguments: partial, truncated: true },
+      ]);
+      expect(turn.finishReason).toBe('length');
+    }
+  });
+
+  it('collectTurn reports a length finish without tool calls as just text (openai-chat/finish-length.sse)', async () => {
+    const recording = RECORDINGS.find((r) => r.file === 'openai-chat/finish-length.sse') as ManifestRecording;
+    const turn = await turnOf(recording, [readFixture(`providers/${recording.file}`)]);
+    expect([turn.toolCalls, turn.incompleteToolCalls]).toEqual([[], []]);
+    expect([turn.finishReason, turn.rawFinishReason]).toEqual(['length', 'length']);
+  });
+});
+
+describe('collectTurn on the recordings with errors, fed as SDK objects', () => {
+  for (const recording of RECORDINGS.filter((r) => r.errors !== undefined)) {
+    it(`collectTurn rejects with the manifest's ProviderError for the objects of ${recording.file}`, async () => {
+      const expected = manifestError(recording.errors as string);
+      const error: unknown = await turnOf(recording, sdkObjectsOf(recording.file)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error).toMatchObject({ message: expected.message });
+      if (expected.code !== undefined) expect((error as ProviderError).code).toBe(expected.code);
+    });
+  }
+});
+
+describe('collectTurn in a process with nothing else to do', () => {
+  it('collectTurn settles with the provider error before Node exits (draining never waits on an unref-ed timer)', async () => {
+    const { build } = await import('esbuild');
+    const { spawnSync } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const body = new TextDecoder().decode(readFixture('providers/openai-compatible/openrouter-comments-midstream-error.sse'));
+    const script = [
+      `import { collectTurn } from ${JSON.stringify(fileURLToPath(new URL('../../src/sinks/collect-turn.ts', import.meta.url)))};`,
+      `import { ProviderEventStream } from ${JSON.stringify(fileURLToPath(new URL('../../src/transforms/provider-event-stream.ts', import.meta.url)))};`,
+      `const body = ${JSON.stringify(body)};`,
+      'const stream = new ReadableStream({ start(c) { c.enqueue(body); c.close(); } });',
+      "const turn = collectTurn(stream.pipeThrough(new ProviderEventStream({ provider: 'openai-chat' })));",
+      "turn.then(() => console.log('resolved'), (error) => console.log(`rejected ${error.name} ${error.message}`));",
+    ].join('\n');
+    const bundle = await build({ stdin: { contents: script, loader: 'ts', resolveDir: process.cwd() }, bundle: true, format: 'esm', platform: 'node', write: false, logLevel: 'silent' });
+    const run = spawnSync(process.execPath, ['--input-type=module', '-'], { input: bundle.outputFiles[0]?.text ?? '', encoding: 'utf8' });
+    expect(run.stdout.trim()).toBe('rejected ProviderError Token limit reached');
+    expect(run.status).toBe(0);
+  });
+});
