@@ -1,0 +1,38 @@
+/**
+ * edge-runtime runner (`edge-runtime` npm package, Vercel's Edge Functions runtime): evaluates the
+ * edge bundle in an `EdgeRuntime` (a VM context with only the edge globals), serves it with
+ * `runServer` on a free loopback port and calls it once, as a deployed Edge Function is called.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Report } from '../report.ts';
+import type { Runner } from '../harness.ts';
+
+const require = createRequire(import.meta.url);
+
+function installed(): boolean {
+  try {
+    require.resolve('edge-runtime');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const edgeRuntime: Runner = {
+  missing: () => (installed() ? undefined : 'the edge-runtime package is missing: run `npm ci` (devDependency edge-runtime)'),
+  async run(bundlesDir) {
+    const { EdgeRuntime, runServer } = await import('edge-runtime');
+    const { version } = require('edge-runtime/package.json') as { version: string };
+    const runtime = new EdgeRuntime({ initialCode: readFileSync(join(bundlesDir, 'edge.js'), 'utf8') });
+    const server = await runServer({ runtime, port: 0, host: '127.0.0.1' });
+    try {
+      const response = await fetch(server.url);
+      if (!response.ok) throw new Error(`edge-runtime answered ${response.status}: ${(await response.text()).slice(0, 2000)}`);
+      return { version: `edge-runtime ${version} on Node ${process.versions.node}`, report: (await response.json()) as Report, smoke: [] };
+    } finally {
+      await server.close();
+    }
+  },
+};

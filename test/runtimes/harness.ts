@@ -1,0 +1,106 @@
+/** Shared by the runners: child processes, free ports, reading the report a runtime printed. */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { REPORT_PREFIX, type Report } from './report.ts';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const RUNTIMES_DIR = fileURLToPath(new URL('./', import.meta.url));
+
+/** What a runner hands back: the portable report, the runtime's version, and smoke results. */
+export interface RunOutcome {
+  readonly version: string;
+  readonly report: Report;
+  /** Runtime-specific smoke checks (src/ run directly, `deno check`, …): name → error or undefined. */
+  readonly smoke: ReadonlyArray<{ readonly name: string; readonly error?: string }>;
+}
+
+export interface Runner {
+  /** Why the runtime cannot run here (and what to install), or `undefined` when it can. */
+  missing(): string | undefined;
+  run(bundlesDir: string): Promise<RunOutcome>;
+}
+
+/** A binary the package installs under node_modules/.bin, or `undefined`. */
+export function localBin(name: string): string | undefined {
+  const path = join(ROOT, 'node_modules', '.bin', name);
+  return existsSync(path) ? path : undefined;
+}
+
+export interface ProcessResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Run a command to its end (killed after `timeoutMs`), collecting its output. */
+export function execute(command: string, args: readonly string[], options: { cwd?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<ProcessResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** The report line a runtime printed, parsed; throws with the output when there is none. */
+export function reportFrom(result: ProcessResult, what: string): Report {
+  const line = result.stdout.split('\n').find((l) => l.startsWith(REPORT_PREFIX));
+  if (line === undefined) {
+    throw new Error(`${what} printed no report (exit code ${result.code})\n--- stdout\n${result.stdout.slice(-3000)}\n--- stderr\n${result.stderr.slice(-3000)}`);
+  }
+  return JSON.parse(line.slice(REPORT_PREFIX.length)) as Report;
+}
+
+/** Run a smoke command; its error (with output) or `undefined` when it exited 0 printing `expect`. */
+export async function smoke(name: string, command: string, args: readonly string[], expect: RegExp, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  const result = await execute(command, args, options);
+  const ok = result.code === 0 && expect.test(result.stdout);
+  return ok ? { name } : { name, error: `exit code ${result.code}\n${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}` };
+}
+
+/** A TCP port free on 127.0.0.1 at the time of asking. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** GET `url` until it answers (a server starting up), for at most `timeoutMs`. */
+export async function fetchWhenUp(url: string, timeoutMs: number, isAlive: () => boolean): Promise<Response> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fetch(url);
+    } catch (error) {
+      if (!isAlive()) throw new Error(`the server exited before answering ${url}`);
+      if (Date.now() > deadline) throw new Error(`no answer from ${url} within ${timeoutMs} ms: ${String(error)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/** The first line of a command's `--version` output. */
+export async function versionOf(command: string, args: readonly string[] = ['--version']): Promise<string> {
+  const result = await execute(command, args, { timeoutMs: 20_000 });
+  return (result.stdout.trim() || result.stderr.trim()).split('\n')[0] ?? 'unknown';
+}

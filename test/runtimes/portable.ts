@@ -1,0 +1,677 @@
+/**
+ * The portable suite: the library's behaviour checks written once, with web-platform APIs only
+ * (no `node:` module, no `process`, no file system), bundled with `src/` and run unchanged on
+ * every runtime we claim — Node, Deno, Bun, workerd, edge-runtime and Chromium.
+ *
+ * Fixtures come from the bundle (see `fixtures.d.ts`); expected tool calls are written out from
+ * test/fixtures/providers/MANIFEST.md; the JSON oracle is the runtime's own `JSON.parse`.
+ */
+import { jsonTestSuite, recordings } from 'argstream-portable:fixtures';
+import {
+  collectTurn,
+  ConversationEventStream,
+  FragmentAggregator,
+  IncrementalJsonParser,
+  IncrementalJsonValueParser,
+  JsonFragmentStream,
+  JsonStreamError,
+  JsonValueStream,
+  ProviderError,
+  ProviderEventStream,
+  ToolCallProgressStream,
+  type JsonValue,
+  type ProviderName,
+  type StreamEvent,
+  type StreamFragment,
+  type ToolCallArgumentProgress,
+  type Turn,
+} from '../../src/index.ts';
+import { REPORT_PREFIX, type CheckResult, type Report } from './report.ts';
+
+export type { CheckResult, Report };
+
+// ---------------------------------------------------------------------------------------------
+// A tiny registry and report
+
+interface Check {
+  readonly name: string;
+  readonly fn: () => Promise<void> | void;
+}
+
+const checks: Check[] = [];
+
+function test(name: string, fn: () => Promise<void> | void): void {
+  checks.push({ name, fn });
+}
+
+/**
+ * Checks known to fail on a runtime because of a bug in src/, by runtime key (see
+ * `runtimeKey()`): check name → the bug. A known failure is reported, not counted as failed; one
+ * that passes again is reported as `fixed` and counted as failed, so the entry gets removed.
+ */
+const knownFailing: Readonly<Record<string, Readonly<Record<string, string>>>> = {};
+
+/** The names of the checks, in order. */
+export function checkNames(): string[] {
+  return checks.map((check) => check.name);
+}
+
+/** Run every check (or those whose name contains `filter`) and report each one. */
+export async function runChecks(filter?: string): Promise<Report> {
+  const started = now();
+  const known = knownFailing[runtimeKey()] ?? {};
+  const results: CheckResult[] = [];
+  for (const check of checks) {
+    if (filter !== undefined && !check.name.includes(filter)) continue;
+    const t0 = now();
+    let error: string | undefined;
+    try {
+      await check.fn();
+    } catch (caught) {
+      error = describeError(caught);
+    }
+    const ms = Math.round(now() - t0);
+    const bug = known[check.name];
+    if (bug !== undefined) {
+      results.push(error === undefined ? { name: check.name, status: 'fixed', ms, error: `passes now; remove it from knownFailing (${bug})` } : { name: check.name, status: 'known-failing', ms, error: `${bug}: ${error}` });
+    } else results.push(error === undefined ? { name: check.name, status: 'pass', ms } : { name: check.name, status: 'fail', ms, error });
+  }
+  const failed = results.filter((r) => r.status === 'fail' || r.status === 'fixed').length;
+  return { runtime: describeRuntime(), results, passed: results.filter((r) => r.status === 'pass').length, failed, ms: Math.round(now() - started) };
+}
+
+/** The report as TAP-like lines, then one line `# argstream-report <JSON>` for the test to read. */
+export function formatReport(report: Report): string {
+  const lines = [`# ${report.runtime}`];
+  report.results.forEach((r, i) => {
+    const ok = r.status === 'pass' || r.status === 'known-failing';
+    lines.push(`${ok ? 'ok' : 'not ok'} ${i + 1} - ${r.name} (${r.ms} ms)${r.status === 'known-failing' ? ' # TODO known failing' : ''}${r.error === undefined ? '' : `\n  # ${r.error.replace(/\n/g, '\n  # ')}`}`);
+  });
+  lines.push(`# ${report.passed} passed, ${report.failed} failed, ${report.results.length} checks in ${report.ms} ms`);
+  lines.push(`${REPORT_PREFIX}${JSON.stringify(report)}`);
+  return lines.join('\n');
+}
+
+
+function now(): number {
+  return typeof performance !== 'undefined' ? performance.now() : Date.now();
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}
+
+function runtimeKey(): string {
+  const g = globalThis as Record<string, unknown>;
+  if (g['Deno'] !== undefined) return 'deno';
+  if (g['Bun'] !== undefined) return 'bun';
+  if (typeof g['EdgeRuntime'] === 'string') return 'edge-runtime';
+  const agent = typeof navigator !== 'undefined' ? String(navigator.userAgent) : '';
+  if (agent.startsWith('Cloudflare-Workers')) return 'workerd';
+  if (agent.includes('Chrome/')) return 'chromium';
+  return 'node';
+}
+
+function describeRuntime(): string {
+  const g = globalThis as Record<string, any>;
+  if (g['Deno'] !== undefined) return `Deno ${g['Deno'].version?.deno} (V8 ${g['Deno'].version?.v8})`;
+  if (g['Bun'] !== undefined) return `Bun ${g['Bun'].version}`;
+  if (typeof g['EdgeRuntime'] === 'string') return `edge-runtime (${g['EdgeRuntime']})`;
+  const agent = typeof navigator !== 'undefined' ? String(navigator.userAgent) : '';
+  if (agent !== '') return agent;
+  const versions = g['process']?.versions;
+  return versions?.node !== undefined ? `Node.js ${versions.node}` : 'unknown runtime';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Assertions and helpers (web APIs only)
+
+class AssertionError extends Error {
+  override readonly name = 'AssertionError';
+}
+
+function fail(message: string): never {
+  throw new AssertionError(message);
+}
+
+function show(value: unknown): string {
+  try {
+    const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === 'number' && Object.is(v, -0) ? '-0' : v));
+    if (text === undefined) return String(value);
+    return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  } catch {
+    return String(value);
+  }
+}
+
+/** Deep equality of JSON-like values; numbers compare with `Object.is` (so -0 ≠ 0). */
+function equal(a: unknown, b: unknown): boolean {
+  if (typeof a === 'number' && typeof b === 'number') return Object.is(a, b);
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => equal(item, b[i]));
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  const rb = b as Record<string, unknown>;
+  const ra = a as Record<string, unknown>;
+  return ka.every((key) => Object.prototype.hasOwnProperty.call(rb, key) && equal(ra[key], rb[key]));
+}
+
+function assertEqual(actual: unknown, expected: unknown, label: string): void {
+  if (!equal(actual, expected)) fail(`${label}: expected ${show(expected)}, got ${show(actual)}`);
+}
+
+function assert(condition: boolean, label: string): asserts condition {
+  if (!condition) fail(label);
+}
+
+function fromBase64(base64: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+function recording(path: string): Uint8Array<ArrayBuffer> {
+  const base64 = recordings[path];
+  if (base64 === undefined) fail(`recording ${path} is not in the bundle`);
+  return fromBase64(base64);
+}
+
+/** mulberry32: random cuttings reproducible from a seed. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function oneByOne<T extends string | Uint8Array>(input: T): T[] {
+  const out: T[] = [];
+  for (let i = 0; i < input.length; i++) out.push(input.slice(i, i + 1) as T);
+  return out;
+}
+
+function randomCuts<T extends string | Uint8Array>(input: T, random: () => number, count = 8): T[] {
+  const cuts = Array.from({ length: count }, () => Math.floor(random() * input.length)).sort((x, y) => x - y);
+  const out: T[] = [];
+  let last = 0;
+  for (const cut of cuts) {
+    if (cut > last && cut < input.length) {
+      out.push(input.slice(last, cut) as T);
+      last = cut;
+    }
+  }
+  out.push(input.slice(last) as T);
+  return out;
+}
+
+/** Whole, one byte (or code unit) at a time, and at random cuts. */
+function cuttings<T extends string | Uint8Array>(input: T, seed: number): Array<[string, T[]]> {
+  return [
+    ['whole', [input]],
+    ['one by one', oneByOne(input)],
+    [`random cuts (seed ${seed})`, randomCuts(input, rng(seed))],
+  ];
+}
+
+/** A pull source of the chunks that records its cancel reason and reads after its end. */
+function recordingSource<T>(chunks: readonly T[]) {
+  const log = { cancelled: undefined as unknown, cancelCalls: 0, pullsAfterEnd: 0 };
+  let i = 0;
+  let ended = false;
+  const stream = new ReadableStream<T>({
+    pull(controller) {
+      if (ended) {
+        log.pullsAfterEnd++;
+        return;
+      }
+      if (i < chunks.length) controller.enqueue(chunks[i++] as T);
+      else {
+        ended = true;
+        controller.close();
+      }
+    },
+    cancel(reason) {
+      ended = true;
+      log.cancelCalls++;
+      log.cancelled = reason;
+    },
+  });
+  return { stream, log };
+}
+
+function streamOf<T>(chunks: readonly T[]): ReadableStream<T> {
+  return recordingSource(chunks).stream;
+}
+
+async function readAll<T>(stream: ReadableStream<T>): Promise<T[]> {
+  const out: T[] = [];
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return out;
+    out.push(value);
+  }
+}
+
+async function settle<T>(stream: ReadableStream<T>): Promise<{ values: T[]; error: unknown }> {
+  const values: T[] = [];
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { values, error: undefined };
+      values.push(value);
+    }
+  } catch (error) {
+    return { values, error };
+  }
+}
+
+/** Let pending stream callbacks (cancel of the source after an error) run. */
+function tick(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+function aggregate(fragments: readonly StreamFragment[]): JsonValue | undefined {
+  const aggregator = new FragmentAggregator();
+  let value: JsonValue | undefined;
+  for (const fragment of fragments) {
+    const result = aggregator.push(fragment);
+    if (result !== undefined) value = result;
+  }
+  return value;
+}
+
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON engine: exactness against JSON.parse on JSONTestSuite, under every cutting
+
+type Oracle = { ok: true; value: unknown } | { ok: false };
+
+function oracle(text: string): Oracle {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/**
+ * The two 100–250 KB cases (10⁵-deep arrays) are fed whole and at random cuts only: one by one,
+ * they would take seconds on every runtime, and the vitest suite already feeds them that way.
+ */
+const ONE_BY_ONE_MAX = 10_000;
+
+/** The fragment path costs O(depth) per fragment by design; the 10⁵-deep cases get a limit. */
+const FRAGMENT_OPTIONS = { maxDepth: 1000 };
+const VALUE_OPTIONS = { maxDepth: Infinity };
+
+function checkJsonTestSuiteCase(name: string, bytes: Uint8Array): void {
+  const text = new TextDecoder().decode(bytes);
+  const expected = oracle(text);
+  const seed = name.length * 7919 + bytes.length;
+  const inputs: Array<[string, Array<string | Uint8Array>]> = [
+    ...cuttings(bytes, seed).map(([how, chunks]): [string, Array<string | Uint8Array>] => [`bytes ${how}`, chunks]),
+    ...cuttings(text, seed).map(([how, chunks]): [string, Array<string | Uint8Array>] => [`string ${how}`, chunks]),
+  ].filter(([how]) => bytes.length <= ONE_BY_ONE_MAX || !how.endsWith('one by one'));
+  let firstError: JsonStreamError | undefined;
+  for (const [how, chunks] of inputs) {
+    const engines: Array<[string, () => unknown]> = [
+      [
+        'IncrementalJsonValueParser',
+        () => {
+          const parser = new IncrementalJsonValueParser(VALUE_OPTIONS);
+          for (const chunk of chunks) parser.push(chunk);
+          return parser.end();
+        },
+      ],
+      [
+        'IncrementalJsonParser + FragmentAggregator',
+        () => {
+          const parser = new IncrementalJsonParser(FRAGMENT_OPTIONS);
+          const fragments: StreamFragment[] = [];
+          for (const chunk of chunks) fragments.push(...parser.push(chunk));
+          fragments.push(...parser.end());
+          return aggregate(fragments);
+        },
+      ],
+    ];
+    for (const [engine, run] of engines) {
+      const label = `${name}, ${how}, ${engine}`;
+      if (expected.ok) {
+        let value: unknown;
+        try {
+          value = run();
+        } catch (error) {
+          fail(`${label}: JSON.parse accepts it, the engine threw ${describeError(error)}`);
+        }
+        assertEqual(value, expected.value, label);
+      } else {
+        const error = thrown(run);
+        if (!(error instanceof JsonStreamError)) fail(`${label}: JSON.parse rejects it, the engine gave ${error === undefined ? 'a value' : describeError(error)}`);
+        if (engine === 'IncrementalJsonValueParser') {
+          firstError ??= error;
+          assertEqual([error.code, error.offset], [firstError.code, firstError.offset], `${label}: the error does not depend on the cutting`);
+        }
+      }
+    }
+  }
+}
+
+for (const [prefix, verdict] of [
+  ['y_', 'accepted'],
+  ['n_', 'rejected'],
+  ['i_', 'implementation-defined'],
+] as const) {
+  test(`JSONTestSuite ${verdict} (${prefix}*) cases: both engines agree with JSON.parse, bytes and strings, whole, one by one, random cuts`, () => {
+    const cases = jsonTestSuite.filter(([name]) => name.startsWith(prefix));
+    assert(cases.length > 30, `the bundle holds the ${prefix} cases (found ${cases.length})`);
+    const failures: string[] = [];
+    for (const [name, base64] of cases) {
+      try {
+        checkJsonTestSuiteCase(name, fromBase64(base64));
+      } catch (error) {
+        failures.push(describeError(error));
+      }
+    }
+    if (failures.length > 0) fail(`${failures.length} of ${cases.length} cases failed:\n${failures.slice(0, 10).join('\n')}`);
+  });
+}
+
+test('JSONTestSuite: the bundle holds all 318 test_parsing cases', () => {
+  assertEqual(jsonTestSuite.length, 318, 'number of cases');
+});
+
+test('IncrementalJsonValueParser is prompt: a string prefix shows before its closing quote, a split escape and surrogate pair are held back', () => {
+  const parser = new IncrementalJsonValueParser();
+  parser.push('{"path":"src/ma');
+  assertEqual(parser.snapshot(), { path: 'src/ma' }, 'after the first chunk');
+  parser.push('in.rs","text":"a\\');
+  assertEqual(parser.snapshot(), { path: 'src/main.rs', text: 'a' }, 'split escape held back');
+  parser.push('n\\ud83d');
+  assertEqual(parser.snapshot(), { path: 'src/main.rs', text: 'a\n' }, 'half a surrogate pair held back');
+  parser.push('\\ude00"}');
+  assertEqual(parser.end(), { path: 'src/main.rs', text: 'a\n😀' }, 'the value');
+});
+
+test('IncrementalJsonParser rejects invalid text with a JsonStreamError at the same offset for every cutting', () => {
+  const text = '{"a":[1,2,}';
+  const offsets = cuttings(text, 3).map(([how, chunks]) => {
+    const error = thrown(() => {
+      const parser = new IncrementalJsonParser();
+      for (const chunk of chunks) parser.push(chunk);
+      parser.end();
+    });
+    if (!(error instanceof JsonStreamError)) fail(`${how}: expected a JsonStreamError, got ${String(error)}`);
+    return [error.code, error.offset];
+  });
+  assertEqual(offsets, [['invalid-json', 10], ['invalid-json', 10], ['invalid-json', 10]], 'code and offset per cutting');
+});
+
+// ---------------------------------------------------------------------------------------------
+// Stream shells: pipeThrough, TextDecoderStream, errors both ways, cancellation
+
+const DOCUMENT = '{"path":"src/ü.rs","content":"fn main() {\\n\\tprintln!(\\"😀\\");\\n}","n":[1,-0.5e2,true,null]}';
+
+test('JsonFragmentStream: UTF-8 bytes cut anywhere, piped from a ReadableStream<Uint8Array>, aggregate to JSON.parse', async () => {
+  const bytes = new TextEncoder().encode(DOCUMENT);
+  for (const [how, chunks] of cuttings(bytes, 11)) {
+    const fragments = await readAll(streamOf(chunks).pipeThrough(new JsonFragmentStream()));
+    assertEqual(fragments[0], { type: 'start', kind: 'object' }, `${how}: first fragment`);
+    assertEqual(aggregate(fragments), JSON.parse(DOCUMENT), how);
+  }
+});
+
+test('JsonFragmentStream after TextDecoderStream: a multi-byte character split across chunks', async () => {
+  const bytes = new TextEncoder().encode(DOCUMENT);
+  for (const [how, chunks] of cuttings(bytes, 12)) {
+    const fragments = await readAll(streamOf(chunks).pipeThrough(new TextDecoderStream()).pipeThrough(new JsonFragmentStream()));
+    assertEqual(aggregate(fragments), JSON.parse(DOCUMENT), how);
+  }
+});
+
+test('JsonValueStream from a Response body: the final value once the root completes', async () => {
+  const body = new Response(new TextEncoder().encode(`${DOCUMENT}  \n`)).body;
+  assert(body !== null, 'Response has a body');
+  assertEqual(await readAll(body.pipeThrough(new JsonValueStream())), [{ value: JSON.parse(DOCUMENT), complete: true }], 'output');
+});
+
+test('JsonValueStream with snapshots: one snapshot per chunk that changed the value, then the complete value', async () => {
+  const seen: unknown[] = [];
+  const reader = streamOf(['{"path":"src/ma', 'in.rs","n":', '1', '2', '}']).pipeThrough(new JsonValueStream({ snapshots: true })).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    seen.push(JSON.parse(JSON.stringify(value))); // snapshots are live: copy to keep
+  }
+  const last = seen[seen.length - 1];
+  assertEqual(last, { value: { path: 'src/main.rs', n: 12 }, complete: true }, 'last output');
+  assertEqual(seen[0], { value: { path: 'src/ma' }, complete: false }, 'first snapshot');
+});
+
+test('JsonFragmentStream: fragments before an error are delivered, then the readable errors with a JsonStreamError', async () => {
+  const { values, error } = await settle(streamOf(['{"a":"x', 'y",,']).pipeThrough(new JsonFragmentStream()));
+  assert(error instanceof JsonStreamError, `error is a JsonStreamError (got ${String(error)})`);
+  assertEqual([error.code, error.offset], ['invalid-json', 10], 'code and offset');
+  assertEqual(aggregate(values), undefined, 'no complete value');
+  assertEqual(values.length, 5, 'fragments delivered before the error');
+});
+
+test('JsonFragmentStream: a parse error reaches both ends (the source is cancelled with it)', async () => {
+  const { stream, log } = recordingSource(['[1,', 'x', ']', '[']);
+  const { error } = await settle(stream.pipeThrough(new JsonFragmentStream()));
+  assert(error instanceof JsonStreamError, `error is a JsonStreamError (got ${String(error)})`);
+  await tick();
+  assert(log.cancelled === error, `the source was cancelled with the error (got ${String(log.cancelled)})`);
+  assertEqual(log.pullsAfterEnd, 0, 'reads after the end');
+});
+
+test('JsonFragmentStream: unexpected-end when the input stops inside the document, with the open path', async () => {
+  const { error } = await settle(streamOf(['{"a":[1']).pipeThrough(new JsonFragmentStream()));
+  assert(error instanceof JsonStreamError, `error is a JsonStreamError (got ${String(error)})`);
+  assertEqual([error.code, error.path], ['unexpected-end', '/a'], 'code and path');
+});
+
+test('JsonFragmentStream: cancellation by the consumer reaches the source', async () => {
+  const { stream, log } = recordingSource(['["a', 'b', 'c', 'd"]']);
+  const reader = stream.pipeThrough(new JsonFragmentStream()).getReader();
+  await reader.read();
+  await reader.cancel('user went away');
+  await tick();
+  assertEqual(log.cancelled, 'user went away', 'cancel reason at the source');
+});
+
+test('JsonValueStream: an error of the source reaches the consumer', async () => {
+  let sent = false;
+  const source = new ReadableStream<string>({
+    pull(controller) {
+      if (!sent) {
+        sent = true;
+        controller.enqueue('{"a":');
+      } else controller.error(new TypeError('network went away'));
+    },
+  });
+  const { error } = await settle(source.pipeThrough(new JsonValueStream()));
+  assert(error instanceof TypeError && error.message === 'network went away', `the source's error (got ${String(error)})`);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Providers → turns, on real recordings (expected values from test/fixtures/providers/MANIFEST.md)
+
+interface ExpectedCall {
+  readonly id: string;
+  readonly name: string;
+  readonly index?: number;
+  readonly args: JsonValue;
+}
+
+interface RecordingCase {
+  readonly file: string;
+  readonly provider: ProviderName;
+  readonly rawFinishReason: string;
+  readonly toolCalls: readonly ExpectedCall[];
+}
+
+const RECORDINGS: readonly RecordingCase[] = [
+  {
+    file: 'anthropic/text-then-2-parallel-tool-use.sse',
+    provider: 'anthropic',
+    rawFinishReason: 'tool_use',
+    toolCalls: [
+      { id: 'toolu_01YUs66wivdF51ENZFX8gX9S', name: 'get_weather', index: 1, args: { location: 'New York, NY', unit: 'fahrenheit' } },
+      { id: 'toolu_01NRtod2L7M7TBDj9GCzsZCx', name: 'get_time', index: 2, args: { timezone: 'America/New_York' } },
+    ],
+  },
+  {
+    file: 'anthropic/server-tool-use-code-execution-escapes-emoji.sse',
+    provider: 'anthropic',
+    rawFinishReason: 'end_turn',
+    toolCalls: [
+      { id: 'srvtoolu_01MwXaweAHve88x6s3Fc8x6Q', name: 'bash_code_execution', index: 2, args: { command: 'echo "65465-6544 * 65464-6+1.02255" | bc -l' } },
+    ],
+  },
+  {
+    file: 'anthropic/thinking-signature-then-tool-use-no-args.sse',
+    provider: 'anthropic',
+    rawFinishReason: 'tool_use',
+    toolCalls: [{ id: 'toolu_01825dXWLSoJwCst1qTsiWdb', name: 'fixed_version', index: 1, args: {} }],
+  },
+  {
+    file: 'openai-chat/parallel-2-tool-calls.sse',
+    provider: 'openai-chat',
+    rawFinishReason: 'tool_calls',
+    toolCalls: [
+      { id: 'call_JMW1whyEaYG438VE1OIflxA2', name: 'GetWeatherArgs', args: { city: 'Edinburgh', country: 'GB', units: 'c' } },
+      { id: 'call_DNYTawLBoN8fj3KN6qU9N1Ou', name: 'get_stock_price', args: { ticker: 'AAPL', exchange: 'NASDAQ' } },
+    ],
+  },
+  {
+    file: 'openai-chat/single-tool-call.sse',
+    provider: 'openai-chat',
+    rawFinishReason: 'tool_calls',
+    toolCalls: [{ id: 'call_c91SqDXlYFuETYv8mUHzz6pp', name: 'GetWeatherArgs', args: { city: 'Edinburgh', country: 'UK', units: 'c' } }],
+  },
+];
+
+function checkTurn(turn: Turn, expected: RecordingCase, label: string): void {
+  assertEqual(turn.incompleteToolCalls, [], `${label}: incomplete calls`);
+  assertEqual(
+    turn.toolCalls.map((call) => ({ id: call.id, name: call.name, args: call.arguments })),
+    expected.toolCalls.map((call) => ({ id: call.id, name: call.name, args: call.args })),
+    `${label}: tool calls`,
+  );
+  for (const [i, call] of expected.toolCalls.entries()) {
+    if (call.index !== undefined) assertEqual(turn.toolCalls[i]?.index, call.index, `${label}: index of call ${i}`);
+  }
+  assertEqual(turn.rawFinishReason, expected.rawFinishReason, `${label}: raw finish reason`);
+}
+
+for (const expected of RECORDINGS) {
+  test(`ProviderEventStream (${expected.provider}) → collectTurn on ${expected.file}: the manifest's tool calls, whole, byte by byte and at random cuts`, async () => {
+    const bytes = recording(expected.file);
+    const turns: Turn[] = [];
+    for (const [how, chunks] of cuttings(bytes, bytes.length)) {
+      const turn = await collectTurn(streamOf(chunks).pipeThrough(new ProviderEventStream({ provider: expected.provider })));
+      checkTurn(turn, expected, how);
+      turns.push(turn);
+    }
+    // The message text and reasoning do not depend on the cutting either.
+    for (const turn of turns) assertEqual([turn.text, turn.reasoning], [turns[0]!.text, turns[0]!.reasoning], 'text and reasoning');
+  });
+}
+
+test('ProviderEventStream after TextDecoderStream on a Response body (anthropic): an emoji split across deltas and bytes reads the same', async () => {
+  const expected = RECORDINGS[1]!;
+  const bytes = recording(expected.file);
+  const whole = await collectTurn(new Response(bytes).body!.pipeThrough(new TextDecoderStream()).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })));
+  checkTurn(whole, expected, 'Response body');
+  assert(whole.text.includes('1️⃣'), `the keycap emoji is whole in the text (${show(whole.text.slice(0, 80))})`);
+  const oneByOneTurn = await collectTurn(streamOf(oneByOne(bytes)).pipeThrough(new TextDecoderStream()).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })));
+  assertEqual([oneByOneTurn.text, oneByOneTurn.reasoning], [whole.text, whole.reasoning], 'text and reasoning, one byte at a time');
+});
+
+test('ConversationEventStream (openai-chat): tool-call events with parsed arguments, then finished', async () => {
+  const expected = RECORDINGS[3]!;
+  const events = await readAll(
+    streamOf(oneByOne(recording(expected.file)))
+      .pipeThrough(new ProviderEventStream({ provider: 'openai-chat' }))
+      .pipeThrough(new ConversationEventStream()),
+  );
+  const calls = events.flatMap((event) => (event.type === 'tool-call' ? [{ id: event.id, name: event.name, args: event.arguments }] : []));
+  assertEqual(calls, expected.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args })), 'tool calls');
+  const last = events[events.length - 1];
+  assert(last?.type === 'finished', `the last event is finished (got ${last?.type})`);
+  assertEqual([last.reason, last.rawReason], ['tool-calls', 'tool_calls'], 'finish reason');
+});
+
+test('ConversationEventStream (anthropic, max_tokens): a truncated call is tool-call-incomplete, or repaired and marked truncated', async () => {
+  const bytes = recording('anthropic/tool-use-truncated-max-tokens.sse');
+  const turn = await collectTurn(streamOf([bytes]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })));
+  assertEqual(turn.toolCalls, [], 'complete calls');
+  assertEqual(turn.incompleteToolCalls.length, 1, 'incomplete calls');
+  const call = turn.incompleteToolCalls[0]!;
+  assertEqual([call.id, call.name, call.stopReason], ['toolu_01EKqbqmZrGRXy18eN7m9kvY', 'make_file', 'max_tokens'], 'identity and stop reason');
+  const lines = ['# COMPREHENSIVE TAX GUIDE FOR INDIVIDUALS WITH MULTIPLE W-2s', '', '## INTRODUCTION', '', 'Filing taxes'];
+  assertEqual(call.partialArguments, { filename: 'taxes.txt', lines_of_text: lines }, 'partial arguments');
+  const events = await readAll(
+    streamOf(oneByOne(bytes))
+      .pipeThrough(new ProviderEventStream({ provider: 'anthropic' }))
+      .pipeThrough(new ConversationEventStream({ repair: true })),
+  );
+  const repaired = events.find((event) => event.type === 'tool-call');
+  assert(repaired?.type === 'tool-call', 'a repaired tool-call event');
+  assertEqual([repaired.arguments, repaired.truncated], [{ filename: 'taxes.txt', lines_of_text: lines }, true], 'repaired arguments');
+});
+
+test('ProviderEventStream: input that stops inside an event errors with a ProviderError (truncated), after the events before it', async () => {
+  const bytes = recording('openai-chat/single-tool-call.sse');
+  const { values, error } = await settle(streamOf([bytes.slice(0, Math.floor(bytes.length / 2))]).pipeThrough(new ProviderEventStream({ provider: 'openai-chat' })));
+  assert(error instanceof ProviderError, `a ProviderError (got ${String(error)})`);
+  assertEqual([error.type, error.code], ['invalid-stream', 'truncated'], 'type and code');
+  assert(values.length > 0, 'events before the cut were delivered');
+});
+
+test('ToolCallProgressStream (anthropic, parallel calls): progress fragments arrive before the call ends and aggregate to the arguments', async () => {
+  const expected = RECORDINGS[0]!;
+  const outputs = await readAll(
+    streamOf(oneByOne(recording(expected.file)))
+      .pipeThrough(new ProviderEventStream({ provider: 'anthropic' }))
+      .pipeThrough(new ToolCallProgressStream()),
+  );
+  const byCall = new Map<string, StreamFragment[]>();
+  for (const output of outputs) {
+    if (output.type !== 'tool-call-progress') continue;
+    const progress: ToolCallArgumentProgress = output;
+    const list = byCall.get(progress.toolCallId) ?? [];
+    list.push(progress.fragment);
+    byCall.set(progress.toolCallId, list);
+  }
+  for (const call of expected.toolCalls) {
+    const fragments = byCall.get(call.id);
+    assert(fragments !== undefined && fragments.length > 2, `progress for ${call.id}`);
+    assertEqual(aggregate(fragments), call.args, `aggregated progress of ${call.name}`);
+    // The first fragment comes before the slot's flush: progress is live, not replayed at the end.
+    const first = outputs.findIndex((o) => o.type === 'tool-call-progress' && o.toolCallId === call.id);
+    const flush = outputs.findIndex((o) => o.type === 'flush' && o.index === call.index);
+    assert(first >= 0 && flush > first, `${call.name}: progress (at ${first}) before the flush (at ${flush})`);
+  }
+  const passedThrough = outputs.filter((o): o is StreamEvent => o.type === 'part' || o.type === 'flush' || o.type === 'finished');
+  assert(passedThrough.some((o) => o.type === 'finished'), 'stream events pass through');
+});
