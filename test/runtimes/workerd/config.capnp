@@ -10,5 +10,5 @@ const config :Workerd.Config = (
 
 const portableWorker :Workerd.Worker = (
   modules = [(name = "worker.mjs", esModule = embed "worker.mjs")],
-  compatibilityDate = "2026-11-01",
+  compatibilityDate = "2026-10-01",
 );
