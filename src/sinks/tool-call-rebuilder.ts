@@ -65,6 +65,8 @@ class Call implements RebuiltToolCall {
   error: Error | undefined;
   rebuilder: JsonFragmentRebuilder | undefined;
   parser: IncrementalJsonValueParser | undefined;
+  /** Raw argument chunks held until the source is decided (normally just the first one). */
+  pending: string[] = [];
   /** Flushed without any argument value: the arguments are `{}`. */
   empty = false;
 
@@ -90,20 +92,24 @@ class Call implements RebuiltToolCall {
  *
  * **Keys.** A call is keyed by its `toolCallId`, with its content slot `index` as the fallback
  * when the id is `""` or absent (Gemini, Mistral, some compatible servers). An id that arrives
- * later for a call known by its index is adopted. Look calls up with `get(id)` or `get(index)`.
+ * later for a call known by its index is adopted; a different id at a known slot is another call.
+ * Look calls up with `get(id)` or `get(index)`.
  *
- * **Sources.** A call's value comes from its {@link PathUpdate}s once an update at the call's root
- * (`path: ""`) arrives; until then — and for good, for a call that never gets updates — its raw
- * `tool-call-arguments` text is parsed with an incremental parser (linear: each chunk is parsed
- * once, never the whole buffer again). Raw text is ignored for a call that has updates; updates
- * that start mid-call (not at the root) are ignored, the text stays the source.
+ * **Sources.** Each call has one source. A call whose first update at its root (`path: ""`)
+ * arrives before or right after its first non-blank `tool-call-arguments` chunk (as a
+ * {@link PathUpdateStream} emits them: the part, then its updates) is rebuilt from its
+ * {@link PathUpdate}s, and its raw text is ignored. Otherwise — an older server, a relay that
+ * strips updates — the raw text is the source, parsed with an incremental parser: each chunk is
+ * parsed once, never the whole buffer again. So that the first chunk is not parsed in vain, it is
+ * held until the next input decides: a text-only call's value starts one input late. Updates for
+ * a text-sourced call, or that start mid-call, are ignored.
  *
  * **Lifetime.** A call opens with its `tool-call-start` part or its first update or argument
- * chunk, and is released — dropped from the rebuilder, so state never accumulates — as soon as
- * it is complete (`json-complete`, or the raw text's document closed), or at its slot's `flush`
- * (then `truncated` if incomplete; with no arguments at all its value is `{}`, as `collectTurn`
- * reads it), or when it failed. Whitespace-only argument text for a slot with no open call (what
- * follows a document) is ignored. `push` returns the call the input concerned — the final view
+ * chunk, and is released — dropped from the rebuilder, so state never accumulates — at
+ * `json-complete` (updates), at its slot's `flush` (`complete`; `truncated` if the document is
+ * open; `{}` if no arguments came at all, as `collectTurn` reads them), or at `end()`. A failed
+ * call stays `failed` (ignoring the rest of its input) until then. Whitespace after a released
+ * call's document opens nothing. `push` returns the call the input concerned — the final view
  * when the input released it — so the application sees every call's end.
  *
  * @throws {TypeError} from `push` for a path update with neither a `toolCallId` nor an `index`
@@ -126,6 +132,8 @@ export class ToolCallRebuilder {
   readonly #byId = new Map<string, Call>();
   readonly #byIndex = new Map<number, Call>();
   readonly #open = new Set<Call>();
+  /** The call whose first non-blank chunk was the last input: its source is decided by this one. */
+  #undecided: Call | undefined;
 
   constructor(options: ToolCallRebuilderOptions = {}) {
     this.#options = options;
@@ -148,6 +156,11 @@ export class ToolCallRebuilder {
 
   /** Apply one input; returns the call it concerned, if any. */
   push(input: ToolCallRebuilderInput): RebuiltToolCall | undefined {
+    const undecided = this.#undecided;
+    if (undecided !== undefined) {
+      const update = input.type === 'path-update' ? (input as PathUpdate) : undefined;
+      if (update === undefined || this.#find(update.toolCallId, update.index, false) !== undecided) this.#useText(undecided);
+    }
     switch (input.type) {
       case 'path-update':
         return this.#update(input as PathUpdate);
@@ -213,18 +226,23 @@ export class ToolCallRebuilder {
       );
     }
     const call = this.#find(update.toolCallId, index, true) as Call;
+    if (call.source === 'text' || call.state !== 'streaming') return call;
     if (call.rebuilder === undefined) {
-      if (update.path !== '' || !ROOT_STARTS.has(update.kind)) return call;
+      if (update.path !== '' || !ROOT_STARTS.has(update.kind)) {
+        // Updates that join midway cannot rebuild the value: the raw text stays the source.
+        this.#useText(call);
+        return call;
+      }
       call.rebuilder = new JsonFragmentRebuilder();
-      call.parser = undefined;
       call.source = 'updates';
+      call.pending = [];
+      if (this.#undecided === call) this.#undecided = undefined;
     }
     try {
       call.rebuilder.push(update);
     } catch (error) {
       call.error = error as Error;
       call.state = 'failed';
-      this.#release(call);
       return call;
     }
     if (call.rebuilder.isComplete()) {
@@ -240,27 +258,39 @@ export class ToolCallRebuilder {
       if (WHITESPACE_ONLY.test(chunk)) return undefined;
       call = this.#find(undefined, index, true) as Call;
     }
-    if (call.rebuilder !== undefined || chunk === '') return call;
-    if (call.parser === undefined) {
-      call.parser = new IncrementalJsonValueParser(this.#options);
-      call.source = 'text';
+    if (call.source === 'updates' || call.state !== 'streaming' || chunk === '') return call;
+    if (call.source === 'text') {
+      this.#parse(call, chunk);
+      return call;
     }
-    const parser = call.parser;
+    call.pending.push(chunk);
+    if (!WHITESPACE_ONLY.test(chunk)) this.#undecided = call;
+    return call;
+  }
+
+  /** Decide for the raw text: parse what was held. */
+  #useText(call: Call): void {
+    if (this.#undecided === call) this.#undecided = undefined;
+    if (call.source !== undefined || call.state !== 'streaming') return;
+    call.source = 'text';
+    const pending = call.pending;
+    call.pending = [];
+    for (const chunk of pending) if (call.state === 'streaming') this.#parse(call, chunk);
+  }
+
+  #parse(call: Call, chunk: string): void {
+    call.parser ??= new IncrementalJsonValueParser(this.#options);
     try {
-      parser.push(chunk);
-      if (parser.complete) {
-        parser.end();
-        call.state = 'complete';
-        this.#release(call);
-      }
+      call.parser.push(chunk);
     } catch (error) {
       this.#fail(call, error);
     }
-    return call;
   }
 
   /** The call's slot is flushed (or the input ended): settle its state and release it. */
   #close(call: Call): void {
+    if (call.source === undefined && call.pending.some((chunk) => !WHITESPACE_ONLY.test(chunk))) this.#useText(call);
+    if (this.#undecided === call) this.#undecided = undefined;
     if (call.state === 'streaming') {
       if (call.rebuilder !== undefined) call.state = 'truncated';
       else if (call.parser !== undefined) {
@@ -289,10 +319,10 @@ export class ToolCallRebuilder {
     if (!(error instanceof JsonStreamError)) throw error;
     call.error = new ToolCallArgumentsError(call.toolCallId, call.toolName, call.index ?? -1, error);
     call.state = 'failed';
-    this.#release(call);
   }
 
   #release(call: Call): void {
+    if (this.#undecided === call) this.#undecided = undefined;
     this.#open.delete(call);
     if (this.#byId.get(call.toolCallId) === call) this.#byId.delete(call.toolCallId);
     if (call.index !== undefined && this.#byIndex.get(call.index) === call) this.#byIndex.delete(call.index);

@@ -1,0 +1,339 @@
+import { describe, expect, it } from 'vitest';
+import { ToolCallArgumentsError, type ProviderName } from '../../src/errors.ts';
+import { ToolCallRebuilder, type RebuiltToolCall, type ToolCallRebuilderInput } from '../../src/sinks/tool-call-rebuilder.ts';
+import { PathUpdateStream, type PathUpdate } from '../../src/transforms/path-update-stream.ts';
+import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
+import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-stream.ts';
+import type { StreamEvent } from '../../src/types.ts';
+import { readAll, readFixture, streamOf } from '../helpers.ts';
+import { readManifest, type ManifestRecording } from '../manifest.ts';
+import { overTheWire } from './path-update-helpers.ts';
+
+const start = (index: number, id: string, name: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-start', id, name } });
+const args = (index: number, chunk: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-arguments', chunk } });
+const flush = (index: number): StreamEvent => ({ type: 'flush', index });
+const u = (toolCallId: string | undefined, index: number | undefined, kind: PathUpdate['kind'], path: string, payload: Record<string, unknown> = {}) =>
+  ({
+    type: 'path-update',
+    ...(toolCallId === undefined ? {} : { toolCallId }),
+    ...(index === undefined ? {} : { index }),
+    kind,
+    path,
+    ...payload,
+  }) as PathUpdate;
+
+/** The events of ToolCallProgressStream → PathUpdateStream over `events`, through JSON. */
+async function withUpdates(events: readonly StreamEvent[]): Promise<ToolCallRebuilderInput[]> {
+  return overTheWire(await readAll(streamOf(events).pipeThrough(new ToolCallProgressStream()).pipeThrough(new PathUpdateStream())));
+}
+
+describe('ToolCallRebuilder', () => {
+  it('ToolCallRebuilder keys interleaved calls by id and releases each when it completes', () => {
+    const calls = new ToolCallRebuilder();
+    calls.push(u('call_a', undefined, 'start-object', ''));
+    calls.push(u('call_b', undefined, 'start-array', ''));
+    calls.push(u('call_a', undefined, 'key', '/path', { textValue: 'path' }));
+    calls.push(u('call_a', undefined, 'start-string', '/path'));
+    calls.push(u('call_b', undefined, 'complete-number', '/0', { value: 1, raw: '1' }));
+    calls.push(u('call_a', undefined, 'partial-string', '/path', { textValue: '/tmp/x' }));
+    expect(calls.get('call_a')?.value).toEqual({ path: '/tmp/x' });
+    expect(calls.get('call_b')?.value).toEqual([1]);
+    expect(calls.size).toBe(2);
+    calls.push(u('call_b', undefined, 'end-array', ''));
+    const b = calls.push(u('call_b', undefined, 'json-complete', ''));
+    expect(b).toMatchObject({ toolCallId: 'call_b', state: 'complete', source: 'updates', value: [1] });
+    expect(b?.isComplete()).toBe(true);
+    expect(calls.get('call_b')).toBeUndefined();
+    expect(calls.size).toBe(1);
+    calls.push(u('call_a', undefined, 'complete-string', '/path'));
+    calls.push(u('call_a', undefined, 'end-object', ''));
+    const a = calls.push(u('call_a', undefined, 'json-complete', ''));
+    expect(a?.value).toEqual({ path: '/tmp/x' });
+    expect(calls.size).toBe(0);
+  });
+
+  it('ToolCallRebuilder falls back to the index when the id is missing, and adopts an id that arrives later', () => {
+    const calls = new ToolCallRebuilder();
+    calls.push(start(0, '', 'get_weather'));
+    calls.push(u('', 0, 'start-object', ''));
+    calls.push(u('', 1, 'start-array', ''));
+    expect(calls.get(0)?.toolName).toBe('get_weather');
+    expect(calls.get(0)?.value).toEqual({});
+    expect(calls.get(1)?.value).toEqual([]);
+    calls.push(u('call_late', 0, 'key', '/city', { textValue: 'city' }));
+    calls.push(u('call_late', 0, 'complete-null', '/city', { value: null }));
+    expect(calls.get('call_late')).toBe(calls.get(0));
+    expect(calls.get(0)).toMatchObject({ toolCallId: 'call_late', index: 0, value: { city: null } });
+    expect(calls.size).toBe(2);
+  });
+
+  it('ToolCallRebuilder treats a different id at a known slot as another call', () => {
+    const calls = new ToolCallRebuilder();
+    calls.push(u('first', 0, 'start-array', ''));
+    calls.push(u('second', 0, 'start-object', ''));
+    expect(calls.get('first')?.value).toEqual([]);
+    expect(calls.get('second')?.value).toEqual({});
+    expect(calls.get(0)).toBe(calls.get('second'));
+    expect(calls.size).toBe(2);
+  });
+
+  it('ToolCallRebuilder parses the raw argument text incrementally when a call has no updates', () => {
+    const calls = new ToolCallRebuilder();
+    const seen: unknown[] = [];
+    const events = [
+      start(0, 'call_1', 'write_file'),
+      args(0, '{"path":"src/ma'),
+      args(0, 'in.rs","content":"fn'),
+      args(0, ' main() {}\\n"'),
+      args(0, '}'),
+      args(0, ' \n'),
+      flush(0),
+    ];
+    for (const event of events) {
+      const call = calls.push(event);
+      seen.push([call?.source, call?.state, structuredClone(call?.value)]);
+    }
+    expect(seen).toEqual([
+      [undefined, 'streaming', undefined],
+      // The first chunk waits for the next input to show that no updates follow it.
+      [undefined, 'streaming', undefined],
+      ['text', 'streaming', { path: 'src/main.rs', content: 'fn' }],
+      ['text', 'streaming', { path: 'src/main.rs', content: 'fn main() {}\n' }],
+      ['text', 'streaming', { path: 'src/main.rs', content: 'fn main() {}\n' }],
+      ['text', 'streaming', { path: 'src/main.rs', content: 'fn main() {}\n' }],
+      ['text', 'complete', { path: 'src/main.rs', content: 'fn main() {}\n' }],
+    ]);
+    expect(calls.size).toBe(0);
+    // Whitespace and the flush for a released slot open nothing.
+    expect(calls.push(args(0, ' \n'))).toBeUndefined();
+    expect(calls.push(flush(0))).toBeUndefined();
+    expect(calls.size).toBe(0);
+  });
+
+  it('ToolCallRebuilder completes a root number in raw text at the flush', () => {
+    const calls = new ToolCallRebuilder();
+    calls.push(start(3, 'n', 'count'));
+    expect(calls.push(args(3, '12'))?.state).toBe('streaming');
+    calls.push(args(3, '34'));
+    const call = calls.push(flush(3));
+    expect(call).toMatchObject({ state: 'complete', value: 1234, source: 'text' });
+  });
+
+  it('ToolCallRebuilder prefers updates, ignoring the raw text of a call that has them', async () => {
+    const events = await withUpdates([start(0, 'call_a', 'f'), args(0, '{"a":'), args(0, '[1,2]}'), flush(0)]);
+    const calls = new ToolCallRebuilder();
+    const sources: Array<string | undefined> = [];
+    let last: RebuiltToolCall | undefined;
+    for (const event of events) {
+      last = calls.push(event) ?? last;
+      sources.push(last?.source);
+    }
+    // The first argument chunk is read as text until its updates arrive right after it.
+    expect(sources.slice(0, 3)).toEqual([undefined, undefined, 'updates']);
+    expect(last).toMatchObject({ source: 'updates', state: 'complete', value: { a: [1, 2] } });
+  });
+
+  it('ToolCallRebuilder handles a mixed stream: interleaved calls with and without updates', async () => {
+    const raw: StreamEvent[] = [
+      start(0, 'call_up', 'write_file'),
+      start(1, 'call_text', 'read_file'),
+      args(0, '{"path":"/srv/a.txt",'),
+      args(1, '{"path":'),
+      args(0, '"content":"hello"}'),
+      args(1, '"/srv/b.txt"}'),
+      flush(0),
+      flush(1),
+    ];
+    // Strip the updates of slot 1, as an older server would never have sent them.
+    const events = (await withUpdates(raw)).filter((e) => !(e.type === 'path-update' && (e as PathUpdate).index === 1));
+    const calls = new ToolCallRebuilder();
+    const released: RebuiltToolCall[] = [];
+    for (const event of events) {
+      const sizeBefore = calls.size;
+      const call = calls.push(event);
+      if (call !== undefined && calls.size < sizeBefore) released.push(call);
+    }
+    expect(released.map((c) => [c.toolCallId, c.toolName, c.source, c.state, c.value])).toEqual([
+      ['call_up', 'write_file', 'updates', 'complete', { path: '/srv/a.txt', content: 'hello' }],
+      ['call_text', 'read_file', 'text', 'complete', { path: '/srv/b.txt' }],
+    ]);
+    expect(calls.size).toBe(0);
+  });
+
+  it('ToolCallRebuilder reports a call flushed with no arguments as {} and a cut call as truncated', async () => {
+    const calls = new ToolCallRebuilder();
+    calls.push(start(0, 'none', 'now'));
+    expect(calls.push(flush(0))).toMatchObject({ state: 'complete', value: {} });
+    calls.push(start(1, 'blank', 'now'));
+    calls.push(args(1, '  '));
+    expect(calls.push(flush(1))).toMatchObject({ state: 'complete', value: {} });
+    calls.push(start(2, 'cut', 'write_file'));
+    calls.push(args(2, '{"path":"a.txt","content":"hel'));
+    expect(calls.push(flush(2))).toMatchObject({ state: 'truncated', value: { path: 'a.txt', content: 'hel' } });
+
+    const updated = new ToolCallRebuilder();
+    for (const event of await withUpdates([start(0, 'u', 'f'), args(0, '{"a":[1,'), flush(0)])) updated.push(event);
+    expect(updated.size).toBe(0);
+    expect(new ToolCallRebuilder().end()).toEqual([]);
+  });
+
+  it('ToolCallRebuilder releases what is open at end()', () => {
+    const calls = new ToolCallRebuilder();
+    calls.push(start(0, 'a', 'f'));
+    calls.push(args(0, '[1'));
+    calls.push(u('b', 1, 'start-object', ''));
+    const ended = calls.end();
+    expect(ended.map((c) => [c.toolCallId, c.state, c.value])).toEqual([
+      ['a', 'truncated', [1]],
+      ['b', 'truncated', {}],
+    ]);
+    expect(calls.size).toBe(0);
+  });
+
+  it('ToolCallRebuilder isolates a call whose raw text is invalid or whose updates are out of order', () => {
+    const calls = new ToolCallRebuilder();
+    calls.push(start(0, 'bad', 'f'));
+    calls.push(start(1, 'good', 'g'));
+    calls.push(args(0, '{"a":tru}'));
+    const bad = calls.push(args(0, '"more"'));
+    expect(bad?.state).toBe('failed');
+    expect(bad?.error).toBeInstanceOf(ToolCallArgumentsError);
+    expect((bad?.error as ToolCallArgumentsError).offset).toBe(8);
+    calls.push(args(1, '{"b":true}'));
+    expect(calls.push(flush(1))).toMatchObject({ state: 'complete', value: { b: true } });
+    calls.push(u('x', 2, 'start-array', ''));
+    const broken = calls.push(u('x', 2, 'complete-number', '/5', { value: 1 }));
+    expect(broken?.state).toBe('failed');
+    expect(broken?.error).toBeInstanceOf(TypeError);
+    // A failed call ignores the rest of its input and is released at its flush.
+    expect(calls.push(u('x', 2, 'end-array', ''))).toBe(broken);
+    expect(calls.size).toBe(2);
+    expect(calls.push(flush(0))).toBe(bad);
+    expect(calls.push(flush(2))).toMatchObject({ state: 'failed', value: [] });
+    expect(calls.size).toBe(0);
+  });
+
+  it('ToolCallRebuilder ignores updates that join a call midway and keeps parsing its text', () => {
+    const calls = new ToolCallRebuilder();
+    calls.push(start(0, 'c', 'f'));
+    calls.push(args(0, '{"a":"x'));
+    calls.push(u('c', 0, 'partial-string', '/a', { textValue: 'x' }));
+    expect(calls.get('c')).toMatchObject({ source: 'text', value: { a: 'x' } });
+    calls.push(args(0, 'y"}'));
+    expect(calls.push(flush(0))).toMatchObject({ state: 'complete', source: 'text', value: { a: 'xy' } });
+  });
+
+  it('ToolCallRebuilder refuses a path update with neither toolCallId nor index', () => {
+    expect(() => new ToolCallRebuilder().push(u(undefined, undefined, 'start-object', ''))).toThrow(/JsonFragmentRebuilder/);
+    expect(() => new ToolCallRebuilder().push(u('', undefined, 'start-object', ''))).toThrow(TypeError);
+  });
+
+  it('ToolCallRebuilder ignores events that are not about tool calls', () => {
+    const calls = new ToolCallRebuilder();
+    expect(calls.push({ type: 'part', index: 0, part: { type: 'message', text: 'hi' } })).toBeUndefined();
+    expect(calls.push({ type: 'finished', reason: 'stop' })).toBeUndefined();
+    expect(calls.push(flush(0))).toBeUndefined();
+    expect(calls.size).toBe(0);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Provider recordings: ProviderEventStream → ToolCallProgressStream → PathUpdateStream → rebuilder.
+
+const PROVIDERS: Record<string, ProviderName> = {
+  anthropic: 'anthropic',
+  'openai-chat': 'openai-chat',
+  'openai-compatible': 'openai-chat',
+  mistral: 'openai-chat',
+  'openai-responses': 'openai-responses',
+  gemini: 'gemini',
+  ollama: 'ollama',
+  bedrock: 'bedrock',
+};
+
+/** How the manifest's cut arguments close (written by hand from the manifest text). */
+const CLOSERS: Record<string, string> = { 'anthropic/tool-use-truncated-max-tokens.sse': '"]}' };
+
+function inputOf(recording: ManifestRecording): Array<Uint8Array | object> {
+  const bytes = readFixture(`providers/${recording.file}`);
+  if (!recording.file.endsWith('.jsonl')) return [bytes];
+  // Bedrock's SDK-shaped lines (`{"contentBlockDelta": {...}}`) are what an SDK yields.
+  return new TextDecoder()
+    .decode(bytes)
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as object);
+}
+
+const recordings = readManifest().filter(
+  (r) => PROVIDERS[r.dir] !== undefined && r.errors === undefined && !r.file.endsWith('.decoded.jsonl'),
+);
+
+async function rebuildRecording(recording: ManifestRecording, keep: (event: ToolCallRebuilderInput) => boolean, updates: boolean) {
+  let stream: ReadableStream<ToolCallRebuilderInput> = streamOf(inputOf(recording)).pipeThrough(
+    new ProviderEventStream({ provider: PROVIDERS[recording.dir] as ProviderName }),
+  );
+  if (updates) stream = stream.pipeThrough(new ToolCallProgressStream()).pipeThrough(new PathUpdateStream());
+  const calls = new ToolCallRebuilder();
+  const released: RebuiltToolCall[] = [];
+  for (const event of overTheWire(await readAll(stream))) {
+    if (!keep(event)) continue;
+    const before = calls.size;
+    const call = calls.push(event);
+    if (call !== undefined && calls.size < before) released.push(call);
+  }
+  expect(calls.end()).toEqual([]);
+  return released.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+}
+
+function expectManifestCalls(recording: ManifestRecording, released: readonly RebuiltToolCall[]): void {
+  expect(released.map((c) => c.toolName)).toEqual(recording.toolCalls.map((c) => c.name));
+  for (const [i, expected] of recording.toolCalls.entries()) {
+    const call = released[i] as RebuiltToolCall;
+    if (expected.id !== '') expect(call.toolCallId).toBe(expected.id);
+    const closer = CLOSERS[recording.file];
+    if (closer !== undefined) {
+      expect(call.state).toBe('truncated');
+      expect(call.value).toEqual(JSON.parse(expected.args + closer));
+    } else {
+      expect(call.state).toBe('complete');
+      expect(call.value).toEqual(expected.args === '' ? {} : JSON.parse(expected.args));
+    }
+  }
+}
+
+describe('ToolCallRebuilder on the provider recordings', () => {
+  it('ToolCallRebuilder covers every recording with tool calls that an adapter reads', () => {
+    expect(recordings.filter((r) => r.toolCalls.length > 0).length).toBeGreaterThanOrEqual(30);
+  });
+
+  for (const recording of recordings) {
+    it(`ToolCallRebuilder rebuilds the manifest's arguments of ${recording.file} from path updates`, async () => {
+      const released = await rebuildRecording(recording, () => true, true);
+      expectManifestCalls(recording, released);
+      for (const call of released) if (call.value !== undefined && JSON.stringify(call.value) !== '{}') expect(call.source).toBe('updates');
+    });
+
+    it(`ToolCallRebuilder rebuilds the manifest's arguments of ${recording.file} from raw text alone`, async () => {
+      const released = await rebuildRecording(recording, () => true, false);
+      expectManifestCalls(recording, released);
+      for (const call of released) expect(call.source === 'updates').toBe(false);
+    });
+
+    if (recording.toolCalls.length > 1) {
+      it(`ToolCallRebuilder rebuilds ${recording.file} with updates for the first call only (mixed)`, async () => {
+        let first: number | undefined;
+        const released = await rebuildRecording(
+          recording,
+          (event) => {
+            if (event.type !== 'path-update') return true;
+            first ??= (event as PathUpdate).index;
+            return (event as PathUpdate).index === first;
+          },
+          true,
+        );
+        expectManifestCalls(recording, released);
+      });
+    }
+  }
+});
