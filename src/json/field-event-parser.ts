@@ -84,6 +84,8 @@ class FieldVisitor implements JsonVisitor {
  * - A **root that is not an object** is one field with the empty key `""` (a root string as
  *   decoded text, an array or scalar as JSON text). An empty object produces no events.
  * - A duplicate key is a new field with the same key (`JSON.parse` keeps the last).
+ * - A lone surrogate escape (`"\uD83D"` without its low half) stays a lone surrogate, as
+ *   `JSON.parse` reads it (ToolArgStream substitutes U+FFFD; exactness wins here).
  *
  * Fed text ({@link push}), a key is announced at its closing quote; fed fragments
  * ({@link pushFragment}), with the first fragment of its value (fragments carry keys only with
@@ -102,7 +104,10 @@ class FieldVisitor implements JsonVisitor {
 export class FieldEventParser {
   readonly #limits: JsonLimits;
   #visitor: FieldVisitor | undefined;
-  /** Identity spread into every event (the tool call's, for the stream shell). */
+  /**
+   * The identity copied into every event from now on (`FieldEventStream` sets the tool call's);
+   * empty by default.
+   */
   source: FieldEventSource = NO_SOURCE;
 
   /** 0: nothing yet; 1: the root is an object; 2: the root is one field with the key `""`. */
@@ -165,7 +170,10 @@ export class FieldEventParser {
     return this.#visitor;
   }
 
-  /** A top-level key is complete (text input): start its field before its value begins. */
+  /**
+   * A top-level key is complete (text input): start its field before its value begins.
+   * @internal called by the parser's own scanner visitor
+   */
   announceKey(key: string, out: FieldEvent[]): void {
     this.#startField(key, out);
   }

@@ -21,7 +21,7 @@ export type CoalesceInput =
 export interface CoalesceStreamOptions {
   /**
    * Emit what is held once it reaches this many UTF-16 code units (all targets together). A
-   * piece longer than this goes out at once.
+   * piece longer than this goes out at once. Finite: it is the cap on what the stage holds.
    * @default 1024
    */
   readonly maxChars?: number;
@@ -171,10 +171,10 @@ export class Coalescer<T> {
   }
 }
 
-function checkOption(name: string, value: number | undefined, fallback: number, min: number): number {
+function checkOption(name: string, value: number | undefined, fallback: number, min: number, infinite: boolean): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || Number.isNaN(value) || value < min) {
-    throw new RangeError(`CoalesceStream: ${name} must be a number ≥ ${min} or Infinity, got ${String(value)}`);
+  if (typeof value !== 'number' || Number.isNaN(value) || value < min || (!infinite && value === Infinity)) {
+    throw new RangeError(`CoalesceStream: ${name} must be a number ≥ ${min}${infinite ? ' or Infinity' : ''}, got ${String(value)}`);
   }
   return value;
 }
@@ -208,7 +208,7 @@ function checkOption(name: string, value: number | undefined, fallback: number, 
  * input (`flush` emits everything held; no timer outlives the stream). If the stream is
  * cancelled or errored while text is held, the held text is dropped and the timer cleared.
  *
- * @throws {RangeError} from the constructor for a `maxChars` < 1 or a negative `maxDelayMs`.
+ * @throws {RangeError} from the constructor for a `maxChars` < 1 or infinite, or a negative `maxDelayMs`.
  * @example
  * ```ts
  * const updates = response.body!
@@ -221,8 +221,8 @@ function checkOption(name: string, value: number | undefined, fallback: number, 
  */
 export class CoalesceStream<T = CoalesceInput> extends TransformStream<T, T> {
   constructor(options: CoalesceStreamOptions = {}) {
-    const maxChars = checkOption('maxChars', options.maxChars, DEFAULT_MAX_CHARS, 1);
-    const maxDelayMs = checkOption('maxDelayMs', options.maxDelayMs, DEFAULT_MAX_DELAY_MS, 0);
+    const maxChars = checkOption('maxChars', options.maxChars, DEFAULT_MAX_CHARS, 1, false);
+    const maxDelayMs = checkOption('maxDelayMs', options.maxDelayMs, DEFAULT_MAX_DELAY_MS, 0, true);
     const core = new Coalescer<T>(maxChars);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const clear = (): void => {

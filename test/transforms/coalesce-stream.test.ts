@@ -189,8 +189,10 @@ describe('CoalesceStream', () => {
     expect(cancelled).toBe('gone');
   });
 
-  it('CoalesceStream refuses a maxChars below 1 and a negative maxDelayMs', () => {
+  it('CoalesceStream refuses a maxChars below 1 or infinite (it is the cap), and a negative maxDelayMs', () => {
     expect(() => new CoalesceStream({ maxChars: 0 })).toThrow(RangeError);
+    expect(() => new CoalesceStream({ maxChars: Infinity })).toThrow(RangeError);
+    expect(() => new CoalesceStream({ maxDelayMs: Infinity })).not.toThrow();
     expect(() => new CoalesceStream({ maxDelayMs: -1 })).toThrow(RangeError);
     expect(() => new CoalesceStream({ maxChars: Number.NaN })).toThrow(RangeError);
   });
