@@ -69,3 +69,7 @@ export { JsonTextStream } from './transforms/json-text-stream.ts';
 export type { JsonTextStreamOptions, JsonTruncation } from './transforms/json-text-stream.ts';
 export { CoalesceStream } from './transforms/coalesce-stream.ts';
 export type { CoalesceInput, CoalesceStreamOptions } from './transforms/coalesce-stream.ts';
+export { TaggedToolCallStream } from './transforms/tagged-tool-call-stream.ts';
+export type { TaggedToolCallStreamOptions } from './transforms/tagged-tool-call-stream.ts';
+export { TaggedToolCallError } from './turn/tagged-tool-call-extractor.ts';
+export type { TaggedToolCallErrorCode, TaggedToolCallOptions } from './turn/tagged-tool-call-extractor.ts';
