@@ -8,7 +8,7 @@
 import { ProviderError } from '../../errors.ts';
 import type { EventMetadata, EventPart, FinishReason, StreamEvent, Usage } from '../../types.ts';
 import type { ProviderAdapter } from './adapter.ts';
-import { definedEntries, finiteNumber, isRecord, nonEmptyString, recordField } from './records.ts';
+import { type JsonRecord, isRecord, nonEmptyString, nonEmptyStringAt, numberAt, recordAt, usageOf } from './json-access.ts';
 import { defaultToolCallId, type ToolCallIdFactory } from './tool-call-id.ts';
 
 /** Options of {@link createGeminiAdapter}. */
@@ -105,7 +105,7 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
     flush(state, call.slot, out);
   }
 
-  function handleText(state: CandidateState, p: Record<string, unknown>, signature: EventMetadata | undefined, out: StreamEvent[]): void {
+  function handleText(state: CandidateState, p: JsonRecord, signature: EventMetadata | undefined, out: StreamEvent[]): void {
     const text = typeof p['text'] === 'string' ? p['text'] : '';
     if (text === '' && signature === undefined) return;
     const kind = p['thought'] === true ? 'reasoning' : 'message';
@@ -120,12 +120,12 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
 
   function handleFunctionCall(
     state: CandidateState,
-    fc: Record<string, unknown>,
+    fc: JsonRecord,
     signature: EventMetadata | undefined,
     out: StreamEvent[],
   ): void {
     closeText(state, out);
-    const name = nonEmptyString(fc['name']);
+    const name = nonEmptyStringAt(fc, 'name');
     const partialArgs = fc['partialArgs'];
     const willContinue = fc['willContinue'] === true;
     if (name !== undefined) {
@@ -134,7 +134,7 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
       state.sawToolCall = true;
       const slot = nextSlot++;
       const position = nextPosition++;
-      const id = nonEmptyString(fc['id']) ?? createToolCallId({ name, position });
+      const id = nonEmptyStringAt(fc, 'id') ?? createToolCallId({ name, position });
       out.push(part(slot, { type: 'tool-call-start', id, name }, { candidateIndex: state.candidateIndex, ...signature }));
       if (fc['args'] !== undefined && fc['args'] !== null) {
         out.push(part(slot, { type: 'tool-call-arguments', chunk: JSON.stringify(fc['args']) }, undefined));
@@ -162,20 +162,20 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
     if (!willContinue) closeCall(state, true, out);
   }
 
-  function handleCandidate(candidate: Record<string, unknown>, out: StreamEvent[]): void {
-    const state = candidateState(finiteNumber(candidate['index']) ?? 0);
-    const parts = recordField(candidate, 'content')?.['parts'];
+  function handleCandidate(candidate: JsonRecord, out: StreamEvent[]): void {
+    const state = candidateState(numberAt(candidate, 'index') ?? 0);
+    const parts = recordAt(candidate, 'content')?.['parts'];
     if (Array.isArray(parts)) {
       for (const p of parts) {
         if (!isRecord(p)) continue;
-        const signatureValue = nonEmptyString(p['thoughtSignature']);
+        const signatureValue = nonEmptyStringAt(p, 'thoughtSignature');
         const signature = signatureValue === undefined ? undefined : { thoughtSignature: signatureValue };
-        const fc = recordField(p, 'functionCall');
+        const fc = recordAt(p, 'functionCall');
         if (fc) handleFunctionCall(state, fc, signature, out);
         else if ('text' in p) handleText(state, p, signature, out);
       }
     }
-    const finishReason = nonEmptyString(candidate['finishReason']);
+    const finishReason = nonEmptyStringAt(candidate, 'finishReason');
     if (finishReason !== undefined) {
       state.finishReason ??= finishReason;
       closeText(state, out);
@@ -215,9 +215,9 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
       if (Array.isArray(rawCandidates)) {
         for (const candidate of rawCandidates) if (isRecord(candidate)) handleCandidate(candidate, out);
       }
-      const feedback = nonEmptyString(recordField(data, 'promptFeedback')?.['blockReason']);
+      const feedback = nonEmptyStringAt(recordAt(data, 'promptFeedback'), 'blockReason');
       if (feedback !== undefined) blockReason ??= feedback;
-      const rawUsage = recordField(data, 'usageMetadata');
+      const rawUsage = recordAt(data, 'usageMetadata');
       const counted = rawUsage !== undefined && hasCounts(rawUsage);
       if (counted) usage = geminiUsage(rawUsage);
       // Usage is cumulative: only a chunk at or after the finish carries the final counts.
@@ -267,34 +267,32 @@ function mapFinishReason(raw: string, sawToolCall: boolean): FinishReason {
   }
 }
 
-function hasCounts(raw: Record<string, unknown>): boolean {
-  return ['promptTokenCount', 'candidatesTokenCount', 'totalTokenCount'].some((key) => finiteNumber(raw[key]) !== undefined);
+function hasCounts(raw: JsonRecord): boolean {
+  return ['promptTokenCount', 'candidatesTokenCount', 'totalTokenCount'].some((key) => numberAt(raw, key) !== undefined);
 }
 
 /**
  * Usage from `usageMetadata` (cumulative: the last one wins). `outputTokens` counts candidates and
  * thoughts together, as OpenAI's `completion_tokens` does, so input + output = total.
  */
-function geminiUsage(raw: Record<string, unknown>): Usage {
-  const candidatesTokens = finiteNumber(raw['candidatesTokenCount']);
-  const thoughts = finiteNumber(raw['thoughtsTokenCount']);
+function geminiUsage(raw: JsonRecord): Usage {
+  const candidatesTokens = numberAt(raw, 'candidatesTokenCount');
+  const thoughts = numberAt(raw, 'thoughtsTokenCount');
   const output = candidatesTokens === undefined && thoughts === undefined ? undefined : (candidatesTokens ?? 0) + (thoughts ?? 0);
-  return {
-    ...definedEntries({
-      inputTokens: finiteNumber(raw['promptTokenCount']),
-      outputTokens: output,
-      totalTokens: finiteNumber(raw['totalTokenCount']),
-      reasoningTokens: thoughts,
-      cachedInputTokens: finiteNumber(raw['cachedContentTokenCount']),
-    }),
+  return usageOf({
+    inputTokens: numberAt(raw, 'promptTokenCount'),
+    outputTokens: output,
+    totalTokens: numberAt(raw, 'totalTokenCount'),
+    reasoningTokens: thoughts,
+    cachedInputTokens: numberAt(raw, 'cachedContentTokenCount'),
     raw,
-  };
+  });
 }
 
 function geminiError(error: unknown): ProviderError {
   if (isRecord(error)) {
-    const message = nonEmptyString(error['message']) ?? 'Gemini reported an error in the stream';
-    const type = nonEmptyString(error['status']) ?? 'error';
+    const message = nonEmptyStringAt(error, 'message') ?? 'Gemini reported an error in the stream';
+    const type = nonEmptyStringAt(error, 'status') ?? 'error';
     const code = error['code'] === undefined || error['code'] === null ? undefined : String(error['code']);
     return new ProviderError('gemini', type, message, { code, cause: error });
   }
@@ -333,7 +331,7 @@ class PartialArgsWriter {
   #stringOpen = false;
   #rootWritten = false;
 
-  push(arg: Record<string, unknown>): string {
+  push(arg: JsonRecord): string {
     const path = arg['jsonPath'];
     if (typeof path !== 'string') throw invalid('a partialArgs entry has no jsonPath');
     const segments = parseJsonPath(path);
@@ -425,7 +423,7 @@ class PartialArgsWriter {
 
 type PartialValue = { readonly kind: 'string'; readonly value: string } | { readonly kind: 'scalar'; readonly json: string };
 
-function partialValue(arg: Record<string, unknown>): PartialValue | undefined {
+function partialValue(arg: JsonRecord): PartialValue | undefined {
   if (typeof arg['stringValue'] === 'string') return { kind: 'string', value: arg['stringValue'] };
   const number = arg['numberValue'];
   // JSON has no NaN or Infinity; JSON.stringify writes them as null, and so do we.

@@ -1,6 +1,8 @@
 /**
  * Readers for the untyped JSON that providers send: every adapter reads fields that may be
- * missing, `null`, or of an unexpected type, and must ignore what it does not know.
+ * missing, `null`, or of an unexpected type, and must ignore what it does not know. Every field is
+ * checked before it is used, and `null` reads like an absent field (several OpenAI-compatible
+ * servers send `null`s).
  *
  * @module
  */
@@ -28,10 +30,14 @@ export function stringAt(value: unknown, key: string): string | undefined {
   return typeof field === 'string' ? field : undefined;
 }
 
+/** The value when it is a non-empty string: `""` and `null` never count as a value. */
+export function nonEmptyString(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
 /** `value[key]` when it is a non-empty string: `""` and `null` never count as a value. */
 export function nonEmptyStringAt(value: unknown, key: string): string | undefined {
-  const field = stringAt(value, key);
-  return field === undefined || field === '' ? undefined : field;
+  return nonEmptyString(stringAt(value, key));
 }
 
 /** `value[key]` when it is a finite number, else `undefined`. */

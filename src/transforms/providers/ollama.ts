@@ -7,7 +7,7 @@
 import { ProviderError } from '../../errors.ts';
 import type { EventMetadata, EventPart, FinishReason, StreamEvent, Usage } from '../../types.ts';
 import type { ProviderAdapter } from './adapter.ts';
-import { definedEntries, finiteNumber, isRecord, nonEmptyString, recordField } from './records.ts';
+import { type JsonRecord, isRecord, nonEmptyString, nonEmptyStringAt, numberAt, recordAt, usageOf } from './json-access.ts';
 import { defaultToolCallId, type ToolCallIdFactory } from './tool-call-id.ts';
 
 /** Options of {@link createOllamaAdapter}. */
@@ -71,11 +71,11 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): Provide
     out.push(part(slot, { type: kind, text: value }));
   }
 
-  function emitToolCall(toolCall: Record<string, unknown>, out: StreamEvent[]): void {
-    const fn = recordField(toolCall, 'function') ?? {};
+  function emitToolCall(toolCall: JsonRecord, out: StreamEvent[]): void {
+    const fn = recordAt(toolCall, 'function') ?? {};
     const name = typeof fn['name'] === 'string' ? fn['name'] : '';
     const position = nextPosition++;
-    const id = nonEmptyString(toolCall['id']) ?? createToolCallId({ name, position });
+    const id = nonEmptyStringAt(toolCall, 'id') ?? createToolCallId({ name, position });
     const rawArguments = fn['arguments'];
     let chunk: string;
     if (rawArguments === undefined || rawArguments === null) chunk = '';
@@ -84,7 +84,7 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): Provide
     else throw new ProviderError('ollama', 'invalid-format', 'tool call arguments are neither an object nor a string');
     const slot = nextSlot++;
     sawToolCall = true;
-    const index = finiteNumber(fn['index']);
+    const index = numberAt(fn, 'index');
     out.push(part(slot, { type: 'tool-call-start', id, name }, index === undefined ? undefined : { toolCallIndex: index }));
     if (chunk !== '') out.push(part(slot, { type: 'tool-call-arguments', chunk }));
     out.push({ type: 'flush', index: slot });
@@ -101,7 +101,7 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): Provide
       if (!isRecord(data)) throw new ProviderError('ollama', 'invalid-format', 'expected a JSON object per line');
       if (data['error'] !== undefined && data['error'] !== null) throw ollamaError(data['error']);
       const out: StreamEvent[] = [];
-      const message = recordField(data, 'message');
+      const message = recordAt(data, 'message');
       if (message) {
         emitText('reasoning', message['thinking'], out);
         emitText('message', message['content'], out);
@@ -115,7 +115,7 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): Provide
       if (data['done'] === true && !finishedSent) {
         flushText(out);
         finishedSent = true;
-        const rawReason = nonEmptyString(data['done_reason']);
+        const rawReason = nonEmptyStringAt(data, 'done_reason');
         const usage = ollamaUsage(data);
         out.push({
           type: 'finished',
@@ -148,29 +148,29 @@ function mapDoneReason(raw: string | undefined, sawToolCall: boolean): FinishRea
   }
 }
 
-function ollamaUsage(line: Record<string, unknown>): Usage | undefined {
+function ollamaUsage(line: JsonRecord): Usage | undefined {
   const raw: Record<string, number> = {};
   for (const field of USAGE_FIELDS) {
-    const value = finiteNumber(line[field]);
+    const value = numberAt(line, field);
     if (value !== undefined) raw[field] = value;
   }
   if (Object.keys(raw).length === 0) return undefined;
   const input = raw['prompt_eval_count'];
   const output = raw['eval_count'];
-  return {
-    ...definedEntries({
-      inputTokens: input,
-      outputTokens: output,
-      totalTokens: input !== undefined && output !== undefined ? input + output : undefined,
-    }),
+  return usageOf({
+    inputTokens: input,
+    outputTokens: output,
+    totalTokens: input !== undefined && output !== undefined ? input + output : undefined,
+    reasoningTokens: undefined,
+    cachedInputTokens: undefined,
     raw,
-  };
+  });
 }
 
 function ollamaError(error: unknown): ProviderError {
   if (isRecord(error)) {
-    const message = nonEmptyString(error['message']) ?? 'Ollama reported an error in the stream';
-    const type = nonEmptyString(error['type']) ?? 'error';
+    const message = nonEmptyStringAt(error, 'message') ?? 'Ollama reported an error in the stream';
+    const type = nonEmptyStringAt(error, 'type') ?? 'error';
     return new ProviderError('ollama', type, message, { cause: error });
   }
   return new ProviderError('ollama', 'error', nonEmptyString(error) ?? 'Ollama reported an error in the stream', { cause: error });

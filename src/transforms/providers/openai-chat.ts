@@ -8,7 +8,7 @@
 import { ProviderError } from '../../errors.ts';
 import type { EventMetadata, EventPart, FinishReason, StreamEvent, Usage } from '../../types.ts';
 import type { ProviderAdapter } from './adapter.ts';
-import { definedEntries, finiteNumber, isRecord, nonEmptyString, recordField } from './records.ts';
+import { type JsonRecord, isRecord, nonEmptyString, nonEmptyStringAt, numberAt, recordAt, usageOf } from './json-access.ts';
 import { defaultToolCallId, type ToolCallIdFactory } from './tool-call-id.ts';
 
 /** Options of {@link createOpenAIChatAdapter}. */
@@ -190,18 +190,18 @@ export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}):
     return state.lastToolCall ?? newToolCall(state, undefined);
   }
 
-  function handleToolFragment(state: ChoiceState, fragment: Record<string, unknown>, toolIndex: number | undefined, out: StreamEvent[]): void {
-    const fn = recordField(fragment, 'function') ?? {};
+  function handleToolFragment(state: ChoiceState, fragment: JsonRecord, toolIndex: number | undefined, out: StreamEvent[]): void {
+    const fn = recordAt(fragment, 'function') ?? {};
     // llama.cpp before PR #13800 put the id inside `function`.
-    const id = nonEmptyString(fragment['id']) ?? nonEmptyString(fn['id']);
-    const name = nonEmptyString(fn['name']);
+    const id = nonEmptyStringAt(fragment, 'id') ?? nonEmptyStringAt(fn, 'id');
+    const name = nonEmptyStringAt(fn, 'name');
     const rawArguments = fn['arguments'];
     let args: string;
     if (rawArguments === undefined || rawArguments === null) args = '';
     else if (typeof rawArguments === 'string') args = rawArguments;
     else if (isRecord(rawArguments)) args = JSON.stringify(rawArguments);
     else throw new ProviderError('openai-chat', 'invalid-format', 'tool call arguments are neither a string nor an object');
-    const signature = nonEmptyString(recordField(recordField(fragment, 'extra_content'), 'google')?.['thought_signature']);
+    const signature = nonEmptyStringAt(recordAt(recordAt(fragment, 'extra_content'), 'google'), 'thought_signature');
     let extra: EventMetadata | undefined = signature === undefined ? undefined : { thoughtSignature: signature };
 
     const call = locateToolCall(state, toolIndex, id, out);
@@ -228,25 +228,25 @@ export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}):
     for (const chunk of content) {
       if (!isRecord(chunk)) continue;
       if (chunk['type'] === 'text') {
-        const text = nonEmptyString(chunk['text']);
+        const text = nonEmptyStringAt(chunk, 'text');
         if (text !== undefined) emitText(state, 'message', text, undefined, out);
       } else if (chunk['type'] === 'thinking') {
         const thinking = chunk['thinking'];
         const pieces = typeof thinking === 'string' ? [thinking] : Array.isArray(thinking) ? thinking : [];
         for (const piece of pieces) {
-          const text = typeof piece === 'string' ? nonEmptyString(piece) : isRecord(piece) ? nonEmptyString(piece['text']) : undefined;
+          const text = typeof piece === 'string' ? nonEmptyString(piece) : isRecord(piece) ? nonEmptyStringAt(piece, 'text') : undefined;
           if (text !== undefined) emitText(state, 'reasoning', text, undefined, out);
         }
       }
     }
   }
 
-  function handleDelta(state: ChoiceState, delta: Record<string, unknown>, out: StreamEvent[]): void {
+  function handleDelta(state: ChoiceState, delta: JsonRecord, out: StreamEvent[]): void {
     // vLLM may send the same text as both `reasoning_content` and `reasoning`: take one.
-    const reasoning = nonEmptyString(delta['reasoning_content']) ?? nonEmptyString(delta['reasoning']);
+    const reasoning = nonEmptyStringAt(delta, 'reasoning_content') ?? nonEmptyStringAt(delta, 'reasoning');
     const details = Array.isArray(delta['reasoning_details'])
       ? delta['reasoning_details'].filter(
-          (d) => isRecord(d) && (d['type'] !== 'reasoning.text' || nonEmptyString(d['signature']) !== undefined),
+          (d) => isRecord(d) && (d['type'] !== 'reasoning.text' || nonEmptyStringAt(d, 'signature') !== undefined),
         )
       : [];
     const continuity: EventMetadata | undefined = details.length > 0 ? { reasoningDetails: details } : undefined;
@@ -254,18 +254,18 @@ export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}):
 
     handleContent(state, delta['content'], out);
 
-    const refusal = nonEmptyString(delta['refusal']);
+    const refusal = nonEmptyStringAt(delta, 'refusal');
     if (refusal !== undefined) emitText(state, 'refusal', refusal, undefined, out);
 
     const toolCalls = delta['tool_calls'];
     if (Array.isArray(toolCalls)) {
       for (const fragment of toolCalls) {
         if (!isRecord(fragment)) continue;
-        const toolIndex = finiteNumber(fragment['index']);
+        const toolIndex = numberAt(fragment, 'index');
         handleToolFragment(state, fragment, toolIndex, out);
       }
     }
-    const legacy = recordField(delta, 'function_call');
+    const legacy = recordAt(delta, 'function_call');
     if (legacy) handleToolFragment(state, { function: legacy }, LEGACY_FUNCTION_CALL_INDEX, out);
   }
 
@@ -299,17 +299,17 @@ export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}):
       }
       for (const choice of rawChoices ?? []) {
         if (!isRecord(choice)) continue;
-        const state = choiceState(finiteNumber(choice['index']) ?? 0);
-        const delta = recordField(choice, 'delta');
+        const state = choiceState(numberAt(choice, 'index') ?? 0);
+        const delta = recordAt(choice, 'delta');
         if (delta) handleDelta(state, delta, out);
-        const finishReason = nonEmptyString(choice['finish_reason']);
+        const finishReason = nonEmptyStringAt(choice, 'finish_reason');
         if (finishReason !== undefined) {
           state.finishReason ??= finishReason;
           flushChoice(state, out);
         }
       }
 
-      const rawUsage = recordField(data, 'usage') ?? recordField(recordField(data, 'x_groq'), 'usage');
+      const rawUsage = recordAt(data, 'usage') ?? recordAt(recordAt(data, 'x_groq'), 'usage');
       if (rawUsage) usage = chatUsage(rawUsage);
 
       // Usage from a chunk before the last finish_reason may not be final (vLLM's continuous usage
@@ -364,25 +364,23 @@ function mapFinishReason(raw: string): FinishReason {
 }
 
 /** Usage of a chunk (`usage`, or Groq's `x_groq.usage`). */
-function chatUsage(raw: Record<string, unknown>): Usage {
-  return {
-    ...definedEntries({
-      inputTokens: finiteNumber(raw['prompt_tokens']),
-      outputTokens: finiteNumber(raw['completion_tokens']),
-      totalTokens: finiteNumber(raw['total_tokens']),
-      reasoningTokens: finiteNumber(recordField(raw, 'completion_tokens_details')?.['reasoning_tokens']),
-      cachedInputTokens:
-        finiteNumber(recordField(raw, 'prompt_tokens_details')?.['cached_tokens']) ?? finiteNumber(raw['prompt_cache_hit_tokens']),
-    }),
+function chatUsage(raw: JsonRecord): Usage {
+  return usageOf({
+    inputTokens: numberAt(raw, 'prompt_tokens'),
+    outputTokens: numberAt(raw, 'completion_tokens'),
+    totalTokens: numberAt(raw, 'total_tokens'),
+    reasoningTokens: numberAt(recordAt(raw, 'completion_tokens_details'), 'reasoning_tokens'),
+    cachedInputTokens:
+      numberAt(recordAt(raw, 'prompt_tokens_details'), 'cached_tokens') ?? numberAt(raw, 'prompt_cache_hit_tokens'),
     raw,
-  };
+  });
 }
 
 /** The error of an `event: error` or of a chunk's `error` member. */
 function chatError(error: unknown): ProviderError {
   if (isRecord(error)) {
-    const message = nonEmptyString(error['message']) ?? 'the server reported an error in the stream';
-    const type = nonEmptyString(error['type']) ?? nonEmptyString(error['status']) ?? 'error';
+    const message = nonEmptyStringAt(error, 'message') ?? 'the server reported an error in the stream';
+    const type = nonEmptyStringAt(error, 'type') ?? nonEmptyStringAt(error, 'status') ?? 'error';
     const code = error['code'] === undefined || error['code'] === null ? undefined : String(error['code']);
     return new ProviderError('openai-chat', type, message, { code, cause: error });
   }
