@@ -61,6 +61,8 @@ describe('the portable suite on every runtime', () => {
       const missing = runner.missing();
       if (missing !== undefined) {
         if (IN_CI) throw new Error(`${name} is required in CI: ${missing}`);
+        // The note shows with the verbose reporter; the warning shows with every reporter.
+        console.warn(`skipped ${name}: ${missing}`);
         context.skip(`${name} is not installed here: ${missing}`);
       }
       const started = Date.now();
