@@ -1,4 +1,6 @@
-import type { StreamEvent } from '../../types.ts';
+import { ProviderError, type ProviderName } from '../../errors.ts';
+import type { EventMetadata, EventPart, StreamEvent } from '../../types.ts';
+import { isRecord, nonEmptyString, nonEmptyStringAt } from './json-access.ts';
 
 /**
  * The synchronous core of one provider API: decoded records in, {@link StreamEvent}s out.
@@ -12,4 +14,28 @@ export interface ProviderAdapter {
   push(data: unknown, event?: string): StreamEvent[];
   /** The input ended: emit what is still open (a `finished` the provider never sent, …). */
   end(): StreamEvent[];
+}
+
+/** A `part` event, with a `metadata` key only when there is metadata. */
+export function partEvent(index: number, part: EventPart, metadata?: EventMetadata): StreamEvent {
+  return metadata === undefined ? { type: 'part', index, part } : { type: 'part', index, part, metadata };
+}
+
+/**
+ * The {@link ProviderError} of an error body sent inside a stream: `{message, code, <type>}` (the
+ * type read from the first of `typeKeys` present), or a bare string.
+ */
+export function providerErrorOf(provider: ProviderName, body: unknown, typeKeys: readonly string[], fallbackMessage: string): ProviderError {
+  if (!isRecord(body)) return new ProviderError(provider, 'error', nonEmptyString(body) ?? fallbackMessage, { cause: body });
+  const message = nonEmptyStringAt(body, 'message') ?? fallbackMessage;
+  let type = 'error';
+  for (const key of typeKeys) {
+    const value = nonEmptyStringAt(body, key);
+    if (value !== undefined) {
+      type = value;
+      break;
+    }
+  }
+  const code = body['code'] === undefined || body['code'] === null ? undefined : String(body['code']);
+  return new ProviderError(provider, type, message, { code, cause: body });
 }

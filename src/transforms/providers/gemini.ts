@@ -6,9 +6,9 @@
  * @module
  */
 import { ProviderError } from '../../errors.ts';
-import type { EventMetadata, EventPart, FinishReason, StreamEvent, Usage } from '../../types.ts';
-import type { ProviderAdapter } from './adapter.ts';
-import { type JsonRecord, isRecord, nonEmptyString, nonEmptyStringAt, numberAt, recordAt, usageOf } from './json-access.ts';
+import type { EventMetadata, FinishReason, StreamEvent, Usage } from '../../types.ts';
+import { type ProviderAdapter, partEvent, providerErrorOf } from './adapter.ts';
+import { type JsonRecord, isRecord, nonEmptyStringAt, numberAt, recordAt, usageOf } from './json-access.ts';
 import { defaultToolCallId, type ToolCallIdFactory } from './tool-call-id.ts';
 
 /** Options of {@link createGeminiAdapter}. */
@@ -80,10 +80,6 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
     return state;
   }
 
-  function part(index: number, eventPart: EventPart, metadata: EventMetadata | undefined): StreamEvent {
-    return metadata === undefined ? { type: 'part', index, part: eventPart } : { type: 'part', index, part: eventPart, metadata };
-  }
-
   function flush(state: CandidateState, slot: number, out: StreamEvent[]): void {
     out.push({ type: 'flush', index: slot, metadata: { candidateIndex: state.candidateIndex } });
   }
@@ -100,7 +96,7 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
     state.call = undefined;
     if (complete) {
       const tail = call.writer.finish();
-      if (tail !== '') out.push(part(call.slot, { type: 'tool-call-arguments', chunk: tail }, undefined));
+      if (tail !== '') out.push(partEvent(call.slot, { type: 'tool-call-arguments', chunk: tail }));
     }
     flush(state, call.slot, out);
   }
@@ -115,7 +111,7 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
       state.text = { slot: nextSlot++, kind };
       metadata = { candidateIndex: state.candidateIndex, ...signature };
     }
-    out.push(part(state.text.slot, { type: kind, text }, metadata));
+    out.push(partEvent(state.text.slot, { type: kind, text }, metadata));
   }
 
   function handleFunctionCall(
@@ -135,9 +131,9 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
       const slot = nextSlot++;
       const position = nextPosition++;
       const id = nonEmptyStringAt(fc, 'id') ?? createToolCallId({ name, position });
-      out.push(part(slot, { type: 'tool-call-start', id, name }, { candidateIndex: state.candidateIndex, ...signature }));
+      out.push(partEvent(slot, { type: 'tool-call-start', id, name }, { candidateIndex: state.candidateIndex, ...signature }));
       if (fc['args'] !== undefined && fc['args'] !== null) {
-        out.push(part(slot, { type: 'tool-call-arguments', chunk: JSON.stringify(fc['args']) }, undefined));
+        out.push(partEvent(slot, { type: 'tool-call-arguments', chunk: JSON.stringify(fc['args']) }));
         flush(state, slot, out);
         return;
       }
@@ -148,7 +144,7 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
     } else if (signature !== undefined) {
       // A signature on a continuation: repeat the start (a no-op downstream) to carry it.
       const { slot, id, name: callName } = state.call;
-      out.push(part(slot, { type: 'tool-call-start', id, name: callName }, signature));
+      out.push(partEvent(slot, { type: 'tool-call-start', id, name: callName }, signature));
     }
     const call = state.call;
     if (!call) return;
@@ -156,7 +152,7 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
       for (const arg of partialArgs) {
         if (!isRecord(arg)) throw new ProviderError('gemini', 'invalid-format', 'a partialArgs entry is not an object');
         const chunk = call.writer.push(arg);
-        if (chunk !== '') out.push(part(call.slot, { type: 'tool-call-arguments', chunk }, undefined));
+        if (chunk !== '') out.push(partEvent(call.slot, { type: 'tool-call-arguments', chunk }));
       }
     }
     if (!willContinue) closeCall(state, true, out);
@@ -290,13 +286,7 @@ function geminiUsage(raw: JsonRecord): Usage {
 }
 
 function geminiError(error: unknown): ProviderError {
-  if (isRecord(error)) {
-    const message = nonEmptyStringAt(error, 'message') ?? 'Gemini reported an error in the stream';
-    const type = nonEmptyStringAt(error, 'status') ?? 'error';
-    const code = error['code'] === undefined || error['code'] === null ? undefined : String(error['code']);
-    return new ProviderError('gemini', type, message, { code, cause: error });
-  }
-  return new ProviderError('gemini', 'error', nonEmptyString(error) ?? 'Gemini reported an error in the stream', { cause: error });
+  return providerErrorOf('gemini', error, ['status'], 'Gemini reported an error in the stream');
 }
 
 // ---------------------------------------------------------------------------------------------

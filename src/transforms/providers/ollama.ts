@@ -5,8 +5,8 @@
  * @module
  */
 import { ProviderError } from '../../errors.ts';
-import type { EventMetadata, EventPart, FinishReason, StreamEvent, Usage } from '../../types.ts';
-import type { ProviderAdapter } from './adapter.ts';
+import type { FinishReason, StreamEvent, Usage } from '../../types.ts';
+import { type ProviderAdapter, partEvent, providerErrorOf } from './adapter.ts';
 import { type JsonRecord, isRecord, nonEmptyString, nonEmptyStringAt, numberAt, recordAt, usageOf } from './json-access.ts';
 import { defaultToolCallId, type ToolCallIdFactory } from './tool-call-id.ts';
 
@@ -56,10 +56,6 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): Provide
   let sawToolCall = false;
   let finishedSent = false;
 
-  function part(index: number, eventPart: EventPart, metadata?: EventMetadata): StreamEvent {
-    return metadata === undefined ? { type: 'part', index, part: eventPart } : { type: 'part', index, part: eventPart, metadata };
-  }
-
   function emitText(kind: 'message' | 'reasoning', text: unknown, out: StreamEvent[]): void {
     const value = nonEmptyString(text);
     if (value === undefined) return;
@@ -68,7 +64,7 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): Provide
       slot = nextSlot++;
       textSlots.set(kind, slot);
     }
-    out.push(part(slot, { type: kind, text: value }));
+    out.push(partEvent(slot, { type: kind, text: value }));
   }
 
   function emitToolCall(toolCall: JsonRecord, out: StreamEvent[]): void {
@@ -85,8 +81,8 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): Provide
     const slot = nextSlot++;
     sawToolCall = true;
     const index = numberAt(fn, 'index');
-    out.push(part(slot, { type: 'tool-call-start', id, name }, index === undefined ? undefined : { toolCallIndex: index }));
-    if (chunk !== '') out.push(part(slot, { type: 'tool-call-arguments', chunk }));
+    out.push(partEvent(slot, { type: 'tool-call-start', id, name }, index === undefined ? undefined : { toolCallIndex: index }));
+    if (chunk !== '') out.push(partEvent(slot, { type: 'tool-call-arguments', chunk }));
     out.push({ type: 'flush', index: slot });
   }
 
@@ -168,10 +164,5 @@ function ollamaUsage(line: JsonRecord): Usage | undefined {
 }
 
 function ollamaError(error: unknown): ProviderError {
-  if (isRecord(error)) {
-    const message = nonEmptyStringAt(error, 'message') ?? 'Ollama reported an error in the stream';
-    const type = nonEmptyStringAt(error, 'type') ?? 'error';
-    return new ProviderError('ollama', type, message, { cause: error });
-  }
-  return new ProviderError('ollama', 'error', nonEmptyString(error) ?? 'Ollama reported an error in the stream', { cause: error });
+  return providerErrorOf('ollama', error, ['type'], 'Ollama reported an error in the stream');
 }

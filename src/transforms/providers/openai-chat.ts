@@ -6,8 +6,8 @@
  * @module
  */
 import { ProviderError } from '../../errors.ts';
-import type { EventMetadata, EventPart, FinishReason, StreamEvent, Usage } from '../../types.ts';
-import type { ProviderAdapter } from './adapter.ts';
+import type { EventMetadata, FinishReason, StreamEvent, Usage } from '../../types.ts';
+import { type ProviderAdapter, partEvent, providerErrorOf } from './adapter.ts';
 import { type JsonRecord, isRecord, nonEmptyString, nonEmptyStringAt, numberAt, recordAt, usageOf } from './json-access.ts';
 import { defaultToolCallId, type ToolCallIdFactory } from './tool-call-id.ts';
 
@@ -107,10 +107,6 @@ export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}):
     return state;
   }
 
-  function part(index: number, eventPart: EventPart, metadata: EventMetadata | undefined): StreamEvent {
-    return metadata === undefined ? { type: 'part', index, part: eventPart } : { type: 'part', index, part: eventPart, metadata };
-  }
-
   function emitText(state: ChoiceState, stream: TextStream, text: string, extra: EventMetadata | undefined, out: StreamEvent[]): void {
     let slot = state.textSlots.get(stream);
     let metadata = extra;
@@ -120,13 +116,13 @@ export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}):
       state.openSlots.push({ slot });
       metadata = { choiceIndex: state.choiceIndex, ...(stream === 'refusal' ? { refusal: true } : {}), ...extra };
     }
-    out.push(part(slot, { type: stream === 'reasoning' ? 'reasoning' : 'message', text }, metadata));
+    out.push(partEvent(slot, { type: stream === 'reasoning' ? 'reasoning' : 'message', text }, metadata));
   }
 
   function emitStart(state: ChoiceState, call: ToolCallState, extra: EventMetadata | undefined, out: StreamEvent[]): void {
     const first = call.startedId === undefined;
     const metadata = first ? { choiceIndex: state.choiceIndex, ...extra } : extra;
-    out.push(part(call.slot, { type: 'tool-call-start', id: call.id, name: call.name }, metadata));
+    out.push(partEvent(call.slot, { type: 'tool-call-start', id: call.id, name: call.name }, metadata));
     call.startedId = call.id;
     call.startedName = call.name;
   }
@@ -214,7 +210,7 @@ export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}):
       emitStart(state, call, extra, out);
       extra = undefined;
     }
-    if (args !== '') out.push(part(call.slot, { type: 'tool-call-arguments', chunk: args }, extra));
+    if (args !== '') out.push(partEvent(call.slot, { type: 'tool-call-arguments', chunk: args }, extra));
     else if (extra !== undefined) emitStart(state, call, extra, out);
   }
 
@@ -378,12 +374,5 @@ function chatUsage(raw: JsonRecord): Usage {
 
 /** The error of an `event: error` or of a chunk's `error` member. */
 function chatError(error: unknown): ProviderError {
-  if (isRecord(error)) {
-    const message = nonEmptyStringAt(error, 'message') ?? 'the server reported an error in the stream';
-    const type = nonEmptyStringAt(error, 'type') ?? nonEmptyStringAt(error, 'status') ?? 'error';
-    const code = error['code'] === undefined || error['code'] === null ? undefined : String(error['code']);
-    return new ProviderError('openai-chat', type, message, { code, cause: error });
-  }
-  const message = nonEmptyString(error) ?? 'the server reported an error in the stream';
-  return new ProviderError('openai-chat', 'error', message, { cause: error });
+  return providerErrorOf('openai-chat', error, ['type', 'status'], 'the server reported an error in the stream');
 }
