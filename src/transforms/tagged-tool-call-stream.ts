@@ -42,9 +42,9 @@ export interface TaggedToolCallStreamOptions extends TaggedToolCallOptions {}
  * - `reasoning` parts, native tool-call parts, `structured` parts, flushes and `finished` pass
  *   through untouched.
  *
- * `flush` (end of input): message slots that were never flushed release their held-back text,
- * and a call still open there fails as `unterminated`; the message slots themselves stay
- * unflushed, as they came.
+ * `flush` (end of input), and `finished`: message slots that were never flushed release their
+ * held-back text, and a call still open there fails as `unterminated`, before the `finished`
+ * event; the message slots themselves stay unflushed, as they came.
  *
  * @throws {TypeError | RangeError} from the constructor, for invalid options.
  * @example

@@ -317,6 +317,9 @@ export class TaggedToolCallExtractor {
         break;
       }
       case 'finished':
+        // The response is complete: what is held or still open cannot continue. Providers flush
+        // their slots before `finished`, so this only matters for a slot that was never flushed.
+        this.end(out);
         out.push(event);
         break;
       default:
@@ -325,7 +328,10 @@ export class TaggedToolCallExtractor {
     return out;
   }
 
-  /** The input ended: close the message slots that were never flushed (they stay unflushed). */
+  /**
+   * The input ended (or `finished` arrived): release the held text of the message slots that were
+   * never flushed and fail their open calls as `unterminated`; the slots themselves stay unflushed.
+   */
   end(out: StreamEvent[] = []): StreamEvent[] {
     const open = [...this.#slots.values()].sort((a, b) => a.index - b.index);
     this.#slots.clear();

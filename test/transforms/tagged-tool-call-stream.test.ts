@@ -8,9 +8,12 @@ import {
   type StreamEvent,
   type TaggedToolCallStreamOptions,
 } from '../../src/index.ts';
+import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import { TaggedToolCallExtractor } from '../../src/turn/tagged-tool-call-extractor.ts';
-import { cutAt, oneByOne, readAll, streamOf } from '../helpers.ts';
+import { cutAt, oneByOne, readAll, readFixture, streamOf } from '../helpers.ts';
 import { cutsFor, jsonText } from '../json/json-helpers.ts';
+import { readManifest } from '../manifest.ts';
+import { PROVIDER_OF_DIR } from './providers/event-stream-helpers.ts';
 
 const msg = (index: number, text: string): StreamEvent => ({ type: 'part', index, part: { type: 'message', text } });
 const start = (index: number, id: string, name: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-start', id, name } });
@@ -435,5 +438,52 @@ describe('TaggedToolCallStream', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('TaggedToolCallStream finishes what a slot that was never flushed holds before passing finished on', () => {
+    const extractor = new TaggedToolCallExtractor();
+    const out = [msg(0, 'a <tool'), msg(1, '<tool_call>{"name":"x"'), STOP].flatMap((event) => extractor.push(event));
+    expect(shapes(out)).toEqual([msg(0, 'a '), start(-1, 'call_0', 'x'), msg(0, '<tool'), args(-1, MARKER), flush(-1), STOP]);
+    expect(callError(out, -1).code).toBe('unterminated');
+  });
+
+  it('TaggedToolCallStream after ProviderEventStream: a model writing tags in an Ollama stream gives ordinary tool calls', async () => {
+    const contents = ['I will look.', '\n<tool', '_call>\n{"name": "read_file", "arguments": {"pa', 'th": "src/a.ts"}}\n</tool_call>'];
+    const line = (content: string, done: boolean) =>
+      JSON.stringify({ model: 'qwen3', created_at: '2025-01-01T00:00:00Z', message: { role: 'assistant', content }, ...(done ? { done_reason: 'stop' } : {}), done }) + '\n';
+    const ndjson = contents.map((content) => line(content, false)).join('') + line('', true);
+    const turn = await collectTurn(streamOf([ndjson]).pipeThrough(new ProviderEventStream({ provider: 'ollama' })).pipeThrough(new TaggedToolCallStream()));
+    expect(turn.text).toBe('I will look.\n');
+    expect(turn.toolCalls.map(({ id, name, arguments: a }) => ({ id, name, a }))).toEqual([{ id: 'call_0', name: 'read_file', a: { path: 'src/a.ts' } }]);
+    expect(turn.finishReason).toBe('stop');
+  });
+
+  // No recording holds a tagged call: the stage must leave every one of them exactly as it was.
+  const recordings = readManifest().filter((r) => r.dir in PROVIDER_OF_DIR);
+  it('TaggedToolCallStream leaves every provider recording without tags unchanged', async () => {
+    expect(recordings.length).toBeGreaterThan(20);
+    let total = 0;
+    const read = async (stream: ReadableStream<StreamEvent>) => {
+      const events: StreamEvent[] = [];
+      const reader = stream.getReader();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return { events };
+          events.push(value);
+        }
+      } catch (error) {
+        return { events, error };
+      }
+    };
+    for (const recording of recordings) {
+      const provider = PROVIDER_OF_DIR[recording.dir]!;
+      const bytes = readFixture(`providers/${recording.file}`);
+      const plain = await read(streamOf([bytes]).pipeThrough(new ProviderEventStream({ provider })));
+      const tagged = await read(streamOf([bytes]).pipeThrough(new ProviderEventStream({ provider })).pipeThrough(new TaggedToolCallStream()));
+      expect(tagged, recording.file).toEqual(plain);
+      total += plain.events.length;
+    }
+    expect(total).toBeGreaterThan(500);
   });
 });
