@@ -1,0 +1,427 @@
+/**
+ * Early validation of tool-call arguments against Standard Schemas (zod, valibot, arktype, …):
+ * each top-level field as soon as it is complete, the whole document when it is complete.
+ *
+ * @module
+ */
+import { escapeToken } from '../json/json-pointer.ts';
+import { FragmentAggregator } from '../json/fragment-aggregator.ts';
+import type { JsonObject, JsonValue, StreamEvent, ToolCallArgumentProgress } from '../types.ts';
+import { failAfterDrain } from './fail-after-drain.ts';
+import type { ToolCallProgressStreamOutput } from './tool-call-progress-stream.ts';
+
+// ---------------------------------------------------------------------------------------------
+// The part of Standard Schema v1 this stage relies on, declared structurally (no dependency).
+
+/** One problem a Standard Schema found. */
+export interface StandardSchemaIssue {
+  readonly message: string;
+  /** Where, from the validated value: keys and indices, or segments `{ key }`. */
+  readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
+}
+
+/** What a Standard Schema's `validate` returns: the (possibly transformed) value, or issues. */
+export type StandardSchemaResult =
+  | { readonly value: unknown; readonly issues?: undefined }
+  | { readonly issues: ReadonlyArray<StandardSchemaIssue> };
+
+/**
+ * A schema implementing Standard Schema v1 (`@standard-schema/spec`): zod ≥ 3.24, valibot ≥ 1,
+ * arktype ≥ 2 and others. Only `~standard.validate` is used.
+ */
+export interface StandardSchema {
+  readonly '~standard': {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown) => StandardSchemaResult | Promise<StandardSchemaResult>;
+  };
+}
+
+/**
+ * How one tool's arguments are validated: a Standard Schema for the whole arguments, or the whole
+ * and/or one schema per top-level field. See {@link ArgumentValidationStream} for how fields are
+ * found when only the whole schema is given.
+ */
+export type ToolArgumentsSchema =
+  | StandardSchema
+  | {
+      /** The schema of the complete arguments. */
+      readonly schema?: StandardSchema;
+      /** Schemas of top-level fields, each checked as soon as its field is complete. */
+      readonly fields?: Readonly<Record<string, StandardSchema>>;
+    };
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+/** An issue, with its path from the root of the arguments (JSON-serialisable). */
+export interface ArgumentIssue {
+  readonly message: string;
+  readonly path: ReadonlyArray<string | number>;
+}
+
+/** A tool call's arguments failed validation: a field as soon as it completed, or the whole. */
+export interface ArgumentValidationErrorEvent {
+  readonly type: 'validation-error';
+  /** The content slot of the call. */
+  readonly index: number;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /**
+   * JSON Pointer of the top-level field that failed (`/path`), reported when that field
+   * completed; `""` when the complete arguments failed (then `issues` is the whole verdict,
+   * fields reported earlier included).
+   */
+  readonly path: string;
+  readonly issues: readonly ArgumentIssue[];
+}
+
+/** The stream was errored because a tool call's arguments failed validation (`errorOnInvalid`). */
+export class ArgumentValidationError extends Error {
+  override readonly name = 'ArgumentValidationError';
+  readonly index: number;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /** As {@link ArgumentValidationErrorEvent.path}. */
+  readonly path: string;
+  readonly issues: readonly ArgumentIssue[];
+
+  constructor(event: ArgumentValidationErrorEvent) {
+    const where = event.path === '' ? 'arguments' : `argument ${event.path}`;
+    const first = event.issues[0];
+    super(
+      `Invalid ${where} for tool call ${event.toolCallId || `#${event.index}`}${event.toolName ? ` (${event.toolName})` : ''}` +
+        (first === undefined ? '' : `: ${first.message}${first.path.length > 0 ? ` at ${first.path.join('.')}` : ''}`),
+    );
+    this.index = event.index;
+    this.toolCallId = event.toolCallId;
+    this.toolName = event.toolName;
+    this.path = event.path;
+    this.issues = event.issues;
+  }
+}
+
+/** Options of {@link ArgumentValidationStream}. */
+export interface ArgumentValidationStreamOptions {
+  /** Schemas by tool name. */
+  readonly tools?: Readonly<Record<string, ToolArgumentsSchema>>;
+  /** The schema for every call whose tool is not in `tools` (calls with neither are not validated). */
+  readonly schema?: ToolArgumentsSchema;
+  /**
+   * Error the stream with an {@link ArgumentValidationError} at the first failure (after
+   * everything before it has been delivered), instead of emitting `validation-error` events.
+   * @default false
+   */
+  readonly errorOnInvalid?: boolean;
+}
+
+/** What {@link ArgumentValidationStream} emits: its input, and `validation-error` events. */
+export type ArgumentValidationStreamOutput<T> = T | ArgumentValidationErrorEvent;
+
+// ---------------------------------------------------------------------------------------------
+// The core
+
+interface ResolvedSchemas {
+  readonly whole: StandardSchema | undefined;
+  /** Per-field schemas; `undefined`: validate the completed fields with the whole schema. */
+  readonly fields: Readonly<Record<string, StandardSchema>> | undefined;
+}
+
+/** One validation to run, in order. */
+interface Check {
+  readonly call: { readonly index: number; readonly toolCallId: string; readonly toolName: string };
+  /** `""` for the whole, else the field's pointer. */
+  readonly path: string;
+  readonly schema: StandardSchema;
+  readonly value: unknown;
+  /** Prepended to each issue path (the field's key, for a field schema). */
+  readonly prefix: ReadonlyArray<string | number>;
+  /** Only issues under this top-level key count (validating a partial object with the whole schema). */
+  readonly onlyKey: string | undefined;
+}
+
+interface CallState {
+  readonly schemas: ResolvedSchemas;
+  readonly aggregator: FragmentAggregator;
+  /** The completed top-level fields, for validation with the whole schema. */
+  readonly completed: JsonObject;
+}
+
+function isStandardSchema(value: unknown): value is StandardSchema {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
+  const standard = (value as { '~standard'?: unknown })['~standard'];
+  return typeof standard === 'object' && standard !== null && typeof (standard as { validate?: unknown }).validate === 'function';
+}
+
+/**
+ * The field schemas of an object schema where its library exposes them as a record of Standard
+ * Schemas: zod's `shape`, valibot's `entries`.
+ */
+function fieldsOf(schema: StandardSchema): Readonly<Record<string, StandardSchema>> | undefined {
+  for (const property of ['shape', 'entries']) {
+    let record: unknown;
+    try {
+      record = (schema as unknown as Record<string, unknown>)[property];
+    } catch {
+      continue;
+    }
+    if (typeof record !== 'object' || record === null || Array.isArray(record)) continue;
+    const values = Object.values(record);
+    if (values.length > 0 && values.every(isStandardSchema)) return record as Record<string, StandardSchema>;
+  }
+  return undefined;
+}
+
+function resolve(spec: ToolArgumentsSchema): ResolvedSchemas {
+  if (isStandardSchema(spec)) return { whole: spec, fields: fieldsOf(spec) };
+  const whole = spec.schema;
+  if (spec.fields !== undefined) return { whole, fields: spec.fields };
+  return { whole, fields: whole === undefined ? {} : fieldsOf(whole) };
+}
+
+function setMember(object: JsonObject, key: string, value: JsonValue): void {
+  if (key === '__proto__') Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+  else object[key] = value;
+}
+
+function hasOwn(record: object, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(record, key);
+}
+
+/** Internal: follows the calls and says which validations each event makes due. */
+class ArgumentValidator {
+  readonly #tools: Readonly<Record<string, ToolArgumentsSchema>>;
+  readonly #fallback: ToolArgumentsSchema | undefined;
+  readonly #resolved = new Map<ToolArgumentsSchema, ResolvedSchemas>();
+  readonly #calls = new Map<number, CallState | null>();
+  /** Slots opened by `tool-call-start`, and whether fragments came for them. */
+  readonly #slots = new Map<number, { toolCallId: string; toolName: string; fragments: boolean }>();
+
+  constructor(options: ArgumentValidationStreamOptions) {
+    this.#tools = options.tools ?? {};
+    this.#fallback = options.schema;
+  }
+
+  #schemasFor(toolName: string): ResolvedSchemas | undefined {
+    const spec = hasOwn(this.#tools, toolName) ? this.#tools[toolName] : this.#fallback;
+    if (spec === undefined) return undefined;
+    let resolved = this.#resolved.get(spec);
+    if (resolved === undefined) {
+      resolved = resolve(spec);
+      this.#resolved.set(spec, resolved);
+    }
+    return resolved;
+  }
+
+  push(event: { readonly type: string }, checks: Check[]): void {
+    if (event.type === 'tool-call-progress') this.#progress(event as ToolCallArgumentProgress, checks);
+    else if (event.type === 'part') {
+      const { index, part } = event as Extract<StreamEvent, { type: 'part' }>;
+      if (part.type !== 'tool-call-start') return;
+      const slot = this.#slots.get(index);
+      if (slot === undefined) this.#slots.set(index, { toolCallId: part.id, toolName: part.name, fragments: false });
+      else {
+        if (slot.toolCallId === '') slot.toolCallId = part.id;
+        if (slot.toolName === '') slot.toolName = part.name;
+      }
+    } else if (event.type === 'flush') {
+      const index = (event as Extract<StreamEvent, { type: 'flush' }>).index;
+      const slot = this.#slots.get(index);
+      this.#slots.delete(index);
+      this.#calls.delete(index);
+      // No arguments at all read as `{}` (as collectTurn reads them): the whole is checked.
+      if (slot !== undefined && !slot.fragments) {
+        const whole = this.#schemasFor(slot.toolName)?.whole;
+        const call = { index, toolCallId: slot.toolCallId, toolName: slot.toolName };
+        if (whole !== undefined) checks.push({ call, path: '', schema: whole, value: {}, prefix: [], onlyKey: undefined });
+      }
+    }
+  }
+
+  #progress(event: ToolCallArgumentProgress, checks: Check[]): void {
+    const slot = this.#slots.get(event.index);
+    if (slot !== undefined) slot.fragments = true;
+    let state = this.#calls.get(event.index);
+    if (state === undefined) {
+      const schemas = this.#schemasFor(event.toolName);
+      state = schemas === undefined ? null : { schemas, aggregator: new FragmentAggregator(), completed: {} };
+      this.#calls.set(event.index, state);
+    }
+    if (state === null) return;
+    const fragment = event.fragment;
+    const whole = state.aggregator.push(fragment);
+    const call = { index: event.index, toolCallId: event.toolCallId, toolName: event.toolName };
+    // `entry key → done`: a top-level member is complete.
+    if (fragment.type === 'entry' && fragment.value.type === 'done') {
+      const key = fragment.key;
+      const value = (state.aggregator.snapshot() as JsonObject)[key] as JsonValue;
+      const path = '/' + escapeToken(key);
+      const { fields, whole: wholeSchema } = state.schemas;
+      if (fields !== undefined) {
+        if (hasOwn(fields, key)) checks.push({ call, path, schema: fields[key] as StandardSchema, value, prefix: [key], onlyKey: undefined });
+      } else if (wholeSchema !== undefined) {
+        setMember(state.completed, key, value);
+        checks.push({ call, path, schema: wholeSchema, value: { ...state.completed }, prefix: [], onlyKey: key });
+      }
+    }
+    if (whole !== undefined) {
+      this.#calls.delete(event.index);
+      const schema = state.schemas.whole;
+      if (schema !== undefined) checks.push({ call, path: '', schema, value: whole, prefix: [], onlyKey: undefined });
+    }
+  }
+}
+
+function segment(item: PropertyKey | { readonly key: PropertyKey }): string | number {
+  const key = typeof item === 'object' && item !== null ? item.key : item;
+  return typeof key === 'number' ? key : typeof key === 'symbol' ? (key.description ?? '') : key;
+}
+
+/** The issues of a result that count for `check`, or `undefined` if there are none. */
+function issuesOf(check: Check, result: StandardSchemaResult): ArgumentIssue[] | undefined {
+  if (result.issues === undefined) return undefined;
+  const issues: ArgumentIssue[] = [];
+  for (const issue of result.issues) {
+    const path = [...check.prefix, ...(issue.path ?? []).map(segment)];
+    if (check.onlyKey !== undefined && String(path[0]) !== check.onlyKey) continue;
+    issues.push({ message: String(issue.message), path });
+  }
+  return issues.length > 0 ? issues : undefined;
+}
+
+function isPromise(value: unknown): value is PromiseLike<StandardSchemaResult> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/**
+ * Validates tool-call arguments while they stream in, against a Standard Schema per tool (zod,
+ * valibot, arktype, … — any object with `~standard.validate`; no dependency on any of them).
+ * Takes the output of a `ToolCallProgressStream` and passes every event through unchanged.
+ *
+ * - **A field as soon as it is complete.** When a top-level member of the arguments object is
+ *   complete, it is validated at once, so a `write_file` to a forbidden path is reported before
+ *   the first fragment of its content passes. Field schemas come from the tool's `fields`; else,
+ *   for a whole schema that exposes its fields as Standard Schemas (zod's `shape`, valibot's
+ *   `entries`), from there — exact, since an object schema checks each field with its own schema;
+ *   else the completed fields so far (never the field in progress) are validated as an object
+ *   with the whole schema, and only issues whose path starts at the field that just completed are
+ *   reported. That last mode never reports a field that is not complete, but a schema whose
+ *   verdict on one field depends on another (a cross-field refinement, a union without a
+ *   discriminator) may report that field early or late.
+ * - **The whole when it is complete**, with the tool's whole schema; a call with no arguments at
+ *   all is checked as `{}` at its flush. A call cut off before its document closed is not.
+ * - **Report.** A failure is a `validation-error` event right after the event that completed the
+ *   value, with `path` the field's JSON Pointer (`""` for the whole) and the issues (paths from
+ *   the arguments' root). With `errorOnInvalid`, the stream errors with an
+ *   {@link ArgumentValidationError} instead, after everything before it has been delivered.
+ *
+ * Async validators keep the order: the stage waits for each result before it takes the next
+ * event (backpressure reaches the source; nothing is queued aside). Sync validators cost no
+ * microtask. A validator that throws errors the stream. `flush` adds nothing.
+ *
+ * Each validated call keeps its arguments in an aggregator until they complete (validation needs
+ * the values); calls of tools without a schema cost nothing.
+ *
+ * @example
+ * ```ts
+ * const WriteFile = z.object({ path: z.string().refine((p) => !p.startsWith('/etc'), 'forbidden path'), content: z.string() });
+ * const events = response.body!
+ *   .pipeThrough(new ProviderEventStream({ provider: 'anthropic' }))
+ *   .pipeThrough(new ToolCallProgressStream())
+ *   .pipeThrough(new ArgumentValidationStream({ tools: { write_file: WriteFile } }));
+ * for await (const event of events) {
+ *   if (event.type === 'validation-error') abort(event.toolCallId, event.issues);
+ * }
+ * ```
+ */
+export class ArgumentValidationStream<T extends { readonly type: string } = ToolCallProgressStreamOutput> extends TransformStream<
+  T,
+  ArgumentValidationStreamOutput<T>
+> {
+  constructor(options: ArgumentValidationStreamOptions) {
+    if (options.tools === undefined && options.schema === undefined) {
+      throw new TypeError('ArgumentValidationStream: give `tools` (schemas by tool name) and/or `schema` (for every call)');
+    }
+    const validator = new ArgumentValidator(options);
+    const errorOnInvalid = options.errorOnInvalid === true;
+    super({
+      transform: (event, controller) => {
+        controller.enqueue(event);
+        const checks: Check[] = [];
+        try {
+          validator.push(event, checks);
+        } catch (error) {
+          return failAfterDrain(controller as TransformStreamDefaultController<never>, error);
+        }
+        if (checks.length === 0) return undefined;
+        return runChecks(checks, controller as TransformStreamDefaultController<ArgumentValidationErrorEvent>, errorOnInvalid);
+      },
+    });
+  }
+}
+
+/**
+ * Run the checks in order; synchronous results are handled synchronously, and only an async
+ * result makes the rest wait for it.
+ */
+function runChecks(
+  checks: readonly Check[],
+  controller: TransformStreamDefaultController<ArgumentValidationErrorEvent>,
+  errorOnInvalid: boolean,
+): Promise<void> | undefined {
+  const report = (check: Check, result: StandardSchemaResult): void => {
+    const issues = issuesOf(check, result);
+    if (issues === undefined) return;
+    const event: ArgumentValidationErrorEvent = {
+      type: 'validation-error',
+      index: check.call.index,
+      toolCallId: check.call.toolCallId,
+      toolName: check.call.toolName,
+      path: check.path,
+      issues,
+    };
+    if (errorOnInvalid) throw new ArgumentValidationError(event);
+    controller.enqueue(event);
+  };
+  for (let i = 0; i < checks.length; i++) {
+    const check = checks[i] as Check;
+    let result: StandardSchemaResult | Promise<StandardSchemaResult>;
+    try {
+      result = check.schema['~standard'].validate(check.value);
+      if (!isPromise(result)) {
+        report(check, result);
+        continue;
+      }
+    } catch (error) {
+      return failAfterDrain(controller as TransformStreamDefaultController<never>, error);
+    }
+    return (async () => {
+      try {
+        report(check, await result);
+        for (const rest of checks.slice(i + 1)) report(rest, await rest.schema['~standard'].validate(rest.value));
+      } catch (error) {
+        await failAfterDrain(controller as TransformStreamDefaultController<never>, error);
+      }
+    })();
+  }
+  return undefined;
+}
+
+/**
+ * One Standard Schema for the arguments of every tool call: `new ArgumentValidationStream({
+ * schema, ...options })`. Use the class with `tools` for a schema per tool.
+ *
+ * @example
+ * ```ts
+ * const calls = response.body!
+ *   .pipeThrough(new ProviderEventStream({ provider: 'openai-chat' }))
+ *   .pipeThrough(new ToolCallProgressStream())
+ *   .pipeThrough(validateArguments(v.object({ path: v.pipe(v.string(), v.check((p) => !p.startsWith('/etc'))) })));
+ * ```
+ */
+export function validateArguments<T extends { readonly type: string } = ToolCallProgressStreamOutput>(
+  schema: ToolArgumentsSchema,
+  options: Omit<ArgumentValidationStreamOptions, 'schema'> = {},
+): ArgumentValidationStream<T> {
+  return new ArgumentValidationStream<T>({ ...options, schema });
+}

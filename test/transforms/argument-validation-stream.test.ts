@@ -1,0 +1,276 @@
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  ArgumentValidationError,
+  ArgumentValidationStream,
+  validateArguments,
+  type ArgumentValidationErrorEvent,
+  type StandardSchema,
+  type StandardSchemaResult,
+} from '../../src/transforms/argument-validation-stream.ts';
+import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-stream.ts';
+import type { StreamEvent, StreamFragment } from '../../src/types.ts';
+import { readAll, streamOf } from '../helpers.ts';
+
+const start = (index: number, id: string, name: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-start', id, name } });
+const args = (index: number, chunk: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-arguments', chunk } });
+const flush = (index: number): StreamEvent => ({ type: 'flush', index });
+
+const FORBIDDEN = 'writes under /etc are forbidden';
+const ZodWriteFile = z.object({
+  path: z.string().refine((path) => !path.startsWith('/etc'), FORBIDDEN),
+  content: z.string(),
+  mode: z.number().int().optional(),
+});
+const ValibotWriteFile = v.object({
+  path: v.pipe(
+    v.string(),
+    v.check((path) => !path.startsWith('/etc'), FORBIDDEN),
+  ),
+  content: v.string(),
+  mode: v.optional(v.pipe(v.number(), v.integer())),
+});
+
+const writeToEtc: StreamEvent[] = [
+  start(0, 'call_w', 'write_file'),
+  args(0, '{"path":"/etc/pa'),
+  args(0, 'sswd","content":"root:x:0:0'),
+  args(0, ':root:/root:/bin/sh\\n"}'),
+  flush(0),
+];
+
+/** A compact line per output: the event type, the progress path and leaf, or the validation error. */
+function lines(events: ReadonlyArray<{ readonly type: string }>): string[] {
+  return events.map((event) => {
+    if (event.type === 'validation-error') {
+      const e = event as ArgumentValidationErrorEvent;
+      return `INVALID ${e.toolCallId} ${JSON.stringify(e.path)} ${e.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`;
+    }
+    if (event.type === 'tool-call-progress') {
+      let fragment = (event as unknown as { fragment: StreamFragment }).fragment;
+      let path = '';
+      while (fragment.type === 'entry' || fragment.type === 'item') {
+        path += `/${fragment.type === 'entry' ? fragment.key : fragment.index}`;
+        fragment = fragment.value;
+      }
+      return `progress ${path} ${fragment.type}`;
+    }
+    return event.type;
+  });
+}
+
+async function run(events: readonly StreamEvent[], stage: TransformStream<any, any>) {
+  return readAll(streamOf(events).pipeThrough(new ToolCallProgressStream()).pipeThrough(stage));
+}
+
+describe('ArgumentValidationStream', () => {
+  for (const [vendor, schema] of [
+    ['zod', ZodWriteFile],
+    ['valibot', ValibotWriteFile],
+  ] as const) {
+    it(`ArgumentValidationStream reports a forbidden write_file path (${vendor}) before the first content fragment`, async () => {
+      const out = await run(writeToEtc, new ArgumentValidationStream({ tools: { write_file: schema } }));
+      const shown = lines(out);
+      const invalid = `INVALID call_w "/path" path: ${FORBIDDEN}`;
+      expect(shown.indexOf(invalid)).toBeGreaterThan(-1);
+      expect(shown.indexOf(invalid)).toBe(shown.indexOf('progress /path done') + 1);
+      expect(shown.indexOf(invalid)).toBeLessThan(shown.indexOf('progress /content start'));
+      // The complete arguments are checked too: the whole verdict, after the root's done.
+      expect(shown.slice(-3)).toEqual(['progress  done', `INVALID call_w "" path: ${FORBIDDEN}`, 'flush']);
+      expect(out.filter((e) => e.type === 'validation-error')).toHaveLength(2);
+      expect(out.find((e) => e.type === 'validation-error')).toEqual({
+        type: 'validation-error',
+        index: 0,
+        toolCallId: 'call_w',
+        toolName: 'write_file',
+        path: '/path',
+        issues: [{ message: FORBIDDEN, path: ['path'] }],
+      });
+    });
+
+    it(`ArgumentValidationStream passes valid arguments (${vendor}) through unchanged, with no report`, async () => {
+      const events = [start(0, 'ok', 'write_file'), args(0, '{"path":"src/main.rs","content":"fn main() {}","mode":420}'), flush(0)];
+      const validated = await run(events, validateArguments(schema));
+      const plain = await readAll(streamOf(events).pipeThrough(new ToolCallProgressStream()));
+      expect(validated).toEqual(plain);
+    });
+
+    it(`ArgumentValidationStream reports a field only once it is complete, never a missing or unfinished one (${vendor})`, async () => {
+      const events = [start(0, 'c', 'write_file'), args(0, '{"path":"a.txt","mode":'), args(0, '4.5'), args(0, ',"content":"x'), args(0, 'y"}'), flush(0)];
+      const shown = lines(await run(events, new ArgumentValidationStream({ tools: { write_file: schema } })));
+      const reports = shown.filter((line) => line.startsWith('INVALID'));
+      expect(reports).toHaveLength(2);
+      expect(reports[0]).toMatch(/^INVALID c "\/mode" mode: /);
+      expect(reports[1]).toMatch(/^INVALID c "" mode: /);
+      // The number is complete at its terminator: the report follows it, before `content` begins.
+      expect(shown.indexOf(reports[0] as string)).toBe(shown.indexOf('progress /mode done') + 1);
+      expect(shown.indexOf(reports[0] as string)).toBeLessThan(shown.indexOf('progress /content start'));
+    });
+  }
+
+  it('ArgumentValidationStream validates the completed fields with a whole schema that has no field access, reporting only the new field', async () => {
+    const calls: unknown[] = [];
+    // A hand-written Standard Schema: an object with a string `path` (not under /etc) and a string `content`.
+    const opaque: StandardSchema = {
+      '~standard': {
+        version: 1,
+        vendor: 'test',
+        validate(value): StandardSchemaResult {
+          calls.push(structuredClone(value));
+          const object = value as Record<string, unknown>;
+          const issues = [];
+          if (typeof object.path !== 'string') issues.push({ message: 'path: expected a string', path: ['path'] });
+          else if (object.path.startsWith('/etc')) issues.push({ message: FORBIDDEN, path: [{ key: 'path' }] });
+          if (typeof object.content !== 'string') issues.push({ message: 'content: expected a string', path: ['content'] });
+          return issues.length > 0 ? { issues } : { value };
+        },
+      },
+    };
+    const out = await run(writeToEtc, new ArgumentValidationStream({ schema: opaque }));
+    expect(lines(out).filter((line) => line.startsWith('INVALID'))).toEqual([
+      `INVALID call_w "/path" path: ${FORBIDDEN}`,
+      `INVALID call_w "" path: ${FORBIDDEN}`,
+    ]);
+    // Validated: {path} when path completed, {path, content} when content did, then the whole.
+    expect(calls).toEqual([
+      { path: '/etc/passwd' },
+      { path: '/etc/passwd', content: 'root:x:0:0:root:/root:/bin/sh\n' },
+      { path: '/etc/passwd', content: 'root:x:0:0:root:/root:/bin/sh\n' },
+    ]);
+  });
+
+  it('ArgumentValidationStream uses explicit field schemas, and only them, before the whole', async () => {
+    const out = await run(
+      writeToEtc,
+      new ArgumentValidationStream({ tools: { write_file: { fields: { content: z.string().max(5) }, schema: z.object({ path: z.string() }) } } }),
+    );
+    expect(lines(out).filter((line) => line.startsWith('INVALID'))).toEqual([
+      expect.stringMatching(/^INVALID call_w "\/content" content: Too big/),
+    ]);
+  });
+
+  it('ArgumentValidationStream keeps the order with async validators (same output as sync)', async () => {
+    const delayed = (schema: StandardSchema, ms: number): StandardSchema => ({
+      '~standard': {
+        version: 1,
+        vendor: 'delayed',
+        validate: (value) => new Promise((resolve) => setTimeout(() => resolve(schema['~standard'].validate(value) as StandardSchemaResult), ms)),
+      },
+    });
+    const events = [
+      start(0, 'a', 'write_file'),
+      start(1, 'b', 'write_file'),
+      args(0, '{"path":"/etc/x",'),
+      args(1, '{"path":"/etc/y","content":"1"}'),
+      args(0, '"content":2}'),
+      flush(0),
+      flush(1),
+    ];
+    const fields = { path: ZodWriteFile.shape.path, content: ZodWriteFile.shape.content };
+    const sync = await run(events, new ArgumentValidationStream({ tools: { write_file: { fields, schema: ZodWriteFile } } }));
+    const async = await run(
+      events,
+      new ArgumentValidationStream({
+        tools: { write_file: { fields: { path: delayed(fields.path, 15), content: delayed(fields.content, 1) }, schema: delayed(ZodWriteFile, 5) } },
+      }),
+    );
+    expect(lines(async)).toEqual(lines(sync));
+    expect(lines(sync).filter((line) => line.startsWith('INVALID'))).toEqual([
+      `INVALID a "/path" path: ${FORBIDDEN}`,
+      `INVALID b "/path" path: ${FORBIDDEN}`,
+      `INVALID b "" path: ${FORBIDDEN}`,
+      expect.stringMatching(/^INVALID a "\/content" content: Invalid input/),
+      expect.stringMatching(/^INVALID a "" path: .*; content: Invalid input/),
+    ]);
+  });
+
+  it('ArgumentValidationStream with errorOnInvalid errors the stream after the completing fragment, before the content streams', async () => {
+    const stream = streamOf(writeToEtc)
+      .pipeThrough(new ToolCallProgressStream())
+      .pipeThrough(new ArgumentValidationStream({ tools: { write_file: ValibotWriteFile }, errorOnInvalid: true }));
+    const seen: Array<{ readonly type: string }> = [];
+    const reader = stream.getReader();
+    let error: unknown;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        seen.push(value);
+      }
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ArgumentValidationError);
+    expect(error).toMatchObject({ toolCallId: 'call_w', toolName: 'write_file', index: 0, path: '/path', issues: [{ message: FORBIDDEN, path: ['path'] }] });
+    expect((error as Error).message).toBe(`Invalid argument /path for tool call call_w (write_file): ${FORBIDDEN} at path`);
+    expect(lines(seen).at(-1)).toBe('progress /path done');
+    expect(lines(seen)).not.toContain('progress /content start');
+  });
+
+  it('ArgumentValidationStream validates each call with its own tool schema and leaves other tools alone', async () => {
+    const events = [
+      start(0, 'r', 'read_file'),
+      start(1, 'w', 'write_file'),
+      start(2, 'x', 'toString'),
+      args(0, '{"path":"/etc/hosts"}'),
+      args(1, '{"path":"/etc/hosts","content":""}'),
+      args(2, '{"path":1}'),
+      flush(0),
+      flush(1),
+      flush(2),
+    ];
+    const out = await run(events, new ArgumentValidationStream({ tools: { write_file: ZodWriteFile, read_file: z.object({ path: z.string() }) } }));
+    expect(lines(out).filter((line) => line.startsWith('INVALID'))).toEqual([`INVALID w "/path" path: ${FORBIDDEN}`, `INVALID w "" path: ${FORBIDDEN}`]);
+  });
+
+  it('ArgumentValidationStream checks a call with no arguments as {} at its flush', async () => {
+    const out = await run([start(0, 'e', 'write_file'), flush(0)], new ArgumentValidationStream({ tools: { write_file: ZodWriteFile } }));
+    const report = out.find((e) => e.type === 'validation-error') as ArgumentValidationErrorEvent;
+    expect(report.path).toBe('');
+    expect(report.issues.map((i) => i.path)).toEqual([['path'], ['content']]);
+    expect(lines(out)).toEqual(['part', 'flush', expect.stringMatching(/^INVALID e ""/)]);
+  });
+
+  it('ArgumentValidationStream reports nested issue paths from the root, escaped pointers for odd keys', async () => {
+    const schema = z.object({ 'a/b': z.object({ list: z.array(z.number()) }) });
+    const out = await run([start(0, 'n', 't'), args(0, '{"a/b":{"list":[1,"2"]}}'), flush(0)], validateArguments(schema));
+    const reports = out.filter((e) => e.type === 'validation-error') as ArgumentValidationErrorEvent[];
+    expect(reports.map((r) => [r.path, r.issues.map((i) => i.path)])).toEqual([
+      ['/a~1b', [['a/b', 'list', 1]]],
+      ['', [['a/b', 'list', 1]]],
+    ]);
+  });
+
+  it('ArgumentValidationStream errors the stream when a validator throws, after what came before', async () => {
+    const throwing: StandardSchema = {
+      '~standard': {
+        version: 1,
+        vendor: 'test',
+        validate: () => {
+          throw new Error('validator broke');
+        },
+      },
+    };
+    const stream = streamOf(writeToEtc).pipeThrough(new ToolCallProgressStream()).pipeThrough(validateArguments({ fields: { path: throwing } }));
+    const seen: Array<{ readonly type: string }> = [];
+    const error = await (async () => {
+      const reader = stream.getReader();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return undefined;
+          seen.push(value);
+        }
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect((error as Error).message).toBe('validator broke');
+    expect(lines(seen).at(-1)).toBe('progress /path done');
+  });
+
+  it('ArgumentValidationStream refuses options without any schema', () => {
+    expect(() => new ArgumentValidationStream({})).toThrow(/tools.*schema/);
+  });
+});
