@@ -130,6 +130,8 @@ function isJsonWhitespace(code: number): boolean {
 
 /** Length of the longest suffix of `text` that is a proper prefix of `tag`. */
 function partialTagLength(text: string, tag: string): number {
+  // Most text has no tag's first character near its end: one native search settles it.
+  if (text.indexOf(tag.charAt(0), Math.max(0, text.length - tag.length + 1)) === -1) return 0;
   for (let k = Math.min(tag.length - 1, text.length); k > 0; k--) {
     if (text.endsWith(tag.slice(0, k))) return k;
   }
