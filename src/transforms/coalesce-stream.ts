@@ -20,7 +20,7 @@ export type CoalesceInput =
 /** Options of {@link CoalesceStream}. */
 export interface CoalesceStreamOptions {
   /**
-   * Emit what is held once it reaches this many UTF-16 code units (all targets together). A
+   * Emit what is held once it reaches this many UTF-16 code units. A
    * piece longer than this goes out at once. Finite: it is the cap on what the stage holds.
    * @default 1024
    */
@@ -132,8 +132,8 @@ function merge<T>(first: T, text: string): T {
  */
 export class Coalescer<T> {
   readonly #maxChars: number;
-  /** Held pieces per target, in the order each target first appeared. */
-  readonly #lanes = new Map<string, Lane<T>>();
+  /** The pieces held: a run of adjacent pieces for one target. */
+  #lane: (Lane<T> & { readonly target: string }) | undefined;
   #held = 0;
 
   constructor(maxChars: number) {
@@ -142,7 +142,7 @@ export class Coalescer<T> {
 
   /** True while pieces are held. */
   get pending(): boolean {
-    return this.#lanes.size > 0;
+    return this.#lane !== undefined;
   }
 
   push(item: T, out: T[] = []): T[] {
@@ -152,20 +152,20 @@ export class Coalescer<T> {
       out.push(item);
       return out;
     }
-    const lane = this.#lanes.get(piece.target);
-    if (lane === undefined) this.#lanes.set(piece.target, { first: item, texts: [piece.text] });
-    else lane.texts.push(piece.text);
+    // A piece for another target ends the run: merging across it would reorder the stream.
+    if (this.#lane !== undefined && this.#lane.target !== piece.target) this.flush(out);
+    if (this.#lane === undefined) this.#lane = { target: piece.target, first: item, texts: [piece.text] };
+    else this.#lane.texts.push(piece.text);
     this.#held += piece.text.length;
     if (this.#held >= this.#maxChars) this.flush(out);
     return out;
   }
 
-  /** Emit every held lane, each as one item, in the order the targets first appeared. */
+  /** Emit the held run as one item. */
   flush(out: T[] = []): T[] {
-    for (const lane of this.#lanes.values()) {
-      out.push(lane.texts.length === 1 ? lane.first : merge(lane.first, lane.texts.join('')));
-    }
-    this.#lanes.clear();
+    const lane = this.#lane;
+    if (lane !== undefined) out.push(lane.texts.length === 1 ? lane.first : merge(lane.first, lane.texts.join('')));
+    this.#lane = undefined;
     this.#held = 0;
     return out;
   }
@@ -196,12 +196,12 @@ function checkOption(name: string, value: number | undefined, fallback: number, 
  *
  * **Everything else is a boundary** (`start`, `scalar`, `done`, `field-start`, `field-end`,
  * `flush`, `finished`, conversation events, parts with metadata, items it does not know): it
- * first emits everything held, then itself. So nothing ever moves across a boundary, and each
- * target's text keeps its order. Between two boundaries, pieces of *different* targets (parallel
- * calls, or a call's raw `tool-call-arguments` parts and its progress fragments, which
- * `ToolCallProgressStream` interleaves) are held side by side and emitted target by target, in
- * the order each target first appeared — their relative interleaving is not kept, since no
- * consumer state depends on it.
+ * first emits everything held, then itself. Only *adjacent* pieces for the same target merge: a
+ * piece for another target is a boundary too, so the stream is never reordered. Feed it the
+ * events you render: after `ToolCallProgressStream`, which interleaves each raw
+ * `tool-call-arguments` part with its fragments, drop the parts first (or use
+ * `ConversationEventStream({ progress: true })`, which emits the fragments without them), or
+ * nothing is adjacent to merge.
  *
  * Held text is emitted when it reaches `maxChars`, `maxDelayMs` after its first piece (a timer,
  * cleared whenever the held text goes out some other way), at a boundary, and at the end of

@@ -95,26 +95,25 @@ describe('CoalesceStream', () => {
     ]);
   });
 
-  it("CoalesceStream holds interleaved targets side by side, each in its own order, and moves nothing across a boundary", () => {
+  it('CoalesceStream never reorders: only adjacent pieces for one target merge', () => {
     const items: ToolCallProgressStreamOutput[] = [
-      args(0, '"ab'),
-      progress(0, str('ab')),
-      args(1, '"x'),
+      progress(0, str('a')),
+      progress(0, str('b')),
       progress(1, str('x')),
-      args(0, 'c'),
       progress(0, str('c')),
-      { type: 'flush', index: 1 },
-      args(0, 'd'),
       progress(0, str('d')),
+      { type: 'flush', index: 1 },
+      progress(0, str('e')),
+      args(0, 'f'),
+      args(0, 'g'),
     ];
     expect(coalesce(items)).toEqual([
-      args(0, '"abc'),
-      progress(0, str('abc')),
-      args(1, '"x'),
+      progress(0, str('ab')),
       progress(1, str('x')),
+      progress(0, str('cd')),
       { type: 'flush', index: 1 },
-      args(0, 'd'),
-      progress(0, str('d')),
+      progress(0, str('e')),
+      args(0, 'fg'),
     ]);
   });
 
