@@ -17,7 +17,7 @@ import { bun } from './bun/run.ts';
 import { chromium } from './chromium/run.ts';
 import { deno } from './deno/run.ts';
 import { edgeRuntime } from './edge-runtime/run.ts';
-import { hostNode, node24 } from './node/run.ts';
+import { hostNode, NODE24, node24 } from './node/run.ts';
 import { workerd } from './workerd/run.ts';
 
 const RUNTIMES: ReadonlyArray<[string, Runner]> = [
@@ -54,6 +54,11 @@ function summary(name: string, version: string, report: Report): string {
 describe('the portable suite on every runtime', () => {
   it('has checks to run', () => {
     expect(expectedChecks.length).toBeGreaterThan(20);
+  });
+
+  it("runs the tests on the machine's Node, not on the node@24 devDependency", () => {
+    // npm links node@24 as node_modules/.bin/node; `prepare` and `pretest` remove that link.
+    expect(process.execPath, 'node_modules/.bin/node is back (after `npm install <pkg>`?): run `npm run prepare`').not.toBe(NODE24);
   });
 
   for (const [name, runner] of RUNTIMES) {
