@@ -73,3 +73,33 @@ export { TaggedToolCallStream } from './transforms/tagged-tool-call-stream.ts';
 export type { TaggedToolCallStreamOptions } from './transforms/tagged-tool-call-stream.ts';
 export { TaggedToolCallError } from './turn/tagged-tool-call-extractor.ts';
 export type { TaggedToolCallErrorCode, TaggedToolCallOptions } from './turn/tagged-tool-call-extractor.ts';
+export { PathUpdateEncoder, PathUpdateStream } from './transforms/path-update-stream.ts';
+export type {
+  PathUpdate,
+  PathUpdateBase,
+  PathUpdateBoolean,
+  PathUpdateCompleteString,
+  PathUpdateJsonComplete,
+  PathUpdateKey,
+  PathUpdateKind,
+  PathUpdateMark,
+  PathUpdateNull,
+  PathUpdateNumber,
+  PathUpdatePartialString,
+  PathUpdateStreamInput,
+  PathUpdateStreamOutput,
+} from './transforms/path-update-stream.ts';
+export { JsonFragmentRebuilder } from './sinks/json-fragment-rebuilder.ts';
+export { ToolCallRebuilder } from './sinks/tool-call-rebuilder.ts';
+export type { RebuiltToolCall, RebuiltToolCallState, ToolCallRebuilderInput, ToolCallRebuilderOptions } from './sinks/tool-call-rebuilder.ts';
+export { ArgumentValidationError, ArgumentValidationStream, validateArguments } from './transforms/argument-validation-stream.ts';
+export type {
+  ArgumentIssue,
+  ArgumentValidationErrorEvent,
+  ArgumentValidationStreamOptions,
+  ArgumentValidationStreamOutput,
+  StandardSchema,
+  StandardSchemaIssue,
+  StandardSchemaResult,
+  ToolArgumentsSchema,
+} from './transforms/argument-validation-stream.ts';

@@ -9,7 +9,9 @@ import {
   type StandardSchema,
   type StandardSchemaResult,
 } from '../../src/transforms/argument-validation-stream.ts';
-import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-stream.ts';
+import { ToolCallRebuilder } from '../../src/sinks/tool-call-rebuilder.ts';
+import { PathUpdateStream } from '../../src/transforms/path-update-stream.ts';
+import { ToolCallProgressStream, type ToolCallProgressStreamOutput } from '../../src/transforms/tool-call-progress-stream.ts';
 import type { StreamEvent, StreamFragment } from '../../src/types.ts';
 import { readAll, streamOf } from '../helpers.ts';
 
@@ -272,5 +274,22 @@ describe('ArgumentValidationStream', () => {
 
   it('ArgumentValidationStream refuses options without any schema', () => {
     expect(() => new ArgumentValidationStream({})).toThrow(/tools.*schema/);
+  });
+
+  it('ArgumentValidationStream chains before PathUpdateStream: the browser gets the report between the updates', async () => {
+    const out = await readAll(
+      streamOf(writeToEtc)
+        .pipeThrough(new ToolCallProgressStream())
+        .pipeThrough(new ArgumentValidationStream({ tools: { write_file: ZodWriteFile } }))
+        .pipeThrough(new PathUpdateStream<ToolCallProgressStreamOutput | ArgumentValidationErrorEvent>()),
+    );
+    const wire = JSON.parse(JSON.stringify(out)) as Array<{ type: string; kind?: string; path?: string }>;
+    const report = wire.findIndex((e) => e.type === 'validation-error');
+    expect(wire[report - 1]).toMatchObject({ type: 'path-update', kind: 'complete-string', path: '/path' });
+    expect(wire[report + 1]).toMatchObject({ type: 'path-update', kind: 'key', path: '/content' });
+    const calls = new ToolCallRebuilder();
+    const results = wire.map((event) => calls.push(event));
+    expect(results.at(-1)).toBeUndefined();
+    expect(results.find((call) => call?.isComplete())?.value).toEqual({ path: '/etc/passwd', content: 'root:x:0:0:root:/root:/bin/sh\n' });
   });
 });
