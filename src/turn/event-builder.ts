@@ -286,7 +286,7 @@ export class EventBuilder {
       return;
     }
     // No arguments at all (or only whitespace) mean `{}`.
-    const data: JsonValue = value ?? {};
+    const data: JsonValue = value === undefined ? {} : value;
     if (slot.kind === 'structured') {
       out.push(withMetadata({ type: 'structured', index: slot.index, data }, slot.metadata));
       return;

@@ -432,8 +432,7 @@ describe('TaggedToolCallStream', () => {
         const collected = await collectTurn(streamOf(output));
         expect(collected.text).toBe(first + rest.map(([, after]) => after).join(''));
         expect(collected.toolCalls.map((t) => ({ id: t.id, name: t.name, arguments: t.arguments }))).toEqual(
-          // The turn builder reads `null` arguments as no arguments: `{}`.
-          rest.map(([c], n) => ({ id: `call_${n}`, name: c.name, arguments: JSON.parse(c.argumentsText) ?? {} })),
+          rest.map(([c], n) => ({ id: `call_${n}`, name: c.name, arguments: JSON.parse(c.argumentsText) })),
         );
       }),
       { numRuns: 300 },

@@ -155,3 +155,10 @@ describe('ConversationEventStream', () => {
     expect(out.map((e) => e.type)).toEqual(['tool-call-progress', 'tool-call-progress', 'tool-call-progress', 'tool-call-progress', 'tool-call-progress', 'tool-call']);
   });
 });
+
+describe('collectTurn edge values', () => {
+  it('collectTurn keeps a null or scalar argument document as it is (only no arguments at all mean {})', async () => {
+    const turn = await collectTurn(streamOf([start(0, 'a', 'f'), args(0, 'null'), flush(0), start(1, 'b', 'g'), args(1, ' 42 '), flush(1), start(2, 'c', 'h'), args(2, '  '), flush(2)]));
+    expect(turn.toolCalls.map((c) => c.arguments)).toEqual([null, 42, {}]);
+  });
+});
