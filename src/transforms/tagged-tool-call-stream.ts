@@ -33,11 +33,10 @@ export interface TaggedToolCallStreamOptions extends TaggedToolCallOptions {}
  *   object, a missing, empty or non-string `name`, a duplicate `name`/`arguments`, text between
  *   the object and the close tag, a call still open when its message slot is flushed or the input
  *   ends (`unterminated`), or too much buffered text: the call's slot gets its `tool-call-start`
- *   (with the name if it was read), the arguments read so far, a U+0000 argument chunk that makes
- *   them invalid JSON (see `markFailedArguments`) and a `flush` whose `metadata.toolCallError` is
- *   a {@link TaggedToolCallError}. The turn builder therefore reports it as `tool-call-failed`
- *   (with `isolateErrors`; the error is in the event's `metadata.toolCallError`) or fails with a
- *   `ToolCallArgumentsError` — never as a call to run. After an error inside the body, the text up
+ *   (with the name if it was read), the arguments read so far and a `flush` whose
+ *   `metadata.toolCallError` is a {@link TaggedToolCallError}. The turn builder reports such a
+ *   call as `tool-call-failed` (with `isolateErrors`) or fails with that error — never as a call
+ *   to run. After an error inside the body, the text up
  *   to and including the next close tag is dropped as the rest of the broken call.
  * - `reasoning` parts, native tool-call parts, `structured` parts, flushes and `finished` pass
  *   through untouched.

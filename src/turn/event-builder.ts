@@ -70,7 +70,8 @@ interface JsonSlot {
   aggregator: FragmentAggregator | undefined;
   /** Set when only the value is wanted: the scanner drives the builder directly. */
   builder: ValueBuilder | undefined;
-  error: ToolCallArgumentsError | undefined;
+  /** Why the call failed: its arguments were invalid, or an upstream stage said so. */
+  error: Error | undefined;
 }
 
 type Slot = TextSlot | JsonSlot;
@@ -119,6 +120,12 @@ export class EventBuilder {
         if (slot !== undefined) {
           slot.metadata = mergeMetadata(slot.metadata, event.metadata);
           this.#slots.delete(event.index);
+          // An upstream stage (e.g. TaggedToolCallStream) may flush a call it knows is broken.
+          const failure = event.metadata?.['toolCallError'];
+          if (failure instanceof Error && !('parts' in slot) && slot.error === undefined) {
+            slot.error = failure;
+            if (!this.#options.isolateErrors) throw failure;
+          }
           this.#close(slot, out);
         }
         break;

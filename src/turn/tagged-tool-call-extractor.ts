@@ -106,23 +106,12 @@ export interface TaggedToolCallOptions extends JsonLimits {
    * @default true
    */
   readonly requireCloseTag?: boolean;
-  /**
-   * End a failed call's arguments with U+0000, a character JSON allows nowhere unescaped, so
-   * that every incremental parser downstream rejects them: the turn builder then reports the
-   * call as `tool-call-failed` (with `isolateErrors`) or fails with a `ToolCallArgumentsError`,
-   * and never hands it out as a call to run. With `false`, a failed call's arguments are exactly
-   * what was read, and only the flush's `toolCallError` says it failed.
-   * @default true
-   */
-  readonly markFailedArguments?: boolean;
 }
 
 export const DEFAULT_OPEN_TAG = '<tool_call>';
 export const DEFAULT_CLOSE_TAG = '</tool_call>';
 const DEFAULT_MAX_BUFFERED_LENGTH = 8 * 1024 * 1024;
 
-/** The character that makes any JSON text invalid, whatever state a parser is in. */
-const FAILURE_MARKER = '\u0000';
 
 function isJsonWhitespace(code: number): boolean {
   return code === 32 || code === 10 || code === 13 || code === 9;
@@ -272,7 +261,6 @@ export class TaggedToolCallExtractor {
   readonly #toolCallId: (ordinal: number) => string;
   readonly #maxBufferedLength: number;
   readonly #requireCloseTag: boolean;
-  readonly #markFailedArguments: boolean;
   readonly #limits: JsonLimits;
   readonly #slots = new Map<number, MessageSlot>();
   #calls = 0;
@@ -292,7 +280,6 @@ export class TaggedToolCallExtractor {
     }
     this.#maxBufferedLength = max;
     this.#requireCloseTag = options.requireCloseTag ?? true;
-    this.#markFailedArguments = options.markFailedArguments ?? true;
     const limits: { maxDepth?: number; maxStringLength?: number; maxLength?: number } = {};
     if (options.maxDepth !== undefined) limits.maxDepth = options.maxDepth;
     if (options.maxStringLength !== undefined) limits.maxStringLength = options.maxStringLength;
@@ -672,7 +659,6 @@ export class TaggedToolCallExtractor {
       out.push({ type: 'part', index: call.index, part: { type: 'tool-call-arguments', chunk: call.pending } });
       call.pending = '';
     }
-    if (this.#markFailedArguments) out.push({ type: 'part', index: call.index, part: { type: 'tool-call-arguments', chunk: FAILURE_MARKER } });
     const error = new TaggedToolCallError(code, message, { toolCallId: call.id, toolName, index: call.index }, options);
     out.push({ type: 'flush', index: call.index, metadata: { toolCallError: error } });
   }

@@ -70,7 +70,6 @@ function shapes(events: readonly StreamEvent[]): StreamEvent[] {
   return events.map((e) => (e.type === 'flush' ? flush(e.index) : e));
 }
 
-const MARKER = '\u0000';
 
 describe('TaggedToolCallStream', () => {
   it('TaggedToolCallStream turns the seed example into a message, a tool-call-start and the raw argument deltas', () => {
@@ -194,13 +193,13 @@ describe('TaggedToolCallStream', () => {
     // A root number is complete at its terminator, cut anywhere; no name: the call fails after its arguments.
     const message = '<tool_call>{"arguments":-0.5e+2}</tool_call>';
     const events = extract(oneByOne(message), { toolCallId: () => 'id' });
-    expect(shapes(merged(events))).toEqual([start(-1, 'id', ''), args(-1, '-0.5e+2' + MARKER), flush(-1), flush(0)]);
+    expect(shapes(merged(events))).toEqual([start(-1, 'id', ''), args(-1, '-0.5e+2'), flush(-1), flush(0)]);
   });
 
   it('TaggedToolCallStream reports malformed JSON as a failed call, and the message goes on after the close tag', async () => {
     const message = 'A<tool_call>{"name": "x", "arguments": {"a": 1,}}</tool_call>B';
     const events = extract([message]);
-    expect(shapes(events)).toEqual([msg(0, 'A'), start(-1, 'call_0', 'x'), args(-1, '{"a": 1,'), args(-1, MARKER), flush(-1), msg(0, 'B'), flush(0)]);
+    expect(shapes(events)).toEqual([msg(0, 'A'), start(-1, 'call_0', 'x'), args(-1, '{"a": 1,'), flush(-1), msg(0, 'B'), flush(0)]);
     const error = callError(events, -1);
     expect([error.code, error.offset, error.toolCallId, error.toolName, error.index]).toEqual(['invalid-json', 35, 'call_0', 'x', -1]);
     expect(error.cause?.path).toBe('/arguments');
@@ -210,34 +209,34 @@ describe('TaggedToolCallStream', () => {
       expect(shapes(merged(again))).toEqual(shapes(merged(events)));
       expect([callError(again, -1).code, callError(again, -1).offset]).toEqual(['invalid-json', 35]);
     }
-    // The turn builder reports it as failed, with the typed error in its metadata.
+    // The turn builder reports it as failed, with the extractor's typed error.
     const turn = await collectTurn(streamOf([msg(0, message), flush(0), STOP]).pipeThrough(new TaggedToolCallStream()), { isolateErrors: true });
     expect(turn.text).toBe('AB');
     expect(turn.toolCalls).toEqual([]);
     expect(turn.failedToolCalls).toHaveLength(1);
     expect(turn.failedToolCalls[0]).toMatchObject({ id: 'call_0', name: 'x', index: -1 });
-    expect(turn.failedToolCalls[0]?.error).toBeInstanceOf(ToolCallArgumentsError);
-    expect((turn.failedToolCalls[0]?.metadata?.['toolCallError'] as TaggedToolCallError).code).toBe('invalid-json');
+    expect(turn.failedToolCalls[0]?.error).toBeInstanceOf(TaggedToolCallError);
+    expect((turn.failedToolCalls[0]?.error as TaggedToolCallError).code).toBe('invalid-json');
     // Without isolateErrors the turn fails, as for native calls with invalid arguments.
-    await expect(collectTurn(streamOf([msg(0, message), flush(0)]).pipeThrough(new TaggedToolCallStream()))).rejects.toBeInstanceOf(ToolCallArgumentsError);
+    await expect(collectTurn(streamOf([msg(0, message), flush(0)]).pipeThrough(new TaggedToolCallStream()))).rejects.toBeInstanceOf(TaggedToolCallError);
   });
 
   it('TaggedToolCallStream drops the text of a broken call up to its close tag, whatever the body holds', () => {
     const events = extract(['<tool_call>{"name": "x" oops <b>{}</b></tool_call>after <tool_call>{"name":"y"}</tool_call>']);
-    expect(shapes(events)).toEqual([start(-1, 'call_0', 'x'), args(-1, MARKER), flush(-1), msg(0, 'after '), start(-2, 'call_1', 'y'), flush(-2), flush(0)]);
+    expect(shapes(events)).toEqual([start(-1, 'call_0', 'x'), flush(-1), msg(0, 'after '), start(-2, 'call_1', 'y'), flush(-2), flush(0)]);
     expect([callError(events, -1).code, callError(events, -1).offset]).toEqual(['invalid-json', 13]);
   });
 
   it('TaggedToolCallStream reports a missing, empty or non-string name, a body that is not an object, and duplicate keys', () => {
     const cases: Array<[string, string, StreamEvent[]]> = [
-      ['{"arguments": {"a": 1}}', 'missing-name', [start(-1, 'call_0', ''), args(-1, '{"a": 1}' + MARKER), flush(-1)]],
-      ['{"name": "", "arguments": {}}', 'invalid-name', [start(-1, 'call_0', ''), args(-1, MARKER), flush(-1)]],
-      ['{"name": 7, "arguments": {}}', 'invalid-name', [start(-1, 'call_0', ''), args(-1, MARKER), flush(-1)]],
-      ['{"name": {"n": "x"}}', 'invalid-name', [start(-1, 'call_0', ''), args(-1, MARKER), flush(-1)]],
-      ['["x", {}]', 'not-an-object', [start(-1, 'call_0', ''), args(-1, MARKER), flush(-1)]],
-      ['"x"', 'not-an-object', [start(-1, 'call_0', ''), args(-1, MARKER), flush(-1)]],
-      ['{"name": "x", "arguments": {}, "name": "y"}', 'duplicate-key', [start(-1, 'call_0', 'x'), args(-1, '{}' + MARKER), flush(-1)]],
-      ['{"arguments": [1], "arguments": [2], "name": "x"}', 'duplicate-key', [start(-1, 'call_0', ''), args(-1, '[1]' + MARKER), flush(-1)]],
+      ['{"arguments": {"a": 1}}', 'missing-name', [start(-1, 'call_0', ''), args(-1, '{"a": 1}'), flush(-1)]],
+      ['{"name": "", "arguments": {}}', 'invalid-name', [start(-1, 'call_0', ''), flush(-1)]],
+      ['{"name": 7, "arguments": {}}', 'invalid-name', [start(-1, 'call_0', ''), flush(-1)]],
+      ['{"name": {"n": "x"}}', 'invalid-name', [start(-1, 'call_0', ''), flush(-1)]],
+      ['["x", {}]', 'not-an-object', [start(-1, 'call_0', ''), flush(-1)]],
+      ['"x"', 'not-an-object', [start(-1, 'call_0', ''), flush(-1)]],
+      ['{"name": "x", "arguments": {}, "name": "y"}', 'duplicate-key', [start(-1, 'call_0', 'x'), args(-1, '{}'), flush(-1)]],
+      ['{"arguments": [1], "arguments": [2], "name": "x"}', 'duplicate-key', [start(-1, 'call_0', ''), args(-1, '[1]'), flush(-1)]],
     ];
     for (const [body, code, expected] of cases) {
       const message = `<tool_call>${body}</tool_call>ok`;
@@ -251,19 +250,19 @@ describe('TaggedToolCallStream', () => {
 
   it('TaggedToolCallStream reports text between the object and the close tag', () => {
     const events = extract(['<tool_call>{"name":"x"} }</tool_call>z']);
-    expect(shapes(events)).toEqual([start(-1, 'call_0', 'x'), args(-1, MARKER), flush(-1), msg(0, 'z'), flush(0)]);
+    expect(shapes(events)).toEqual([start(-1, 'call_0', 'x'), flush(-1), msg(0, 'z'), flush(0)]);
     expect([callError(events, -1).code, callError(events, -1).offset]).toEqual(['unexpected-text', 13]);
   });
 
   it('TaggedToolCallStream reports an unterminated call when its slot is flushed or the input ends, keeping what was read', async () => {
     const events = extract(['Hi <tool_call>{"name": "write_file", "arguments": {"content": "abc']);
-    expect(shapes(events)).toEqual([msg(0, 'Hi '), start(-1, 'call_0', 'write_file'), args(-1, '{"content": "abc'), args(-1, MARKER), flush(-1), flush(0)]);
+    expect(shapes(events)).toEqual([msg(0, 'Hi '), start(-1, 'call_0', 'write_file'), args(-1, '{"content": "abc'), flush(-1), flush(0)]);
     expect([callError(events, -1).code, callError(events, -1).offset]).toEqual(['unterminated', 52]);
     // A complete object without its close tag is unterminated too (by default).
     expect(callError(extract(['<tool_call>{"name":"x"}\n</tool_c']), -1).code).toBe('unterminated');
     // Never flushed: the stream's end closes the call.
     const output = await readAll(streamOf([msg(0, '<tool_call>{"name":"x","argu')]).pipeThrough(new TaggedToolCallStream()));
-    expect(shapes(output)).toEqual([start(-1, 'call_0', 'x'), args(-1, MARKER), flush(-1)]);
+    expect(shapes(output)).toEqual([start(-1, 'call_0', 'x'), flush(-1)]);
     expect(callError(output, -1).code).toBe('unterminated');
   });
 
@@ -275,15 +274,9 @@ describe('TaggedToolCallStream', () => {
     expect(turn.toolCalls.map((c) => [c.name, c.arguments])).toEqual([['x', { a: 1 }]]);
   });
 
-  it('TaggedToolCallStream with markFailedArguments: false leaves a failed call\'s arguments as read', () => {
-    const events = extract(['<tool_call>{"arguments": {"a": 1}}</tool_call>'], { markFailedArguments: false });
-    expect(shapes(events)).toEqual([start(-1, 'call_0', ''), args(-1, '{"a": 1}'), flush(-1), flush(0)]);
-    expect(callError(events, -1).code).toBe('missing-name');
-  });
-
   it('TaggedToolCallStream fails a call whose arguments waiting for the name exceed maxBufferedLength', () => {
     const events = extract(['<tool_call>{"arguments": "0123456789", "name": "x"}</tool_call>.'], { maxBufferedLength: 8 });
-    expect(shapes(events)).toEqual([start(-1, 'call_0', ''), args(-1, MARKER), flush(-1), msg(0, '.'), flush(0)]);
+    expect(shapes(events)).toEqual([start(-1, 'call_0', ''), flush(-1), msg(0, '.'), flush(0)]);
     expect(callError(events, -1).code).toBe('max-buffered-length');
     // The limit does not apply once the name is known.
     expect(merged(extract(['<tool_call>{"name": "x", "arguments": "0123456789"}</tool_call>'], { maxBufferedLength: 8 }))).toEqual([
@@ -296,7 +289,7 @@ describe('TaggedToolCallStream', () => {
 
   it('TaggedToolCallStream applies the JSON limits to the call body', () => {
     const events = extract(['<tool_call>{"name":"x","arguments":{"a":[[1]]}}</tool_call>'], { maxDepth: 3 });
-    expect(shapes(events)).toEqual([start(-1, 'call_0', 'x'), args(-1, '{"a":['), args(-1, MARKER), flush(-1), flush(0)]);
+    expect(shapes(events)).toEqual([start(-1, 'call_0', 'x'), args(-1, '{"a":['), flush(-1), flush(0)]);
     expect([callError(events, -1).code, callError(events, -1).offset]).toEqual(['max-depth', 30]);
   });
 
@@ -442,7 +435,7 @@ describe('TaggedToolCallStream', () => {
   it('TaggedToolCallStream finishes what a slot that was never flushed holds before passing finished on', () => {
     const extractor = new TaggedToolCallExtractor();
     const out = [msg(0, 'a <tool'), msg(1, '<tool_call>{"name":"x"'), STOP].flatMap((event) => extractor.push(event));
-    expect(shapes(out)).toEqual([msg(0, 'a '), start(-1, 'call_0', 'x'), msg(0, '<tool'), args(-1, MARKER), flush(-1), STOP]);
+    expect(shapes(out)).toEqual([msg(0, 'a '), start(-1, 'call_0', 'x'), msg(0, '<tool'), flush(-1), STOP]);
     expect(callError(out, -1).code).toBe('unterminated');
   });
 
