@@ -10,12 +10,16 @@ import { jsonTestSuite, recordings } from 'argstream-portable:fixtures';
 import {
   collectTurn,
   ConversationEventStream,
+  FieldEventStream,
   FragmentAggregator,
   IncrementalJsonParser,
   IncrementalJsonValueParser,
+  JsonFragmentRebuilder,
   JsonFragmentStream,
   JsonStreamError,
+  JsonTextStream,
   JsonValueStream,
+  PathUpdateStream,
   ProviderError,
   ProviderEventStream,
   ToolCallProgressStream,
@@ -674,4 +678,32 @@ test('ToolCallProgressStream (anthropic, parallel calls): progress fragments arr
   }
   const passedThrough = outputs.filter((o): o is StreamEvent => o.type === 'part' || o.type === 'flush' || o.type === 'finished');
   assert(passedThrough.some((o) => o.type === 'finished'), 'stream events pass through');
+});
+
+// ---------------------------------------------------------------------------------------------
+// Relay stages: field events, JSON text again, path updates over the wire and their rebuilder
+
+test('FieldEventStream after JsonFragmentStream: start, deltas as they arrive, end per top-level field', async () => {
+  const events = await readAll(streamOf(['{"pat', 'h":"/tm', 'p/file","n":', '12}']).pipeThrough(new JsonFragmentStream()).pipeThrough(new FieldEventStream()));
+  const brief = events.map((event) => `${event.type} ${event.key}${'text' in event ? ` ${JSON.stringify(event.text)}` : ''}`);
+  assertEqual(brief, ['field-start path', 'field-delta path "/tm"', 'field-delta path "p/file"', 'field-end path', 'field-start n', 'field-delta n "12"', 'field-end n'], 'field events');
+});
+
+test('JsonTextStream writes the document again as the same compact JSON text, whatever the cutting', async () => {
+  const bytes = new TextEncoder().encode(DOCUMENT);
+  for (const [how, chunks] of cuttings(bytes, 21)) {
+    const text = (await readAll(streamOf(chunks).pipeThrough(new JsonFragmentStream()).pipeThrough(new JsonTextStream()))).join('');
+    // DOCUMENT is compact already, with numbers kept as written: it comes back character for character.
+    assertEqual(text, DOCUMENT, how);
+  }
+});
+
+test('PathUpdateStream → JSON over the wire → JsonFragmentRebuilder rebuilds the document', async () => {
+  const updates = await readAll(streamOf(oneByOne(new TextEncoder().encode(DOCUMENT))).pipeThrough(new JsonFragmentStream()).pipeThrough(new PathUpdateStream()));
+  const rebuilder = new JsonFragmentRebuilder();
+  for (const update of updates) {
+    if (update.type !== 'path-update') fail(`only path updates for a bare document (got ${update.type})`);
+    rebuilder.push(JSON.parse(JSON.stringify(update)) as typeof update);
+  }
+  assertEqual(rebuilder.value, JSON.parse(DOCUMENT), 'rebuilt value');
 });
