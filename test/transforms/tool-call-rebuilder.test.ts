@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ToolCallArgumentsError, type ProviderName } from '../../src/errors.ts';
 import { ToolCallRebuilder, type RebuiltToolCall, type ToolCallRebuilderInput } from '../../src/sinks/tool-call-rebuilder.ts';
@@ -7,6 +8,8 @@ import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-
 import type { StreamEvent } from '../../src/types.ts';
 import { readAll, readFixture, streamOf } from '../helpers.ts';
 import { readManifest, type ManifestRecording } from '../manifest.ts';
+import { cutAt } from '../helpers.ts';
+import { cutsFor, jsonText } from '../json/json-helpers.ts';
 import { overTheWire } from './path-update-helpers.ts';
 
 const start = (index: number, id: string, name: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-start', id, name } });
@@ -234,6 +237,52 @@ describe('ToolCallRebuilder', () => {
     expect(calls.push({ type: 'finished', reason: 'stop' })).toBeUndefined();
     expect(calls.push(flush(0))).toBeUndefined();
     expect(calls.size).toBe(0);
+  });
+});
+
+describe('ToolCallRebuilder on arbitrary interleaved calls', () => {
+  /** Arguments as tools get them: an object, here around an arbitrary document. */
+  const call = jsonText.chain((text) => {
+    const argumentsText = `{"value": ${text}, "n": 1}`;
+    return fc.tuple(fc.constant(argumentsText), cutsFor(argumentsText.length), fc.boolean());
+  });
+
+  it('ToolCallRebuilder rebuilds each of several interleaved calls to JSON.parse, from updates or raw text (fast-check)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 3 }), fc.infiniteStream(fc.nat()), fc.boolean(), async (calls, picks, withIds) => {
+        const queues = calls.map(([argumentsText, cuts], index) => [
+          start(index, withIds ? `call_${index}` : '', `tool_${index}`),
+          ...cutAt(argumentsText, cuts).map((chunk) => args(index, chunk)),
+          flush(index),
+        ]);
+        const events: StreamEvent[] = [];
+        const pick = picks[Symbol.iterator]();
+        for (let open = queues.filter((q) => q.length > 0); open.length > 0; open = queues.filter((q) => q.length > 0)) {
+          events.push((open[(pick.next().value as number) % open.length] as StreamEvent[]).shift() as StreamEvent);
+        }
+        const stripped = new Set(calls.flatMap(([, , keep], index) => (keep ? [] : [index])));
+        const wire = (await withUpdates(events)).filter((e) => !(e.type === 'path-update' && stripped.has((e as PathUpdate).index as number)));
+        const rebuilder = new ToolCallRebuilder();
+        const released = new Map<number, RebuiltToolCall>();
+        for (const event of wire) {
+          const before = rebuilder.size;
+          const result = rebuilder.push(event);
+          if (result !== undefined && rebuilder.size < before) {
+            expect(released.has(result.index as number)).toBe(false);
+            released.set(result.index as number, result);
+          }
+        }
+        expect(rebuilder.size).toBe(0);
+        for (const [index, [argumentsText]] of calls.entries()) {
+          const result = released.get(index) as RebuiltToolCall;
+          expect(result.state).toBe('complete');
+          expect(result.toolName).toBe(`tool_${index}`);
+          expect(result.source).toBe(stripped.has(index) ? 'text' : 'updates');
+          expect(result.value).toEqual(JSON.parse(argumentsText));
+        }
+      }),
+      { numRuns: 150 },
+    );
   });
 });
 
