@@ -227,7 +227,11 @@ export class ProviderEventDecoder {
         break;
       }
     }
-    for (const event of this.#adapter.end()) this.#emit?.(event);
+    for (const event of this.#adapter.end()) {
+      // A slot the provider never closed is flushed here, at the end of input: say so, so that a
+      // call cut before its first argument byte is not taken for a call without arguments.
+      this.#emit?.(event.type === 'flush' ? { ...event, metadata: { ...event.metadata, endOfInput: true } } : event);
+    }
   }
 
   #text(text: string): void {

@@ -288,7 +288,10 @@ export class EventBuilder {
       return;
     }
     const value = this.#snapshot(slot);
-    if (truncated && value !== undefined && !this.#options.repair) {
+    // No value at all means no arguments (`{}`) — unless the provider never closed the slot: then
+    // the call was cut before its first argument byte.
+    if (value === undefined) truncated = slot.metadata?.['endOfInput'] === true;
+    if (truncated && !this.#options.repair) {
       this.#incomplete.push(slot);
       return;
     }
@@ -299,7 +302,7 @@ export class EventBuilder {
       return;
     }
     const call = { type: 'tool-call' as const, index: slot.index, id: slot.id, name: slot.name, arguments: data };
-    out.push(withMetadata(truncated && value !== undefined ? { ...call, truncated: true as const } : call, slot.metadata));
+    out.push(withMetadata(truncated ? { ...call, truncated: true as const } : call, slot.metadata));
   }
 
   #releaseIncomplete(out: EventBuilderOutput[]): void {
@@ -313,7 +316,7 @@ export class EventBuilder {
             id: slot.id,
             name: slot.name,
             partialArguments: this.#snapshot(slot),
-            path: (slot.scanner as JsonScanner).path(),
+            path: slot.scanner?.path() ?? '',
             stopReason,
           },
           slot.metadata,

@@ -162,3 +162,14 @@ describe('collectTurn edge values', () => {
     expect(turn.toolCalls.map((c) => c.arguments)).toEqual([null, 42, {}]);
   });
 });
+
+describe('collectTurn and the end of input', () => {
+  it('collectTurn reports a call cut before its first argument byte as incomplete, not as {}', async () => {
+    const cut = await collectTurn(streamOf([start(0, 'c', 'write_file'), { type: 'flush', index: 0, metadata: { endOfInput: true } }]));
+    expect(cut.toolCalls).toEqual([]);
+    expect(cut.incompleteToolCalls).toMatchObject([{ id: 'c', name: 'write_file', partialArguments: undefined, path: '' }]);
+    // Closed by the provider, the same call has no arguments: {}.
+    const closed = await collectTurn(streamOf([start(0, 'c', 'list'), flush(0)]));
+    expect(closed.toolCalls.map((c) => c.arguments)).toEqual([{}]);
+  });
+});

@@ -196,7 +196,7 @@ describe('ProviderEventStream with provider anthropic, details', () => {
       .map((r) => `event: ${r.event}\ndata: ${r.data}\n\n`)
       .join('');
     const events = await eventsOf('anthropic', [text]);
-    expect(events.at(-1)).toEqual({ type: 'flush', index: 1 });
+    expect(events.at(-1)).toEqual({ type: 'flush', index: 1, metadata: { endOfInput: true } });
     expect(events.some((e) => e.type === 'finished')).toBe(false);
     expect(assembleEvents(events).toolCalls[0]?.args).toBe('{"locati');
   });

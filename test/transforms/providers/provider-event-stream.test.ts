@@ -69,7 +69,8 @@ describe('ProviderEventStream framing', () => {
       expect(error, cutting).toBeUndefined();
       expect(events, cutting).toEqual([
         { type: 'part', index: 0, part: { type: 'message', text: 'a' } },
-        { type: 'flush', index: 0 },
+        // The block was never stopped: its flush comes from the end of input, and says so.
+        { type: 'flush', index: 0, metadata: { endOfInput: true } },
       ]);
     }
   });
