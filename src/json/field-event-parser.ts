@@ -5,20 +5,15 @@
  *
  * @module
  */
-import type { JsonScalar, StreamFragment } from '../types.ts';
+import type { StreamFragment } from '../types.ts';
 import type { FieldEvent, FieldEventSource } from '../view-types.ts';
 import { JsonWriter } from './json-writer.ts';
-import { OBJECT, JsonScanner, type JsonLimits, type JsonVisitor, type KindCode } from './scanner.ts';
+import { FragmentCollector } from './incremental-json-parser.ts';
+import { JsonScanner, type JsonLimits } from './scanner.ts';
 
 /** Options of {@link FieldEventParser}: the limits of its text parser. */
 export interface FieldEventParserOptions extends JsonLimits {}
 
-const START: readonly StreamFragment[] = [
-  { type: 'start', kind: 'object' },
-  { type: 'start', kind: 'array' },
-  { type: 'start', kind: 'string' },
-];
-const DONE: StreamFragment = { type: 'done' };
 const NO_SOURCE: FieldEventSource = {};
 
 /** How the open field's value is being written. */
@@ -27,46 +22,21 @@ const STRING = 1; // a string: deltas are decoded text
 const JSON_TEXT = 2; // anything else: deltas are JSON text from the writer
 
 /** Drives the core from the scanner directly, so a key is announced at its closing quote. */
-class FieldVisitor implements JsonVisitor {
-  out: FieldEvent[] = [];
-  scanner!: JsonScanner;
+class FieldVisitor extends FragmentCollector {
+  events: FieldEvent[] = [];
   readonly #core: FieldEventParser;
 
   constructor(core: FieldEventParser) {
+    super();
     this.#core = core;
   }
 
-  #emit(leaf: StreamFragment): void {
-    const { kinds, keys, indices } = this.scanner;
-    let fragment = leaf;
-    for (let d = kinds.length - 1; d >= 0; d--) {
-      fragment =
-        kinds[d] === OBJECT
-          ? { type: 'entry', key: keys[d] as string, value: fragment }
-          : { type: 'item', index: indices[d] as number, value: fragment };
-    }
-    this.#core.pushFragment(fragment, this.out);
+  protected override deliver(fragment: StreamFragment): void {
+    this.#core.pushFragment(fragment, this.events);
   }
 
-  key(key: string): void {
-    if (this.scanner.kinds.length === 1) this.#core.announceKey(key, this.out);
-  }
-
-  open(kind: KindCode): void {
-    this.#emit(START[kind] as StreamFragment);
-  }
-
-  text(text: string): void {
-    this.#emit({ type: 'string', text });
-  }
-
-  scalar(value: JsonScalar, raw: string | undefined): void {
-    this.#emit(raw === undefined ? { type: 'scalar', value } : { type: 'scalar', value, raw });
-    this.#emit(DONE);
-  }
-
-  close(): void {
-    this.#emit(DONE);
+  override key(key: string): void {
+    if (this.scanner.kinds.length === 1) this.#core.announceKey(key, this.events);
   }
 }
 
@@ -147,7 +117,7 @@ export class FieldEventParser {
    */
   push(chunk: string | Uint8Array, out: FieldEvent[] = []): FieldEvent[] {
     const visitor = this.#textVisitor();
-    visitor.out = out;
+    visitor.events = out;
     visitor.scanner.push(chunk);
     return out;
   }
@@ -155,7 +125,7 @@ export class FieldEventParser {
   /** The text is complete: appends the last events (a root number), or throws `unexpected-end`. */
   end(out: FieldEvent[] = []): FieldEvent[] {
     const visitor = this.#textVisitor();
-    visitor.out = out;
+    visitor.events = out;
     visitor.scanner.end();
     return out;
   }

@@ -19,6 +19,11 @@ export class FragmentCollector implements JsonVisitor {
   out: StreamFragment[] = [];
   scanner!: JsonScanner;
 
+  /** Receives each wrapped fragment: collects it in `out`, unless a subclass routes it elsewhere. */
+  protected deliver(fragment: StreamFragment): void {
+    this.out.push(fragment);
+  }
+
   #emit(leaf: StreamFragment): void {
     const { kinds, keys, indices } = this.scanner;
     let fragment = leaf;
@@ -28,10 +33,10 @@ export class FragmentCollector implements JsonVisitor {
           ? { type: 'entry', key: keys[d] as string, value: fragment }
           : { type: 'item', index: indices[d] as number, value: fragment };
     }
-    this.out.push(fragment);
+    this.deliver(fragment);
   }
 
-  key(): void {}
+  key(_key: string): void {}
 
   open(kind: KindCode): void {
     this.#emit(START[kind] as StreamFragment);

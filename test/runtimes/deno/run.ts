@@ -24,11 +24,7 @@ export const deno: Runner = {
       const smokes = [
         await smoke('Deno runs src/index.ts directly (in the repository)', bin, ['run', '--no-lock', '--no-prompt', join(RUNTIMES_DIR, 'src-smoke.ts')], /^src-smoke ok/m, { cwd: ROOT }),
         await smoke('deno check src/index.ts', bin, ['check', '--no-lock', 'src/index.ts'], /.?/, { cwd: ROOT }),
-        await smoke('Deno runs src/index.ts with deno.json alone (no package.json, no node_modules)', bin, ['run', '--no-lock', '--no-prompt', 'test/runtimes/src-smoke.ts'], /^src-smoke ok/m, {
-          cwd: alone,
-          knownFailing:
-            'deno.json has no "imports" entry for eventsource-parser, which src/transforms/provider-event-stream.ts:7 imports by its bare name: Deno says "Import "eventsource-parser" not a dependency and not in import map"',
-        }),
+        await smoke('Deno runs src/index.ts with deno.json alone (no package.json, no node_modules)', bin, ['run', '--no-lock', '--no-prompt', 'test/runtimes/src-smoke.ts'], /^src-smoke ok/m, { cwd: alone }),
       ];
       return { version, report: reportFrom(result, 'deno'), smoke: smokes };
     } finally {
