@@ -75,7 +75,7 @@ export function printReport(results: Results, info: RunInfo): void {
   out();
   out(
     `${info.environment}. Median of ${info.quick ? 'up to 3 runs (--quick)' : 'up to 7 runs'} after warm-up, ` +
-      `GC between runs; MB = 10⁶ UTF-8 bytes of JSON text.` +
+      `a full GC and one untimed run before each timed run; MB = 10⁶ UTF-8 bytes of JSON text.` +
       (info.filter === undefined ? '' : ` Filter: \`${info.filter}\`.`),
   );
   out();
