@@ -108,8 +108,8 @@ function decodeRun(run: string): string | undefined {
 function completeEnd(s: string, i: number, n: number): number {
   // A cut escape starts within the last 5 characters (`\uXXX`); a backslash there that ends an
   // odd run of backslashes starts an escape.
-  const p = s.lastIndexOf('\\', n - 1);
-  if (p >= i && p >= n - 5) {
+  for (let p = n - 1; p >= i && p >= n - 5; p--) {
+    if (s.charCodeAt(p) !== 92) continue;
     let b = p - 1;
     while (b >= i && s.charCodeAt(b) === 92) b--;
     if (((p - b) & 1) === 0) return n; // `\\`: a complete escape, and nothing after it is cut
