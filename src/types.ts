@@ -150,7 +150,7 @@ export interface StructuredProgress {
 // Conversation events (what a finished content slot becomes)
 
 /** A complete assistant message. */
-export interface MessageEvent {
+export interface AssistantMessageEvent {
   readonly type: 'message';
   readonly index: number;
   readonly text: string;
@@ -216,7 +216,7 @@ export interface FailedToolCallEvent {
 
 /** What a content slot becomes when it is flushed. */
 export type ConversationEvent =
-  | MessageEvent
+  | AssistantMessageEvent
   | ReasoningEvent
   | StructuredEvent
   | ToolCallEvent
