@@ -1,0 +1,33 @@
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = new URL('../', import.meta.url).pathname;
+
+/** Minified, gzipped size of what a browser bundle of `names` from the root pulls in. */
+async function bundledSize(names: readonly string[]): Promise<number> {
+  const result = await build({
+    stdin: { contents: `export { ${names.join(', ')} } from './src/index.ts';`, resolveDir: ROOT, loader: 'ts' },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    write: false,
+    logLevel: 'silent',
+  });
+  return gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length;
+}
+
+// Budgets, not measurements: a change that needs more says so here, in the diff.
+describe('bundle size', () => {
+  it('the JSON engine and its streams stay under 8 KB (minified, gzipped)', async () => {
+    expect(await bundledSize(['IncrementalJsonParser', 'FragmentAggregator', 'IncrementalJsonValueParser', 'JsonFragmentStream', 'JsonValueStream'])).toBeLessThan(8 * 1024);
+  });
+
+  it('the provider-to-turn pipeline stays under 24 KB, the whole library under 40 KB', async () => {
+    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(24 * 1024);
+    const { readFileSync } = await import('node:fs');
+    const all = [...readFileSync(new URL('../src/index.ts', import.meta.url), 'utf8').matchAll(/^export \{([^}]*)\}/gm)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter(Boolean));
+    expect(await bundledSize(all)).toBeLessThan(40 * 1024);
+  });
+});
