@@ -1,3 +1,4 @@
+// @ts-check
 // The main job (`npm start`): a model streams a `write_file` tool call from an embedded local
 // server, in a real provider's wire format, and the terminal shows the call while it streams —
 // the path as soon as it is complete, the file's content as it is generated — then the exact
@@ -9,13 +10,20 @@ import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { ConversationEventStream, ProviderEventStream } from 'argstream';
 
-const { values: options } = parseArgs({
+/** @typedef {import('argstream').ProviderName} ProviderName */
+
+const { values: parsed } = parseArgs({
   options: {
     provider: { type: 'string', default: 'anthropic' },
     fast: { type: 'boolean', default: false },
     quiet: { type: 'boolean', default: false },
   },
 });
+
+if (parsed.provider !== 'anthropic' && parsed.provider !== 'openai-chat') {
+  throw new Error(`--provider must be anthropic or openai-chat, not ${parsed.provider}`);
+}
+const options = { ...parsed, provider: /** @type {ProviderName} */ (parsed.provider) };
 
 const FILE = `use std::io::{self, BufRead};
 
@@ -35,7 +43,10 @@ const TURN = {
   call: { id: 'toolu_demo_01', name: 'write_file', arguments: { path: 'src/main.rs', content: FILE, overwrite: false } },
 };
 
-/** Cut text into model-sized deltas (3 to 10 characters). */
+/**
+ * Cut text into model-sized deltas (3 to 10 characters).
+ * @param {string} text
+ */
 function deltas(text) {
   const out = [];
   for (let i = 0, n = 0; i < text.length; i += n) {
@@ -45,10 +56,14 @@ function deltas(text) {
   return out;
 }
 
-/** The scripted turn as SSE events, in the wire format of `provider`. */
+/**
+ * The scripted turn as SSE events, in the wire format of `provider`.
+ * @param {string} provider
+ */
 function* sseEvents(provider) {
   const argumentText = JSON.stringify(TURN.call.arguments);
   if (provider === 'anthropic') {
+    /** @type {(type: string, data: object) => string} */
     const event = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
     yield event('message_start', { message: { id: 'msg_demo', type: 'message', role: 'assistant', content: [], model: 'demo', stop_reason: null, usage: { input_tokens: 120, output_tokens: 1 } } });
     yield event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
@@ -60,6 +75,7 @@ function* sseEvents(provider) {
     yield event('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 180 } });
     yield event('message_stop', {});
   } else if (provider === 'openai-chat') {
+    /** @type {(delta: object, finish_reason?: string | null) => string} */
     const chunk = (delta, finish_reason = null) => `data: ${JSON.stringify({ id: 'chatcmpl-demo', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason }] })}\n\n`;
     yield chunk({ role: 'assistant', content: '' });
     for (const content of deltas(TURN.text)) yield chunk({ content });
@@ -82,18 +98,22 @@ const server = createServer(async (request, response) => {
   }
   response.end();
 });
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-const { port } = server.address();
+await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
 
+/** @param {string} text */
 const out = (text) => {
   if (!options.quiet) process.stdout.write(text);
 };
+/** @param {string} text */
 const dim = (text) => (process.stdout.isTTY ? `\x1b[2m${text}\x1b[22m` : text);
+/** @param {string} text */
 const bold = (text) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[22m` : text);
 
 try {
   out(dim(`argstream live demo — ${options.provider} wire format from http://127.0.0.1:${port}\n\n`));
   const response = await fetch(`http://127.0.0.1:${port}/v1/stream?provider=${options.provider}`);
+  if (response.body === null) throw new Error('the server sent no body');
   const events = response.body
     .pipeThrough(new ProviderEventStream({ provider: options.provider }))
     .pipeThrough(new ConversationEventStream({ progress: true, passthrough: true }));
