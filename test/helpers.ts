@@ -1,7 +1,12 @@
-/** Shared test helpers: fixture access and the ways of cutting input into chunks. */
+/**
+ * Shared test helpers: fixture access, the ways of cutting input into chunks, reading streams
+ * (to the end, or to the end or the error), a source that records cancellation, and short
+ * `StreamEvent` constructors.
+ */
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import type { StreamEvent } from '../src/types.ts';
 
 export const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
@@ -82,3 +87,56 @@ export function streamOf<T>(chunks: readonly T[]): ReadableStream<T> {
     },
   });
 }
+
+/** Read a stream to its end or its error: the values it delivered, and the error (`undefined` if none). */
+export async function settle<T>(stream: ReadableStream<T>): Promise<{ values: T[]; error: unknown }> {
+  const values: T[] = [];
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { values, error: undefined };
+      values.push(value);
+    }
+  } catch (error) {
+    return { values, error };
+  }
+}
+
+/** A source that records cancellation and fails if read after it was closed or cancelled. */
+export function recordingSource<T>(chunks: readonly T[]) {
+  const log = { cancelled: undefined as unknown, pullsAfterEnd: 0 };
+  let i = 0;
+  let ended = false;
+  const stream = new ReadableStream<T>({
+    pull(controller) {
+      if (ended) {
+        log.pullsAfterEnd++;
+        return;
+      }
+      if (i < chunks.length) controller.enqueue(chunks[i++] as T);
+      else {
+        ended = true;
+        controller.close();
+      }
+    },
+    cancel(reason) {
+      ended = true;
+      log.cancelled = reason;
+    },
+  });
+  return { stream, log };
+}
+
+// `StreamEvent` constructors: the events a provider adapter emits, written short.
+
+/** A `tool-call-start` part of slot `index`. */
+export const start = (index: number, id: string, name: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-start', id, name } });
+/** A `tool-call-arguments` part of slot `index`. */
+export const args = (index: number, chunk: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-arguments', chunk } });
+/** A `message` part of slot `index`. */
+export const text = (index: number, t: string): StreamEvent => ({ type: 'part', index, part: { type: 'message', text: t } });
+/** The flush of slot `index`, with its metadata if given. */
+export const flush = (index: number, metadata?: Record<string, unknown>): StreamEvent => (metadata ? { type: 'flush', index, metadata } : { type: 'flush', index });
+/** The `finished` event. */
+export const finished = (reason: 'stop' | 'tool-calls' | 'length', rawReason: string): StreamEvent => ({ type: 'finished', reason, rawReason });

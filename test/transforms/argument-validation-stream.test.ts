@@ -13,11 +13,8 @@ import { ToolCallRebuilder } from '../../src/sinks/tool-call-rebuilder.ts';
 import { PathUpdateStream } from '../../src/transforms/path-update-stream.ts';
 import { ToolCallProgressStream, type ToolCallProgressStreamOutput } from '../../src/transforms/tool-call-progress-stream.ts';
 import type { StreamEvent, StreamFragment } from '../../src/types.ts';
-import { readAll, streamOf } from '../helpers.ts';
+import { args, flush, readAll, start, streamOf } from '../helpers.ts';
 
-const start = (index: number, id: string, name: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-start', id, name } });
-const args = (index: number, chunk: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-arguments', chunk } });
-const flush = (index: number): StreamEvent => ({ type: 'flush', index });
 
 const FORBIDDEN = 'writes under /etc are forbidden';
 const ZodWriteFile = z.object({

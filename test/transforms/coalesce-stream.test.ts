@@ -14,7 +14,7 @@ import {
   type ToolCallProgressStreamOutput,
 } from '../../src/index.ts';
 import { Coalescer } from '../../src/transforms/coalesce-stream.ts';
-import { cutAt, readAll, streamOf } from '../helpers.ts';
+import { args, cutAt, readAll, streamOf } from '../helpers.ts';
 import { cutsFor, jsonText, merged, parseFragments, show } from '../json/json-helpers.ts';
 import { expectedArguments, readableRecordings, recordingEvents, toolSlotsInFlushOrder } from './view-helpers.ts';
 
@@ -24,7 +24,6 @@ const NO_TIMER = { maxDelayMs: Infinity };
 const str = (text: string): StreamFragment => ({ type: 'string', text });
 const at = (key: string, value: StreamFragment): StreamFragment => ({ type: 'entry', key, value });
 const progress = (index: number, fragment: StreamFragment): ToolCallArgumentProgress => ({ type: 'tool-call-progress', index, toolCallId: `call_${index}`, toolName: 'f', fragment });
-const args = (index: number, chunk: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-arguments', chunk } });
 
 /** Run items through the core (no timer) with a size budget. */
 function coalesce<T>(items: readonly T[], maxChars = Infinity): T[] {

@@ -7,47 +7,8 @@ import {
   JsonValueStream,
   type StreamFragment,
 } from '../../src/index.ts';
-import { oneByOne, readAll, readFixture, streamOf } from '../helpers.ts';
+import { oneByOne, readAll, readFixture, recordingSource, settle, streamOf } from '../helpers.ts';
 import { show } from '../json/json-helpers.ts';
-
-/** A source that records cancellation and fails if read after it was closed or cancelled. */
-function recordingSource<T>(chunks: readonly T[]) {
-  const log = { cancelled: undefined as unknown, pullsAfterEnd: 0 };
-  let i = 0;
-  let ended = false;
-  const stream = new ReadableStream<T>({
-    pull(controller) {
-      if (ended) {
-        log.pullsAfterEnd++;
-        return;
-      }
-      if (i < chunks.length) controller.enqueue(chunks[i++] as T);
-      else {
-        ended = true;
-        controller.close();
-      }
-    },
-    cancel(reason) {
-      ended = true;
-      log.cancelled = reason;
-    },
-  });
-  return { stream, log };
-}
-
-async function settle<T>(stream: ReadableStream<T>): Promise<{ values: T[]; error: unknown }> {
-  const values: T[] = [];
-  const reader = stream.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return { values, error: undefined };
-      values.push(value);
-    }
-  } catch (error) {
-    return { values, error };
-  }
-}
 
 describe('JsonFragmentStream', () => {
   it('JsonFragmentStream turns UTF-8 bytes cut anywhere into fragments that aggregate to the value', async () => {

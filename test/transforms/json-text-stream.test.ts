@@ -12,26 +12,12 @@ import {
 import { FragmentCollector } from '../../src/json/incremental-json-parser.ts';
 import { JsonWriter } from '../../src/json/json-writer.ts';
 import { JsonScanner } from '../../src/json/scanner.ts';
-import { cutAt, readAll, streamOf } from '../helpers.ts';
+import { cutAt, readAll, settle, streamOf } from '../helpers.ts';
 import { cutsFor, jsonText, parseFragments } from '../json/json-helpers.ts';
 import { expectedArguments, readableRecordings, recordingEvents, toolSlotsInFlushOrder } from './view-helpers.ts';
 
 const RUNS = { numRuns: 300 };
 const textAndCuts = jsonText.chain((text) => fc.tuple(fc.constant(text), cutsFor(text.length)));
-
-async function settle<T>(stream: ReadableStream<T>): Promise<{ values: T[]; error: unknown }> {
-  const values: T[] = [];
-  const reader = stream.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return { values, error: undefined };
-      values.push(value);
-    }
-  } catch (error) {
-    return { values, error };
-  }
-}
 
 /** Fragments of a possibly incomplete text: all the parser emitted, up to and at its end. */
 function fragmentsOfPrefix(chunks: readonly string[]): StreamFragment[] {

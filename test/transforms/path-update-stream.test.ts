@@ -4,26 +4,9 @@ import { JsonFragmentStream } from '../../src/transforms/json-fragment-stream.ts
 import { PathUpdateEncoder, PathUpdateStream, type PathUpdate } from '../../src/transforms/path-update-stream.ts';
 import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-stream.ts';
 import type { StreamEvent, StreamFragment } from '../../src/types.ts';
-import { readAll, streamOf } from '../helpers.ts';
+import { args, flush, readAll, settle, start, streamOf } from '../helpers.ts';
 import { note, updatesOf } from './path-update-helpers.ts';
 
-const start = (index: number, id: string, name: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-start', id, name } });
-const args = (index: number, chunk: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-arguments', chunk } });
-const flush = (index: number): StreamEvent => ({ type: 'flush', index });
-
-async function settle<T>(stream: ReadableStream<T>): Promise<{ values: T[]; error: unknown }> {
-  const values: T[] = [];
-  const reader = stream.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return { values, error: undefined };
-      values.push(value);
-    }
-  } catch (error) {
-    return { values, error };
-  }
-}
 
 describe('PathUpdateEncoder', () => {
   it('PathUpdateEncoder flattens a flat object: key before each value, strings in pieces, json-complete last', () => {

@@ -10,16 +10,12 @@ import {
 } from '../../src/index.ts';
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import { TaggedToolCallExtractor } from '../../src/turn/tagged-tool-call-extractor.ts';
-import { cutAt, oneByOne, readAll, readFixture, streamOf } from '../helpers.ts';
+import { args, cutAt, finished, flush, oneByOne, readAll, readFixture, start, streamOf, text as msg } from '../helpers.ts';
 import { cutsFor, jsonText } from '../json/json-helpers.ts';
 import { readManifest } from '../manifest.ts';
 import { PROVIDER_OF_DIR } from './providers/event-stream-helpers.ts';
 
-const msg = (index: number, text: string): StreamEvent => ({ type: 'part', index, part: { type: 'message', text } });
-const start = (index: number, id: string, name: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-start', id, name } });
-const args = (index: number, chunk: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-arguments', chunk } });
-const flush = (index: number): StreamEvent => ({ type: 'flush', index });
-const STOP: StreamEvent = { type: 'finished', reason: 'stop', rawReason: 'stop' };
+const STOP = finished('stop', 'stop');
 
 /** Run message chunks of slot 0 through the core, chunk by chunk; then flush slot 0. */
 function extract(chunks: readonly string[], options: TaggedToolCallStreamOptions = {}): StreamEvent[] {

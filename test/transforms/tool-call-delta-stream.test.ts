@@ -1,12 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ToolCallDeltaStream, type StreamEvent, type StreamingToolCallEvent } from '../../src/index.ts';
-import { cutAt, readAll, streamOf } from '../helpers.ts';
+import { args, cutAt, readAll, start, streamOf } from '../helpers.ts';
 import { cutsFor, jsonText } from '../json/json-helpers.ts';
 import { readableRecordings, recordingEvents } from './view-helpers.ts';
 
-const start = (index: number, id: string, name: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-start', id, name } });
-const args = (index: number, chunk: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-arguments', chunk } });
 
 describe('ToolCallDeltaStream', () => {
   it("ToolCallDeltaStream emits the seed's delta sequence exactly as received, then one isComplete event", async () => {

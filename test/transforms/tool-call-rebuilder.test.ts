@@ -6,15 +6,11 @@ import { PathUpdateStream, type PathUpdate } from '../../src/transforms/path-upd
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-stream.ts';
 import type { StreamEvent } from '../../src/types.ts';
-import { readAll, readFixture, streamOf } from '../helpers.ts';
+import { args, cutAt, flush, readAll, readFixture, start, streamOf } from '../helpers.ts';
 import { readManifest, type ManifestRecording } from '../manifest.ts';
-import { cutAt } from '../helpers.ts';
 import { cutsFor, jsonText } from '../json/json-helpers.ts';
 import { overTheWire } from './path-update-helpers.ts';
 
-const start = (index: number, id: string, name: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-start', id, name } });
-const args = (index: number, chunk: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-arguments', chunk } });
-const flush = (index: number): StreamEvent => ({ type: 'flush', index });
 const u = (toolCallId: string | undefined, index: number | undefined, kind: PathUpdate['kind'], path: string, payload: Record<string, unknown> = {}) =>
   ({
     type: 'path-update',

@@ -8,13 +8,8 @@ import {
   type StreamEvent,
   type ToolCallArgumentProgress,
 } from '../../src/index.ts';
-import { readAll, streamOf } from '../helpers.ts';
+import { args, finished, flush, readAll, start, streamOf, text } from '../helpers.ts';
 
-const start = (index: number, id: string, name: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-start', id, name } });
-const args = (index: number, chunk: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-arguments', chunk } });
-const text = (index: number, t: string): StreamEvent => ({ type: 'part', index, part: { type: 'message', text: t } });
-const flush = (index: number, metadata?: Record<string, unknown>): StreamEvent => (metadata ? { type: 'flush', index, metadata } : { type: 'flush', index });
-const finished = (reason: 'stop' | 'tool-calls' | 'length', rawReason: string): StreamEvent => ({ type: 'finished', reason, rawReason });
 
 describe('collectTurn', () => {
   it('collectTurn assembles text, reasoning with its signature, and tool calls with parsed arguments', async () => {
