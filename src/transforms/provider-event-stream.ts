@@ -97,6 +97,8 @@ export class ProviderEventDecoder {
   readonly #maxBuffered: number;
   readonly #textDecoder = new TextDecoder('utf-8');
   #usedBytes = false;
+  /** Whether any input has arrived (a byte order mark is only skipped at the very start). */
+  #started = false;
   #sse: EventSourceParser | undefined;
   #aws: AwsEventStreamDecoder | undefined;
   /** The unterminated NDJSON line. */
@@ -172,8 +174,12 @@ export class ProviderEventDecoder {
           'Bedrock event streams are binary: pass the body bytes (Uint8Array), without a TextDecoderStream',
         );
       }
+      // Text decoded without stripping it (or built by hand) may begin with a byte order mark,
+      // which SSE and JSON both ignore there; bytes go through TextDecoder, which drops it.
+      const bom = !this.#started && chunk.charCodeAt(0) === 0xfeff;
+      if (chunk !== '') this.#started = true;
       // Bytes held by the decoder cannot continue in a string: decode them (as U+FFFD if partial).
-      const text = this.#usedBytes ? this.#textDecoder.decode() + chunk : chunk;
+      const text = this.#usedBytes ? this.#textDecoder.decode() + chunk : bom ? chunk.slice(1) : chunk;
       this.#usedBytes = false;
       this.#text(text);
       return;
@@ -184,6 +190,7 @@ export class ProviderEventDecoder {
         this.#aws ??= new AwsEventStreamDecoder({ maxFrameBytes: this.#maxBuffered });
         this.#aws.push(bytes, (frame) => this.#frame(frame));
       } else {
+        if (bytes.length > 0) this.#started = true;
         this.#usedBytes = true;
         this.#text(this.#textDecoder.decode(bytes, { stream: true }));
       }
@@ -409,7 +416,7 @@ function headerText(value: unknown): string | undefined {
  * (`client.messages.stream(…)` for Anthropic, `client.responses.create({stream: true})` for OpenAI
  * Responses, `{contentBlockDelta: {…}}` objects of the AWS SDK for Bedrock). The framing follows
  * the provider: SSE (decoded by `eventsource-parser`; comments skipped; `data: [DONE]` ends the
- * input) for Anthropic, OpenAI Chat, OpenAI Responses and Gemini (`alt=sse`); NDJSON for Ollama;
+ * input; a byte order mark at the start of the input is skipped, as in NDJSON) for Anthropic, OpenAI Chat, OpenAI Responses and Gemini (`alt=sse`); NDJSON for Ollama;
  * AWS event-stream binary frames, CRC-checked, for Bedrock.
  *
  * `flush` decodes trailing input: a last SSE event without its blank line, or a last NDJSON line

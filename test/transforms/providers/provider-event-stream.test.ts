@@ -318,3 +318,31 @@ describe('ProviderEventStream as a stream citizen', () => {
     await expect(writer.write('data: {}\n\n')).rejects.toBeInstanceOf(ProviderError);
   });
 });
+
+describe('ProviderEventStream and a byte order mark', () => {
+  const body = 'data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+
+  it('ProviderEventStream ignores a leading U+FEFF in text input, as the SSE spec says', async () => {
+    const expected = await eventsOf('openai-chat', [body]);
+    expect(expected.map((e) => e.type)).toEqual(['part', 'flush', 'finished']);
+    for (const [cutting, chunks] of cuttings(`\uFEFF${body}`)) {
+      expect(await eventsOf('openai-chat', chunks), cutting).toEqual(expected);
+    }
+    // A BOM before the first line in bytes is removed by the UTF-8 decoding, as before.
+    expect(await eventsOf('openai-chat', [encode(`\uFEFF${body}`)])).toEqual(expected);
+  });
+
+  it('ProviderEventStream ignores a leading U+FEFF before the first NDJSON line', async () => {
+    const line = '{"message":{"role":"assistant","content":"hi"},"done":false}\n{"message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}\n';
+    const expected = await eventsOf('ollama', [line]);
+    expect(await eventsOf('ollama', [`\uFEFF${line}`])).toEqual(expected);
+    expect(await eventsOf('ollama', ['\uFEFF', line])).toEqual(expected);
+  });
+
+  it('ProviderEventStream keeps a U+FEFF that is not at the start of the input', async () => {
+    const first = 'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n';
+    const { events, error } = await runStream('openai-chat', [first, `\uFEFF${body}`]);
+    expect(events.map((e) => e.type)).toEqual(['part']);
+    expect(error).toMatchObject({ type: 'invalid-stream', code: 'not-sse' });
+  });
+});
