@@ -11,8 +11,7 @@ import { ProviderEventStream, type ProviderEventStreamInput } from '../../src/tr
 import type { FinishReason } from '../../src/types.ts';
 import { cuttings, readFixture, streamOf } from '../helpers.ts';
 import { type ManifestRecording, readManifest } from '../manifest.ts';
-import { PROVIDER_OF_DIR, sdkObjectsOf } from '../transforms/providers/event-stream-helpers.ts';
-import { manifestError, streamCuttings } from '../transforms/providers/replay.ts';
+import { manifestError, PROVIDER_OF_DIR, sdkObjectsOf, streamCuttings } from '../transforms/providers/event-stream-helpers.ts';
 
 /** Each API's raw finish reasons and what they normalize to (from the API references). */
 const FINISH: Readonly<Record<string, Readonly<Record<string, FinishReason>>>> = {

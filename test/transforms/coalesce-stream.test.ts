@@ -16,7 +16,7 @@ import {
 import { Coalescer } from '../../src/transforms/coalesce-stream.ts';
 import { args, cutAt, readAll, streamOf } from '../helpers.ts';
 import { cutsFor, jsonText, merged, parseFragments, show } from '../json/json-helpers.ts';
-import { expectedArguments, readableRecordings, recordingEvents, toolSlotsInFlushOrder } from './view-helpers.ts';
+import { expectedArguments, readableRecordings, recordingEvents, toolSlotsInFlushOrder } from './providers/event-stream-helpers.ts';
 
 const textAndCuts = jsonText.chain((text) => fc.tuple(fc.constant(text), cutsFor(text.length)));
 const NO_TIMER = { maxDelayMs: Infinity };

@@ -13,10 +13,8 @@ import type { ProviderName } from '../../src/errors.ts';
 import type { StreamEvent } from '../../src/types.ts';
 import { readFixture, streamOf } from '../helpers.ts';
 import { type ManifestRecording, readManifest } from '../manifest.ts';
-import { PROVIDER_OF_DIR, sdkObjectsOf } from './providers/event-stream-helpers.ts';
-import { cutInsideLastLine } from './providers/replay.ts';
+import { cutInsideLastLine, PROVIDER_OF_DIR, sdkObjectsOf, textOf } from './providers/event-stream-helpers.ts';
 
-const textOf = (file: string): string => new TextDecoder().decode(readFixture(`providers/${file}`));
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 interface Read {

@@ -10,7 +10,7 @@ import {
 } from '../../src/index.ts';
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import { TaggedToolCallExtractor } from '../../src/turn/tagged-tool-call-extractor.ts';
-import { args, cutAt, finished, flush, oneByOne, readAll, readFixture, start, streamOf, text as msg } from '../helpers.ts';
+import { args, cutAt, finished, flush, oneByOne, readAll, readFixture, settle, start, streamOf, text as msg } from '../helpers.ts';
 import { cutsFor, jsonText } from '../json/json-helpers.ts';
 import { readManifest } from '../manifest.ts';
 import { PROVIDER_OF_DIR } from './providers/event-stream-helpers.ts';
@@ -451,26 +451,13 @@ describe('TaggedToolCallStream', () => {
   it('TaggedToolCallStream leaves every provider recording without tags unchanged', async () => {
     expect(recordings.length).toBeGreaterThan(20);
     let total = 0;
-    const read = async (stream: ReadableStream<StreamEvent>) => {
-      const events: StreamEvent[] = [];
-      const reader = stream.getReader();
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) return { events };
-          events.push(value);
-        }
-      } catch (error) {
-        return { events, error };
-      }
-    };
     for (const recording of recordings) {
       const provider = PROVIDER_OF_DIR[recording.dir]!;
       const bytes = readFixture(`providers/${recording.file}`);
-      const plain = await read(streamOf([bytes]).pipeThrough(new ProviderEventStream({ provider })));
-      const tagged = await read(streamOf([bytes]).pipeThrough(new ProviderEventStream({ provider })).pipeThrough(new TaggedToolCallStream()));
+      const plain = await settle(streamOf([bytes]).pipeThrough(new ProviderEventStream({ provider })));
+      const tagged = await settle(streamOf([bytes]).pipeThrough(new ProviderEventStream({ provider })).pipeThrough(new TaggedToolCallStream()));
       expect(tagged, recording.file).toEqual(plain);
-      total += plain.events.length;
+      total += plain.values.length;
     }
     expect(total).toBeGreaterThan(500);
   });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ToolCallDeltaStream, type StreamEvent, type StreamingToolCallEvent } from '../../src/index.ts';
 import { args, cutAt, readAll, start, streamOf } from '../helpers.ts';
 import { cutsFor, jsonText } from '../json/json-helpers.ts';
-import { readableRecordings, recordingEvents } from './view-helpers.ts';
+import { readableRecordings, recordingEvents } from './providers/event-stream-helpers.ts';
 
 
 describe('ToolCallDeltaStream', () => {

@@ -10,8 +10,7 @@ import { ToolCallProgressStream, type ToolCallProgressStreamOutput } from '../..
 import type { StreamEvent } from '../../src/types.ts';
 import { cuttings, readAll, readFixture, streamOf } from '../helpers.ts';
 import { type ManifestRecording, readManifest } from '../manifest.ts';
-import { PROVIDER_OF_DIR, sdkObjectsOf } from './providers/event-stream-helpers.ts';
-import { streamCuttings } from './providers/replay.ts';
+import { PROVIDER_OF_DIR, sdkObjectsOf, streamCuttings } from './providers/event-stream-helpers.ts';
 
 const RECORDINGS = readManifest().filter((r) => r.dir in PROVIDER_OF_DIR && r.toolCalls.length > 0);
 

@@ -1,15 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ToolCallArgumentsError, type ProviderName } from '../../src/errors.ts';
+import { ToolCallArgumentsError } from '../../src/errors.ts';
 import { ToolCallRebuilder, type RebuiltToolCall, type ToolCallRebuilderInput } from '../../src/sinks/tool-call-rebuilder.ts';
 import { PathUpdateStream, type PathUpdate } from '../../src/transforms/path-update-stream.ts';
-import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-stream.ts';
 import type { StreamEvent } from '../../src/types.ts';
-import { args, cutAt, flush, readAll, readFixture, start, streamOf } from '../helpers.ts';
-import { readManifest, type ManifestRecording } from '../manifest.ts';
+import { args, cutAt, flush, readAll, start, streamOf } from '../helpers.ts';
+import { type ManifestRecording } from '../manifest.ts';
 import { cutsFor, jsonText } from '../json/json-helpers.ts';
 import { overTheWire } from './path-update-helpers.ts';
+import { readableRecordings, recordingEvents } from './providers/event-stream-helpers.ts';
 
 const u = (toolCallId: string | undefined, index: number | undefined, kind: PathUpdate['kind'], path: string, payload: Record<string, unknown> = {}) =>
   ({
@@ -285,39 +285,13 @@ describe('ToolCallRebuilder on arbitrary interleaved calls', () => {
 // ---------------------------------------------------------------------------------------------
 // Provider recordings: ProviderEventStream → ToolCallProgressStream → PathUpdateStream → rebuilder.
 
-const PROVIDERS: Record<string, ProviderName> = {
-  anthropic: 'anthropic',
-  'openai-chat': 'openai-chat',
-  'openai-compatible': 'openai-chat',
-  mistral: 'openai-chat',
-  'openai-responses': 'openai-responses',
-  gemini: 'gemini',
-  ollama: 'ollama',
-  bedrock: 'bedrock',
-};
-
 /** How the manifest's cut arguments close (written by hand from the manifest text). */
 const CLOSERS: Record<string, string> = { 'anthropic/tool-use-truncated-max-tokens.sse': '"]}' };
 
-function inputOf(recording: ManifestRecording): Array<Uint8Array | object> {
-  const bytes = readFixture(`providers/${recording.file}`);
-  if (!recording.file.endsWith('.jsonl')) return [bytes];
-  // Bedrock's SDK-shaped lines (`{"contentBlockDelta": {...}}`) are what an SDK yields.
-  return new TextDecoder()
-    .decode(bytes)
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as object);
-}
-
-const recordings = readManifest().filter(
-  (r) => PROVIDERS[r.dir] !== undefined && r.errors === undefined && !r.file.endsWith('.decoded.jsonl'),
-);
+const recordings = readableRecordings();
 
 async function rebuildRecording(recording: ManifestRecording, keep: (event: ToolCallRebuilderInput) => boolean, updates: boolean) {
-  let stream: ReadableStream<ToolCallRebuilderInput> = streamOf(inputOf(recording)).pipeThrough(
-    new ProviderEventStream({ provider: PROVIDERS[recording.dir] as ProviderName }),
-  );
+  let stream: ReadableStream<ToolCallRebuilderInput> = recordingEvents(recording);
   if (updates) stream = stream.pipeThrough(new ToolCallProgressStream()).pipeThrough(new PathUpdateStream());
   const calls = new ToolCallRebuilder();
   const released: RebuiltToolCall[] = [];

@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../../src/errors.ts';
 import type { FinishReason, StreamEvent } from '../../../src/types.ts';
-import { cuttings, readFixture } from '../../helpers.ts';
+import { cuttings } from '../../helpers.ts';
 import { manifestRecordings } from '../../manifest.ts';
-import { assembleEvents, eventsOf, runStream, sseObjects, splitSse, unflushedSlots } from './event-stream-helpers.ts';
+import { assembleEvents, bytesOf, eventsOf, runStream, sseObjects, splitSse, textOf, unflushedSlots } from './event-stream-helpers.ts';
 
-const decoder = new TextDecoder();
-const textOf = (file: string): string => decoder.decode(readFixture(`providers/${file}`));
-const bytesOf = (file: string): Uint8Array => readFixture(`providers/${file}`);
 
 /** Anthropic's stop reasons and what they normalize to (from the API reference). */
 const FINISH: Record<string, FinishReason> = {

@@ -6,7 +6,7 @@ import {
   crc32,
 } from '../../../src/transforms/providers/aws-event-stream.ts';
 import { readFixture, rng } from '../../helpers.ts';
-import { concatBytes, decodedFrames, encodeFrame, frameOffsets } from './event-stream-helpers.ts';
+import { concatBytes, decodedFrames, encodeFrame, frameOf, frameOffsets } from './event-stream-helpers.ts';
 
 function decodeAll(chunks: readonly Uint8Array[], options = {}): AwsEventStreamMessage[] {
   const decoder = new AwsEventStreamDecoder(options);
@@ -53,16 +53,7 @@ describe('AwsEventStreamDecoder', () => {
       ...name('time'), 8, 0, 0, 0x01, 0x8f, 0, 0, 0, 0,
       ...name('uuid'), 9, ...Array.from({ length: 16 }, (_, i) => i),
     ];
-    const payload = new TextEncoder().encode('{}');
-    const total = 12 + headers.length + payload.length + 4;
-    const frame = new Uint8Array(total);
-    const view = new DataView(frame.buffer);
-    view.setUint32(0, total);
-    view.setUint32(4, headers.length);
-    view.setUint32(8, zlibCrc32(frame.subarray(0, 8)));
-    frame.set(headers, 12);
-    frame.set(payload, 12 + headers.length);
-    view.setUint32(total - 4, zlibCrc32(frame.subarray(0, total - 4)));
+    const frame = frameOf(headers, new TextEncoder().encode('{}'));
     const [decoded] = decodeAll([frame]);
     expect(decoded?.headers).toEqual({
       t: true,

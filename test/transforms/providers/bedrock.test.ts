@@ -2,24 +2,22 @@ import { crc32 as zlibCrc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../../src/errors.ts';
 import type { FinishReason } from '../../../src/types.ts';
-import { cuttings, readFixture } from '../../helpers.ts';
+import { cuttings } from '../../helpers.ts';
 import { type ManifestRecording, manifestRecordings } from '../../manifest.ts';
 import {
   type Assembly,
   assembleEvents,
+  bytesOf,
   concatBytes,
-  decodedFrames,
   encodeFrame,
   eventFrame,
   eventsOf,
   frameOffsets,
   runStream,
+  sdkObjectsOf,
   unflushedSlots,
 } from './event-stream-helpers.ts';
 
-const decoder = new TextDecoder();
-const textOf = (file: string): string => decoder.decode(readFixture(`providers/${file}`));
-const bytesOf = (file: string): Uint8Array => readFixture(`providers/${file}`);
 
 /** Bedrock stop reasons and what they normalize to (from the API reference). */
 const FINISH: Record<string, FinishReason> = {
@@ -32,19 +30,6 @@ const FINISH: Record<string, FinishReason> = {
 };
 
 type Payload = { contentBlockIndex?: number; delta?: { text?: string; reasoningContent?: { text?: string; signature?: string } } };
-
-/** SDK-shaped objects (`{ <eventType>: payload }`) from a `.decoded.jsonl` capture. */
-function sdkObjectsOfDecoded(file: string): object[] {
-  return decodedFrames(textOf(file)).map((frame) => ({ [frame.headers[':event-type'] as string]: frame.payload }));
-}
-
-/** The SDK-shaped lines of a `.jsonl` file as they are. */
-function sdkObjectsOfJsonl(file: string): object[] {
-  return textOf(file)
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as object);
-}
 
 /** Test-side oracle: text, reasoning and signature per contentBlockIndex, from SDK-shaped objects. */
 function blockTexts(objects: readonly object[]): Map<number, { text: string; reasoning: string; signature: string }> {
@@ -93,7 +78,7 @@ describe('ProviderEventStream with provider bedrock, on every recording', () => 
     describe(recording.file, () => {
       const bytes = bytesOf(recording.file);
       const twin = recording.file.replace('.eventstream', '.decoded.jsonl');
-      const objects = sdkObjectsOfDecoded(twin);
+      const objects = sdkObjectsOf(twin);
 
       it('ProviderEventStream reads as many frames as the decoded twin has lines', () => {
         expect(frameOffsets(bytes)).toHaveLength(objects.length);
@@ -126,7 +111,7 @@ describe('ProviderEventStream with provider bedrock, on every recording', () => 
 
   describe('bedrock/handwritten-text-then-2-tool-use.jsonl', () => {
     const recording = recordings.find((r) => r.file === 'bedrock/handwritten-text-then-2-tool-use.jsonl') as ManifestRecording;
-    const objects = sdkObjectsOfJsonl(recording.file);
+    const objects = sdkObjectsOf(recording.file);
     const frames = concatBytes(
       objects.map((object) => {
         const [name, payload] = Object.entries(object)[0] as [string, unknown];

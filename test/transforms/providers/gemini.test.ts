@@ -2,17 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../../src/errors.ts';
 import { createGeminiAdapter } from '../../../src/transforms/providers/gemini.ts';
 import type { StreamEvent } from '../../../src/types.ts';
-import { readFixture } from '../../helpers.ts';
 import { manifestRecordings } from '../../manifest.ts';
-import { runStream } from './event-stream-helpers.ts';
-import { assemble, cutInsideLastLine, runAdapter, slotsInOrderOfAppearance, sseRecords, streamCuttings, type WireRecord } from './replay.ts';
-
-function text(file: string): string {
-  return new TextDecoder().decode(readFixture(`providers/${file}`));
-}
+import { assemble, bytesOf, cutInsideLastLine, runAdapter, runStream, slotsInOrderOfAppearance, sseRecords, streamCuttings, textOf, type WireRecord } from './event-stream-helpers.ts';
 
 function records(file: string): WireRecord[] {
-  return sseRecords(text(file));
+  return sseRecords(textOf(file));
 }
 
 function run(file: string) {
@@ -85,7 +79,7 @@ describe('createGeminiAdapter on specific recordings', () => {
   });
 
   it('createGeminiAdapter keeps thoughtSignature in the metadata of its part', () => {
-    const raw = text('gemini/function-call-thought-signature-crlf.sse');
+    const raw = textOf('gemini/function-call-thought-signature-crlf.sse');
     const signature = /"thoughtSignature": "([^"]+)"/.exec(raw)?.[1];
     expect(signature).toBeDefined();
     const start = run('gemini/function-call-thought-signature-crlf.sse').events.find(
@@ -347,7 +341,7 @@ describe('createGeminiAdapter responses', () => {
 describe('ProviderEventStream with provider gemini, on every recording', () => {
   for (const recording of manifestRecordings('gemini')) {
     describe(recording.file, () => {
-      const bytes = readFixture(`providers/${recording.file}`);
+      const bytes = bytesOf(recording.file);
       const reference = run(recording.file);
 
       for (const [cutting, chunks] of streamCuttings(bytes)) {

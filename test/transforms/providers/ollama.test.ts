@@ -1,22 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../../src/errors.ts';
 import { createOllamaAdapter } from '../../../src/transforms/providers/ollama.ts';
-import { readFixture } from '../../helpers.ts';
 import { manifestRecordings } from '../../manifest.ts';
-import { runStream } from './event-stream-helpers.ts';
 import {
   assemble,
+  bytesOf,
   cutInsideLastLine,
   manifestError,
   ndjsonRecords,
   runAdapter,
+  runStream,
   slotsInOrderOfAppearance,
   streamCuttings,
+  textOf,
   type WireRecord,
-} from './replay.ts';
+} from './event-stream-helpers.ts';
 
 function records(file: string): WireRecord[] {
-  return ndjsonRecords(new TextDecoder().decode(readFixture(`providers/${file}`)));
+  return ndjsonRecords(textOf(file));
 }
 
 function run(file: string) {
@@ -159,7 +160,7 @@ describe('createOllamaAdapter', () => {
 describe('ProviderEventStream with provider ollama, on every recording', () => {
   for (const recording of manifestRecordings('ollama')) {
     describe(recording.file, () => {
-      const bytes = readFixture(`providers/${recording.file}`);
+      const bytes = bytesOf(recording.file);
       const reference = run(recording.file);
 
       for (const [cutting, chunks] of streamCuttings(bytes)) {

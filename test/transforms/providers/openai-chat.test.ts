@@ -2,25 +2,26 @@ import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../../src/errors.ts';
 import { createOpenAIChatAdapter } from '../../../src/transforms/providers/openai-chat.ts';
 import type { StreamEvent } from '../../../src/types.ts';
-import { readFixture } from '../../helpers.ts';
 import { manifestRecordings, type ManifestRecording } from '../../manifest.ts';
-import { runStream } from './event-stream-helpers.ts';
 import {
   assemble,
+  bytesOf,
   cutInsideLastLine,
   manifestError,
   runAdapter,
+  runStream,
   slotsInOrderOfAppearance,
   sseRecords,
   streamCuttings,
+  textOf,
   type WireRecord,
-} from './replay.ts';
+} from './event-stream-helpers.ts';
 
 const DIRS = ['openai-chat', 'openai-compatible', 'mistral'];
 const NORMALIZED: Record<string, string> = { tool_calls: 'tool-calls', stop: 'stop', length: 'length' };
 
 function records(file: string): WireRecord[] {
-  return sseRecords(new TextDecoder().decode(readFixture(`providers/${file}`)));
+  return sseRecords(textOf(file));
 }
 
 function run(file: string) {
@@ -389,7 +390,7 @@ describe('createOpenAIChatAdapter malformed input', () => {
 describe('ProviderEventStream with provider openai-chat, on every chat-format recording', () => {
   for (const recording of DIRS.flatMap((dir) => manifestRecordings(dir))) {
     describe(recording.file, () => {
-      const bytes = readFixture(`providers/${recording.file}`);
+      const bytes = bytesOf(recording.file);
       // The adapter fed record by record (by the test-side SSE splitter) is the reference.
       const reference = run(recording.file);
 

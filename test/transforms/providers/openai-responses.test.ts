@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../../src/errors.ts';
-import { cuttings, readFixture } from '../../helpers.ts';
+import { cuttings } from '../../helpers.ts';
 import { manifestRecordings } from '../../manifest.ts';
-import { assembleEvents, eventsOf, runStream, sseObjects, unflushedSlots } from './event-stream-helpers.ts';
+import { assembleEvents, bytesOf, eventsOf, runStream, sseObjects, textOf, unflushedSlots } from './event-stream-helpers.ts';
 
-const decoder = new TextDecoder();
-const textOf = (file: string): string => decoder.decode(readFixture(`providers/${file}`));
-const bytesOf = (file: string): Uint8Array => readFixture(`providers/${file}`);
 
 type ResponsesEvent = {
   type: string;
