@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError, type ProviderName } from '../../../src/errors.ts';
+import { ProviderError } from '../../../src/errors.ts';
 import { ProviderEventDecoder, ProviderEventStream } from '../../../src/transforms/provider-event-stream.ts';
 import type { StreamEvent } from '../../../src/types.ts';
 import { cuttings, oneByOne, readFixture, streamOf } from '../../helpers.ts';
 import { readManifest } from '../../manifest.ts';
-import { eventsOf, runStream } from './event-stream-helpers.ts';
+import { eventsOf, PROVIDER_OF_DIR, runStream, textOf } from './event-stream-helpers.ts';
 
-const decoder = new TextDecoder();
-const textOf = (file: string): string => decoder.decode(readFixture(`providers/${file}`));
 const encode = (text: string): Uint8Array<ArrayBuffer> => new TextEncoder().encode(text);
 
 const ANTHROPIC = 'anthropic/text-then-tool-use.sse';
@@ -90,17 +88,9 @@ describe('ProviderEventStream framing', () => {
 });
 
 describe('ProviderEventStream framing of every SSE and NDJSON recording', () => {
-  const providerOf: Record<string, ProviderName | undefined> = {
-    anthropic: 'anthropic',
-    'openai-chat': 'openai-chat',
-    'openai-compatible': 'openai-chat',
-    mistral: 'openai-chat',
-    'openai-responses': 'openai-responses',
-    gemini: 'gemini',
-    ollama: 'ollama',
-  };
   for (const recording of readManifest()) {
-    const provider = providerOf[recording.dir];
+    // SSE and NDJSON only: Bedrock's binary framing is tested in bedrock.test.ts.
+    const provider = recording.dir === 'bedrock' ? undefined : PROVIDER_OF_DIR[recording.dir];
     if (provider === undefined) continue;
     it(`ProviderEventStream reads ${recording.file} the same under every cutting, without a framing error`, async () => {
       const bytes = readFixture(`providers/${recording.file}`);
