@@ -174,10 +174,12 @@ export class ProviderEventDecoder {
           'Bedrock event streams are binary: pass the body bytes (Uint8Array), without a TextDecoderStream',
         );
       }
+      // An empty string says nothing; it must not end the decoding of bytes held before it.
+      if (chunk === '') return;
       // Text decoded without stripping it (or built by hand) may begin with a byte order mark,
       // which SSE and JSON both ignore there; bytes go through TextDecoder, which drops it.
       const bom = !this.#started && chunk.charCodeAt(0) === 0xfeff;
-      if (chunk !== '') this.#started = true;
+      this.#started = true;
       // Bytes held by the decoder cannot continue in a string: decode them (as U+FFFD if partial).
       const text = this.#usedBytes ? this.#textDecoder.decode() + chunk : bom ? chunk.slice(1) : chunk;
       this.#usedBytes = false;

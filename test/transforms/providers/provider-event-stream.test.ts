@@ -336,3 +336,12 @@ describe('ProviderEventStream and a byte order mark', () => {
     expect(error).toMatchObject({ type: 'invalid-stream', code: 'not-sse' });
   });
 });
+
+describe('ProviderEventStream and zero-length chunks', () => {
+  it('ProviderEventStream ignores zero-length chunks of either kind, even between the bytes of one character', async () => {
+    const text = 'data: {"choices":[{"index":0,"delta":{"content":"é🦀"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+    const expected = await eventsOf('openai-chat', [text]);
+    const chunks = oneByOne(encode(text)).flatMap((byte) => [byte, '', new Uint8Array(0)]);
+    expect(await eventsOf('openai-chat', ['', new Uint8Array(0), ...chunks])).toEqual(expected);
+  });
+});
