@@ -7,7 +7,7 @@
 import { escapeToken } from '../json/json-pointer.ts';
 import { FragmentAggregator } from '../json/fragment-aggregator.ts';
 import type { JsonObject, JsonValue, StreamEvent, ToolCallArgumentProgress } from '../types.ts';
-import { failAfterDrain } from './fail-after-drain.ts';
+import { drainingTransformer, failAfterDrain } from './fail-after-drain.ts';
 import type { ToolCallProgressStreamOutput } from './tool-call-progress-stream.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -344,19 +344,21 @@ export class ArgumentValidationStream<T extends { readonly type: string } = Tool
     }
     const validator = new ArgumentValidator(options);
     const errorOnInvalid = options.errorOnInvalid === true;
-    super({
-      transform: (event, controller) => {
-        controller.enqueue(event);
-        const checks: Check[] = [];
-        try {
-          validator.push(event, checks);
-        } catch (error) {
-          return failAfterDrain(controller as TransformStreamDefaultController<never>, error);
-        }
-        if (checks.length === 0) return undefined;
-        return runChecks(checks, controller as TransformStreamDefaultController<ArgumentValidationErrorEvent>, errorOnInvalid);
-      },
-    });
+    super(
+      drainingTransformer({
+        transform: (event, controller) => {
+          controller.enqueue(event);
+          const checks: Check[] = [];
+          try {
+            validator.push(event, checks);
+          } catch (error) {
+            return failAfterDrain(controller as TransformStreamDefaultController<never>, error);
+          }
+          if (checks.length === 0) return undefined;
+          return runChecks(checks, controller as TransformStreamDefaultController<ArgumentValidationErrorEvent>, errorOnInvalid);
+        },
+      }),
+    );
   }
 }
 

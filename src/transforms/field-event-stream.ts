@@ -1,7 +1,7 @@
 import { FieldEventParser } from '../json/field-event-parser.ts';
 import type { StreamFragment } from '../types.ts';
 import type { FieldEvent } from '../view-types.ts';
-import { runStep } from './fail-after-drain.ts';
+import { drainingTransformer, runStep } from './fail-after-drain.ts';
 import type { ToolCallProgressStreamOutput } from './tool-call-progress-stream.ts';
 
 /**
@@ -95,8 +95,10 @@ export class FieldEventStream extends TransformStream<FieldEventStreamInput, Fie
           throw new TypeError(`FieldEventStream: expected a fragment or a progress event, got ${JSON.stringify(input).slice(0, 60)}`);
       }
     };
-    super({
-      transform: (input, controller) => runStep(controller, (out) => apply(input, out)),
-    });
+    super(
+      drainingTransformer({
+        transform: (input, controller) => runStep(controller, (out) => apply(input, out)),
+      }),
+    );
   }
 }

@@ -1,7 +1,7 @@
 import { FragmentCollector } from '../json/incremental-json-parser.ts';
 import { JsonScanner, type JsonLimits } from '../json/scanner.ts';
 import type { StreamFragment } from '../types.ts';
-import { runStep } from './fail-after-drain.ts';
+import { drainingTransformer, runStep } from './fail-after-drain.ts';
 
 /** Options of {@link JsonFragmentStream}: the parser's limits. */
 export interface JsonFragmentStreamOptions extends JsonLimits {}
@@ -26,15 +26,17 @@ export class JsonFragmentStream extends TransformStream<string | Uint8Array, Str
     const collector = new FragmentCollector();
     const scanner = new JsonScanner(collector, options);
     collector.scanner = scanner;
-    super({
-      transform: (chunk, controller) => runStep(controller, (out) => {
-        collector.out = out;
-        scanner.push(chunk);
+    super(
+      drainingTransformer({
+        transform: (chunk, controller) => runStep(controller, (out) => {
+          collector.out = out;
+          scanner.push(chunk);
+        }),
+        flush: (controller) => runStep(controller, (out) => {
+          collector.out = out;
+          scanner.end();
+        }),
       }),
-      flush: (controller) => runStep(controller, (out) => {
-        collector.out = out;
-        scanner.end();
-      }),
-    });
+    );
   }
 }

@@ -7,7 +7,7 @@
  */
 import { escapeToken } from '../json/json-pointer.ts';
 import type { StreamFragment, ToolCallArgumentProgress, ValueKind } from '../types.ts';
-import { runStep } from './fail-after-drain.ts';
+import { drainingTransformer, runStep } from './fail-after-drain.ts';
 import type { ToolCallProgressStreamOutput } from './tool-call-progress-stream.ts';
 
 /** What a {@link PathUpdate} says happened at its `path`. */
@@ -277,26 +277,28 @@ export class PathUpdateStream<T extends { readonly type: string } = ToolCallProg
   constructor() {
     let document: PathUpdateEncoder | undefined;
     const calls = new Map<number, PathUpdateEncoder>();
-    super({
-      transform: (chunk, controller) =>
-        runStep<PathUpdateStreamOutput<T>>(controller, (out) => {
-          const input = chunk as PathUpdateStreamInput<ToolCallProgressStreamOutput>;
-          if (input.type === 'tool-call-progress') {
-            let encoder = calls.get(input.index);
-            if (encoder === undefined) {
-              encoder = new PathUpdateEncoder();
-              calls.set(input.index, encoder);
+    super(
+      drainingTransformer({
+        transform: (chunk, controller) =>
+          runStep<PathUpdateStreamOutput<T>>(controller, (out) => {
+            const input = chunk as PathUpdateStreamInput<ToolCallProgressStreamOutput>;
+            if (input.type === 'tool-call-progress') {
+              let encoder = calls.get(input.index);
+              if (encoder === undefined) {
+                encoder = new PathUpdateEncoder();
+                calls.set(input.index, encoder);
+              }
+              encoder.push(input.fragment, out as PathUpdate[], input);
+              if (encoder.complete) calls.delete(input.index);
+            } else if (FRAGMENT_TYPES.has(input.type)) {
+              document ??= new PathUpdateEncoder();
+              document.push(input as StreamFragment, out as PathUpdate[]);
+            } else {
+              if (input.type === 'flush') calls.delete(input.index);
+              out.push(chunk as PathUpdateStreamOutput<T>);
             }
-            encoder.push(input.fragment, out as PathUpdate[], input);
-            if (encoder.complete) calls.delete(input.index);
-          } else if (FRAGMENT_TYPES.has(input.type)) {
-            document ??= new PathUpdateEncoder();
-            document.push(input as StreamFragment, out as PathUpdate[]);
-          } else {
-            if (input.type === 'flush') calls.delete(input.index);
-            out.push(chunk as PathUpdateStreamOutput<T>);
-          }
-        }),
-    });
+          }),
+      }),
+    );
   }
 }

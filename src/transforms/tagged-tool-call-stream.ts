@@ -1,5 +1,5 @@
 import { TaggedToolCallExtractor, type TaggedToolCallOptions } from '../turn/tagged-tool-call-extractor.ts';
-import { runStep } from './fail-after-drain.ts';
+import { drainingTransformer, runStep } from './fail-after-drain.ts';
 import type { StreamEvent } from '../types.ts';
 
 /** Options of {@link TaggedToolCallStream}. */
@@ -60,9 +60,11 @@ export interface TaggedToolCallStreamOptions extends TaggedToolCallOptions {}
 export class TaggedToolCallStream extends TransformStream<StreamEvent, StreamEvent> {
   constructor(options: TaggedToolCallStreamOptions = {}) {
     const extractor = new TaggedToolCallExtractor(options);
-    super({
-      transform: (event, controller) => runStep(controller, (out) => extractor.push(event, out)),
-      flush: (controller) => runStep(controller, (out) => extractor.end(out)),
-    });
+    super(
+      drainingTransformer({
+        transform: (event, controller) => runStep(controller, (out) => extractor.push(event, out)),
+        flush: (controller) => runStep(controller, (out) => extractor.end(out)),
+      }),
+    );
   }
 }

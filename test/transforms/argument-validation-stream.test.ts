@@ -14,6 +14,7 @@ import { PathUpdateStream } from '../../src/transforms/path-update-stream.ts';
 import { ToolCallProgressStream, type ToolCallProgressStreamOutput } from '../../src/transforms/tool-call-progress-stream.ts';
 import type { StreamEvent, StreamFragment } from '../../src/types.ts';
 import { args, flush, readAll, start, streamOf } from '../helpers.ts';
+import { afterUpstreamError } from './upstream-error.ts';
 
 
 const FORBIDDEN = 'writes under /etc are forbidden';
@@ -288,5 +289,18 @@ describe('ArgumentValidationStream', () => {
     const results = wire.map((event) => calls.push(event));
     expect(results.at(-1)).toBeUndefined();
     expect(results.find((call) => call?.isComplete())?.value).toEqual({ path: '/etc/passwd', content: 'root:x:0:0:root:/root:/bin/sh\n' });
+  });
+});
+
+describe('ArgumentValidationStream when the stage before it fails', () => {
+  it('ArgumentValidationStream delivers every event and validation error before an upstream error to a slow reader', async () => {
+    const events: StreamEvent[] = [start(0, 'c', 'write_file'), args(0, '{"path":"/etc/passwd",'), args(0, '"content":"x"}'), flush(0)];
+    const all = await readAll(streamOf(events).pipeThrough(new ToolCallProgressStream()));
+    // Cut after the fragment that completes "path": the event and its validation error go out together.
+    const pathDone = all.findIndex((e) => e.type === 'tool-call-progress' && e.fragment.type === 'entry' && e.fragment.key === 'path' && e.fragment.value.type === 'done');
+    const { expected, values, error, upstream } = await afterUpstreamError(all.slice(0, pathDone + 1), () => new ArgumentValidationStream({ tools: { write_file: ZodWriteFile } }));
+    expect(values).toEqual(expected);
+    expect(values.at(-1)).toMatchObject({ type: 'validation-error', path: '/path' });
+    expect(error).toBe(upstream);
   });
 });

@@ -13,6 +13,7 @@ import {
   type StreamFragment,
 } from '../../src/index.ts';
 import { cutAt, readAll, streamOf } from '../helpers.ts';
+import { afterUpstreamError } from './upstream-error.ts';
 import { cutsFor, jsonText, parseFragments } from '../json/json-helpers.ts';
 import { expectedArguments, readableRecordings, recordingEvents, toolSlotsInFlushOrder } from './providers/event-stream-helpers.ts';
 
@@ -281,4 +282,17 @@ describe('FieldEventStream on the provider recordings', () => {
       expect(calls).toEqual(expected);
     });
   }
+});
+
+describe('FieldEventStream when the stage before it fails', () => {
+  it('FieldEventStream delivers every field event before an upstream error to a slow reader', async () => {
+    const DOC = ['{"a":"xy', 'z","b":[1,2]', ',"c":{"d":true}}'];
+    const fragments = await readAll(streamOf(DOC).pipeThrough(new JsonFragmentStream()));
+    // Cut after the fragment that opens "b": it ends "a" and starts "b" at once (two events).
+    const opensB = fragments.findIndex((f) => f.type === 'entry' && f.key === 'b');
+    const { expected, values, error, upstream } = await afterUpstreamError(fragments.slice(0, opensB + 1), () => new FieldEventStream());
+    expect(values).toEqual(expected);
+    expect(values.slice(-2)).toEqual([{ type: 'field-start', key: 'b' }, { type: 'field-delta', key: 'b', text: '[' }]);
+    expect(error).toBe(upstream);
+  });
 });

@@ -8,6 +8,7 @@ import {
   type StreamFragment,
 } from '../../src/index.ts';
 import { oneByOne, readAll, readFixture, recordingSource, settle, streamOf } from '../helpers.ts';
+import { afterUpstreamError } from './upstream-error.ts';
 import { show } from '../json/json-helpers.ts';
 
 describe('JsonFragmentStream', () => {
@@ -112,5 +113,15 @@ describe('FragmentValueStream', () => {
     const fragments: StreamFragment[] = [{ type: 'start', kind: 'array' }];
     const { error } = await settle(streamOf(fragments).pipeThrough(new FragmentValueStream()));
     expect(error).toBeInstanceOf(TypeError);
+  });
+});
+
+describe('JsonFragmentStream when the stage before it fails', () => {
+  const DOC = ['{"a":"xy', 'z","b":[1,2]', ',"c":{"d":true}}'];
+
+  it('JsonFragmentStream delivers every fragment before an upstream error to a slow reader', async () => {
+    const { expected, values, error, upstream } = await afterUpstreamError(DOC, () => new JsonFragmentStream());
+    expect(values).toEqual(expected);
+    expect(error).toBe(upstream);
   });
 });

@@ -5,6 +5,7 @@ import { PathUpdateEncoder, PathUpdateStream, type PathUpdate } from '../../src/
 import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-stream.ts';
 import type { StreamEvent, StreamFragment } from '../../src/types.ts';
 import { args, flush, readAll, settle, start, streamOf } from '../helpers.ts';
+import { afterUpstreamError } from './upstream-error.ts';
 import { note, updatesOf } from './path-update-helpers.ts';
 
 
@@ -230,5 +231,16 @@ describe('PathUpdateStream', () => {
     await reader.cancel('enough');
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(cancelled).toBe('enough');
+  });
+});
+
+describe('PathUpdateStream when the stage before it fails', () => {
+  it('PathUpdateStream delivers every update before an upstream error to a slow reader', async () => {
+    const DOC = ['{"a":"xy', 'z","b":[1,2]', ',"c":{"d":true}}'];
+    const fragments = await readAll(streamOf(DOC).pipeThrough(new JsonFragmentStream()));
+    const { expected, values, error, upstream } = await afterUpstreamError(fragments, () => new PathUpdateStream());
+    expect(values).toEqual(expected);
+    expect(values.at(-1)).toMatchObject({ kind: 'json-complete' });
+    expect(error).toBe(upstream);
   });
 });

@@ -11,6 +11,7 @@ import {
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import { TaggedToolCallExtractor } from '../../src/turn/tagged-tool-call-extractor.ts';
 import { args, cutAt, finished, flush, oneByOne, readAll, readFixture, settle, start, streamOf, text as msg } from '../helpers.ts';
+import { afterUpstreamError } from './upstream-error.ts';
 import { cutsFor, jsonText } from '../json/json-helpers.ts';
 import { readManifest } from '../manifest.ts';
 import { PROVIDER_OF_DIR } from './providers/event-stream-helpers.ts';
@@ -460,5 +461,16 @@ describe('TaggedToolCallStream', () => {
       total += plain.values.length;
     }
     expect(total).toBeGreaterThan(500);
+  });
+});
+
+describe('TaggedToolCallStream when the stage before it fails', () => {
+  it('TaggedToolCallStream delivers every event before an upstream error to a slow reader', async () => {
+    // One message part gives text, a call (start, arguments, flush) and more text at once.
+    const input = [msg(0, 'Let me look. <tool_call>{"name":"get","arguments":{"q":"x"}}</tool_call> Done.')];
+    const { expected, values, error, upstream } = await afterUpstreamError(input, () => new TaggedToolCallStream());
+    expect(values).toEqual(expected);
+    expect(values.length).toBeGreaterThan(3);
+    expect(error).toBe(upstream);
   });
 });
