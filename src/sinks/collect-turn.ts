@@ -37,7 +37,7 @@ export interface Turn {
  * Read a stream of {@link StreamEvent}s to its end and assemble the {@link Turn}.
  *
  * @throws the stream's error (a `ProviderError`, a `ToolCallArgumentsError`, …): the promise
- *   rejects with it. To keep what arrived before an error, consume the events with
+ *   rejects with it, and a stream that is still open is cancelled with it. To keep what arrived before an error, consume the events with
  *   `ConversationEventStream` instead.
  * @example
  * ```ts
@@ -64,10 +64,19 @@ export async function collectTurn(stream: ReadableStream<StreamEvent>, options: 
     }
   };
   const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    take(builder.push(value));
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      take(builder.push(value));
+    }
+  } catch (error) {
+    // A turn that fails here (invalid arguments) stops its source too: the response body is not
+    // left open and locked. A stream that errored by itself ignores the cancel.
+    await reader.cancel(error).catch(() => undefined);
+    throw error;
+  } finally {
+    reader.releaseLock();
   }
   take(builder.end());
   const finished = builder.finished;

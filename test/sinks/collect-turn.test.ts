@@ -10,6 +10,8 @@ import { collectTurn, type Turn } from '../../src/sinks/collect-turn.ts';
 import { ProviderEventStream, type ProviderEventStreamInput } from '../../src/transforms/provider-event-stream.ts';
 import type { FinishReason } from '../../src/types.ts';
 import { cuttings, readFixture, streamOf } from '../helpers.ts';
+import { args, recordingSource, start } from '../helpers.ts';
+import { ToolCallArgumentsError } from '../../src/errors.ts';
 import { type ManifestRecording, readManifest } from '../manifest.ts';
 import { manifestError, PROVIDER_OF_DIR, sdkObjectsOf, streamCuttings } from '../transforms/providers/event-stream-helpers.ts';
 
@@ -289,5 +291,16 @@ describe('collectTurn in a process with nothing else to do', () => {
     const run = spawnSync(process.execPath, ['--input-type=module', '-'], { input: bundle.outputFiles[0]?.text ?? '', encoding: 'utf8' });
     expect(run.stdout.trim()).toBe('rejected ProviderError Token limit reached');
     expect(run.status).toBe(0);
+  });
+});
+
+describe('collectTurn when a tool call fails', () => {
+  it('collectTurn cancels its source with the error when invalid arguments end the turn', async () => {
+    // The source has more to give: a provider body still streaming.
+    const { stream, log } = recordingSource([start(0, 'c', 'write_file'), args(0, '{"path" x'), args(0, '}')]);
+    const error = await collectTurn(stream).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolCallArgumentsError);
+    expect(log.cancelled).toBe(error);
+    expect(stream.locked).toBe(false);
   });
 });
