@@ -293,6 +293,8 @@ export class EventBuilder {
     if (value === undefined) truncated = slot.metadata?.['endOfInput'] === true;
     if (truncated && !this.#options.repair) {
       this.#incomplete.push(slot);
+      // The stop reason is known already when `finished` came before this flush: report it now.
+      if (this.#finished !== undefined) this.#releaseIncomplete(out);
       return;
     }
     // No arguments at all (or only whitespace) mean `{}`.

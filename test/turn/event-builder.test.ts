@@ -168,3 +168,24 @@ describe('collectTurn and the end of input', () => {
     expect(closed.toolCalls.map((c) => c.arguments)).toEqual([{}]);
   });
 });
+
+describe('ConversationEventStream when finished comes before a flush', () => {
+  it('ConversationEventStream reports a call cut off at its flush when finished already came, not only at the end of input', async () => {
+    const events = [start(0, 'c', 'write_file'), args(0, '{"path":"a.txt","content":"hel'), finished('length', 'max_tokens'), flush(0)];
+    let next = 0;
+    // The source stays open after the events: what the stage emits must not wait for its end.
+    const source = new ReadableStream<(typeof events)[number]>({
+      pull(controller) {
+        if (next < events.length) controller.enqueue(events[next++] as (typeof events)[number]);
+      },
+    });
+    const reader = source.pipeThrough(new ConversationEventStream()).getReader();
+    expect((await reader.read()).value).toMatchObject({ type: 'finished', rawReason: 'max_tokens' });
+    const incomplete = await Promise.race([reader.read(), new Promise((resolve) => setTimeout(() => resolve('nothing yet'), 50))]);
+    expect(incomplete).toEqual({
+      done: false,
+      value: { type: 'tool-call-incomplete', index: 0, id: 'c', name: 'write_file', partialArguments: { path: 'a.txt', content: 'hel' }, path: '/content', stopReason: 'max_tokens' },
+    });
+    await reader.cancel();
+  });
+});
