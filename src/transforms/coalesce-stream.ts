@@ -6,6 +6,7 @@ import type {
   ToolCallArgumentProgress,
 } from '../types.ts';
 import type { FieldEvent, StreamingToolCallEvent } from '../view-types.ts';
+import { drained } from './fail-after-drain.ts';
 
 /** What {@link CoalesceStream} understands; anything else passes through as a boundary. */
 export type CoalesceInput =
@@ -206,7 +207,8 @@ function checkOption(name: string, value: number | undefined, fallback: number, 
  * Held text is emitted when it reaches `maxChars`, `maxDelayMs` after its first piece (a timer,
  * cleared whenever the held text goes out some other way), at a boundary, and at the end of
  * input (`flush` emits everything held; no timer outlives the stream). If the stream is
- * cancelled or errored while text is held, the held text is dropped and the timer cleared.
+ * cancelled or errored while text is held, the held text is dropped and the timer cleared; what
+ * was already emitted still reaches the reader before an error from upstream.
  *
  * @throws {RangeError} from the constructor for a `maxChars` < 1 or infinite, or a negative `maxDelayMs`.
  * @example
@@ -238,7 +240,11 @@ export class CoalesceStream<T = CoalesceInput> extends TransformStream<T, T> {
       }
       for (const item of core.flush()) controller.enqueue(item);
     };
+    let readable: TransformStreamDefaultController<T> | undefined;
     super({
+      start: (controller) => {
+        readable = controller;
+      },
       transform: (item, controller) => {
         for (const out of core.push(item)) controller.enqueue(out);
         if (!core.pending) clear();
@@ -252,9 +258,12 @@ export class CoalesceStream<T = CoalesceInput> extends TransformStream<T, T> {
       },
       // Runtimes that call a transformer's `cancel` (the readable side was cancelled, or the
       // writable side aborted) clear the timer at once; on the others, `expire` sees the error.
+      // An abort (the stage before failed) then waits until the reader has taken what was
+      // already emitted, as the other stages do.
       cancel: () => {
         clear();
         core.flush();
+        return readable === undefined ? undefined : drained(readable as TransformStreamDefaultController<never>);
       },
     } as Transformer<T, T>);
   }

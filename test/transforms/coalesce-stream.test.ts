@@ -15,6 +15,8 @@ import {
 } from '../../src/index.ts';
 import { Coalescer } from '../../src/transforms/coalesce-stream.ts';
 import { args, cutAt, readAll, streamOf } from '../helpers.ts';
+import { JsonFragmentStream } from '../../src/transforms/json-fragment-stream.ts';
+import { afterUpstreamError } from './upstream-error.ts';
 import { cutsFor, jsonText, merged, parseFragments, show } from '../json/json-helpers.ts';
 import { expectedArguments, readableRecordings, recordingEvents, toolSlotsInFlushOrder } from './providers/event-stream-helpers.ts';
 
@@ -261,4 +263,15 @@ describe('CoalesceStream on the provider recordings', () => {
       expect(turn.toolCalls.map((c) => [c.name, c.arguments])).toEqual(complete.map((c) => [c.name, expectedArguments(c.args)]));
     });
   }
+});
+
+describe('CoalesceStream when the stage before it fails', () => {
+  it('CoalesceStream delivers the held text and the boundary after it before an upstream error to a slow reader', async () => {
+    // The pieces are held; the `done` after them sends out the merged text and itself at once.
+    const fragments = await readAll(streamOf(['"ab', 'cd', 'ef"']).pipeThrough(new JsonFragmentStream()));
+    const { expected, values, error, upstream } = await afterUpstreamError(fragments, () => new CoalesceStream({ maxDelayMs: Infinity }));
+    expect(expected).toEqual([{ type: 'start', kind: 'string' }, { type: 'string', text: 'abcdef' }, { type: 'done' }]);
+    expect(values).toEqual(expected);
+    expect(error).toBe(upstream);
+  });
 });
