@@ -29,7 +29,8 @@ export interface ConversationEventStreamOptions extends Omit<EventBuilderOptions
  * `finished` arrives or the input ends), or with `repair: true` a `tool-call` marked
  * `truncated: true`. Invalid arguments error the stream with a `ToolCallArgumentsError`, or with
  * `isolateErrors: true` become a `tool-call-failed` event while the turn goes on. `flush` closes
- * the slots that were never flushed.
+ * the slots that were never flushed; a call among them without any argument text was cut, and is
+ * incomplete rather than `{}`.
  *
  * @example
  * ```ts

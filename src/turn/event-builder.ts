@@ -144,7 +144,7 @@ export class EventBuilder {
   end(out: EventBuilderOutput[] = []): EventBuilderOutput[] {
     const open = [...this.#slots.values()].sort((a, b) => a.index - b.index);
     this.#slots.clear();
-    for (const slot of open) this.#close(slot, out);
+    for (const slot of open) this.#close(slot, out, true);
     this.#releaseIncomplete(out);
     return out;
   }
@@ -254,7 +254,8 @@ export class EventBuilder {
     return slot.aggregator !== undefined ? slot.aggregator.snapshot() : slot.builder?.snapshot();
   }
 
-  #close(slot: Slot, out: EventBuilderOutput[]): void {
+  /** `endOfInput`: the input ended with the slot still open (it was never flushed). */
+  #close(slot: Slot, out: EventBuilderOutput[], endOfInput = false): void {
     const conversation = this.#options.conversation === true;
     if ('parts' in slot) {
       if (!conversation) return;
@@ -290,7 +291,7 @@ export class EventBuilder {
     const value = this.#snapshot(slot);
     // No value at all means no arguments (`{}`) — unless the provider never closed the slot: then
     // the call was cut before its first argument byte.
-    if (value === undefined) truncated = slot.metadata?.['endOfInput'] === true;
+    if (value === undefined) truncated = endOfInput || slot.metadata?.['endOfInput'] === true;
     if (truncated && !this.#options.repair) {
       this.#incomplete.push(slot);
       // The stop reason is known already when `finished` came before this flush: report it now.

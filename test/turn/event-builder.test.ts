@@ -189,3 +189,14 @@ describe('ConversationEventStream when finished comes before a flush', () => {
     await reader.cancel();
   });
 });
+
+describe('collectTurn and slots never flushed', () => {
+  it('collectTurn reports a call never flushed and without arguments as incomplete when the input ends, not as {}', async () => {
+    const turn = await collectTurn(streamOf([start(0, 'c', 'write_file')]));
+    expect(turn.toolCalls).toEqual([]);
+    expect(turn.incompleteToolCalls).toMatchObject([{ id: 'c', name: 'write_file', partialArguments: undefined, path: '' }]);
+    // A complete document is still a call, flushed or not.
+    const complete = await collectTurn(streamOf([start(0, 'c', 'list'), args(0, '{}')]));
+    expect(complete.toolCalls.map((c) => c.arguments)).toEqual([{}]);
+  });
+});
