@@ -70,7 +70,10 @@ export function drainingTransformer<I, O>(callbacks: Pick<Transformer<I, O>, 'tr
     start(controller) {
       readable = controller;
     },
-    cancel: () => (readable === undefined ? undefined : drained(readable as TransformStreamDefaultController<never>)),
+    // Nothing to wait for (the reader cancelled, or took everything): return at once, not a
+    // promise, so the runtime ends both sides in the same turn as without a cancel hook.
+    cancel: () =>
+      readable === undefined || (readable.desiredSize ?? 0) >= 0 ? undefined : drained(readable as TransformStreamDefaultController<never>),
   };
   return transformer;
 }

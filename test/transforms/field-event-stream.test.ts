@@ -13,6 +13,7 @@ import {
   type StreamFragment,
 } from '../../src/index.ts';
 import { cutAt, readAll, streamOf } from '../helpers.ts';
+import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import { afterUpstreamError } from './upstream-error.ts';
 import { cutsFor, jsonText, parseFragments } from '../json/json-helpers.ts';
 import { expectedArguments, readableRecordings, recordingEvents, toolSlotsInFlushOrder } from './providers/event-stream-helpers.ts';
@@ -294,5 +295,31 @@ describe('FieldEventStream when the stage before it fails', () => {
     expect(values).toEqual(expected);
     expect(values.slice(-2)).toEqual([{ type: 'field-start', key: 'b' }, { type: 'field-delta', key: 'b', text: '[' }]);
     expect(error).toBe(upstream);
+  });
+});
+
+describe('FieldEventStream when its reader cancels', () => {
+  it('FieldEventStream passes the reader\'s cancel reason up to the source', async () => {
+    let cancelled: unknown;
+    let sent = 0;
+    // An endless tool call: one argument piece per pull.
+    const source = new ReadableStream<string>({
+      pull(controller) {
+        const delta = sent++ === 0 ? { tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: '{"x":"' } }] } : { tool_calls: [{ index: 0, function: { arguments: 'yy' } }] };
+        controller.enqueue(`data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`);
+      },
+      cancel(reason) {
+        cancelled = reason;
+      },
+    });
+    const reader = source
+      .pipeThrough(new ProviderEventStream({ provider: 'openai-chat' }))
+      .pipeThrough(new ToolCallProgressStream())
+      .pipeThrough(new FieldEventStream())
+      .getReader();
+    for (let i = 0; i < 3; i++) await reader.read();
+    await reader.cancel('user stopped');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(cancelled).toBe('user stopped');
   });
 });
