@@ -141,10 +141,13 @@ interface Check {
 }
 
 interface CallState {
-  readonly schemas: ResolvedSchemas;
+  /** `undefined` while the tool's name is not known yet (the schema depends on it). */
+  schemas: ResolvedSchemas | undefined;
   readonly aggregator: FragmentAggregator;
   /** The completed top-level fields, for validation with the whole schema. */
   readonly completed: JsonObject;
+  /** Top-level fields completed before the name was known: checked once it is. */
+  readonly waiting: string[];
 }
 
 function isStandardSchema(value: unknown): value is StandardSchema {
@@ -243,31 +246,48 @@ class ArgumentValidator {
     if (slot !== undefined) slot.fragments = true;
     let state = this.#calls.get(event.index);
     if (state === undefined) {
-      const schemas = this.#schemasFor(event.toolName);
-      state = schemas === undefined ? null : { schemas, aggregator: new FragmentAggregator(), completed: {} };
+      // The schema depends on the tool's name; a call whose name comes after its first
+      // fragments is followed until it does (`schemas` undefined), not left unvalidated.
+      const named = event.toolName !== '' || Object.keys(this.#tools).length === 0;
+      const schemas = named ? this.#schemasFor(event.toolName) : undefined;
+      state = named && schemas === undefined ? null : { schemas, aggregator: new FragmentAggregator(), completed: {}, waiting: [] };
       this.#calls.set(event.index, state);
     }
     if (state === null) return;
     const fragment = event.fragment;
     const whole = state.aggregator.push(fragment);
     const call = { index: event.index, toolCallId: event.toolCallId, toolName: event.toolName };
+    if (state.schemas === undefined && (event.toolName !== '' || whole !== undefined)) {
+      // The name is known now (or never will be: the whole is complete without it).
+      state.schemas = this.#schemasFor(event.toolName);
+      if (state.schemas === undefined) {
+        this.#calls.set(event.index, null);
+        return;
+      }
+      for (const key of state.waiting.splice(0)) this.#fieldCheck(state, call, key, checks);
+    }
     // `entry key → done`: a top-level member is complete.
     if (fragment.type === 'entry' && fragment.value.type === 'done') {
-      const key = fragment.key;
-      const value = (state.aggregator.snapshot() as JsonObject)[key] as JsonValue;
-      const path = '/' + escapeToken(key);
-      const { fields, whole: wholeSchema } = state.schemas;
-      if (fields !== undefined) {
-        if (hasOwn(fields, key)) checks.push({ call, path, schema: fields[key] as StandardSchema, value, prefix: [key], onlyKey: undefined });
-      } else if (wholeSchema !== undefined) {
-        setMember(state.completed, key, value);
-        checks.push({ call, path, schema: wholeSchema, value: { ...state.completed }, prefix: [], onlyKey: key });
-      }
+      if (state.schemas === undefined) state.waiting.push(fragment.key);
+      else this.#fieldCheck(state, call, fragment.key, checks);
     }
     if (whole !== undefined) {
       this.#calls.delete(event.index);
-      const schema = state.schemas.whole;
+      const schema = state.schemas?.whole;
       if (schema !== undefined) checks.push({ call, path: '', schema, value: whole, prefix: [], onlyKey: undefined });
+    }
+  }
+
+  /** The check of the completed top-level member `key`, if its schema has one. */
+  #fieldCheck(state: CallState, call: Check['call'], key: string, checks: Check[]): void {
+    const value = (state.aggregator.snapshot() as JsonObject)[key] as JsonValue;
+    const path = '/' + escapeToken(key);
+    const { fields, whole: wholeSchema } = state.schemas as ResolvedSchemas;
+    if (fields !== undefined) {
+      if (hasOwn(fields, key)) checks.push({ call, path, schema: fields[key] as StandardSchema, value, prefix: [key], onlyKey: undefined });
+    } else if (wholeSchema !== undefined) {
+      setMember(state.completed, key, value);
+      checks.push({ call, path, schema: wholeSchema, value: { ...state.completed }, prefix: [], onlyKey: key });
     }
   }
 }
@@ -320,7 +340,9 @@ function isPromise(value: unknown): value is PromiseLike<StandardSchemaResult> {
  * microtask. A validator that throws errors the stream. `flush` adds nothing.
  *
  * Each validated call keeps its arguments in an aggregator until they complete (validation needs
- * the values); calls of tools without a schema cost nothing.
+ * the values); calls of tools without a schema cost nothing. With `tools`, a call whose name
+ * comes after its first fragments is followed until the name is known; the fields completed by
+ * then are validated at that moment.
  *
  * @example
  * ```ts

@@ -304,3 +304,19 @@ describe('ArgumentValidationStream when the stage before it fails', () => {
     expect(error).toBe(upstream);
   });
 });
+
+describe('ArgumentValidationStream when the tool name comes after the first argument fragment', () => {
+  it('ArgumentValidationStream validates a call whose name arrives after its first arguments, fields included', async () => {
+    const validationErrors = async (events: StreamEvent[]) =>
+      (await readAll(streamOf(events).pipeThrough(new ToolCallProgressStream()).pipeThrough(new ArgumentValidationStream({ tools: { write_file: ZodWriteFile } }))))
+        .filter((e) => e.type === 'validation-error')
+        .map((e) => [e.path, e.toolCallId, e.toolName]);
+    const expected = [['/path', 'c', 'write_file'], ['', 'c', 'write_file']];
+    // The name after the first piece of arguments (the id and the name split over deltas).
+    expect(await validationErrors([start(0, 'c', ''), args(0, '{"path":"/etc/passwd",'), start(0, '', 'write_file'), args(0, '"content":"x"}'), flush(0)])).toEqual(expected);
+    // The whole start after the first piece.
+    expect(await validationErrors([args(0, '{"path":"/etc/passwd",'), start(0, 'c', 'write_file'), args(0, '"content":"x"}'), flush(0)])).toEqual(expected);
+    // A name learned only while the last field streams still checks the fields completed before it.
+    expect(await validationErrors([start(0, 'c', ''), args(0, '{"path":"/etc/passwd","content":"x'), start(0, '', 'write_file'), args(0, '"}'), flush(0)])).toEqual(expected);
+  });
+});
