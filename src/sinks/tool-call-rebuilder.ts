@@ -107,7 +107,9 @@ class Call implements RebuiltToolCall {
  * **Lifetime.** A call opens with its `tool-call-start` part or its first update or argument
  * chunk, and is released — dropped from the rebuilder, so state never accumulates — at
  * `json-complete` (updates), at its slot's `flush` (`complete`; `truncated` if the document is
- * open; `{}` if no arguments came at all, as `collectTurn` reads them), or at `end()`. A failed
+ * open; `{}` if no arguments came at all, as `collectTurn` reads them — unless the flush says
+ * `endOfInput`: then, as at `end()`, the call was cut before its first byte and is `truncated`),
+ * or at `end()`. A failed
  * call stays `failed` (ignoring the rest of its input) until then. Whitespace after a released
  * call's document opens nothing. `push` returns the call the input concerned — the final view
  * when the input released it — so the application sees every call's end.
@@ -175,8 +177,9 @@ export class ToolCallRebuilder {
         return undefined;
       }
       case 'flush': {
-        const call = this.#find(undefined, (input as Extract<StreamEvent, { type: 'flush' }>).index, false);
-        if (call !== undefined) this.#close(call);
+        const flush = input as Extract<StreamEvent, { type: 'flush' }>;
+        const call = this.#find(undefined, flush.index, false);
+        if (call !== undefined) this.#close(call, flush.metadata?.['endOfInput'] === true);
         return call;
       }
       default:
@@ -187,7 +190,7 @@ export class ToolCallRebuilder {
   /** The input ended: release every open call (ending raw-text parsers) and return them. */
   end(): RebuiltToolCall[] {
     const open = [...this.#open];
-    for (const call of open) this.#close(call);
+    for (const call of open) this.#close(call, true);
     return open;
   }
 
@@ -288,7 +291,8 @@ export class ToolCallRebuilder {
   }
 
   /** The call's slot is flushed (or the input ended): settle its state and release it. */
-  #close(call: Call): void {
+  /** `endOfInput`: the input ended with the call open, so no arguments at all means it was cut. */
+  #close(call: Call, endOfInput = false): void {
     if (call.source === undefined && call.pending.some((chunk) => !WHITESPACE_ONLY.test(chunk))) this.#useText(call);
     if (this.#undecided === call) this.#undecided = undefined;
     if (call.state === 'streaming') {
@@ -301,18 +305,20 @@ export class ToolCallRebuilder {
           if (!(error instanceof JsonStreamError) || error.code !== 'unexpected-end') this.#fail(call, error);
           else if (call.parser.snapshot() !== undefined) call.state = 'truncated';
           else {
-            // Only whitespace: no arguments, as collectTurn reads it.
+            // Only whitespace: no arguments, as collectTurn reads it (cut, at the end of input).
             call.parser = undefined;
-            call.empty = true;
-            call.state = 'complete';
+            this.#noArguments(call, endOfInput);
           }
         }
-      } else {
-        call.empty = true;
-        call.state = 'complete';
-      }
+      } else this.#noArguments(call, endOfInput);
     }
     this.#release(call);
+  }
+
+  /** A call closed without any argument value: `{}`, unless the input ended before its first byte. */
+  #noArguments(call: Call, endOfInput: boolean): void {
+    call.empty = !endOfInput;
+    call.state = endOfInput ? 'truncated' : 'complete';
   }
 
   #fail(call: Call, error: unknown): void {

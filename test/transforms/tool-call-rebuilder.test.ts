@@ -356,3 +356,20 @@ describe('ToolCallRebuilder on the provider recordings', () => {
     }
   }
 });
+
+describe('ToolCallRebuilder and a call cut before its first argument byte', () => {
+  it('ToolCallRebuilder reads a call without arguments at the end of input as truncated, not {} (as collectTurn does)', () => {
+    // The provider's flush at the end of input says so.
+    const flushed = new ToolCallRebuilder();
+    flushed.push(start(0, 'c', 'write_file'));
+    expect(flushed.push(flush(0, { endOfInput: true }))).toMatchObject({ toolCallId: 'c', state: 'truncated', value: undefined });
+    // Never flushed at all: end() releases it the same way.
+    const ended = new ToolCallRebuilder();
+    ended.push(start(0, 'c', 'write_file'));
+    expect(ended.end()).toMatchObject([{ toolCallId: 'c', state: 'truncated', value: undefined }]);
+    // Closed by the provider, the same call has no arguments: {}.
+    const closed = new ToolCallRebuilder();
+    closed.push(start(0, 'c', 'list'));
+    expect(closed.push(flush(0))).toMatchObject({ state: 'complete', value: {} });
+  });
+});
