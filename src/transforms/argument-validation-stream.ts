@@ -228,12 +228,14 @@ class ArgumentValidator {
         if (slot.toolName === '') slot.toolName = part.name;
       }
     } else if (event.type === 'flush') {
-      const index = (event as Extract<StreamEvent, { type: 'flush' }>).index;
+      const flush = event as Extract<StreamEvent, { type: 'flush' }>;
+      const index = flush.index;
       const slot = this.#slots.get(index);
       this.#slots.delete(index);
       this.#calls.delete(index);
-      // No arguments at all read as `{}` (as collectTurn reads them): the whole is checked.
-      if (slot !== undefined && !slot.fragments) {
+      // No arguments at all read as `{}` (as collectTurn reads them): the whole is checked —
+      // unless the input ended there: then the call was cut before its first byte.
+      if (slot !== undefined && !slot.fragments && flush.metadata?.['endOfInput'] !== true) {
         const whole = this.#schemasFor(slot.toolName)?.whole;
         const call = { index, toolCallId: slot.toolCallId, toolName: slot.toolName };
         if (whole !== undefined) checks.push({ call, path: '', schema: whole, value: {}, prefix: [], onlyKey: undefined });
@@ -329,7 +331,8 @@ function isPromise(value: unknown): value is PromiseLike<StandardSchemaResult> {
  *   verdict on one field depends on another (a cross-field refinement, a union without a
  *   discriminator) may report that field early or late.
  * - **The whole when it is complete**, with the tool's whole schema; a call with no arguments at
- *   all is checked as `{}` at its flush. A call cut off before its document closed is not.
+ *   all is checked as `{}` at its flush (not at a flush made at the end of input: that call was
+ *   cut). A call cut off before its document closed is not.
  * - **Report.** A failure is a `validation-error` event right after the event that completed the
  *   value, with `path` the field's JSON Pointer (`""` for the whole) and the issues (paths from
  *   the arguments' root). With `errorOnInvalid`, the stream errors with an

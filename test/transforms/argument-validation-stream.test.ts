@@ -320,3 +320,16 @@ describe('ArgumentValidationStream when the tool name comes after the first argu
     expect(await validationErrors([start(0, 'c', ''), args(0, '{"path":"/etc/passwd","content":"x'), start(0, '', 'write_file'), args(0, '"}'), flush(0)])).toEqual(expected);
   });
 });
+
+describe('ArgumentValidationStream and a call cut before its first argument byte', () => {
+  it('ArgumentValidationStream does not check a call flushed at the end of input without arguments as {}', async () => {
+    const validationErrors = async (events: StreamEvent[]) =>
+      (await readAll(streamOf(events).pipeThrough(new ToolCallProgressStream()).pipeThrough(new ArgumentValidationStream({ tools: { write_file: ZodWriteFile } }))))
+        .filter((e) => e.type === 'validation-error')
+        .map((e) => e.path);
+    // Cut: like any call cut off before its document closed, it is not validated.
+    expect(await validationErrors([start(0, 'c', 'write_file'), flush(0, { endOfInput: true })])).toEqual([]);
+    // Closed by the provider without arguments: checked as {}.
+    expect(await validationErrors([start(0, 'c', 'write_file'), flush(0)])).toEqual(['']);
+  });
+});
