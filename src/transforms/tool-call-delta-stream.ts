@@ -70,7 +70,8 @@ export class ToolCallDeltaCore {
         const call = this.#calls.get(event.index);
         if (call !== undefined) {
           this.#calls.delete(event.index);
-          out.push(this.#event(event.index, call, '', true));
+          // A slot the provider never closed is flushed at the end of input: not a completion.
+          if (event.metadata?.['endOfInput'] !== true) out.push(this.#event(event.index, call, '', true));
         }
         break;
       }
@@ -105,8 +106,9 @@ export class ToolCallDeltaCore {
  * an event with `arguments: ''` when its id or name first becomes known. Text, reasoning and
  * structured slots, and `finished`, produce nothing.
  *
- * `flush` (end of input) emits nothing: a call whose slot was never flushed gets no
- * `isComplete` event — it did not complete.
+ * `flush` (end of input) emits nothing: a call whose slot was never flushed — or only flushed by
+ * `ProviderEventStream` at the end of its input (`metadata.endOfInput`) — gets no `isComplete`
+ * event: it did not complete.
  *
  * @example
  * ```ts

@@ -116,3 +116,13 @@ describe('ToolCallDeltaStream on the provider recordings', () => {
     });
   }
 });
+
+describe('ToolCallDeltaStream and the end of input', () => {
+  it('ToolCallDeltaStream sends no isComplete for a call the provider never closed (flushed at the end of input)', async () => {
+    const events = await readAll(
+      streamOf<StreamEvent>([start(0, 'c', 'f'), args(0, '{"a":'), { type: 'flush', index: 0, metadata: { endOfInput: true } }]).pipeThrough(new ToolCallDeltaStream()),
+    );
+    expect(events.some((e) => e.isComplete)).toBe(false);
+    expect(events.map((e) => e.arguments).join('')).toBe('{"a":');
+  });
+});
