@@ -27,6 +27,13 @@ export interface JsonVisitor {
   open(kind: KindCode): void;
   /** Decoded data of the open string (never empty, never ending in half a surrogate pair). */
   text(text: string): void;
+  /**
+   * Optional: a visitor that has this gets the data of value strings (not keys) as validated raw
+   * JSON string content instead — escapes still written, only whole escapes, never empty — and
+   * decodes it when it needs the text (e.g. `JSON.parse('"' + raw + '"')` once per snapshot). It
+   * saves decoding every chunk when nothing reads the pieces.
+   */
+  rawText?(raw: string): void;
   /** A complete scalar; `raw` is the literal text of a number. */
   scalar(value: JsonScalar, raw: string | undefined): void;
   /** The innermost open object, array or string is complete. */
@@ -82,6 +89,9 @@ const N_EXP = 7; // final
 /** The first character in a string that needs attention: a quote, a backslash, a control character. */
 const STRING_SPECIAL = /["\\\u0000-\u001f]/g;
 const CONTROL = /[\u0000-\u001f]/;
+/** 1 for the characters that may follow a backslash in a two-character escape. */
+const SHORT_ESCAPE = new Uint8Array(128);
+for (const c of '"\\/bfnrt') SHORT_ESCAPE[c.charCodeAt(0)] = 1;
 
 /**
  * Decode a run of string content that holds no unescaped quote and ends on an escape boundary;
@@ -102,6 +112,48 @@ function decodeRun(run: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** `end`, or where a high surrogate (a raw one, or a whole `\uD800`–`\uDBFF` escape) ending `s[i, end)` begins. */
+function beforeHighSurrogate(s: string, i: number, end: number): number {
+  if (end <= i) return end;
+  const last = s.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) return end - 1;
+  const p = end - 6;
+  if (p < i || s.charCodeAt(p) !== 92 || s.charCodeAt(p + 1) !== 117) return end;
+  let unit = 0;
+  for (let h = p + 2; h < end; h++) {
+    const v = hexValue(s.charCodeAt(h));
+    if (v < 0) return end;
+    unit = (unit << 4) | v;
+  }
+  if (unit < 0xd800 || unit > 0xdbff) return end;
+  let b = p - 1;
+  while (b >= i && s.charCodeAt(b) === 92) b--;
+  return ((p - b) & 1) === 1 ? p : end; // the backslash at p starts an escape
+}
+
+/**
+ * Validate raw string content `s[i, end)` (no unescaped quote, whole escapes only) and count the
+ * code units it decodes to; -1 if it is not valid JSON string content.
+ */
+function rawUnits(s: string, i: number, end: number): number {
+  let units = end - i;
+  for (let k = i; k < end; k++) {
+    const c = s.charCodeAt(k);
+    if (c === 92) {
+      const e = s.charCodeAt(k + 1);
+      if (e === 117 /* u */) {
+        for (let h = k + 2; h < k + 6; h++) if (hexValue(s.charCodeAt(h)) < 0) return -1;
+        units -= 5;
+        k += 5;
+      } else if (SHORT_ESCAPE[e] === 1) {
+        units -= 1;
+        k += 1;
+      } else return -1;
+    } else if (c < 0x20) return -1;
+  }
+  return units;
 }
 
 /** Where string data in `s[i, n)` stops being complete: before an escape cut by the chunk's end. */
@@ -172,6 +224,10 @@ export class JsonScanner {
   readonly indices: number[] = [];
 
   readonly #visitor: JsonVisitor;
+  /** The visitor takes value strings raw (see {@link JsonVisitor.rawText}). */
+  readonly #raw: boolean;
+  /** Decoded code units in `#piece` when it holds raw text. */
+  #pieceUnits = 0;
   readonly #maxDepth: number;
   readonly #maxStringLength: number;
   readonly #maxLength: number;
@@ -198,6 +254,7 @@ export class JsonScanner {
 
   constructor(visitor: JsonVisitor, limits: JsonLimits = {}) {
     this.#visitor = visitor;
+    this.#raw = typeof visitor.rawText === 'function';
     this.#maxDepth = checkLimit('maxDepth', limits.maxDepth, DEFAULT_MAX_DEPTH);
     this.#maxStringLength = checkLimit('maxStringLength', limits.maxStringLength, DEFAULT_MAX_STRING_LENGTH);
     this.#maxLength = checkLimit('maxLength', limits.maxLength, DEFAULT_MAX_LENGTH);
@@ -568,8 +625,20 @@ export class JsonScanner {
       close = s.indexOf('"', close + 1);
     }
     const closed = close !== -1 && close < n;
-    const end = closed ? close : completeEnd(s, i, n);
-    if (end > i) {
+    const cut = closed ? close : completeEnd(s, i, n);
+    // A cut `\uXX…` whose digits are already wrong is an error now, whatever follows.
+    for (let k = cut + 2; k < n && !closed; k++) if (hexValue(s.charCodeAt(k)) < 0) return this.#stringExact(s, i, n);
+    const raw = this.#raw && this.#state === S_STRING;
+    // Raw text keeps a trailing high surrogate back too, escaped or not: never half a pair.
+    const end = raw && !closed ? beforeHighSurrogate(s, i, cut) : cut;
+    // Short runs go raw (validated here, decoded by the visitor once per snapshot); long ones are
+    // decoded natively right away, which costs less than validating them by hand.
+    if (end > i && raw && end - i < 64) {
+      const units = rawUnits(s, i, end);
+      if (units < 0 || this.#stringLength + this.#pieceUnits + units > this.#maxStringLength) return this.#stringExact(s, i, n);
+      this.#piece += s.slice(i, end);
+      this.#pieceUnits += units;
+    } else if (end > i) {
       const decoded = decodeRun(s.slice(i, end));
       const budget = this.#maxStringLength - (this.#state === S_KEY_STRING ? this.#keyText.length : this.#stringLength);
       if (decoded === undefined || this.#piece.length + decoded.length > budget) return this.#stringExact(s, i, n);
@@ -579,11 +648,7 @@ export class JsonScanner {
       this.#closeString();
       return end + 1;
     }
-    if (end < n) {
-      // A cut `\uXX…` whose digits are already wrong is an error now, whatever follows.
-      for (let k = end + 2; k < n; k++) if (hexValue(s.charCodeAt(k)) < 0) return this.#stringExact(s, i, n);
-      this.#pending = s.slice(end, n);
-    }
+    if (end < n) this.#pending = s.slice(end, n);
     return n;
   }
 
@@ -655,6 +720,12 @@ export class JsonScanner {
   #flushString(): void {
     const fresh = this.#piece;
     this.#piece = '';
+    if (this.#pieceUnits > 0) {
+      this.#stringLength += this.#pieceUnits;
+      this.#pieceUnits = 0;
+      (this.#visitor.rawText as (raw: string) => void)(fresh);
+      return;
+    }
     this.#stringLength += fresh.length;
     let text = this.#carry + fresh;
     this.#carry = '';
@@ -679,8 +750,14 @@ export class JsonScanner {
       this.#state = S_COLON;
       return;
     }
-    this.#stringLength += fresh.length;
-    if (piece !== '') this.#visitor.text(piece);
+    if (this.#pieceUnits > 0) {
+      this.#stringLength += this.#pieceUnits;
+      this.#pieceUnits = 0;
+      (this.#visitor.rawText as (raw: string) => void)(piece);
+    } else {
+      this.#stringLength += fresh.length;
+      if (piece !== '') this.#visitor.text(piece);
+    }
     this.#visitor.close();
     this.#afterValue();
   }

@@ -28,13 +28,18 @@ export class ValueBuilder implements JsonVisitor {
   /** The key for the next member of the innermost object. */
   #key = '';
   /**
-   * The open string's text: `#string` holds what a snapshot or the close has already joined, and
-   * `#parts` the pieces since. Pieces are joined once, not concatenated one by one: thousands of
-   * small concatenations make a rope whose nodes all survive into the old generation, while a
-   * snapshot per chunk still only joins what is new (O(chunk), never O(string)).
+   * The open string's text: `#string` holds what a snapshot or the close has already joined; the
+   * pieces since wait in `#first` and `#rest`, all of one kind (`#rawPieces`: raw JSON string
+   * content, see `JsonVisitor.rawText`, or decoded text). Pieces are joined once rather than
+   * concatenated one by one (thousands of small concatenations make a rope whose nodes all survive
+   * into the old generation), and raw ones are decoded by one `JSON.parse` when a snapshot or the
+   * close needs the text — native decoding, once per snapshot instead of once per chunk. A string
+   * that arrives in one piece touches no array at all.
    */
   #string = '';
-  readonly #parts: string[] = [];
+  #first = '';
+  #rest: string[] | undefined;
+  #rawPieces = false;
   #inString = false;
   #stringParent: Container | undefined;
   #stringKey: string | number = '';
@@ -91,7 +96,6 @@ export class ValueBuilder implements JsonVisitor {
     this.#version++;
     if (kind === STRING) {
       this.#string = '';
-      this.#parts.length = 0;
       this.#inString = true;
       this.#stringParent = this.#place('');
       const parent = this.#stringParent;
@@ -106,7 +110,12 @@ export class ValueBuilder implements JsonVisitor {
 
   text(text: string): void {
     this.#version++;
-    this.#parts.push(text);
+    this.#add(text, false);
+  }
+
+  rawText(raw: string): void {
+    this.#version++;
+    this.#add(raw, true);
   }
 
   scalar(value: JsonScalar): void {
@@ -131,16 +140,37 @@ export class ValueBuilder implements JsonVisitor {
   }
 
   #storeString(): void {
-    const parts = this.#parts;
-    if (parts.length > 0) {
-      this.#string += parts.length === 1 ? (parts[0] as string) : parts.join('');
-      parts.length = 0;
-    }
+    this.#fold();
     const text = this.#string;
     const parent = this.#stringParent;
     if (parent === undefined) this.#root = text;
     else if (Array.isArray(parent)) parent[this.#stringKey as number] = text;
     else setMember(parent, this.#stringKey as string, text);
+  }
+
+  #add(piece: string, raw: boolean): void {
+    if (this.#first === '') {
+      this.#first = piece;
+      this.#rawPieces = raw;
+      return;
+    }
+    if (raw !== this.#rawPieces) {
+      this.#fold();
+      this.#first = piece;
+      this.#rawPieces = raw;
+      return;
+    }
+    (this.#rest ??= []).push(piece);
+  }
+
+  /** Append the pieces gathered since the last fold to `#string`. */
+  #fold(): void {
+    if (this.#first === '') return;
+    const rest = this.#rest;
+    const text = rest === undefined ? this.#first : this.#first + rest.join('');
+    this.#first = '';
+    this.#rest = undefined;
+    this.#string += this.#rawPieces && text.indexOf('\\') !== -1 ? (JSON.parse(`"${text}"`) as string) : text;
   }
 
   /** Attach a new value to the innermost container (or make it the root); returns the container. */
