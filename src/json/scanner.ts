@@ -59,9 +59,9 @@ export interface JsonLimits {
   readonly maxLength?: number;
 }
 
-export const DEFAULT_MAX_DEPTH = 256;
-export const DEFAULT_MAX_STRING_LENGTH = 64 * 1024 * 1024;
-export const DEFAULT_MAX_LENGTH = 256 * 1024 * 1024;
+const DEFAULT_MAX_DEPTH = 256;
+const DEFAULT_MAX_STRING_LENGTH = 64 * 1024 * 1024;
+const DEFAULT_MAX_LENGTH = 256 * 1024 * 1024;
 
 // Scanner states.
 const S_VALUE = 0; // a value must follow
@@ -241,8 +241,6 @@ export class JsonScanner {
   #carry = '';
   /** Decoded code units of the current string emitted so far. */
   #stringLength = 0;
-  /** Offset of the current string's opening quote. */
-  #stringStart = 0;
   #keyText = '';
   #numberText = '';
   #numberState = N_MINUS;
@@ -411,7 +409,7 @@ export class JsonScanner {
           if (c === 34 /* " */) {
             this.#state = S_KEY_STRING;
             this.#keyText = '';
-            this.#startString(i);
+            this.#startString();
             i++;
           } else if (c === 125 /* } */ && this.#state === S_OBJECT_FIRST) {
             this.#closeContainer();
@@ -439,8 +437,7 @@ export class JsonScanner {
     }
   }
 
-  #startString(i: number): void {
-    this.#stringStart = this.#offset + i;
+  #startString(): void {
     this.#stringLength = 0;
     this.#piece = '';
     this.#carry = '';
@@ -456,7 +453,7 @@ export class JsonScanner {
     if (c === 34 /* " */) {
       visitor.open(STRING);
       this.#state = S_STRING;
-      this.#startString(i);
+      this.#startString();
       return i + 1;
     }
     if (c === 123 /* { */ || c === 91 /* [ */) {

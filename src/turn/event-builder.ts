@@ -210,18 +210,28 @@ export class EventBuilder {
     return slot.scanner;
   }
 
-  /** Run one scanner step; fragments it found (even before an error) go to the aggregator and out. */
-  #step(slot: JsonSlot, out: EventBuilderOutput[], step: (scanner: JsonScanner) => void): void {
+  /**
+   * Push `chunk` into the slot's scanner, or end it (`undefined`). Fragments it finds — even
+   * before an error — go to the aggregator and `out`; in value mode nothing is collected.
+   */
+  #step(slot: JsonSlot, out: EventBuilderOutput[], chunk: string | undefined): void {
     const scanner = this.#scanner(slot);
     const collector = slot.collector;
+    if (collector === undefined) {
+      if (chunk === undefined) scanner.end();
+      else scanner.push(chunk);
+      return;
+    }
     const fragments: StreamFragment[] = [];
-    if (collector !== undefined) collector.out = fragments;
+    collector.out = fragments;
     try {
-      step(scanner);
+      if (chunk === undefined) scanner.end();
+      else scanner.push(chunk);
     } finally {
       if (fragments.length > 0) this.#deliver(slot, fragments, out);
     }
   }
+
 
   #deliver(slot: JsonSlot, fragments: StreamFragment[], out: EventBuilderOutput[]): void {
     const aggregator = slot.aggregator as FragmentAggregator;
@@ -238,7 +248,7 @@ export class EventBuilder {
   #feed(slot: JsonSlot, chunk: string, out: EventBuilderOutput[]): void {
     if (slot.error !== undefined || chunk === '') return;
     try {
-      this.#step(slot, out, (scanner) => scanner.push(chunk));
+      this.#step(slot, out, chunk);
     } catch (error) {
       this.#fail(slot, error);
     }
@@ -277,7 +287,7 @@ export class EventBuilder {
     let truncated = false;
     if (slot.error === undefined && slot.scanner !== undefined) {
       try {
-        this.#step(slot, out, (scanner) => scanner.end());
+        this.#step(slot, out, undefined);
       } catch (error) {
         if (error instanceof JsonStreamError && error.code === 'unexpected-end') truncated = true;
         else this.#fail(slot, error);
