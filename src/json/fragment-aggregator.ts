@@ -1,6 +1,7 @@
 import type { JsonValue, StreamFragment } from '../types.ts';
 import { ARRAY, OBJECT, STRING } from './scanner.ts';
 import { ValueBuilder } from './value-builder.ts';
+import { retainHiddenClass } from './retain.ts';
 
 const KIND = { object: OBJECT, array: ARRAY, string: STRING } as const;
 
@@ -96,3 +97,5 @@ export class FragmentAggregator {
 function misplaced(fragment: StreamFragment): never {
   throw new TypeError(`FragmentAggregator: fragment out of order: ${JSON.stringify(fragment).slice(0, 80)}`);
 }
+
+retainHiddenClass(new FragmentAggregator());

@@ -1,5 +1,6 @@
 import type { JsonScalar, StreamFragment } from '../types.ts';
 import { OBJECT, JsonScanner, type JsonLimits, type JsonVisitor, type KindCode } from './scanner.ts';
+import { retainHiddenClass } from './retain.ts';
 
 /** Options of {@link IncrementalJsonParser}. */
 export interface IncrementalJsonParserOptions extends JsonLimits {}
@@ -117,3 +118,5 @@ export class IncrementalJsonParser {
     return this.#scanner.path();
   }
 }
+
+retainHiddenClass(new IncrementalJsonParser());

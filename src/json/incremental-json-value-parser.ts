@@ -1,6 +1,7 @@
 import type { JsonValue } from '../types.ts';
 import { JsonScanner, type JsonLimits } from './scanner.ts';
 import { ValueBuilder } from './value-builder.ts';
+import { retainHiddenClass } from './retain.ts';
 
 /** Options of {@link IncrementalJsonValueParser}. */
 export interface IncrementalJsonValueParserOptions extends JsonLimits {}
@@ -57,3 +58,5 @@ export class IncrementalJsonValueParser {
     return this.#scanner.path();
   }
 }
+
+retainHiddenClass(new IncrementalJsonValueParser());

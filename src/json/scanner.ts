@@ -171,6 +171,9 @@ function completeEnd(s: string, i: number, n: number): number {
   return n;
 }
 
+/** Runs shorter than this are scanned by one loop ({@link JsonScanner.#shortString}), longer ones natively. */
+const SHORT_RUN = 64;
+
 const ESCAPES: Readonly<Record<string, string>> = {
   '"': '"',
   '\\': '\\',
@@ -181,6 +184,10 @@ const ESCAPES: Readonly<Record<string, string>> = {
   r: '\r',
   t: '\t',
 };
+
+/** {@link ESCAPES} by the character code after the backslash; '' where no escape exists. */
+const ESCAPED: string[] = new Array<string>(128).fill('');
+for (const [c, decoded] of Object.entries(ESCAPES)) ESCAPED[c.charCodeAt(0)] = decoded;
 
 const EXPECTED: Readonly<Record<number, string>> = {
   [S_VALUE]: 'a value',
@@ -360,7 +367,7 @@ export class JsonScanner {
       switch (this.#state) {
         case S_STRING:
         case S_KEY_STRING:
-          i = this.#string(s, i, n);
+          i = n - i < SHORT_RUN ? this.#shortString(s, i, n) : this.#string(s, i, n);
           continue;
         case S_NUMBER:
           i = this.#number(s, i, n);
@@ -644,6 +651,89 @@ export class JsonScanner {
     if (closed) {
       this.#closeString();
       return end + 1;
+    }
+    if (end < n) this.#pending = s.slice(end, n);
+    return n;
+  }
+
+  /**
+   * {@link #string} for a short run (most chunks of a stream): one pass finds the closing quote,
+   * checks every escape and control character, decodes (or, for a raw visitor, counts) and stops
+   * at an escape cut by the chunk's end. A native search and decode would cost more in calls than
+   * they save on so few characters. Anything wrong goes to {@link #stringExact} for the exact error.
+   */
+  #shortString(s: string, i: number, n: number): number {
+    const raw = this.#raw && this.#state === S_STRING;
+    let text = ''; // decoded mode: the text decoded so far, up to `from`
+    let from = i;
+    let shrink = 0; // code units the escapes so far save: decoded length = raw length - shrink
+    let highAt = -1; // raw mode: where the last high surrogate (raw or escaped) begins…
+    let highEnd = -1; // …and ends
+    let closed = false;
+    let k = i;
+    for (; k < n; k++) {
+      const c = s.charCodeAt(k);
+      if (c === 34 /* " */) {
+        closed = true;
+        break;
+      }
+      if (c === 92 /* \ */) {
+        if (k + 1 === n) break; // a cut escape, held back
+        const e = s.charCodeAt(k + 1);
+        if (e === 117 /* u */) {
+          const last = k + 6 <= n ? k + 6 : n;
+          let unit = 0;
+          for (let h = k + 2; h < last; h++) {
+            const v = hexValue(s.charCodeAt(h));
+            if (v < 0) return this.#stringExact(s, i, n);
+            unit = (unit << 4) | v;
+          }
+          if (last < k + 6) break; // a cut `\uXX…`, held back
+          if (!raw) text += s.slice(from, k) + String.fromCharCode(unit);
+          else if (unit >= 0xd800 && unit <= 0xdbff) {
+            highAt = k;
+            highEnd = k + 6;
+          }
+          shrink += 5;
+          k += 5;
+        } else {
+          const decoded = e < 128 ? (ESCAPED[e] as string) : '';
+          if (decoded === '') return this.#stringExact(s, i, n);
+          if (!raw) text += s.slice(from, k) + decoded;
+          shrink += 1;
+          k += 1;
+        }
+        from = k + 1;
+      } else if (c < 0x20) return this.#stringExact(s, i, n);
+      else if (raw && c >= 0xd800 && c <= 0xdbff) {
+        highAt = k;
+        highEnd = k + 1;
+      }
+    }
+    let end = k;
+    if (end > i) {
+      if (raw) {
+        // Never half a pair: a trailing high surrogate waits for the next chunk.
+        if (!closed && highEnd === end) {
+          if (end - highAt === 6) shrink -= 5;
+          end = highAt;
+        }
+        const units = end - i - shrink;
+        if (this.#stringLength + this.#pieceUnits + units > this.#maxStringLength) return this.#stringExact(s, i, n);
+        if (end > i) {
+          this.#piece += s.slice(i, end);
+          this.#pieceUnits += units;
+        }
+      } else {
+        text += s.slice(from, end);
+        const budget = this.#maxStringLength - (this.#state === S_KEY_STRING ? this.#keyText.length : this.#stringLength);
+        if (this.#piece.length + text.length > budget) return this.#stringExact(s, i, n);
+        this.#piece += text;
+      }
+    }
+    if (closed) {
+      this.#closeString();
+      return k + 1;
     }
     if (end < n) this.#pending = s.slice(end, n);
     return n;
