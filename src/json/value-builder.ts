@@ -160,17 +160,27 @@ export class ValueBuilder implements JsonVisitor {
       this.#rawPieces = raw;
       return;
     }
-    (this.#rest ??= []).push(piece);
+    // The array starts with the first piece (and, for raw pieces, the opening quote that
+    // `JSON.parse` needs), so one `join` makes the flat text to decode: no concatenation after it.
+    if (this.#rest === undefined) this.#rest = raw ? ['"', this.#first, piece] : [this.#first, piece];
+    else this.#rest.push(piece);
   }
 
   /** Append the pieces gathered since the last fold to `#string`. */
   #fold(): void {
     if (this.#first === '') return;
     const rest = this.#rest;
-    const text = rest === undefined ? this.#first : this.#first + rest.join('');
+    let text: string;
+    if (rest === undefined) {
+      const first = this.#first;
+      text = this.#rawPieces && first.indexOf('\\') !== -1 ? (JSON.parse(`"${first}"`) as string) : first;
+    } else if (this.#rawPieces) {
+      rest.push('"');
+      text = JSON.parse(rest.join('')) as string;
+    } else text = rest.join('');
     this.#first = '';
     this.#rest = undefined;
-    this.#string += this.#rawPieces && text.indexOf('\\') !== -1 ? (JSON.parse(`"${text}"`) as string) : text;
+    this.#string += text;
   }
 
   /** Attach a new value to the innermost container (or make it the root); returns the container. */
