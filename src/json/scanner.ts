@@ -185,10 +185,6 @@ const ESCAPES: Readonly<Record<string, string>> = {
   t: '\t',
 };
 
-/** {@link ESCAPES} by the character code after the backslash; '' where no escape exists. */
-const ESCAPED: string[] = new Array<string>(128).fill('');
-for (const [c, decoded] of Object.entries(ESCAPES)) ESCAPED[c.charCodeAt(0)] = decoded;
-
 const EXPECTED: Readonly<Record<number, string>> = {
   [S_VALUE]: 'a value',
   [S_ARRAY_FIRST]: "a value or ']'",
@@ -658,15 +654,14 @@ export class JsonScanner {
 
   /**
    * {@link #string} for a short run (most chunks of a stream): one pass finds the closing quote,
-   * checks every escape and control character, decodes (or, for a raw visitor, counts) and stops
-   * at an escape cut by the chunk's end. A native search and decode would cost more in calls than
-   * they save on so few characters. Anything wrong goes to {@link #stringExact} for the exact error.
+   * checks every escape and control character, counts the decoded length and stops at an escape
+   * cut by the chunk's end; on so few characters that costs less than native searches. A raw
+   * visitor gets the run as it is; otherwise a run with escapes is decoded by `JSON.parse`.
+   * Anything wrong goes to {@link #stringExact} for the exact error.
    */
   #shortString(s: string, i: number, n: number): number {
     const raw = this.#raw && this.#state === S_STRING;
-    let text = ''; // decoded mode: the text decoded so far, up to `from`
-    let from = i;
-    let shrink = 0; // code units the escapes so far save: decoded length = raw length - shrink
+    let shrink = 0; // code units the escapes save: decoded length = raw length - shrink
     let highAt = -1; // raw mode: where the last high surrogate (raw or escaped) begins…
     let highEnd = -1; // …and ends
     let closed = false;
@@ -689,47 +684,44 @@ export class JsonScanner {
             unit = (unit << 4) | v;
           }
           if (last < k + 6) break; // a cut `\uXX…`, held back
-          if (!raw) text += s.slice(from, k) + String.fromCharCode(unit);
-          else if (unit >= 0xd800 && unit <= 0xdbff) {
+          if (unit >= 0xd800 && unit <= 0xdbff) {
             highAt = k;
             highEnd = k + 6;
           }
           shrink += 5;
           k += 5;
         } else {
-          const decoded = e < 128 ? (ESCAPED[e] as string) : '';
-          if (decoded === '') return this.#stringExact(s, i, n);
-          if (!raw) text += s.slice(from, k) + decoded;
+          if (e >= 128 || SHORT_ESCAPE[e] === 0) return this.#stringExact(s, i, n);
           shrink += 1;
           k += 1;
         }
-        from = k + 1;
       } else if (c < 0x20) return this.#stringExact(s, i, n);
-      else if (raw && c >= 0xd800 && c <= 0xdbff) {
+      else if (c >= 0xd800 && c <= 0xdbff) {
         highAt = k;
         highEnd = k + 1;
       }
     }
     let end = k;
-    if (end > i) {
-      if (raw) {
-        // Never half a pair: a trailing high surrogate waits for the next chunk.
-        if (!closed && highEnd === end) {
-          if (end - highAt === 6) shrink -= 5;
-          end = highAt;
-        }
+    if (raw) {
+      // Never half a pair: a trailing high surrogate waits for the next chunk.
+      if (!closed && highEnd === end && end > i) {
+        if (end - highAt === 6) shrink -= 5;
+        end = highAt;
+      }
+      if (end > i) {
         const units = end - i - shrink;
         if (this.#stringLength + this.#pieceUnits + units > this.#maxStringLength) return this.#stringExact(s, i, n);
-        if (end > i) {
-          this.#piece += s.slice(i, end);
-          this.#pieceUnits += units;
-        }
-      } else {
-        text += s.slice(from, end);
-        const budget = this.#maxStringLength - (this.#state === S_KEY_STRING ? this.#keyText.length : this.#stringLength);
-        if (this.#piece.length + text.length > budget) return this.#stringExact(s, i, n);
-        this.#piece += text;
+        this.#piece += s.slice(i, end);
+        this.#pieceUnits += units;
       }
+    } else if (end > i) {
+      // Validated above, so the native decoder cannot fail; it decodes a run with escapes faster
+      // than slicing it up here would, and makes a flat string.
+      const run = s.slice(i, end);
+      const text = shrink === 0 ? run : (JSON.parse('"' + run + '"') as string);
+      const budget = this.#maxStringLength - (this.#state === S_KEY_STRING ? this.#keyText.length : this.#stringLength);
+      if (this.#piece.length + text.length > budget) return this.#stringExact(s, i, n);
+      this.#piece += text;
     }
     if (closed) {
       this.#closeString();
