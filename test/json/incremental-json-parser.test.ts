@@ -183,6 +183,39 @@ describe('IncrementalJsonParser strings', () => {
     expect(texts('\ude00"')).toEqual(['😀']);
   });
 
+  it('both engines keep a string of many thousand pieces exact, with snapshots taken along the way', () => {
+    // Longer than several blocks of pieces (the value builder joins and decodes a block at a
+    // time), with escapes, escaped and raw surrogate pairs and lone surrogates cut everywhere.
+    const unit = 'plain text, "quoted" \\ back\\slash\t\n 😀 é \ud83d\ude00 \udc00 lone \ud800 end; ';
+    const content = unit.repeat(400);
+    const text = JSON.stringify({ content, tail: [content.slice(0, 999)] });
+    const expected = JSON.parse(text) as { content: string };
+    for (const size of [1, 3, 7]) {
+      const fused = new IncrementalJsonValueParser();
+      const fragments = new IncrementalJsonParser();
+      let pieces = '';
+      let previous = '';
+      for (let i = 0; i < text.length; i += size) {
+        const chunk = text.slice(i, i + size);
+        fused.push(chunk);
+        for (const fragment of fragments.push(chunk)) {
+          if (fragment.type === 'entry' && fragment.key === 'content' && fragment.value.type === 'string') {
+            pieces += fragment.value.text;
+          }
+        }
+        if (i % 997 === 0) {
+          const snapshot = (fused.snapshot() as { content?: string } | undefined)?.content ?? '';
+          expect(snapshot.startsWith(previous)).toBe(true);
+          expect(expected.content.startsWith(snapshot)).toBe(true);
+          previous = snapshot;
+        }
+      }
+      fragments.end();
+      expect(fused.end()).toEqual(expected);
+      expect(pieces).toBe(expected.content);
+    }
+  });
+
   it('IncrementalJsonParser decodes UTF-8 bytes cut inside code points', () => {
     const text = '{"k😀":"é€😀\\u00e9"}';
     const bytes = new TextEncoder().encode(text);
