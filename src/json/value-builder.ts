@@ -51,6 +51,11 @@ export class ValueBuilder implements JsonVisitor {
   #stringParent: Container | undefined;
   #stringKey: string | number = '';
 
+  /** Values need no literal text of numbers. */
+  get numberText(): boolean {
+    return false;
+  }
+
   get complete(): boolean {
     return this.#complete;
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IncrementalJsonParser, IncrementalJsonValueParser, JsonStreamError } from '../../src/index.ts';
+import { IncrementalJsonParser, IncrementalJsonValueParser, JsonStreamError, type StreamFragment } from '../../src/index.ts';
 import { cutAt, oneByOne } from '../helpers.ts';
 import { merged, parseFragments, parseValue, show, thrown } from './json-helpers.ts';
 
@@ -129,6 +129,34 @@ describe('IncrementalJsonParser fragments', () => {
     expect(scalar.value.raw).toBe('12345678901234567890123');
     expect(scalar.value.value).toBe(12345678901234567890123);
     expect(BigInt(scalar.value.raw)).toBe(12345678901234567890123n);
+  });
+
+  it('both engines give every number exactly the double JSON.parse gives, with its literal text', () => {
+    // Around the limits of exact arithmetic: 15, 16 and 17 significant digits, integers past
+    // 2^53, many decimals, negative zero, exponents, and decimals that no double represents.
+    const literals = [
+      '0', '-0', '-0.0', '0.1', '0.3', '4.35', '-12.5', '1.7976931348623157', '2.2250738585072014',
+      '123456789012345', '999999999999999', '1234567890123456', '9007199254740993', '9999999999999999',
+      '12345678901234567', '123456789012345.6', '12345678901234.56', '0.1234567890123456',
+      '0.123456789012345', '0.000001', '0.0000000000000001', '99999999999999.99', '1e2', '-12.5e-3',
+      '5E+2', '1e-400', '1e400', '100000000000000000000000',
+    ];
+    for (const literal of literals) {
+      const text = `[${literal},{"n":${literal}}]`;
+      const expected = JSON.parse(text) as [number, { n: number }];
+      for (const chunks of [[text], oneByOne(text)]) {
+        const [first, { n }] = parseValue(chunks) as [number, { n: number }];
+        expect(Object.is(first, expected[0]), `${literal}: ${first}`).toBe(true);
+        expect(Object.is(n, expected[1].n), `${literal}: ${n}`).toBe(true);
+        const scalars = parseFragments(chunks).fragments.flatMap(function leaves(f): StreamFragment[] {
+          return f.type === 'entry' || f.type === 'item' ? leaves(f.value) : f.type === 'scalar' ? [f] : [];
+        });
+        expect(scalars.map((f) => (f.type === 'scalar' ? [f.value, f.raw] : []))).toEqual([
+          [expected[0], literal],
+          [expected[1].n, literal],
+        ]);
+      }
+    }
   });
 
   it('IncrementalJsonParser never emits an empty string fragment', () => {
