@@ -31,9 +31,10 @@ export interface JsonVisitor {
    * Optional: a visitor that has this gets the data of value strings (not keys) as validated raw
    * JSON string content instead — escapes still written, only whole escapes, never empty — and
    * decodes it when it needs the text (e.g. `JSON.parse('"' + raw + '"')` once per snapshot). It
-   * saves decoding every chunk when nothing reads the pieces.
+   * saves decoding every chunk when nothing reads the pieces. `units` is the decoded length: when
+   * it equals `raw.length`, the piece holds no escape and is its own text.
    */
-  rawText?(raw: string): void;
+  rawText?(raw: string, units: number): void;
   /** `false` when {@link scalar} needs no literal text for numbers (it saves a slice per number). */
   readonly numberText?: boolean;
   /** A complete scalar; `raw` is the literal text of a number (unless `numberText` is `false`). */
@@ -837,10 +838,11 @@ export class JsonScanner {
   #flushString(): void {
     const fresh = this.#piece;
     this.#piece = '';
-    if (this.#pieceUnits > 0) {
-      this.#stringLength += this.#pieceUnits;
+    const units = this.#pieceUnits;
+    if (units > 0) {
+      this.#stringLength += units;
       this.#pieceUnits = 0;
-      (this.#visitor.rawText as (raw: string) => void)(fresh);
+      (this.#visitor.rawText as (raw: string, units: number) => void)(fresh, units);
       return;
     }
     this.#stringLength += fresh.length;
@@ -867,10 +869,11 @@ export class JsonScanner {
       this.#state = S_COLON;
       return;
     }
-    if (this.#pieceUnits > 0) {
-      this.#stringLength += this.#pieceUnits;
+    const units = this.#pieceUnits;
+    if (units > 0) {
+      this.#stringLength += units;
       this.#pieceUnits = 0;
-      (this.#visitor.rawText as (raw: string) => void)(piece);
+      (this.#visitor.rawText as (raw: string, units: number) => void)(piece, units);
     } else {
       this.#stringLength += fresh.length;
       if (piece !== '') this.#visitor.text(piece);

@@ -47,6 +47,8 @@ export class ValueBuilder implements JsonVisitor {
   #first = '';
   #rest: string[] | undefined;
   #rawPieces = false;
+  /** Some raw piece since the last fold holds an escape. */
+  #escaped = false;
   #inString = false;
   #stringParent: Container | undefined;
   #stringKey: string | number = '';
@@ -122,12 +124,12 @@ export class ValueBuilder implements JsonVisitor {
 
   text(text: string): void {
     this.#version++;
-    this.#add(text, false);
+    this.#add(text, false, false);
   }
 
-  rawText(raw: string): void {
+  rawText(raw: string, units: number): void {
     this.#version++;
-    this.#add(raw, true);
+    this.#add(raw, true, units !== raw.length);
   }
 
   scalar(value: JsonScalar): void {
@@ -160,18 +162,15 @@ export class ValueBuilder implements JsonVisitor {
     else setMember(parent, this.#stringKey as string, text);
   }
 
-  #add(piece: string, raw: boolean): void {
+  #add(piece: string, raw: boolean, escaped: boolean): void {
+    if (this.#first !== '' && raw !== this.#rawPieces) this.#fold();
     if (this.#first === '') {
       this.#first = piece;
       this.#rawPieces = raw;
+      this.#escaped = escaped;
       return;
     }
-    if (raw !== this.#rawPieces) {
-      this.#fold();
-      this.#first = piece;
-      this.#rawPieces = raw;
-      return;
-    }
+    if (escaped) this.#escaped = true;
     // The array starts with the first piece (and, for raw pieces, the opening quote that
     // `JSON.parse` needs), so one `join` makes the flat text to decode: no concatenation after it.
     if (this.#rest === undefined) this.#rest = raw ? ['"', this.#first, piece] : [this.#first, piece];
@@ -182,14 +181,17 @@ export class ValueBuilder implements JsonVisitor {
   #fold(): void {
     if (this.#first === '') return;
     const rest = this.#rest;
+    // Raw pieces without an escape are their own text.
+    const decode = this.#rawPieces && this.#escaped;
     let text: string;
-    if (rest === undefined) {
-      const first = this.#first;
-      text = this.#rawPieces && first.indexOf('\\') !== -1 ? (JSON.parse(`"${first}"`) as string) : first;
-    } else if (this.#rawPieces) {
+    if (rest === undefined) text = decode ? (JSON.parse(`"${this.#first}"`) as string) : this.#first;
+    else if (decode) {
       rest.push('"');
       text = JSON.parse(rest.join('')) as string;
-    } else text = rest.join('');
+    } else {
+      if (this.#rawPieces) rest[0] = '';
+      text = rest.join('');
+    }
     this.#first = '';
     this.#rest = undefined;
     this.#string += text;
