@@ -446,6 +446,20 @@ export class JsonScanner {
         case S_OBJECT_FIRST:
         case S_KEY:
           if (c === 34 /* " */) {
+            // Most keys are short, plain and whole in the chunk: take them in one step.
+            let k = i + 1;
+            for (; k < n; k++) {
+              const d = s.charCodeAt(k);
+              if (d === 34 || d === 92 || d < 0x20) break;
+            }
+            if (k < n && s.charCodeAt(k) === 34 && k - i - 1 <= this.#maxStringLength) {
+              const key = s.slice(i + 1, k);
+              this.keys[kinds.length - 1] = key;
+              this.#visitor.key(key);
+              this.#state = S_COLON;
+              i = k + 1;
+              break;
+            }
             this.#state = S_KEY_STRING;
             this.#keyText = '';
             this.#startString();
