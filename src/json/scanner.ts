@@ -35,6 +35,11 @@ export interface JsonVisitor {
    * it equals `raw.length`, the piece holds no escape and is its own text.
    */
   rawText?(raw: string, units: number): void;
+  /**
+   * Optional: a value string (not a key) that is complete in one chunk, instead of `open`, `text`
+   * and `close`.
+   */
+  string?(text: string): void;
   /** `false` when {@link scalar} needs no literal text for numbers (it saves a slice per number). */
   readonly numberText?: boolean;
   /** A complete scalar; `raw` is the literal text of a number (unless `numberText` is `false`). */
@@ -260,6 +265,8 @@ export class JsonScanner {
   readonly indices: number[] = [];
 
   readonly #visitor: JsonVisitor;
+  /** The visitor takes a whole string in one call (see {@link JsonVisitor.string}). */
+  readonly #wholeString: boolean;
   /** The visitor wants the literal text of numbers (see {@link JsonVisitor.numberText}). */
   readonly #wantNumberText: boolean;
   /** The visitor takes value strings raw (see {@link JsonVisitor.rawText}). */
@@ -292,6 +299,7 @@ export class JsonScanner {
     this.#visitor = visitor;
     this.#raw = typeof visitor.rawText === 'function';
     this.#wantNumberText = visitor.numberText !== false;
+    this.#wholeString = typeof visitor.string === 'function';
     this.#maxDepth = checkLimit('maxDepth', limits.maxDepth, DEFAULT_MAX_DEPTH);
     this.#maxStringLength = checkLimit('maxStringLength', limits.maxStringLength, DEFAULT_MAX_STRING_LENGTH);
     this.#maxLength = checkLimit('maxLength', limits.maxLength, DEFAULT_MAX_LENGTH);
@@ -504,6 +512,19 @@ export class JsonScanner {
   #value(s: string, i: number, n: number, c: number): number {
     const visitor = this.#visitor;
     if (c === 34 /* " */) {
+      if (this.#wholeString) {
+        // A short plain string whole in the chunk is one step for a visitor that takes it so.
+        let k = i + 1;
+        for (; k < n; k++) {
+          const d = s.charCodeAt(k);
+          if (d === 34 || d === 92 || d < 0x20) break;
+        }
+        if (k < n && s.charCodeAt(k) === 34 && k - i - 1 <= this.#maxStringLength) {
+          (visitor.string as (text: string) => void)(s.slice(i + 1, k));
+          this.#afterValue();
+          return k + 1;
+        }
+      }
       visitor.open(STRING);
       this.#state = S_STRING;
       this.#startString();

@@ -132,6 +132,12 @@ export class ValueBuilder implements JsonVisitor {
     this.#add(raw, true, units !== raw.length);
   }
 
+  string(text: string): void {
+    this.#version++;
+    this.#place(text);
+    if (this.#stack.length === 0) this.#complete = true;
+  }
+
   scalar(value: JsonScalar): void {
     this.#version++;
     this.#place(value);
