@@ -148,9 +148,8 @@ describe('IncrementalJsonParser fragments', () => {
         const [first, { n }] = parseValue(chunks) as [number, { n: number }];
         expect(Object.is(first, expected[0]), `${literal}: ${first}`).toBe(true);
         expect(Object.is(n, expected[1].n), `${literal}: ${n}`).toBe(true);
-        const scalars = parseFragments(chunks).fragments.flatMap(function leaves(f): StreamFragment[] {
-          return f.type === 'entry' || f.type === 'item' ? leaves(f.value) : f.type === 'scalar' ? [f] : [];
-        });
+        const leaf = (f: StreamFragment): StreamFragment => (f.type === 'entry' || f.type === 'item' ? leaf(f.value) : f);
+        const scalars = parseFragments(chunks).fragments.map(leaf).filter((f) => f.type === 'scalar');
         expect(scalars.map((f) => (f.type === 'scalar' ? [f.value, f.raw] : []))).toEqual([
           [expected[0], literal],
           [expected[1].n, literal],
