@@ -454,7 +454,9 @@ export class JsonScanner {
         case S_OBJECT_FIRST:
         case S_KEY:
           if (c === 34 /* " */) {
-            // Most keys are short, plain and whole in the chunk: take them in one step.
+            // Most keys are short, plain and whole in the chunk: take them in one step. (This loop
+            // and the one in #value stay written out: as a shared function, not inlined into this
+            // large method, small objects parsed 1.6× slower.)
             let k = i + 1;
             for (; k < n; k++) {
               const d = s.charCodeAt(k);
