@@ -121,7 +121,7 @@ try {
   let inContent = false;
   for await (const event of events) {
     if (event.type === 'part' && event.part.type === 'message') out(event.part.text);
-    else if (event.type === 'part' && event.part.type === 'tool-call-start' && event.part.name) out(`\n\n${bold(`▶ ${event.part.name}`)}\n`);
+    else if (event.type === 'part' && event.part.type === 'tool-call-start' && event.part.toolName) out(`\n\n${bold(`▶ ${event.part.toolName}`)}\n`);
     else if (event.type === 'tool-call-progress' && event.fragment.type === 'entry') {
       // The fragments say where each piece belongs: render the path once it is complete, and
       // stream the content as it arrives.
@@ -138,7 +138,7 @@ try {
         out(dim('  └────────\n'));
       }
     } else if (event.type === 'tool-call') {
-      out(`\n${bold('tool call complete')} ${event.id}: ${event.name}(${JSON.stringify(event.arguments).slice(0, 60)}…)\n`);
+      out(`\n${bold('tool call complete')} ${event.toolCallId}: ${event.toolName}(${JSON.stringify(event.arguments).slice(0, 60)}…)\n`);
       const exact = JSON.stringify(event.arguments) === JSON.stringify(TURN.call.arguments);
       out(`arguments equal what the model sent: ${exact ? 'yes' : 'NO'}\n`);
       if (!exact) process.exitCode = 1;

@@ -82,7 +82,7 @@ export type EventPart =
   | { readonly type: 'message'; readonly text: string }
   | { readonly type: 'reasoning'; readonly text: string }
   | { readonly type: 'structured'; readonly json: string }
-  | { readonly type: 'tool-call-start'; readonly id: string; readonly name: string }
+  | { readonly type: 'tool-call-start'; readonly toolCallId: string; readonly toolName: string }
   | { readonly type: 'tool-call-arguments'; readonly chunk: string };
 
 /** Provider metadata attached to a part or a flush (reasoning signatures, item ids, …). */
@@ -182,8 +182,8 @@ export interface StructuredEvent {
 export interface ToolCallEvent {
   readonly type: 'tool-call';
   readonly index: number;
-  readonly id: string;
-  readonly name: string;
+  readonly toolCallId: string;
+  readonly toolName: string;
   readonly arguments: JsonValue;
   readonly truncated?: true;
   readonly metadata?: EventMetadata;
@@ -193,8 +193,8 @@ export interface ToolCallEvent {
 export interface IncompleteToolCallEvent {
   readonly type: 'tool-call-incomplete';
   readonly index: number;
-  readonly id: string;
-  readonly name: string;
+  readonly toolCallId: string;
+  readonly toolName: string;
   /** What had arrived, as a snapshot (partial strings, open containers); `undefined` if nothing. */
   readonly partialArguments: JsonValue | undefined;
   /** JSON Pointer of the value that was open when the arguments stopped. */
@@ -208,8 +208,8 @@ export interface IncompleteToolCallEvent {
 export interface FailedToolCallEvent {
   readonly type: 'tool-call-failed';
   readonly index: number;
-  readonly id: string;
-  readonly name: string;
+  readonly toolCallId: string;
+  readonly toolName: string;
   readonly error: Error;
   readonly metadata?: EventMetadata;
 }

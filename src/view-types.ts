@@ -61,7 +61,7 @@ export interface StreamingToolCallEvent {
   /** The tool name as known so far (`''` until the provider sends it). */
   readonly toolName: string;
   /** This delta of the raw argument text (`''` on a start or completion event). */
-  readonly arguments: string;
+  readonly argumentsDelta: string;
   /** True on the one final event of the call, at its flush. */
   readonly isComplete: boolean;
   /** The message the call belongs to, when the stage was given one. */

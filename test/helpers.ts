@@ -131,7 +131,7 @@ export function recordingSource<T>(chunks: readonly T[]) {
 // `StreamEvent` constructors: the events a provider adapter emits, written short.
 
 /** A `tool-call-start` part of slot `index`. */
-export const start = (index: number, id: string, name: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-start', id, name } });
+export const start = (index: number, id: string, name: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-start', toolCallId: id, toolName: name } });
 /** A `tool-call-arguments` part of slot `index`. */
 export const args = (index: number, chunk: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-arguments', chunk } });
 /** A `message` part of slot `index`. */

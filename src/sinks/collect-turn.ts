@@ -44,7 +44,7 @@ export interface Turn {
  * const turn = await collectTurn(
  *   response.body!.pipeThrough(new ProviderEventStream({ provider: 'anthropic' })),
  * );
- * for (const call of turn.toolCalls) await run(call.name, call.arguments);
+ * for (const call of turn.toolCalls) await run(call.toolName, call.arguments);
  * ```
  */
 export async function collectTurn(stream: ReadableStream<StreamEvent>, options: CollectTurnOptions = {}): Promise<Turn> {

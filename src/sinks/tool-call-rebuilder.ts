@@ -169,8 +169,8 @@ export class ToolCallRebuilder {
       case 'part': {
         const { index, part } = input as Extract<StreamEvent, { type: 'part' }>;
         if (part.type === 'tool-call-start') {
-          const call = this.#find(part.id, index, true) as Call;
-          if (call.toolName === '' && part.name) call.toolName = part.name;
+          const call = this.#find(part.toolCallId, index, true) as Call;
+          if (call.toolName === '' && part.toolName) call.toolName = part.toolName;
           return call;
         }
         if (part.type === 'tool-call-arguments') return this.#text(index, part.chunk);

@@ -222,10 +222,10 @@ class ArgumentValidator {
       const { index, part } = event as Extract<StreamEvent, { type: 'part' }>;
       if (part.type !== 'tool-call-start') return;
       const slot = this.#slots.get(index);
-      if (slot === undefined) this.#slots.set(index, { toolCallId: part.id, toolName: part.name, fragments: false });
+      if (slot === undefined) this.#slots.set(index, { toolCallId: part.toolCallId, toolName: part.toolName, fragments: false });
       else {
-        if (slot.toolCallId === '') slot.toolCallId = part.id;
-        if (slot.toolName === '') slot.toolName = part.name;
+        if (slot.toolCallId === '') slot.toolCallId = part.toolCallId;
+        if (slot.toolName === '') slot.toolName = part.toolName;
       }
     } else if (event.type === 'flush') {
       const flush = event as Extract<StreamEvent, { type: 'flush' }>;

@@ -85,8 +85,8 @@ function pieceOf(item: CoalesceInput): Piece | undefined {
     case 'field-delta':
       return { target: `d${item.index ?? ''}\u0000${item.toolCallId ?? ''}\u0000${item.toolName ?? ''}\u0000${item.key}`, text: item.text };
     case 'streaming-tool-call':
-      if (item.isComplete || item.arguments === '') return undefined;
-      return { target: `c${item.index}\u0000${item.toolCallId}\u0000${item.toolName}\u0000${item.messageId ?? ''}`, text: item.arguments };
+      if (item.isComplete || item.argumentsDelta === '') return undefined;
+      return { target: `c${item.index}\u0000${item.toolCallId}\u0000${item.toolName}\u0000${item.messageId ?? ''}`, text: item.argumentsDelta };
     case 'part': {
       // Metadata would be lost in a merge: a part that carries some is a boundary.
       if (item.metadata !== undefined) return undefined;
@@ -115,7 +115,7 @@ function merge<T>(first: T, text: string): T {
     case 'field-delta':
       return { ...item, text } as T;
     case 'streaming-tool-call':
-      return { ...item, arguments: text } as T;
+      return { ...item, argumentsDelta: text } as T;
     case 'part': {
       const part = item.part;
       if (part.type === 'tool-call-arguments') return { ...item, part: { ...part, chunk: text } } as T;

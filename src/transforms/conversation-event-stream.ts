@@ -37,7 +37,7 @@ export interface ConversationEventStreamOptions extends Omit<EventBuilderOptions
  * const events = response.body!
  *   .pipeThrough(new ProviderEventStream({ provider: 'openai-chat' }))
  *   .pipeThrough(new ConversationEventStream());
- * for await (const event of events) if (event.type === 'tool-call') run(event.name, event.arguments);
+ * for await (const event of events) if (event.type === 'tool-call') run(event.toolName, event.arguments);
  * ```
  */
 export class ConversationEventStream<O extends ConversationEventStreamOptions = ConversationEventStreamOptions> extends TransformStream<

@@ -54,7 +54,7 @@ export interface TaggedToolCallStreamOptions extends TaggedToolCallOptions {}
  *     .pipeThrough(new TaggedToolCallStream()),
  *   { isolateErrors: true },
  * );
- * for (const call of turn.toolCalls) await run(call.name, call.arguments);
+ * for (const call of turn.toolCalls) await run(call.toolName, call.arguments);
  * ```
  */
 export class TaggedToolCallStream extends TransformStream<StreamEvent, StreamEvent> {

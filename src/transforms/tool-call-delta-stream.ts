@@ -47,12 +47,12 @@ export class ToolCallDeltaCore {
           this.#calls.set(event.index, call);
           // First non-empty value wins per field (RFD 012).
           let changed = !known;
-          if (call.toolCallId === '' && part.id) {
-            call.toolCallId = part.id;
+          if (call.toolCallId === '' && part.toolCallId) {
+            call.toolCallId = part.toolCallId;
             changed = true;
           }
-          if (call.toolName === '' && part.name) {
-            call.toolName = part.name;
+          if (call.toolName === '' && part.toolName) {
+            call.toolName = part.toolName;
             changed = true;
           }
           if (changed && this.#announce) out.push(this.#event(event.index, call, '', false));
@@ -90,7 +90,7 @@ export class ToolCallDeltaCore {
       index,
       toolCallId: call.toolCallId,
       toolName: call.toolName,
-      arguments: delta,
+      argumentsDelta: delta,
       isComplete,
     };
     return this.#messageId === undefined ? event : { ...event, messageId: this.#messageId };

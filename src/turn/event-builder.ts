@@ -165,8 +165,8 @@ export class EventBuilder {
       case 'tool-call-start':
         if (!('parts' in slot)) {
           // First non-empty value wins per field (RFD 012).
-          if (slot.id === '' && part.id) slot.id = part.id;
-          if (slot.name === '' && part.name) slot.name = part.name;
+          if (slot.id === '' && part.toolCallId) slot.id = part.toolCallId;
+          if (slot.name === '' && part.toolName) slot.name = part.toolName;
         }
         break;
       case 'tool-call-arguments':
@@ -295,7 +295,7 @@ export class EventBuilder {
     }
     if (!conversation) return;
     if (slot.error !== undefined) {
-      out.push(withMetadata({ type: 'tool-call-failed', index: slot.index, id: slot.id, name: slot.name, error: slot.error }, slot.metadata));
+      out.push(withMetadata({ type: 'tool-call-failed', index: slot.index, toolCallId: slot.id, toolName: slot.name, error: slot.error }, slot.metadata));
       return;
     }
     const value = this.#snapshot(slot);
@@ -314,7 +314,7 @@ export class EventBuilder {
       out.push(withMetadata({ type: 'structured', index: slot.index, data }, slot.metadata));
       return;
     }
-    const call = { type: 'tool-call' as const, index: slot.index, id: slot.id, name: slot.name, arguments: data };
+    const call = { type: 'tool-call' as const, index: slot.index, toolCallId: slot.id, toolName: slot.name, arguments: data };
     out.push(withMetadata(truncated ? { ...call, truncated: true as const } : call, slot.metadata));
   }
 
@@ -326,8 +326,8 @@ export class EventBuilder {
           {
             type: 'tool-call-incomplete',
             index: slot.index,
-            id: slot.id,
-            name: slot.name,
+            toolCallId: slot.id,
+            toolName: slot.name,
             partialArguments: this.#snapshot(slot),
             path: slot.scanner?.path() ?? '',
             stopReason,

@@ -546,7 +546,7 @@ export class TaggedToolCallExtractor {
     const visitor = call.visitor;
     if (!call.started && visitor.name !== undefined) {
       call.started = true;
-      out.push({ type: 'part', index: call.index, part: { type: 'tool-call-start', id: call.id, name: visitor.name } });
+      out.push({ type: 'part', index: call.index, part: { type: 'tool-call-start', toolCallId: call.id, toolName: visitor.name } });
       if (call.pending !== '') {
         out.push({ type: 'part', index: call.index, part: { type: 'tool-call-arguments', chunk: call.pending } });
         call.pending = '';
@@ -653,7 +653,7 @@ export class TaggedToolCallExtractor {
     const toolName = call.started ? (call.visitor.name ?? '') : '';
     if (!call.started) {
       call.started = true;
-      out.push({ type: 'part', index: call.index, part: { type: 'tool-call-start', id: call.id, name: '' } });
+      out.push({ type: 'part', index: call.index, part: { type: 'tool-call-start', toolCallId: call.id, toolName: '' } });
     }
     if (call.pending !== '') {
       out.push({ type: 'part', index: call.index, part: { type: 'tool-call-arguments', chunk: call.pending } });

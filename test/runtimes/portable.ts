@@ -577,7 +577,7 @@ const RECORDINGS: readonly RecordingCase[] = [
 function checkTurn(turn: Turn, expected: RecordingCase, label: string): void {
   assertEqual(turn.incompleteToolCalls, [], `${label}: incomplete calls`);
   assertEqual(
-    turn.toolCalls.map((call) => ({ id: call.id, name: call.name, args: call.arguments })),
+    turn.toolCalls.map((call) => ({ id: call.toolCallId, name: call.toolName, args: call.arguments })),
     expected.toolCalls.map((call) => ({ id: call.id, name: call.name, args: call.args })),
     `${label}: tool calls`,
   );
@@ -618,7 +618,7 @@ test('ConversationEventStream (openai-chat): tool-call events with parsed argume
       .pipeThrough(new ProviderEventStream({ provider: 'openai-chat' }))
       .pipeThrough(new ConversationEventStream()),
   );
-  const calls = events.flatMap((event) => (event.type === 'tool-call' ? [{ id: event.id, name: event.name, args: event.arguments }] : []));
+  const calls = events.flatMap((event) => (event.type === 'tool-call' ? [{ id: event.toolCallId, name: event.toolName, args: event.arguments }] : []));
   assertEqual(calls, expected.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args })), 'tool calls');
   const last = events[events.length - 1];
   assert(last?.type === 'finished', `the last event is finished (got ${last?.type})`);
@@ -631,7 +631,7 @@ test('ConversationEventStream (anthropic, max_tokens): a truncated call is tool-
   assertEqual(turn.toolCalls, [], 'complete calls');
   assertEqual(turn.incompleteToolCalls.length, 1, 'incomplete calls');
   const call = turn.incompleteToolCalls[0]!;
-  assertEqual([call.id, call.name, call.stopReason], ['toolu_01EKqbqmZrGRXy18eN7m9kvY', 'make_file', 'max_tokens'], 'identity and stop reason');
+  assertEqual([call.toolCallId, call.toolName, call.stopReason], ['toolu_01EKqbqmZrGRXy18eN7m9kvY', 'make_file', 'max_tokens'], 'identity and stop reason');
   const lines = ['# COMPREHENSIVE TAX GUIDE FOR INDIVIDUALS WITH MULTIPLE W-2s', '', '## INTRODUCTION', '', 'Filing taxes'];
   assertEqual(call.partialArguments, { filename: 'taxes.txt', lines_of_text: lines }, 'partial arguments');
   const events = await readAll(

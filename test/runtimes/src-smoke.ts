@@ -45,7 +45,7 @@ function bytesOneByOne(text: string): ReadableStream<Uint8Array<ArrayBuffer>> {
 const turn = await collectTurn(bytesOneByOne(sse).pipeThrough(new TextDecoderStream()).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })));
 const call = turn.toolCalls[0];
 const expected = JSON.stringify({ name: 'write_file', arguments: { path: 'src/main.rs', content: 'fn main() {}' } });
-const actual = JSON.stringify({ name: call?.name, arguments: call?.arguments });
+const actual = JSON.stringify({ name: call?.toolName, arguments: call?.arguments });
 if (actual !== expected || turn.rawFinishReason !== 'tool_use') throw new Error(`collectTurn: expected ${expected}, got ${actual} (${turn.rawFinishReason})`);
 
 const values = [];

@@ -111,11 +111,11 @@ function expectTurn(recording: ManifestRecording, turn: Turn, texts: Texts): voi
   const provider = PROVIDER_OF_DIR[recording.dir] as string;
   expect(turn.incompleteToolCalls).toEqual([]);
   expect(turn.failedToolCalls).toEqual([]);
-  expect(turn.toolCalls.map((c) => c.name)).toEqual(recording.toolCalls.map((c) => c.name));
+  expect(turn.toolCalls.map((c) => c.toolName)).toEqual(recording.toolCalls.map((c) => c.name));
   expect(turn.toolCalls.map((c) => c.arguments)).toEqual(manifestArguments(recording));
   for (const call of turn.toolCalls) expect(call.truncated).toBeUndefined();
   // Ids: the wire's where it has them; generated ones (Gemini, Ollama) non-empty and distinct.
-  const ids = turn.toolCalls.map((c) => c.id);
+  const ids = turn.toolCalls.map((c) => c.toolCallId);
   recording.toolCalls.forEach((expected, i) => {
     if (expected.id !== '') expect(ids[i]).toBe(expected.id);
     else expect(ids[i]).toMatch(/\S/);
@@ -191,7 +191,7 @@ describe('collectTurn on every recording of the six APIs', () => {
 
       if (recording.toolCalls.some((c) => c.id === '')) {
         it('collectTurn gives generated ids that are the same on every replay and every cutting', async () => {
-          const ids = async (chunks: readonly ProviderEventStreamInput[]) => (await turnOf(recording, chunks)).toolCalls.map((c) => c.id);
+          const ids = async (chunks: readonly ProviderEventStreamInput[]) => (await turnOf(recording, chunks)).toolCalls.map((c) => c.toolCallId);
           const first = await ids([readFixture(`providers/${recording.file}`)]);
           expect(await ids([readFixture(`providers/${recording.file}`)])).toEqual(first);
           expect(await ids(objects)).toEqual(first);
@@ -224,8 +224,8 @@ describe('collectTurn on the recordings that stop early', () => {
         {
           type: 'tool-call-incomplete',
           index: 1,
-          id: truncated.toolCalls[0]?.id,
-          name: truncated.toolCalls[0]?.name,
+          toolCallId: truncated.toolCalls[0]?.id,
+          toolName: truncated.toolCalls[0]?.name,
           partialArguments: partial,
           path: '/lines_of_text/4',
           stopReason: 'max_tokens',
@@ -244,7 +244,7 @@ describe('collectTurn on the recordings that stop early', () => {
       });
       expect(turn.incompleteToolCalls).toEqual([]);
       expect(turn.toolCalls).toEqual([
-        { type: 'tool-call', index: 1, id: truncated.toolCalls[0]?.id, name: 'make_file', arguments: partial, truncated: true },
+        { type: 'tool-call', index: 1, toolCallId: truncated.toolCalls[0]?.id, toolName: 'make_file', arguments: partial, truncated: true },
       ]);
       expect(turn.finishReason).toBe('length');
     }

@@ -260,7 +260,7 @@ describe('CoalesceStream on the provider recordings', () => {
       if (complete.length === recording.toolCalls.length) expect(values).toEqual(recording.toolCalls.map((c) => expectedArguments(c.args)));
       // The StreamEvents (merged parts included) still make the same turn.
       const turn = await collectTurn(streamOf(out.filter((e): e is StreamEvent => e.type === 'part' || e.type === 'flush' || e.type === 'finished')));
-      expect(turn.toolCalls.map((c) => [c.name, c.arguments])).toEqual(complete.map((c) => [c.name, expectedArguments(c.args)]));
+      expect(turn.toolCalls.map((c) => [c.toolName, c.arguments])).toEqual(complete.map((c) => [c.name, expectedArguments(c.args)]));
     });
   }
 });

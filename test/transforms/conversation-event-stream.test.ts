@@ -72,7 +72,7 @@ describe('ConversationEventStream on recordings cut inside their last event', ()
       if (whole !== undefined) expect(events).toEqual(whole.events.slice(0, events.length));
       // Calls that came are complete and are the manifest's first ones.
       const calls = events.flatMap((e) => (e.type === 'tool-call' ? [e] : []));
-      expect(calls.map((c) => c['name'])).toEqual(recording.toolCalls.slice(0, calls.length).map((c) => c.name));
+      expect(calls.map((c) => c['toolName'])).toEqual(recording.toolCalls.slice(0, calls.length).map((c) => c.name));
     });
   }
 
@@ -80,7 +80,7 @@ describe('ConversationEventStream on recordings cut inside their last event', ()
     const { events, error } = await conversation('anthropic', [cutInsideLastLine(readFixture('providers/anthropic/text-then-tool-use.sse'))]);
     expect(events).toEqual([
       { type: 'message', index: 0, text: "I'll check the current weather in Paris for you." },
-      { type: 'tool-call', index: 1, id: 'toolu_01NRLabsLyVHZPKxbKvkfSMn', name: 'get_weather', arguments: { location: 'Paris' } },
+      { type: 'tool-call', index: 1, toolCallId: 'toolu_01NRLabsLyVHZPKxbKvkfSMn', toolName: 'get_weather', arguments: { location: 'Paris' } },
     ]);
     expect(error).toMatchObject({ provider: 'anthropic', type: 'invalid-stream', code: 'truncated' });
   });
@@ -98,7 +98,7 @@ describe('ConversationEventStream on malformed input', () => {
   it('ConversationEventStream errors with not-json for a data line that is not JSON, after what came before', async () => {
     const text = sseThrough(textOf('openai-chat/parallel-2-tool-calls.sse'), '"finish_reason":"tool_calls"');
     const { events, error } = await conversation('openai-chat', [`${text}data: {"choices": [oops\n\n`]);
-    expect(events.map((e) => [e.type, e['name']])).toEqual([
+    expect(events.map((e) => [e.type, e['toolName']])).toEqual([
       ['tool-call', 'GetWeatherArgs'],
       ['tool-call', 'get_stock_price'],
     ]);
@@ -149,8 +149,8 @@ describe('ConversationEventStream on streams that just stop inside a tool call',
       expect(events.slice(before.length)).toEqual([
         expect.objectContaining({
           type: 'tool-call-incomplete',
-          ...(expected?.id === '' ? {} : { id: expected?.id }),
-          name: expected?.name,
+          ...(expected?.id === '' ? {} : { toolCallId: expected?.id }),
+          toolName: expected?.name,
           partialArguments: partial,
           path,
           stopReason: undefined,
@@ -164,7 +164,7 @@ describe('ConversationEventStream on streams that just stop inside a tool call',
 
 describe('ConversationEventStream keeps what it produced when the stream before it errors', () => {
   const events: StreamEvent[] = [
-    { type: 'part', index: 0, part: { type: 'tool-call-start', id: 'call_1', name: 'write_file' } },
+    { type: 'part', index: 0, part: { type: 'tool-call-start', toolCallId: 'call_1', toolName: 'write_file' } },
     { type: 'part', index: 0, part: { type: 'tool-call-arguments', chunk: '{"path":"a.txt","content":"hel' } },
     { type: 'flush', index: 0 },
     { type: 'finished', reason: 'length', rawReason: 'max_tokens' },

@@ -162,8 +162,8 @@ describe('FieldEventStream', () => {
   it('FieldEventStream carries the tool call id, name and index of progress events, for interleaved calls', async () => {
     const part = (index: number, chunk: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-arguments', chunk } });
     const input: StreamEvent[] = [
-      { type: 'part', index: 0, part: { type: 'tool-call-start', id: 'call_1', name: 'write_file' } },
-      { type: 'part', index: 1, part: { type: 'tool-call-start', id: 'call_2', name: 'get_weather' } },
+      { type: 'part', index: 0, part: { type: 'tool-call-start', toolCallId: 'call_1', toolName: 'write_file' } },
+      { type: 'part', index: 1, part: { type: 'tool-call-start', toolCallId: 'call_2', toolName: 'get_weather' } },
       part(0, '{"path":"a.'),
       part(1, '{"city":"Par'),
       part(0, 'txt"}'),

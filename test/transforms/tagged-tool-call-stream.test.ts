@@ -96,7 +96,7 @@ describe('TaggedToolCallStream', () => {
       ]).pipeThrough(new TaggedToolCallStream()),
     );
     expect(turn.text).toBe('Checking.\n\nDone.');
-    expect(turn.toolCalls).toEqual([{ type: 'tool-call', index: -1, id: 'call_0', name: 'get_weather', arguments: { location: 'Boston', unit: 'C' } }]);
+    expect(turn.toolCalls).toEqual([{ type: 'tool-call', index: -1, toolCallId: 'call_0', toolName: 'get_weather', arguments: { location: 'Boston', unit: 'C' } }]);
     expect(turn.finishReason).toBe('stop');
   });
 
@@ -211,7 +211,7 @@ describe('TaggedToolCallStream', () => {
     expect(turn.text).toBe('AB');
     expect(turn.toolCalls).toEqual([]);
     expect(turn.failedToolCalls).toHaveLength(1);
-    expect(turn.failedToolCalls[0]).toMatchObject({ id: 'call_0', name: 'x', index: -1 });
+    expect(turn.failedToolCalls[0]).toMatchObject({ toolCallId: 'call_0', toolName: 'x', index: -1 });
     expect(turn.failedToolCalls[0]?.error).toBeInstanceOf(TaggedToolCallError);
     expect((turn.failedToolCalls[0]?.error as TaggedToolCallError).code).toBe('invalid-json');
     // Without isolateErrors the turn fails, as for native calls with invalid arguments.
@@ -268,7 +268,7 @@ describe('TaggedToolCallStream', () => {
     expect(extract(['<tool_call>{"name":"x","arguments":{"a":1}}\n'], options)).toEqual([start(-1, 'call_0', 'x'), args(-1, '{"a":1}'), flush(-1), flush(0)]);
     expect(callError(extract(['<tool_call>{"name":"x","arguments":{"a":1}'], options), -1).code).toBe('unterminated');
     const turn = await collectTurn(streamOf([msg(0, '<tool_call>{"name":"x","arguments":{"a":1}}'), flush(0)]).pipeThrough(new TaggedToolCallStream(options)));
-    expect(turn.toolCalls.map((c) => [c.name, c.arguments])).toEqual([['x', { a: 1 }]]);
+    expect(turn.toolCalls.map((c) => [c.toolName, c.arguments])).toEqual([['x', { a: 1 }]]);
   });
 
   it('TaggedToolCallStream fails a call whose arguments waiting for the name exceed maxBufferedLength', () => {
@@ -421,7 +421,7 @@ describe('TaggedToolCallStream', () => {
         );
         const collected = await collectTurn(streamOf(output));
         expect(collected.text).toBe(first + rest.map(([, after]) => after).join(''));
-        expect(collected.toolCalls.map((t) => ({ id: t.id, name: t.name, arguments: t.arguments }))).toEqual(
+        expect(collected.toolCalls.map((t) => ({ id: t.toolCallId, name: t.toolName, arguments: t.arguments }))).toEqual(
           rest.map(([c], n) => ({ id: `call_${n}`, name: c.name, arguments: JSON.parse(c.argumentsText) })),
         );
       }),
@@ -443,7 +443,7 @@ describe('TaggedToolCallStream', () => {
     const ndjson = contents.map((content) => line(content, false)).join('') + line('', true);
     const turn = await collectTurn(streamOf([ndjson]).pipeThrough(new ProviderEventStream({ provider: 'ollama' })).pipeThrough(new TaggedToolCallStream()));
     expect(turn.text).toBe('I will look.\n');
-    expect(turn.toolCalls.map(({ id, name, arguments: a }) => ({ id, name, a }))).toEqual([{ id: 'call_0', name: 'read_file', a: { path: 'src/a.ts' } }]);
+    expect(turn.toolCalls.map(({ toolCallId: id, toolName: name, arguments: a }) => ({ id, name, a }))).toEqual([{ id: 'call_0', name: 'read_file', a: { path: 'src/a.ts' } }]);
     expect(turn.finishReason).toBe('stop');
   });
 

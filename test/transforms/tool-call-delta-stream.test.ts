@@ -13,17 +13,17 @@ describe('ToolCallDeltaStream', () => {
     const events = await readAll(streamOf(input).pipeThrough(new ToolCallDeltaStream({ messageId: 'msg_7' })));
     const base = { type: 'streaming-tool-call', index: 0, toolCallId: 'call_1', toolName: 'get_weather', messageId: 'msg_7' };
     expect(events).toEqual([
-      { ...base, arguments: '', isComplete: false },
-      ...chunks.map((c) => ({ ...base, arguments: c, isComplete: false })),
-      { ...base, arguments: '', isComplete: true },
+      { ...base, argumentsDelta: '', isComplete: false },
+      ...chunks.map((c) => ({ ...base, argumentsDelta: c, isComplete: false })),
+      { ...base, argumentsDelta: '', isComplete: true },
     ]);
-    expect(events.map((e) => e.arguments).join('')).toBe('{"location":"Boston"}');
+    expect(events.map((e) => e.argumentsDelta).join('')).toBe('{"location":"Boston"}');
   });
 
   it('ToolCallDeltaStream never repairs: invalid or truncated argument text goes out as is', async () => {
     const input = [start(0, 'c', 'f'), args(0, '{"a": tru'), args(0, 'e, "b": "x'), { type: 'flush', index: 0 } as StreamEvent];
     const events = await readAll(streamOf(input).pipeThrough(new ToolCallDeltaStream({ announce: false })));
-    expect(events.map((e) => [e.arguments, e.isComplete])).toEqual([
+    expect(events.map((e) => [e.argumentsDelta, e.isComplete])).toEqual([
       ['{"a": tru', false],
       ['e, "b": "x', false],
       ['', true],
@@ -34,7 +34,7 @@ describe('ToolCallDeltaStream', () => {
   it('ToolCallDeltaStream keeps the first non-empty id and name, announcing each as it becomes known', async () => {
     const input = [start(3, '', 'get'), args(3, '{}'), start(3, 'call_9', ''), start(3, 'other', 'x'), { type: 'flush', index: 3 } as StreamEvent];
     const events = await readAll(streamOf(input).pipeThrough(new ToolCallDeltaStream()));
-    expect(events.map((e) => [e.toolCallId, e.toolName, e.arguments, e.isComplete])).toEqual([
+    expect(events.map((e) => [e.toolCallId, e.toolName, e.argumentsDelta, e.isComplete])).toEqual([
       ['', 'get', '', false],
       ['', 'get', '{}', false],
       ['call_9', 'get', '', false],
@@ -54,7 +54,7 @@ describe('ToolCallDeltaStream', () => {
       { type: 'finished', reason: 'length' },
     ];
     const events = await readAll(streamOf(input).pipeThrough(new ToolCallDeltaStream({ announce: false })));
-    expect(events.map((e) => [e.index, e.arguments, e.isComplete])).toEqual([[2, '{"a"', false]]);
+    expect(events.map((e) => [e.index, e.argumentsDelta, e.isComplete])).toEqual([[2, '{"a"', false]]);
   });
 
   it('ToolCallDeltaStream errors with a TypeError for input that is not a StreamEvent', async () => {
@@ -82,7 +82,7 @@ describe('ToolCallDeltaStream', () => {
           const events = await readAll(streamOf(input).pipeThrough(new ToolCallDeltaStream()));
           calls.forEach(([text], i) => {
             const ofCall = events.filter((e) => e.toolCallId === `call_${i}`);
-            expect(ofCall.map((e) => e.arguments).join('')).toBe(text);
+            expect(ofCall.map((e) => e.argumentsDelta).join('')).toBe(text);
             expect(ofCall.filter((e) => e.isComplete)).toHaveLength(1);
             expect(ofCall[ofCall.length - 1]?.isComplete).toBe(true);
             expect(ofCall.every((e) => e.toolName === `tool_${i}` && e.index === i)).toBe(true);
@@ -103,7 +103,7 @@ describe('ToolCallDeltaStream on the provider recordings', () => {
       const calls = completed.map((done) => {
         const ofCall = events.filter((e: StreamingToolCallEvent) => e.index === done.index);
         expect(ofCall[ofCall.length - 1]).toBe(done);
-        return { id: done.toolCallId, name: done.toolName, args: ofCall.map((e) => e.arguments).join('') };
+        return { id: done.toolCallId, name: done.toolName, args: ofCall.map((e) => e.argumentsDelta).join('') };
       });
       expect(calls.map((c) => c.name)).toEqual(recording.toolCalls.map((c) => c.name));
       recording.toolCalls.forEach((expected, i) => {
@@ -123,6 +123,6 @@ describe('ToolCallDeltaStream and the end of input', () => {
       streamOf<StreamEvent>([start(0, 'c', 'f'), args(0, '{"a":'), { type: 'flush', index: 0, metadata: { endOfInput: true } }]).pipeThrough(new ToolCallDeltaStream()),
     );
     expect(events.some((e) => e.isComplete)).toBe(false);
-    expect(events.map((e) => e.arguments).join('')).toBe('{"a":');
+    expect(events.map((e) => e.argumentsDelta).join('')).toBe('{"a":');
   });
 });

@@ -33,7 +33,7 @@ describe('collectTurn', () => {
     expect(turn.text).toBe('Writing the file.');
     expect(turn.reasoning).toBe('Let me think.');
     expect(turn.events[0]).toMatchObject({ type: 'reasoning', text: 'Let me think.', signature: 'sig-123' });
-    expect(turn.toolCalls.map(({ id, name, arguments: a }) => ({ id, name, a }))).toEqual([
+    expect(turn.toolCalls.map(({ toolCallId: id, toolName: name, arguments: a }) => ({ id, name, a }))).toEqual([
       { id: 'call_1', name: 'write_file', a: { path: 'src/main.rs', content: 'fn main() {}\n' } },
       { id: 'call_2', name: 'list', a: {} },
     ]);
@@ -42,14 +42,14 @@ describe('collectTurn', () => {
 
   it('collectTurn merges split identities: the first non-empty id and name win, "" never overwrites', async () => {
     const turn = await collectTurn(streamOf([start(0, '', 'get'), start(0, 'call_9', ''), start(0, 'other', 'x'), args(0, '{}'), flush(0)]));
-    expect(turn.toolCalls[0]).toMatchObject({ id: 'call_9', name: 'get', arguments: {} });
+    expect(turn.toolCalls[0]).toMatchObject({ toolCallId: 'call_9', toolName: 'get', arguments: {} });
   });
 
   it('collectTurn never reports a truncated call as complete: it is incomplete, with path and stop reason', async () => {
     const turn = await collectTurn(streamOf([start(0, 'c', 'write_file'), args(0, '{"path":"a.txt","content":"hel'), flush(0), finished('length', 'max_tokens')]));
     expect(turn.toolCalls).toEqual([]);
     expect(turn.incompleteToolCalls).toEqual([
-      { type: 'tool-call-incomplete', index: 0, id: 'c', name: 'write_file', partialArguments: { path: 'a.txt', content: 'hel' }, path: '/content', stopReason: 'max_tokens' },
+      { type: 'tool-call-incomplete', index: 0, toolCallId: 'c', toolName: 'write_file', partialArguments: { path: 'a.txt', content: 'hel' }, path: '/content', stopReason: 'max_tokens' },
     ]);
     expect(turn.finishReason).toBe('length');
   });
@@ -57,13 +57,13 @@ describe('collectTurn', () => {
   it('collectTurn reports a call cut by a stream that just stops as incomplete, with no finish reason', async () => {
     const turn = await collectTurn(streamOf([start(0, 'c', 'f'), args(0, '{"a":[1,2')]));
     // A number is complete at the end of input; the array and the object are not.
-    expect(turn.incompleteToolCalls[0]).toMatchObject({ id: 'c', path: '/a', stopReason: undefined, partialArguments: { a: [1, 2] } });
+    expect(turn.incompleteToolCalls[0]).toMatchObject({ toolCallId: 'c', path: '/a', stopReason: undefined, partialArguments: { a: [1, 2] } });
     expect(turn.finishReason).toBeUndefined();
   });
 
   it('collectTurn with repair closes a truncated call and marks it truncated', async () => {
     const turn = await collectTurn(streamOf([start(0, 'c', 'f'), args(0, '{"a":[1,2'), flush(0), finished('length', 'length')]), { repair: true });
-    expect(turn.toolCalls).toEqual([{ type: 'tool-call', index: 0, id: 'c', name: 'f', arguments: { a: [1, 2] }, truncated: true }]);
+    expect(turn.toolCalls).toEqual([{ type: 'tool-call', index: 0, toolCallId: 'c', toolName: 'f', arguments: { a: [1, 2] }, truncated: true }]);
     expect(turn.incompleteToolCalls).toEqual([]);
   });
 
@@ -79,8 +79,8 @@ describe('collectTurn', () => {
       streamOf([start(0, 'bad', 'f'), start(1, 'good', 'g'), args(0, '{"a":"x"y'), args(1, '{"b":1}'), args(0, '}'), flush(0), flush(1), text(2, 'done'), flush(2), finished('tool-calls', 'tool_calls')]),
       { isolateErrors: true },
     );
-    expect(turn.failedToolCalls.map((c) => [c.id, (c.error as ToolCallArgumentsError).offset])).toEqual([['bad', 8]]);
-    expect(turn.toolCalls.map((c) => [c.id, c.arguments])).toEqual([['good', { b: 1 }]]);
+    expect(turn.failedToolCalls.map((c) => [c.toolCallId, (c.error as ToolCallArgumentsError).offset])).toEqual([['bad', 8]]);
+    expect(turn.toolCalls.map((c) => [c.toolCallId, c.arguments])).toEqual([['good', { b: 1 }]]);
     expect(turn.text).toBe('done');
   });
 
@@ -140,7 +140,7 @@ describe('ConversationEventStream', () => {
     const out = await readAll(streamOf([text(0, 'hi'), flush(0), start(1, 'c', 'f'), args(1, '{"x":1}'), flush(1), finished('tool-calls', 'tool_calls')]).pipeThrough(new ConversationEventStream()));
     expect(out).toEqual([
       { type: 'message', index: 0, text: 'hi' },
-      { type: 'tool-call', index: 1, id: 'c', name: 'f', arguments: { x: 1 } },
+      { type: 'tool-call', index: 1, toolCallId: 'c', toolName: 'f', arguments: { x: 1 } },
       { type: 'finished', reason: 'tool-calls', rawReason: 'tool_calls' },
     ]);
   });
@@ -162,7 +162,7 @@ describe('collectTurn and the end of input', () => {
   it('collectTurn reports a call cut before its first argument byte as incomplete, not as {}', async () => {
     const cut = await collectTurn(streamOf([start(0, 'c', 'write_file'), { type: 'flush', index: 0, metadata: { endOfInput: true } }]));
     expect(cut.toolCalls).toEqual([]);
-    expect(cut.incompleteToolCalls).toMatchObject([{ id: 'c', name: 'write_file', partialArguments: undefined, path: '' }]);
+    expect(cut.incompleteToolCalls).toMatchObject([{ toolCallId: 'c', toolName: 'write_file', partialArguments: undefined, path: '' }]);
     // Closed by the provider, the same call has no arguments: {}.
     const closed = await collectTurn(streamOf([start(0, 'c', 'list'), flush(0)]));
     expect(closed.toolCalls.map((c) => c.arguments)).toEqual([{}]);
@@ -184,7 +184,7 @@ describe('ConversationEventStream when finished comes before a flush', () => {
     const incomplete = await Promise.race([reader.read(), new Promise((resolve) => setTimeout(() => resolve('nothing yet'), 50))]);
     expect(incomplete).toEqual({
       done: false,
-      value: { type: 'tool-call-incomplete', index: 0, id: 'c', name: 'write_file', partialArguments: { path: 'a.txt', content: 'hel' }, path: '/content', stopReason: 'max_tokens' },
+      value: { type: 'tool-call-incomplete', index: 0, toolCallId: 'c', toolName: 'write_file', partialArguments: { path: 'a.txt', content: 'hel' }, path: '/content', stopReason: 'max_tokens' },
     });
     await reader.cancel();
   });
@@ -194,7 +194,7 @@ describe('collectTurn and slots never flushed', () => {
   it('collectTurn reports a call never flushed and without arguments as incomplete when the input ends, not as {}', async () => {
     const turn = await collectTurn(streamOf([start(0, 'c', 'write_file')]));
     expect(turn.toolCalls).toEqual([]);
-    expect(turn.incompleteToolCalls).toMatchObject([{ id: 'c', name: 'write_file', partialArguments: undefined, path: '' }]);
+    expect(turn.incompleteToolCalls).toMatchObject([{ toolCallId: 'c', toolName: 'write_file', partialArguments: undefined, path: '' }]);
     // A complete document is still a call, flushed or not.
     const complete = await collectTurn(streamOf([start(0, 'c', 'list'), args(0, '{}')]));
     expect(complete.toolCalls.map((c) => c.arguments)).toEqual([{}]);

@@ -199,7 +199,7 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
           serverName: stringAt(contentBlock, 'server_name'),
         });
         if (id !== '' || name !== '') {
-          out.push({ type: 'part', index, part: { type: 'tool-call-start', id, name }, ...(metadata ? { metadata } : {}) });
+          out.push({ type: 'part', index, part: { type: 'tool-call-start', toolCallId: id, toolName: name }, ...(metadata ? { metadata } : {}) });
         }
         break;
       }

@@ -167,7 +167,7 @@ export function createBedrockAdapter(_options: BedrockAdapterOptions = {}): Prov
         if (toolUse !== undefined) {
           const id = nonEmptyStringAt(toolUse, 'toolUseId') ?? '';
           const toolName = nonEmptyStringAt(toolUse, 'name') ?? '';
-          if (id !== '' || toolName !== '') out.push({ type: 'part', index, part: { type: 'tool-call-start', id, name: toolName } });
+          if (id !== '' || toolName !== '') out.push({ type: 'part', index, part: { type: 'tool-call-start', toolCallId: id, toolName } });
         }
         break;
       }

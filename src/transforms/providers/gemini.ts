@@ -131,7 +131,7 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
       const slot = nextSlot++;
       const position = nextPosition++;
       const id = nonEmptyStringAt(fc, 'id') ?? createToolCallId({ name, position });
-      out.push(partEvent(slot, { type: 'tool-call-start', id, name }, { candidateIndex: state.candidateIndex, ...signature }));
+      out.push(partEvent(slot, { type: 'tool-call-start', toolCallId: id, toolName: name }, { candidateIndex: state.candidateIndex, ...signature }));
       if (fc['args'] !== undefined && fc['args'] !== null) {
         out.push(partEvent(slot, { type: 'tool-call-arguments', chunk: JSON.stringify(fc['args']) }));
         flush(state, slot, out);
@@ -144,7 +144,7 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
     } else if (signature !== undefined) {
       // A signature on a continuation: repeat the start (a no-op downstream) to carry it.
       const { slot, id, name: callName } = state.call;
-      out.push(partEvent(slot, { type: 'tool-call-start', id, name: callName }, signature));
+      out.push(partEvent(slot, { type: 'tool-call-start', toolCallId: id, toolName: callName }, signature));
     }
     const call = state.call;
     if (!call) return;

@@ -81,7 +81,7 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): Provide
     const slot = nextSlot++;
     sawToolCall = true;
     const index = numberAt(fn, 'index');
-    out.push(partEvent(slot, { type: 'tool-call-start', id, name }, index === undefined ? undefined : { toolCallIndex: index }));
+    out.push(partEvent(slot, { type: 'tool-call-start', toolCallId: id, toolName: name }, index === undefined ? undefined : { toolCallIndex: index }));
     if (chunk !== '') out.push(partEvent(slot, { type: 'tool-call-arguments', chunk }));
     out.push({ type: 'flush', index: slot });
   }

@@ -122,7 +122,7 @@ export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}):
   function emitStart(state: ChoiceState, call: ToolCallState, extra: EventMetadata | undefined, out: StreamEvent[]): void {
     const first = call.startedId === undefined;
     const metadata = first ? { choiceIndex: state.choiceIndex, ...extra } : extra;
-    out.push(partEvent(call.slot, { type: 'tool-call-start', id: call.id, name: call.name }, metadata));
+    out.push(partEvent(call.slot, { type: 'tool-call-start', toolCallId: call.id, toolName: call.name }, metadata));
     call.startedId = call.id;
     call.startedName = call.name;
   }

@@ -176,7 +176,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
     item.startedId = id;
     item.startedName = name;
     const metadata = metadataOf({ itemId: item.itemId });
-    out.push({ type: 'part', index: item.slot, part: { type: 'tool-call-start', id, name }, ...(metadata ? { metadata } : {}) });
+    out.push({ type: 'part', index: item.slot, part: { type: 'tool-call-start', toolCallId: id, toolName: name }, ...(metadata ? { metadata } : {}) });
   }
 
   /** Emit what a `.done` text has beyond what the deltas delivered. */

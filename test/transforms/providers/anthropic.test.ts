@@ -98,7 +98,7 @@ describe('ProviderEventStream with provider anthropic, details', () => {
       { type: 'part', index: 0, part: { type: 'message', text: 'I' } },
       { type: 'part', index: 0, part: { type: 'message', text: "'ll check the current weather in Paris for you." } },
       { type: 'flush', index: 0 },
-      { type: 'part', index: 1, part: { type: 'tool-call-start', id: 'toolu_01NRLabsLyVHZPKxbKvkfSMn', name: 'get_weather' } },
+      { type: 'part', index: 1, part: { type: 'tool-call-start', toolCallId: 'toolu_01NRLabsLyVHZPKxbKvkfSMn', toolName: 'get_weather' } },
       { type: 'part', index: 1, part: { type: 'tool-call-arguments', chunk: '{"locati' } },
       { type: 'part', index: 1, part: { type: 'tool-call-arguments', chunk: 'on": "P' } },
       { type: 'part', index: 1, part: { type: 'tool-call-arguments', chunk: 'ar' } },
@@ -215,10 +215,10 @@ describe('ProviderEventStream with provider anthropic, details', () => {
       { type: 'content_block_stop', index: 2 },
     ];
     expect(await eventsOf('anthropic', objects)).toEqual([
-      { type: 'part', index: 0, part: { type: 'tool-call-start', id: '', name: 'lookup' } },
+      { type: 'part', index: 0, part: { type: 'tool-call-start', toolCallId: '', toolName: 'lookup' } },
       { type: 'flush', index: 0 },
       { type: 'flush', index: 1, metadata: { redactedThinking: 'opaque' } },
-      { type: 'part', index: 2, part: { type: 'tool-call-start', id: 'toolu_x', name: 'whole' } },
+      { type: 'part', index: 2, part: { type: 'tool-call-start', toolCallId: 'toolu_x', toolName: 'whole' } },
       { type: 'part', index: 2, part: { type: 'tool-call-arguments', chunk: '{"a":1}' } },
       { type: 'flush', index: 2 },
     ]);

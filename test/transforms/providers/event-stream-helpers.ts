@@ -402,8 +402,8 @@ export function assembleEvents(events: readonly StreamEvent[]): Assembly {
         slot.text += part.json;
         break;
       case 'tool-call-start':
-        if (slot.id === '') slot.id = part.id;
-        if (slot.name === '') slot.name = part.name;
+        if (slot.id === '') slot.id = part.toolCallId;
+        if (slot.name === '') slot.name = part.toolName;
         break;
       case 'tool-call-arguments':
         if (slot.id === '' && slot.name === '') throw new Error(`arguments for slot ${event.index} before its identity`);
@@ -499,8 +499,8 @@ export function assemble(events: readonly StreamEvent[]): Assembled {
         break;
       case 'tool-call-start':
         // First non-empty value wins per field (RFD 012).
-        if (slot.id === '') slot.id = part.id;
-        if (slot.name === '') slot.name = part.name;
+        if (slot.id === '') slot.id = part.toolCallId;
+        if (slot.name === '') slot.name = part.toolName;
         break;
       case 'tool-call-arguments':
         if (slot.id === '' && slot.name === '') throw new Error(`arguments for slot ${event.index} before its tool-call-start`);

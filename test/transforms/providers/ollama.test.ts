@@ -66,7 +66,7 @@ describe('createOllamaAdapter', () => {
   it('createOllamaAdapter turns a whole tool call into start, one chunk and flush, and stop into tool-calls', () => {
     const { events } = run('ollama/docs-chat-stream-tool-call.ndjson');
     expect(events).toEqual([
-      { type: 'part', index: 0, part: { type: 'tool-call-start', id: 'call_0_get_weather', name: 'get_weather' } },
+      { type: 'part', index: 0, part: { type: 'tool-call-start', toolCallId: 'call_0_get_weather', toolName: 'get_weather' } },
       { type: 'part', index: 0, part: { type: 'tool-call-arguments', chunk: '{"city":"Tokyo"}' } },
       { type: 'flush', index: 0 },
       {

@@ -252,8 +252,8 @@ describe('createOpenAIChatAdapter merge rules', () => {
     const adapter = createOpenAIChatAdapter();
     const first = adapter.push(toolDelta({ index: 0, function: { name: 'f', arguments: '{' } }).data);
     const second = adapter.push(toolDelta({ index: 0, id: 'late', function: { arguments: '}' } }).data);
-    expect(first[0]).toMatchObject({ part: { type: 'tool-call-start', id: '', name: 'f' } });
-    expect(second[0]).toMatchObject({ part: { type: 'tool-call-start', id: 'late', name: 'f' } });
+    expect(first[0]).toMatchObject({ part: { type: 'tool-call-start', toolCallId: '', toolName: 'f' } });
+    expect(second[0]).toMatchObject({ part: { type: 'tool-call-start', toolCallId: 'late', toolName: 'f' } });
     expect(assemble([...first, ...second, ...adapter.end()]).toolCalls[0]).toMatchObject({ id: 'late', args: '{}' });
   });
 

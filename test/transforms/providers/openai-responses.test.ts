@@ -110,7 +110,7 @@ describe('ProviderEventStream with provider openai-responses, details', () => {
     expect(events[0]).toEqual({
       type: 'part',
       index: 0,
-      part: { type: 'tool-call-start', id: 'call_kL0PCQV7M2WMoVX8V8OtYSAL', name: 'get_capital' },
+      part: { type: 'tool-call-start', toolCallId: 'call_kL0PCQV7M2WMoVX8V8OtYSAL', toolName: 'get_capital' },
       metadata: { itemId },
     });
     expect(events.filter((e) => e.type === 'part' && e.part.type === 'tool-call-arguments')).toHaveLength(5);
