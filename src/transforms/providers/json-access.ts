@@ -61,8 +61,19 @@ export function metadataOf(entries: Readonly<Record<string, unknown>>): EventMet
   return out;
 }
 
+/**
+ * Every {@link Usage} field, each one given: its value or `undefined`, so a provider cannot forget one.
+ *
+ * Not `{ [K in keyof Usage]-?: Usage[K] | undefined }`: `-?` on an optional property removes
+ * `undefined` from the whole property type, the written `| undefined` included, unless
+ * exactOptionalPropertyTypes is on. Our tsconfig turns it on, Deno's (and JSR's) defaults do not,
+ * so every `usageOf` call failed `deno check` of a module importing `src/index.ts`. Mapping over
+ * `Required<Usage>` needs no `-?`, so the type is the same under both.
+ */
+export type UsageFields = { readonly [K in keyof Required<Usage>]: Required<Usage>[K] | undefined };
+
 /** A {@link Usage} without the fields that are `undefined` (exactOptionalPropertyTypes). */
-export function usageOf(fields: { [K in keyof Usage]-?: Usage[K] | undefined }): Usage {
+export function usageOf(fields: UsageFields): Usage {
   const out: { -readonly [K in keyof Usage]: Usage[K] } = {};
   if (fields.inputTokens !== undefined) out.inputTokens = fields.inputTokens;
   if (fields.outputTokens !== undefined) out.outputTokens = fields.outputTokens;
