@@ -2,8 +2,22 @@ import type { JsonValue, StreamFragment } from '../types.ts';
 import { ARRAY, OBJECT, STRING } from './scanner.ts';
 import { ValueBuilder } from './value-builder.ts';
 import { retainHiddenClass } from './retain.ts';
+import { SharedSnapshots } from './shared-snapshot.ts';
 
 const KIND = { object: OBJECT, array: ARRAY, string: STRING } as const;
+
+/** Options of {@link FragmentAggregator}. */
+export interface FragmentAggregatorOptions {
+  /**
+   * Make `snapshot()` return frozen, structurally shared copies instead of the live value: a new
+   * root whenever anything changed since the previous `snapshot()` (the same root otherwise), in
+   * which every object and array whose content did not change is the very object of the previous
+   * snapshot. For UIs that compare by identity (React, Vue, Svelte). Costs O(size of the
+   * containers that changed) per snapshot, and keeps a copy of the value.
+   * @default false
+   */
+  readonly immutableSnapshots?: boolean;
+}
 
 /**
  * Turns {@link StreamFragment}s back into values (RFD 043's aggregator).
@@ -15,6 +29,11 @@ const KIND = { object: OBJECT, array: ARRAY, string: STRING } as const;
  * (a duplicate key, which `JSON.parse` resolves to the last value, is the one exception: it
  * replaces the earlier member in place, as `JSON.parse` does). `__proto__` becomes an own
  * property.
+ *
+ * With `immutableSnapshots: true`, `snapshot()` instead returns frozen copies that are never
+ * mutated afterwards and share every unchanged object and array with the previous snapshot (see
+ * {@link FragmentAggregatorOptions.immutableSnapshots}). The value `push` returns at the end is
+ * still the live value (not frozen; equal to, but not the same object as, the last snapshot).
  *
  * @throws {TypeError} from `push` when fragments arrive out of order (not from one parser).
  * @example
@@ -29,7 +48,12 @@ const KIND = { object: OBJECT, array: ARRAY, string: STRING } as const;
  */
 export class FragmentAggregator {
   readonly #builder = new ValueBuilder();
+  readonly #shared: SharedSnapshots | undefined;
   #finished = false;
+
+  constructor(options: FragmentAggregatorOptions = {}) {
+    this.#shared = options.immutableSnapshots === true ? new SharedSnapshots() : undefined;
+  }
 
   /** Apply one fragment; returns the root value once it is complete, otherwise `undefined`. */
   push(fragment: StreamFragment): JsonValue | undefined {
@@ -83,9 +107,12 @@ export class FragmentAggregator {
     return undefined;
   }
 
-  /** The value so far (live), or `undefined` before the first fragment. */
+  /**
+   * The value so far, or `undefined` before the first fragment: live, or with `immutableSnapshots`
+   * a frozen, structurally shared copy.
+   */
   snapshot(): JsonValue | undefined {
-    return this.#builder.snapshot();
+    return this.#shared === undefined ? this.#builder.snapshot() : this.#shared.take(this.#builder);
   }
 
   /** True once the root value is complete. */

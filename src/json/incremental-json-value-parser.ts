@@ -2,9 +2,17 @@ import type { JsonValue } from '../types.ts';
 import { JsonScanner, type JsonLimits } from './scanner.ts';
 import { ValueBuilder } from './value-builder.ts';
 import { retainHiddenClass } from './retain.ts';
+import { SharedSnapshots } from './shared-snapshot.ts';
 
 /** Options of {@link IncrementalJsonValueParser}. */
-export interface IncrementalJsonValueParserOptions extends JsonLimits {}
+export interface IncrementalJsonValueParserOptions extends JsonLimits {
+  /**
+   * Make `snapshot()` return frozen, structurally shared copies instead of the live value, as
+   * {@link FragmentAggregatorOptions.immutableSnapshots} does. `end()` still returns the live value.
+   * @default false
+   */
+  readonly immutableSnapshots?: boolean;
+}
 
 /**
  * The fused engine: JSON text in chunks → the value, without materialising fragments. Same
@@ -12,7 +20,8 @@ export interface IncrementalJsonValueParserOptions extends JsonLimits {}
  * event whatever the depth.
  *
  * `snapshot()` returns the value so far, live (later chunks mutate it), with the invariants of
- * {@link FragmentAggregator}.
+ * {@link FragmentAggregator}; with `immutableSnapshots: true`, frozen copies that share every
+ * unchanged object and array with the previous snapshot.
  *
  * @throws {JsonStreamError} from `push` and `end`.
  * @example
@@ -27,9 +36,11 @@ export interface IncrementalJsonValueParserOptions extends JsonLimits {}
 export class IncrementalJsonValueParser {
   readonly #builder = new ValueBuilder();
   readonly #scanner: JsonScanner;
+  readonly #shared: SharedSnapshots | undefined;
 
   constructor(options: IncrementalJsonValueParserOptions = {}) {
     this.#scanner = new JsonScanner(this.#builder, options);
+    this.#shared = options.immutableSnapshots === true ? new SharedSnapshots() : undefined;
   }
 
   /** Parse the next chunk. */
@@ -37,9 +48,12 @@ export class IncrementalJsonValueParser {
     this.#scanner.push(chunk);
   }
 
-  /** The value so far (live), or `undefined` before any value began. */
+  /**
+   * The value so far, or `undefined` before any value began: live, or with `immutableSnapshots` a
+   * frozen, structurally shared copy.
+   */
   snapshot(): JsonValue | undefined {
-    return this.#builder.snapshot();
+    return this.#shared === undefined ? this.#builder.snapshot() : this.#shared.take(this.#builder);
   }
 
   /** True once the root value is complete (trailing whitespace may still follow). */

@@ -7,7 +7,8 @@
 import type { JsonObject, JsonScalar, JsonValue } from '../types.ts';
 import { OBJECT, STRING, type JsonVisitor, type KindCode } from './scanner.ts';
 
-type Container = JsonObject | JsonValue[];
+/** Internal: an object or array the builder fills. */
+export type Container = JsonObject | JsonValue[];
 
 /**
  * Pieces of an open string joined (and, when raw, decoded) into a block at a time: the join and
@@ -16,8 +17,8 @@ type Container = JsonObject | JsonValue[];
  */
 const FOLD_PIECES = 2048;
 
-/** Set an own property, even for `__proto__`, as `JSON.parse` does. */
-function setMember(object: JsonObject, key: string, value: JsonValue): void {
+/** Set an own property, even for `__proto__`, as `JSON.parse` does. Internal. */
+export function setMember(object: JsonObject, key: string, value: JsonValue): void {
   if (key === '__proto__') {
     Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
   } else {
@@ -84,6 +85,14 @@ export class ValueBuilder implements JsonVisitor {
   /** Length of the innermost open array (the index its next element gets). */
   nextIndex(): number {
     return (this.#stack[this.#stack.length - 1] as JsonValue[]).length;
+  }
+
+  /**
+   * The open containers, outermost first: the builder's own stack, for shared snapshots (see
+   * `shared-snapshot.ts`) to tell which containers may still change. Read it, never modify it.
+   */
+  openContainers(): readonly Container[] {
+    return this.#stack;
   }
 
   /** Whether the innermost open container is an array. */

@@ -1,0 +1,176 @@
+/**
+ * Immutable, structurally shared snapshots: the `immutableSnapshots` mode of
+ * {@link FragmentAggregator} and {@link IncrementalJsonValueParser}.
+ *
+ * Why: by default `snapshot()` returns the builder's live value, one object mutated in place. That
+ * costs O(1), but a UI that compares by identity (React's `useSyncExternalStore`, `memo`, Vue's
+ * `shallowRef`, Svelte's `$state.raw`) never sees it change. In this mode every snapshot is a
+ * frozen copy that is a new object exactly where the content changed since the previous snapshot
+ * and the very same object everywhere else, so a per-path identity check re-renders exactly the
+ * changed subtrees; with no change at all, `snapshot()` returns the previous root.
+ *
+ * How, in O(size of the containers that changed) per snapshot rather than O(document): each live
+ * container keeps its latest frozen copy, marked final when the container was already closed then
+ * (closed containers never change again). The builder's guarantees do the rest: a container that
+ * may have changed since the previous snapshot is one that was open then or is new, so the walk
+ * from the root descends only into containers without a final copy. An array only appends or
+ * changes its last element, so its new copy is the previous copy up to the last element, then
+ * the copies of the elements from there on. An object (small) is re-read key by key, which also
+ * covers the builder's one exception, a duplicate key replacing an earlier member in place. A
+ * container is copied only if some member differs (by `Object.is` of the members' copies) from its
+ * previous copy — or, for a container that replaced a member of the same kind under a duplicate
+ * key, from the copy it replaced — so unchanged content keeps its identity even when the stream
+ * only closed it.
+ *
+ * The walk uses an explicit stack: documents can be as deep as `maxDepth` allows.
+ *
+ * @module
+ */
+import type { JsonObject, JsonValue } from '../types.ts';
+import { setMember, type Container, type ValueBuilder } from './value-builder.ts';
+import { retainHiddenClass } from './retain.ts';
+
+/** The latest frozen copy of a live container; `final` once the container was closed then. */
+interface Copy {
+  copy: Container;
+  final: boolean;
+}
+
+/** One container being copied. */
+interface Frame {
+  readonly live: Container;
+  /** The object's keys, or `undefined` for an array. */
+  readonly keys: string[] | undefined;
+  /** The container's index in the builder's open stack, or -1 once it is closed. */
+  readonly open: number;
+  /** The copy to share from and compare with, if any. */
+  readonly prev: Container | undefined;
+  /** The first position that may differ from `prev` (members before it are `prev`'s). */
+  readonly from: number;
+  /** The next position to visit. */
+  next: number;
+  /** The copies of the members from `from` on. */
+  readonly values: JsonValue[];
+}
+
+/** `object[key]` if it is an own property (never `Object.prototype` for `__proto__`). */
+function member(object: Container, key: string): JsonValue | undefined {
+  return Object.hasOwn(object, key) ? (object as JsonObject)[key] : undefined;
+}
+
+function isContainer(value: JsonValue | undefined): value is Container {
+  return typeof value === 'object' && value !== null;
+}
+
+/** Internal: hands out the shared snapshots of one {@link ValueBuilder}'s value. */
+export class SharedSnapshots {
+  readonly #copies = new WeakMap<Container, Copy>();
+  /** The builder's version at the last snapshot (-1: none yet). */
+  #version = -1;
+  #last: JsonValue | undefined;
+
+  /** The builder's value so far as a frozen, structurally shared copy (see the module). */
+  take(builder: ValueBuilder): JsonValue | undefined {
+    if (builder.version === this.#version) return this.#last;
+    this.#version = builder.version;
+    const root = builder.snapshot();
+    this.#last = isContainer(root) ? this.#share(root, builder.openContainers()) : root;
+    return this.#last;
+  }
+
+  #share(root: Container, open: readonly Container[]): Container {
+    const rootCopy = this.#copies.get(root);
+    if (rootCopy?.final === true) return rootCopy.copy;
+    const frames = [this.#frame(root, open[0] === root ? 0 : -1, rootCopy, undefined)];
+    let done: Container | undefined;
+    for (;;) {
+      const frame = frames[frames.length - 1] as Frame;
+      const { live, keys, prev } = frame;
+      if (done !== undefined) {
+        frame.values.push(done);
+        frame.next++;
+        done = undefined;
+      }
+      const end = keys === undefined ? (live as JsonValue[]).length : keys.length;
+      let child: Frame | undefined;
+      for (; frame.next < end; frame.next++) {
+        const key = keys === undefined ? frame.next : (keys[frame.next] as string);
+        const value = (live as JsonObject)[key] as JsonValue;
+        if (!isContainer(value)) {
+          frame.values.push(value);
+          continue;
+        }
+        const copy = this.#copies.get(value);
+        if (copy?.final === true) {
+          frame.values.push(copy.copy);
+          continue;
+        }
+        const depth = frame.open >= 0 && open[frame.open + 1] === value ? frame.open + 1 : -1;
+        // A new container where the previous copy has one: a duplicate key replaced it.
+        let replaced: JsonValue | undefined;
+        if (copy === undefined && prev !== undefined) replaced = keys === undefined ? (prev as JsonValue[])[frame.next] : member(prev, key as string);
+        child = this.#frame(value, depth, copy, replaced);
+        break;
+      }
+      if (child !== undefined) {
+        frames.push(child);
+        continue;
+      }
+      done = this.#finish(frame);
+      frames.pop();
+      if (frames.length === 0) return done;
+    }
+  }
+
+  /** A frame for `live`, compared with its own last copy or else with the copy it `replaced`. */
+  #frame(live: Container, open: number, copy: Copy | undefined, replaced: JsonValue | undefined): Frame {
+    const keys = Array.isArray(live) ? undefined : Object.keys(live);
+    let prev: Container | undefined;
+    let from = 0;
+    if (copy !== undefined) {
+      prev = copy.copy;
+      // Only the last element of an array can have changed since its own last copy.
+      if (keys === undefined) from = Math.max((prev as JsonValue[]).length - 1, 0);
+    } else if (isContainer(replaced) && Array.isArray(replaced) === (keys === undefined)) {
+      prev = replaced;
+    }
+    return { live, keys, open, prev, from, next: from, values: [] };
+  }
+
+  #finish(frame: Frame): Container {
+    const { live, keys, prev, from, values } = frame;
+    let copy: Container;
+    if (keys === undefined) {
+      copy = prev !== undefined && !arrayChanged(live as JsonValue[], prev as JsonValue[], from, values) ? prev : prev === undefined || from === 0 ? values : (prev as JsonValue[]).slice(0, from).concat(values);
+    } else if (prev !== undefined && !objectChanged(keys, prev, values)) {
+      copy = prev;
+    } else {
+      const object: JsonObject = {};
+      for (let i = 0; i < keys.length; i++) setMember(object, keys[i] as string, values[i] as JsonValue);
+      copy = object;
+    }
+    if (copy !== prev) Object.freeze(copy);
+    const final = frame.open < 0;
+    const entry = this.#copies.get(live);
+    if (entry === undefined) this.#copies.set(live, { copy, final });
+    else {
+      entry.copy = copy;
+      entry.final = final;
+    }
+    return copy;
+  }
+}
+
+function arrayChanged(live: JsonValue[], prev: JsonValue[], from: number, values: JsonValue[]): boolean {
+  if (live.length !== prev.length) return true;
+  for (let i = 0; i < values.length; i++) if (!Object.is(values[i], prev[from + i])) return true;
+  return false;
+}
+
+function objectChanged(keys: string[], prev: Container, values: JsonValue[]): boolean {
+  if (Object.keys(prev).length !== keys.length) return true;
+  for (let i = 0; i < keys.length; i++) if (!Object.is(values[i], member(prev, keys[i] as string))) return true;
+  return false;
+}
+
+retainHiddenClass(new SharedSnapshots());
