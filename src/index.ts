@@ -41,8 +41,10 @@ export type {
   FieldEvent,
   FieldEventSource,
   FieldStartEvent,
+  PipelineEvent,
   StreamingToolCallEvent,
 } from './view-types.ts';
+export type { PushCore } from './transforms/stage.ts';
 
 // Errors
 export { JsonStreamError, ProviderError, ToolCallArgumentsError } from './errors.ts';
@@ -57,7 +59,7 @@ export { IncrementalJsonValueParser } from './json/incremental-json-value-parser
 export type { IncrementalJsonValueParserOptions } from './json/incremental-json-value-parser.ts';
 export { JsonFragmentStream } from './transforms/json-fragment-stream.ts';
 export type { JsonFragmentStreamOptions } from './transforms/json-fragment-stream.ts';
-export { FragmentValueStream, JsonValueStream } from './transforms/json-value-stream.ts';
+export { FragmentValueCore, FragmentValueStream, JsonValueCore, JsonValueStream } from './transforms/json-value-stream.ts';
 export type {
   FragmentValueStreamOptions,
   JsonValueStreamOptions,
@@ -84,19 +86,21 @@ export type {
   ConversationEventStreamOptions,
   ConversationStreamOutput,
 } from './transforms/conversation-event-stream.ts';
-export type { EventBuilderOptions } from './turn/event-builder.ts';
+export { TurnBuilder } from './turn/turn-builder.ts';
+export type { TurnBuilderOptions } from './turn/turn-builder.ts';
 export { collectTurn } from './sinks/collect-turn.ts';
 export type { CollectTurnOptions, Turn } from './sinks/collect-turn.ts';
 
 // Views of a streaming tool call
 export { FieldEventParser } from './json/field-event-parser.ts';
 export type { FieldEventParserOptions } from './json/field-event-parser.ts';
-export { FieldEventStream } from './transforms/field-event-stream.ts';
+export { FieldEventCore, FieldEventStream } from './transforms/field-event-stream.ts';
 export type {
   FieldEventStreamInput,
   FieldEventStreamOptions,
+  FieldEventStreamOutput,
 } from './transforms/field-event-stream.ts';
-export { PathUpdateEncoder, PathUpdateStream } from './transforms/path-update-stream.ts';
+export { PathUpdateCore, PathUpdateEncoder, PathUpdateStream } from './transforms/path-update-stream.ts';
 export type {
   PathUpdate,
   PathUpdateBase,
@@ -110,6 +114,7 @@ export type {
   PathUpdateNumber,
   PathUpdatePartialString,
   PathUpdateStreamInput,
+  PathUpdateStreamOptions,
   PathUpdateStreamOutput,
 } from './transforms/path-update-stream.ts';
 export { JsonFragmentRebuilder } from './sinks/json-fragment-rebuilder.ts';
@@ -120,18 +125,18 @@ export type {
   ToolCallRebuilderInput,
   ToolCallRebuilderOptions,
 } from './sinks/tool-call-rebuilder.ts';
-export { ToolCallDeltaStream } from './transforms/tool-call-delta-stream.ts';
+export { ToolCallDeltaCore, ToolCallDeltaStream } from './transforms/tool-call-delta-stream.ts';
 export type { ToolCallDeltaStreamOptions } from './transforms/tool-call-delta-stream.ts';
-export { JsonTextStream } from './transforms/json-text-stream.ts';
+export { JsonTextCore, JsonTextStream } from './transforms/json-text-stream.ts';
 export type { JsonTextStreamOptions, JsonTruncation } from './transforms/json-text-stream.ts';
 export { TaggedToolCallStream } from './transforms/tagged-tool-call-stream.ts';
 export type { TaggedToolCallStreamOptions } from './transforms/tagged-tool-call-stream.ts';
-export { TaggedToolCallError } from './turn/tagged-tool-call-extractor.ts';
+export { TaggedToolCallError, TaggedToolCallExtractor } from './turn/tagged-tool-call-extractor.ts';
 export type {
   TaggedToolCallErrorCode,
   TaggedToolCallOptions,
 } from './turn/tagged-tool-call-extractor.ts';
-export { CoalesceStream } from './transforms/coalesce-stream.ts';
+export { Coalescer, CoalesceStream } from './transforms/coalesce-stream.ts';
 export type { CoalesceInput, CoalesceStreamOptions } from './transforms/coalesce-stream.ts';
 export {
   ArgumentValidationError,
@@ -141,6 +146,7 @@ export {
 export type {
   ArgumentIssue,
   ArgumentValidationErrorEvent,
+  ArgumentValidationStreamInput,
   ArgumentValidationStreamOptions,
   ArgumentValidationStreamOutput,
   StandardSchema,

@@ -4,6 +4,9 @@
  *
  * @module
  */
+import type { ArgumentValidationErrorEvent } from './transforms/argument-validation-stream.ts';
+import type { PathUpdate } from './transforms/path-update-stream.ts';
+import type { ConversationEvent, StreamEvent, StructuredProgress, ToolCallArgumentProgress } from './types.ts';
 
 /**
  * The identity of the tool call (or structured-output slot) a field event belongs to: present
@@ -67,3 +70,20 @@ export interface StreamingToolCallEvent {
   /** The message the call belongs to, when the stage was given one. */
   readonly messageId?: string;
 }
+
+/**
+ * Every event a stage of the pipeline can emit: the provider's streaming events, the progress of
+ * tool-call arguments and structured output, conversation events, field events, path updates,
+ * raw argument deltas and validation errors. Every event stage accepts all of them, acts on the
+ * ones it owns and passes the others through unchanged and in order; `collectTurn` reads any of
+ * them.
+ */
+export type PipelineEvent =
+  | StreamEvent
+  | ToolCallArgumentProgress
+  | StructuredProgress
+  | ConversationEvent
+  | FieldEvent
+  | PathUpdate
+  | StreamingToolCallEvent
+  | ArgumentValidationErrorEvent;

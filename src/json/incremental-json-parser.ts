@@ -92,17 +92,18 @@ export class IncrementalJsonParser {
     this.#collector.scanner = this.#scanner;
   }
 
-  /** Parse the next chunk; returns the fragments it completes (possibly none). */
-  push(chunk: string | Uint8Array): StreamFragment[] {
-    const out: StreamFragment[] = [];
+  /**
+   * Parse the next chunk; returns the fragments it completes (possibly none), appended to `out`
+   * when it is given. If it throws, `out` holds the fragments found before the error.
+   */
+  push(chunk: string | Uint8Array, out: StreamFragment[] = []): StreamFragment[] {
     this.#collector.out = out;
     this.#scanner.push(chunk);
     return out;
   }
 
   /** The input is complete: returns the last fragments, or throws `unexpected-end`. */
-  end(): StreamFragment[] {
-    const out: StreamFragment[] = [];
+  end(out: StreamFragment[] = []): StreamFragment[] {
     this.#collector.out = out;
     this.#scanner.end();
     return out;

@@ -1,16 +1,16 @@
-import { EventBuilder, type EventBuilderOptions } from '../turn/event-builder.ts';
+import { TurnBuilder, type TurnBuilderOptions } from '../turn/turn-builder.ts';
+import type { PipelineEvent } from '../view-types.ts';
 import type {
   ConversationEvent,
   FailedToolCallEvent,
   FinishReason,
   IncompleteToolCallEvent,
-  StreamEvent,
   ToolCallEvent,
   Usage,
 } from '../types.ts';
 
 /** Options of {@link collectTurn}. */
-export interface CollectTurnOptions extends Omit<EventBuilderOptions, 'conversation' | 'passthrough' | 'progress'> {}
+export interface CollectTurnOptions extends Omit<TurnBuilderOptions, 'messages' | 'passthrough' | 'progress'> {}
 
 /** A complete model turn. */
 export interface Turn {
@@ -34,7 +34,11 @@ export interface Turn {
 }
 
 /**
- * Read a stream of {@link StreamEvent}s to its end and assemble the {@link Turn}.
+ * Read a stream to its end and assemble the {@link Turn}. The stream may be the output of any
+ * stage: `ProviderEventStream`'s events, or those of any stage after it (progress, conversation
+ * events, fields, path updates, deltas, validation errors): slots already reported by a stage
+ * before are taken as they are, the others are built here, and events it does not know are
+ * skipped.
  *
  * @throws the stream's error (a `ProviderError`, a `ToolCallArgumentsError`, …): the promise
  *   rejects with it, and a stream that is still open is cancelled with it. To keep what arrived before an error, consume the events with
@@ -47,10 +51,13 @@ export interface Turn {
  * for (const call of turn.toolCalls) await run(call.toolName, call.arguments);
  * ```
  */
-export async function collectTurn(stream: ReadableStream<StreamEvent>, options: CollectTurnOptions = {}): Promise<Turn> {
-  const builder = new EventBuilder({ ...options, conversation: true });
+export async function collectTurn(
+  stream: ReadableStream<PipelineEvent> | ReadableStream<{ readonly type: string }>,
+  options: CollectTurnOptions = {},
+): Promise<Turn> {
+  const builder = new TurnBuilder({ ...options, messages: true });
   const events: ConversationEvent[] = [];
-  const take = (outputs: ReturnType<EventBuilder['push']>) => {
+  const take = (outputs: PipelineEvent[]) => {
     for (const output of outputs) {
       switch (output.type) {
         case 'message':
@@ -63,12 +70,15 @@ export async function collectTurn(stream: ReadableStream<StreamEvent>, options: 
       }
     }
   };
-  const reader = stream.getReader();
+  const reader = (stream as ReadableStream<PipelineEvent>).getReader();
+  const out: PipelineEvent[] = [];
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      take(builder.push(value));
+      builder.push(value, out);
+      take(out);
+      out.length = 0;
     }
   } catch (error) {
     // A turn that fails here (invalid arguments) stops its source too: the response body is not

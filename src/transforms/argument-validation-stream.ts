@@ -6,9 +6,11 @@
  */
 import { escapeToken } from '../json/json-pointer.ts';
 import { FragmentAggregator } from '../json/fragment-aggregator.ts';
-import type { JsonObject, JsonValue, StreamEvent, ToolCallArgumentProgress } from '../types.ts';
+import type { JsonLimits } from '../json/scanner.ts';
+import { TurnBuilder } from '../turn/turn-builder.ts';
+import type { JsonObject, JsonValue, StreamEvent, ToolCallArgumentProgress, ToolCallEvent } from '../types.ts';
+import type { PipelineEvent } from '../view-types.ts';
 import { drainingTransformer, failAfterDrain } from './fail-after-drain.ts';
-import type { ToolCallProgressStreamOutput } from './tool-call-progress-stream.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The part of Standard Schema v1 this stage relies on, declared structurally (no dependency).
@@ -69,8 +71,8 @@ export interface ArgumentValidationErrorEvent {
   readonly toolName: string;
   /**
    * JSON Pointer of the top-level field that failed (`/path`), reported when that field
-   * completed; `""` when the complete arguments failed (then `issues` is the whole verdict,
-   * fields reported earlier included).
+   * completed; `""` when the complete arguments failed (then `issues` holds what was not
+   * reported for a field already: a failure is reported once).
    */
   readonly path: string;
   readonly issues: readonly ArgumentIssue[];
@@ -113,10 +115,17 @@ export interface ArgumentValidationStreamOptions {
    * @default false
    */
   readonly errorOnInvalid?: boolean;
+  /** As `ToolCallProgressStream`'s, for the arguments this stage parses itself. @default false */
+  readonly isolateErrors?: boolean;
+  /** The parser's limits, for the arguments this stage parses itself. */
+  readonly limits?: JsonLimits;
 }
 
+/** What {@link ArgumentValidationStream} reads: any pipeline event. */
+export type ArgumentValidationStreamInput = PipelineEvent | { readonly type: string };
+
 /** What {@link ArgumentValidationStream} emits: its input, and `validation-error` events. */
-export type ArgumentValidationStreamOutput<T> = T | ArgumentValidationErrorEvent;
+export type ArgumentValidationStreamOutput = PipelineEvent;
 
 // ---------------------------------------------------------------------------------------------
 // The core
@@ -138,6 +147,11 @@ interface Check {
   readonly prefix: ReadonlyArray<string | number>;
   /** Only issues under this top-level key count (validating a partial object with the whole schema). */
   readonly onlyKey: string | undefined;
+  /**
+   * The call's top-level fields already reported as failed: a field check adds its key; the
+   * check of the whole leaves out issues under them, so no failure is reported twice.
+   */
+  readonly failedKeys: Set<string>;
 }
 
 interface CallState {
@@ -148,6 +162,7 @@ interface CallState {
   readonly completed: JsonObject;
   /** Top-level fields completed before the name was known: checked once it is. */
   readonly waiting: string[];
+  readonly failedKeys: Set<string>;
 }
 
 function isStandardSchema(value: unknown): value is StandardSchema {
@@ -227,19 +242,24 @@ class ArgumentValidator {
         if (slot.toolCallId === '') slot.toolCallId = part.toolCallId;
         if (slot.toolName === '') slot.toolName = part.toolName;
       }
-    } else if (event.type === 'flush') {
-      const flush = event as Extract<StreamEvent, { type: 'flush' }>;
-      const index = flush.index;
+    } else if (event.type === 'tool-call') {
+      const complete = event as ToolCallEvent;
+      const index = complete.index;
       const slot = this.#slots.get(index);
       this.#slots.delete(index);
       this.#calls.delete(index);
-      // No arguments at all read as `{}` (as collectTurn reads them): the whole is checked —
-      // unless the input ended there: then the call was cut before its first byte.
-      if (slot !== undefined && !slot.fragments && flush.metadata?.['endOfInput'] !== true) {
-        const whole = this.#schemasFor(slot.toolName)?.whole;
-        const call = { index, toolCallId: slot.toolCallId, toolName: slot.toolName };
-        if (whole !== undefined) checks.push({ call, path: '', schema: whole, value: {}, prefix: [], onlyKey: undefined });
+      // A call without any argument text (`{}`) made no fragments: its whole is checked here.
+      if (slot !== undefined && !slot.fragments && complete.truncated !== true) {
+        const whole = this.#schemasFor(complete.toolName)?.whole;
+        const call = { index, toolCallId: complete.toolCallId, toolName: complete.toolName };
+        if (whole !== undefined) {
+          checks.push({ call, path: '', schema: whole, value: complete.arguments, prefix: [], onlyKey: undefined, failedKeys: new Set() });
+        }
       }
+    } else if (event.type === 'tool-call-incomplete' || event.type === 'tool-call-failed') {
+      const index = (event as unknown as { readonly index: number }).index;
+      this.#slots.delete(index);
+      this.#calls.delete(index);
     }
   }
 
@@ -252,7 +272,7 @@ class ArgumentValidator {
       // fragments is followed until it does (`schemas` undefined), not left unvalidated.
       const named = event.toolName !== '' || Object.keys(this.#tools).length === 0;
       const schemas = named ? this.#schemasFor(event.toolName) : undefined;
-      state = named && schemas === undefined ? null : { schemas, aggregator: new FragmentAggregator(), completed: {}, waiting: [] };
+      state = named && schemas === undefined ? null : { schemas, aggregator: new FragmentAggregator(), completed: {}, waiting: [], failedKeys: new Set() };
       this.#calls.set(event.index, state);
     }
     if (state === null) return;
@@ -276,7 +296,7 @@ class ArgumentValidator {
     if (whole !== undefined) {
       this.#calls.delete(event.index);
       const schema = state.schemas?.whole;
-      if (schema !== undefined) checks.push({ call, path: '', schema, value: whole, prefix: [], onlyKey: undefined });
+      if (schema !== undefined) checks.push({ call, path: '', schema, value: whole, prefix: [], onlyKey: undefined, failedKeys: state.failedKeys });
     }
   }
 
@@ -286,10 +306,12 @@ class ArgumentValidator {
     const path = '/' + escapeToken(key);
     const { fields, whole: wholeSchema } = state.schemas as ResolvedSchemas;
     if (fields !== undefined) {
-      if (hasOwn(fields, key)) checks.push({ call, path, schema: fields[key] as StandardSchema, value, prefix: [key], onlyKey: undefined });
+      if (hasOwn(fields, key)) {
+        checks.push({ call, path, schema: fields[key] as StandardSchema, value, prefix: [key], onlyKey: undefined, failedKeys: state.failedKeys });
+      }
     } else if (wholeSchema !== undefined) {
       setMember(state.completed, key, value);
-      checks.push({ call, path, schema: wholeSchema, value: { ...state.completed }, prefix: [], onlyKey: key });
+      checks.push({ call, path, schema: wholeSchema, value: { ...state.completed }, prefix: [], onlyKey: key, failedKeys: state.failedKeys });
     }
   }
 }
@@ -306,9 +328,13 @@ function issuesOf(check: Check, result: StandardSchemaResult): ArgumentIssue[] |
   for (const issue of result.issues) {
     const path = [...check.prefix, ...(issue.path ?? []).map(segment)];
     if (check.onlyKey !== undefined && String(path[0]) !== check.onlyKey) continue;
+    // Already reported when its field completed.
+    if (check.path === '' && path.length > 0 && check.failedKeys.has(String(path[0]))) continue;
     issues.push({ message: String(issue.message), path });
   }
-  return issues.length > 0 ? issues : undefined;
+  if (issues.length === 0) return undefined;
+  if (check.path !== '') check.failedKeys.add(String(check.onlyKey ?? check.prefix[0]));
+  return issues;
 }
 
 function isPromise(value: unknown): value is PromiseLike<StandardSchemaResult> {
@@ -318,7 +344,9 @@ function isPromise(value: unknown): value is PromiseLike<StandardSchemaResult> {
 /**
  * Validates tool-call arguments while they stream in, against a Standard Schema per tool (zod,
  * valibot, arktype, … — any object with `~standard.validate`; no dependency on any of them).
- * Takes the output of a `ToolCallProgressStream` and passes every event through unchanged.
+ * Reads any pipeline event and passes every one through unchanged, adding `validation-error`
+ * events; raw argument parts that no stage before parsed are parsed here first (they become
+ * progress events and each call's `tool-call` event, as after `ToolCallProgressStream`).
  *
  * - **A field as soon as it is complete.** When a top-level member of the arguments object is
  *   complete, it is validated at once, so a `write_file` to a forbidden path is reported before
@@ -359,19 +387,29 @@ function isPromise(value: unknown): value is PromiseLike<StandardSchemaResult> {
  * }
  * ```
  */
-export class ArgumentValidationStream<T extends { readonly type: string } = ToolCallProgressStreamOutput> extends TransformStream<
-  T,
-  ArgumentValidationStreamOutput<T>
-> {
+export class ArgumentValidationStream extends TransformStream<ArgumentValidationStreamInput, ArgumentValidationStreamOutput> {
   constructor(options: ArgumentValidationStreamOptions) {
     if (options.tools === undefined && options.schema === undefined) {
       throw new TypeError('ArgumentValidationStream: give `tools` (schemas by tool name) and/or `schema` (for every call)');
     }
     const validator = new ArgumentValidator(options);
     const errorOnInvalid = options.errorOnInvalid === true;
-    super(
-      drainingTransformer({
-        transform: (event, controller) => {
+    // Raw argument text that no stage before parsed is parsed here, as ToolCallProgressStream would.
+    const progress = new TurnBuilder({ ...options.limits, progress: true, messages: false, isolateErrors: options.isolateErrors === true });
+    const step = (
+      controller: TransformStreamDefaultController<ArgumentValidationStreamOutput>,
+      run: (out: PipelineEvent[]) => void,
+    ): Promise<void> | undefined => {
+      const events: PipelineEvent[] = [];
+      let failure: { error: unknown } | undefined;
+      try {
+        run(events);
+      } catch (error) {
+        failure = { error };
+      }
+      const validate = (from: number): Promise<void> | undefined => {
+        for (let i = from; i < events.length; i++) {
+          const event = events[i] as PipelineEvent;
           controller.enqueue(event);
           const checks: Check[] = [];
           try {
@@ -379,9 +417,18 @@ export class ArgumentValidationStream<T extends { readonly type: string } = Tool
           } catch (error) {
             return failAfterDrain(controller as TransformStreamDefaultController<never>, error);
           }
-          if (checks.length === 0) return undefined;
-          return runChecks(checks, controller as TransformStreamDefaultController<ArgumentValidationErrorEvent>, errorOnInvalid);
-        },
+          if (checks.length === 0) continue;
+          const pending = runChecks(checks, controller as TransformStreamDefaultController<ArgumentValidationErrorEvent>, errorOnInvalid);
+          if (pending !== undefined) return pending.then(() => validate(i + 1));
+        }
+        return failure === undefined ? undefined : failAfterDrain(controller as TransformStreamDefaultController<never>, failure.error);
+      };
+      return validate(0);
+    };
+    super(
+      drainingTransformer({
+        transform: (event, controller) => step(controller, (out) => progress.push(event as PipelineEvent, out)),
+        flush: (controller) => step(controller, (out) => progress.end(out)),
       }),
     );
   }
@@ -446,9 +493,9 @@ function runChecks(
  *   .pipeThrough(validateArguments(v.object({ path: v.pipe(v.string(), v.check((p) => !p.startsWith('/etc'))) })));
  * ```
  */
-export function validateArguments<T extends { readonly type: string } = ToolCallProgressStreamOutput>(
+export function validateArguments(
   schema: ToolArgumentsSchema,
   options: Omit<ArgumentValidationStreamOptions, 'schema'> = {},
-): ArgumentValidationStream<T> {
-  return new ArgumentValidationStream<T>({ ...options, schema });
+): ArgumentValidationStream {
+  return new ArgumentValidationStream({ ...options, schema });
 }

@@ -1,28 +1,23 @@
-import { EventBuilder, type EventBuilderOptions, type EventBuilderOutput } from '../turn/event-builder.ts';
-import { drainingTransformer, runStep } from './fail-after-drain.ts';
-import type { ConversationEvent, FinishedEvent, StreamEvent } from '../types.ts';
+import { TurnBuilder, type TurnBuilderOptions } from '../turn/turn-builder.ts';
+import type { PipelineEvent } from '../view-types.ts';
+import { Stage } from './stage.ts';
 
 /** Options of {@link ConversationEventStream}. */
-export interface ConversationEventStreamOptions extends Omit<EventBuilderOptions, 'conversation'> {
-  /**
-   * Also emit the `tool-call-progress` / `structured-progress` events, from the same parse (one
-   * stage instead of chaining `ToolCallProgressStream`, which would parse the arguments twice).
-   * @default false
-   */
-  readonly progress?: boolean;
-  /**
-   * Also pass the input `StreamEvent`s through.
-   * @default false
-   */
-  readonly passthrough?: boolean;
-}
+export interface ConversationEventStreamOptions extends Omit<TurnBuilderOptions, 'messages'> {}
+
+/** What {@link ConversationEventStream} emits. */
+export type ConversationStreamOutput = PipelineEvent;
 
 /**
- * The turn builder (RFD 043's EventBuilder as a stage): `StreamEvent`s in, one
- * {@link ConversationEvent} per flushed content slot out — `message`, `reasoning` (with its
- * signature), `structured {data}`, `tool-call {id, name, arguments}` — plus the `finished` event.
- * Arguments come from the incremental parse of the argument chunks, never from a second parse of
- * a raw buffer; a call without arguments gets `{}`.
+ * The turn builder (RFD 043's EventBuilder as a stage): one {@link ConversationEvent} per
+ * content slot — `message`, `reasoning` (with its signature), `structured {data}`, `tool-call
+ * {toolCallId, toolName, arguments}` — in place of the slot's `part`s and `flush`, plus the
+ * `finished` event. Arguments come from the incremental parse of the argument chunks, never from
+ * a second parse of a raw buffer; a call without arguments gets `{}`. `progress: true` also emits
+ * the fragments of that parse (`tool-call-progress`, `structured-progress`); `passthrough: true`
+ * keeps the parts and flushes (to render text as it streams). Events of other stages pass
+ * through, and a slot a stage before it already reported (after `ToolCallProgressStream`, a view,
+ * another builder) is not reported twice.
  *
  * A call whose arguments stop before their JSON is complete is never reported as complete: it
  * becomes `tool-call-incomplete` (with the open path and the provider's stop reason, emitted once
@@ -32,38 +27,21 @@ export interface ConversationEventStreamOptions extends Omit<EventBuilderOptions
  * the slots that were never flushed; a call among them without any argument text was cut, and is
  * incomplete rather than `{}`.
  *
+ * The core is {@link TurnBuilder}. Chained with other argstream stages, all run in one hop.
+ *
  * @example
  * ```ts
  * const events = response.body!
  *   .pipeThrough(new ProviderEventStream({ provider: 'openai-chat' }))
- *   .pipeThrough(new ConversationEventStream());
- * for await (const event of events) if (event.type === 'tool-call') run(event.toolName, event.arguments);
+ *   .pipeThrough(new ConversationEventStream({ progress: true }));
+ * for await (const event of events) {
+ *   if (event.type === 'tool-call-progress') render(event.toolCallId, event.fragment);
+ *   if (event.type === 'tool-call') await run(event.toolName, event.arguments);
+ * }
  * ```
  */
-export class ConversationEventStream<O extends ConversationEventStreamOptions = ConversationEventStreamOptions> extends TransformStream<
-  StreamEvent,
-  ConversationStreamOutput<O>
-> {
-  constructor(options?: O) {
-    const builder = new EventBuilder({ ...options, conversation: true });
-    const passthrough = options?.passthrough === true;
-    super(
-      drainingTransformer({
-        transform: (event, controller) =>
-          runStep<EventBuilderOutput>(controller as never, (out) => {
-            builder.push(event, out);
-            // `finished` is always part of the output, passed through or not.
-            if (event.type === 'finished' && !passthrough) out.push(event);
-          }),
-        flush: (controller) => runStep<EventBuilderOutput>(controller as never, (out) => builder.end(out)),
-      }),
-    );
+export class ConversationEventStream extends Stage<PipelineEvent, PipelineEvent> {
+  constructor(options: ConversationEventStreamOptions = {}) {
+    super(new TurnBuilder({ ...options, messages: true }));
   }
 }
-
-/** What {@link ConversationEventStream} emits, depending on its options. */
-export type ConversationStreamOutput<O extends ConversationEventStreamOptions> =
-  | ConversationEvent
-  | FinishedEvent
-  | (O['progress'] extends true ? Extract<EventBuilderOutput, { type: 'tool-call-progress' | 'structured-progress' }> : never)
-  | (O['passthrough'] extends true ? StreamEvent : never);

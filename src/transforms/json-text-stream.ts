@@ -1,6 +1,6 @@
 import { JsonWriter } from '../json/json-writer.ts';
 import type { StreamFragment } from '../types.ts';
-import { runStep } from './fail-after-drain.ts';
+import { type PushCore, Stage } from './stage.ts';
 
 /** Options of {@link JsonTextStream}. */
 export interface JsonTextStreamOptions {
@@ -43,36 +43,20 @@ export interface JsonTruncation {
  * ```ts
  * const text = new JsonTextStream({ repair: true });
  * const body = argumentChunks
- *   .pipeThrough(new JsonFragmentStream())
+ *   .pipeThrough(new JsonFragmentStream({ allowTruncated: true }))
  *   .pipeThrough(text)
  *   .pipeThrough(new TextEncoderStream());
  * await body.pipeTo(relay);
  * if (text.truncated) console.warn('closed a truncated document at', text.truncation?.path);
  * ```
  */
-export class JsonTextStream extends TransformStream<StreamFragment, string> {
-  readonly #result: { truncation: JsonTruncation | undefined };
+export class JsonTextStream extends Stage<StreamFragment, string> {
+  readonly #core: JsonTextCore;
 
   constructor(options: JsonTextStreamOptions = {}) {
-    const writer = new JsonWriter();
-    const repair = options.repair === true;
-    const result: { truncation: JsonTruncation | undefined } = { truncation: undefined };
-    super({
-      transform: (fragment, controller) =>
-        runStep(controller, (out) => {
-          const text = writer.push(fragment);
-          if (text !== '') out.push(text);
-        }),
-      flush: (controller) =>
-        runStep(controller, (out) => {
-          if (writer.complete) return;
-          if (!repair) writer.end();
-          const closing = writer.closing();
-          if (closing !== '') out.push(closing);
-          result.truncation = { path: writer.path, closing };
-        }),
-    });
-    this.#result = result;
+    const core = new JsonTextCore(options);
+    super(core);
+    this.#core = core;
   }
 
   /**
@@ -80,11 +64,39 @@ export class JsonTextStream extends TransformStream<StreamFragment, string> {
    * `false` before the end of input).
    */
   get truncated(): boolean {
-    return this.#result.truncation !== undefined;
+    return this.#core.truncation !== undefined;
   }
 
   /** What `repair` closed, or `undefined` when the document was complete (or not yet ended). */
   get truncation(): JsonTruncation | undefined {
-    return this.#result.truncation;
+    return this.#core.truncation;
+  }
+}
+
+/** The core of {@link JsonTextStream}: `push(fragment) → text pieces`, `end() → the closing text`. */
+export class JsonTextCore implements PushCore<StreamFragment, string> {
+  readonly #writer = new JsonWriter();
+  readonly #repair: boolean;
+  /** What `repair` closed, once the input has ended. */
+  truncation: JsonTruncation | undefined;
+
+  constructor(options: JsonTextStreamOptions = {}) {
+    this.#repair = options.repair === true;
+  }
+
+  push(fragment: StreamFragment, out: string[] = []): string[] {
+    const text = this.#writer.push(fragment);
+    if (text !== '') out.push(text);
+    return out;
+  }
+
+  end(out: string[] = []): string[] {
+    const writer = this.#writer;
+    if (writer.complete) return out;
+    if (!this.#repair) writer.end();
+    const closing = writer.closing();
+    if (closing !== '') out.push(closing);
+    this.truncation = { path: writer.path, closing };
+    return out;
   }
 }

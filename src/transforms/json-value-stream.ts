@@ -2,7 +2,7 @@ import { FragmentAggregator } from '../json/fragment-aggregator.ts';
 import { JsonScanner, type JsonLimits } from '../json/scanner.ts';
 import { ValueBuilder } from '../json/value-builder.ts';
 import type { JsonValue, StreamFragment } from '../types.ts';
-import { runStep } from './fail-after-drain.ts';
+import { type PushCore, Stage } from './stage.ts';
 
 /** A value emitted by {@link JsonValueStream} and {@link FragmentValueStream}. */
 export interface ValueSnapshot {
@@ -47,36 +47,53 @@ export interface FragmentValueStreamOptions {
  * for await (const { value, complete } of values) render(value, complete);
  * ```
  */
-export class JsonValueStream extends TransformStream<string | Uint8Array, ValueSnapshot> {
+export class JsonValueStream extends Stage<string | Uint8Array, ValueSnapshot> {
   constructor(options: JsonValueStreamOptions = {}) {
-    const builder = new ValueBuilder();
-    const scanner = new JsonScanner(builder, options);
-    const snapshots = options.snapshots === true;
-    let emitted = false;
-    let version = 0;
-    const report = (out: ValueSnapshot[]): void => {
-      if (emitted) return;
-      if (builder.complete) {
-        emitted = true;
-        out.push({ value: builder.value(), complete: true });
-      } else if (snapshots && builder.version !== version && builder.started) {
-        version = builder.version;
-        out.push({ value: builder.snapshot() as JsonValue, complete: false });
-      }
-    };
-    super({
-      transform: (chunk, controller) => runStep(controller, (out) => {
-        try {
-          scanner.push(chunk);
-        } finally {
-          report(out);
-        }
-      }),
-      flush: (controller) => runStep(controller, (out) => {
-        scanner.end();
-        report(out);
-      }),
-    });
+    super(new JsonValueCore(options));
+  }
+}
+
+/**
+ * The core of {@link JsonValueStream}: `push(chunk) → snapshots`, `end() → snapshots`; the
+ * scanner drives the value builder directly.
+ */
+export class JsonValueCore implements PushCore<string | Uint8Array, ValueSnapshot> {
+  readonly #builder = new ValueBuilder();
+  readonly #scanner: JsonScanner;
+  readonly #snapshots: boolean;
+  #emitted = false;
+  #version = 0;
+
+  constructor(options: JsonValueStreamOptions = {}) {
+    this.#scanner = new JsonScanner(this.#builder, options);
+    this.#snapshots = options.snapshots === true;
+  }
+
+  push(chunk: string | Uint8Array, out: ValueSnapshot[] = []): ValueSnapshot[] {
+    try {
+      this.#scanner.push(chunk);
+    } finally {
+      this.#report(out);
+    }
+    return out;
+  }
+
+  end(out: ValueSnapshot[] = []): ValueSnapshot[] {
+    this.#scanner.end();
+    this.#report(out);
+    return out;
+  }
+
+  #report(out: ValueSnapshot[]): void {
+    if (this.#emitted) return;
+    const builder = this.#builder;
+    if (builder.complete) {
+      this.#emitted = true;
+      out.push({ value: builder.value(), complete: true });
+    } else if (this.#snapshots && builder.version !== this.#version && builder.started) {
+      this.#version = builder.version;
+      out.push({ value: builder.snapshot() as JsonValue, complete: false });
+    }
   }
 }
 
@@ -92,22 +109,36 @@ export class JsonValueStream extends TransformStream<string | Uint8Array, ValueS
  *   .pipeThrough(new FragmentValueStream({ snapshots: true }));
  * ```
  */
-export class FragmentValueStream extends TransformStream<StreamFragment, ValueSnapshot> {
+export class FragmentValueStream extends Stage<StreamFragment, ValueSnapshot> {
   constructor(options: FragmentValueStreamOptions = {}) {
-    const aggregator = new FragmentAggregator();
-    const snapshots = options.snapshots === true;
-    super({
-      transform(fragment, controller) {
-        const value = aggregator.push(fragment);
-        if (value !== undefined) controller.enqueue({ value, complete: true });
-        else if (snapshots && !(fragment.type === 'done' || isWrappedDone(fragment))) {
-          controller.enqueue({ value: aggregator.snapshot() as JsonValue, complete: false });
-        }
-      },
-      flush() {
-        if (!aggregator.complete) throw new TypeError('FragmentValueStream: the fragments ended before the value was complete');
-      },
-    });
+    super(new FragmentValueCore(options));
+  }
+}
+
+/** The core of {@link FragmentValueStream}: `push(fragment) → snapshots`, `end() → []`. */
+export class FragmentValueCore implements PushCore<StreamFragment, ValueSnapshot> {
+  readonly #aggregator = new FragmentAggregator();
+  readonly #snapshots: boolean;
+
+  constructor(options: FragmentValueStreamOptions = {}) {
+    this.#snapshots = options.snapshots === true;
+  }
+
+  push(fragment: StreamFragment, out: ValueSnapshot[] = []): ValueSnapshot[] {
+    const aggregator = this.#aggregator;
+    const value = aggregator.push(fragment);
+    if (value !== undefined) out.push({ value, complete: true });
+    else if (this.#snapshots && !(fragment.type === 'done' || isWrappedDone(fragment))) {
+      out.push({ value: aggregator.snapshot() as JsonValue, complete: false });
+    }
+    return out;
+  }
+
+  end(out: ValueSnapshot[] = []): ValueSnapshot[] {
+    if (!this.#aggregator.complete) {
+      throw new TypeError('FragmentValueStream: the fragments ended before the value was complete');
+    }
+    return out;
   }
 }
 

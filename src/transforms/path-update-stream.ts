@@ -6,9 +6,11 @@
  * @module
  */
 import { escapeToken } from '../json/json-pointer.ts';
-import type { StreamFragment, ToolCallArgumentProgress, ValueKind } from '../types.ts';
-import { drainingTransformer, runStep } from './fail-after-drain.ts';
-import type { ToolCallProgressStreamOutput } from './tool-call-progress-stream.ts';
+import type { JsonLimits } from '../json/scanner.ts';
+import { TurnBuilder } from '../turn/turn-builder.ts';
+import type { StreamFragment, ValueKind } from '../types.ts';
+import type { PipelineEvent } from '../view-types.ts';
+import { ChainedCore, type PushCore, Stage } from './stage.ts';
 
 /** What a {@link PathUpdate} says happened at its `path`. */
 export type PathUpdateKind = PathUpdate['kind'];
@@ -229,76 +231,107 @@ function misplaced(fragment: StreamFragment): never {
 }
 
 const FRAGMENT_TYPES: ReadonlySet<string> = new Set(['start', 'string', 'scalar', 'entry', 'item', 'done']);
+const FINAL_TYPES: ReadonlySet<string> = new Set(['tool-call', 'tool-call-incomplete', 'tool-call-failed', 'structured', 'flush']);
 
-/** What {@link PathUpdateStream} accepts: fragments of one document, or events with `tool-call-progress` among them. */
-export type PathUpdateStreamInput<T extends { readonly type: string } = ToolCallProgressStreamOutput> =
-  | StreamFragment
-  | ToolCallArgumentProgress
-  | T;
+/** What {@link PathUpdateStream} accepts: fragments of one document, or any pipeline event. */
+export type PathUpdateStreamInput = StreamFragment | PipelineEvent;
 
-/** What {@link PathUpdateStream} emits: updates, and every other input event unchanged. */
-export type PathUpdateStreamOutput<T extends { readonly type: string } = ToolCallProgressStreamOutput> =
-  | PathUpdate
-  | Exclude<T, ToolCallArgumentProgress | StreamFragment>;
+/** What {@link PathUpdateStream} emits: updates, and every event it does not own. */
+export type PathUpdateStreamOutput = PathUpdate | PipelineEvent;
+
+/** Options of {@link PathUpdateStream} and {@link PathUpdateCore}. */
+export interface PathUpdateStreamOptions extends JsonLimits {
+  /**
+   * Keep the `tool-call-progress` events in the output, each before its updates (to chain
+   * another view after this one).
+   * @default false
+   */
+  readonly keepProgress?: boolean;
+  /** As `ToolCallProgressStream`'s, for the arguments this stage parses itself. @default false */
+  readonly isolateErrors?: boolean;
+  /** As `ToolCallProgressStream`'s, for the arguments this stage parses itself. @default false */
+  readonly repair?: boolean;
+}
+
+/** Progress and fragments → path updates; one {@link PathUpdateEncoder} per call. */
+class PathUpdateSplitter implements PushCore<PathUpdateStreamInput, PathUpdateStreamOutput> {
+  #document: PathUpdateEncoder | undefined;
+  readonly #calls = new Map<number, PathUpdateEncoder>();
+  readonly #keepProgress: boolean;
+
+  constructor(keepProgress: boolean) {
+    this.#keepProgress = keepProgress;
+  }
+
+  push(input: PathUpdateStreamInput, out: PathUpdateStreamOutput[] = []): PathUpdateStreamOutput[] {
+    if (input.type === 'tool-call-progress') {
+      if (this.#keepProgress) out.push(input);
+      let encoder = this.#calls.get(input.index);
+      if (encoder === undefined) {
+        encoder = new PathUpdateEncoder();
+        this.#calls.set(input.index, encoder);
+      }
+      encoder.push(input.fragment, out as PathUpdate[], input);
+      if (encoder.complete) this.#calls.delete(input.index);
+    } else if (FRAGMENT_TYPES.has(input.type)) {
+      this.#document ??= new PathUpdateEncoder();
+      this.#document.push(input as StreamFragment, out as PathUpdate[]);
+    } else {
+      if (FINAL_TYPES.has(input.type)) this.#calls.delete((input as { readonly index: number }).index);
+      out.push(input as PipelineEvent);
+    }
+    return out;
+  }
+
+  end(out: PathUpdateStreamOutput[] = []): PathUpdateStreamOutput[] {
+    return out;
+  }
+}
 
 /**
- * Fragments or tool-call progress → flat {@link PathUpdate}s with JSON Pointer paths.
+ * The core of {@link PathUpdateStream}: `push(input) → outputs`, `end() → outputs`. Argument text
+ * that no stage before it parsed is parsed here first, as `ToolCallProgressStream` would.
+ */
+export class PathUpdateCore extends ChainedCore<PathUpdateStreamInput, PathUpdateStreamInput, PathUpdateStreamOutput> {
+  constructor(options: PathUpdateStreamOptions = {}) {
+    const { keepProgress = false, ...progress } = options;
+    super(
+      new TurnBuilder({ ...progress, progress: true, messages: false }) as PushCore<PathUpdateStreamInput, PathUpdateStreamInput>,
+      new PathUpdateSplitter(keepProgress),
+    );
+  }
+}
+
+/**
+ * Fragments or pipeline events → flat {@link PathUpdate}s with JSON Pointer paths.
  *
  * - A stream of bare {@link StreamFragment}s is one document; its updates carry no call identity.
  * - `tool-call-progress` events are replaced by their updates, each carrying the call's
  *   `toolCallId` (as known when the fragment was made, possibly `""` at first) and `index`;
- *   calls interleave freely. Every other event (`part`, `flush`, `finished`, …) passes through
- *   unchanged and in place, so a downstream {@link ToolCallRebuilder} still sees tool names, raw
- *   argument text and flushes.
+ *   calls interleave freely. Raw argument parts with no progress stage before are parsed here
+ *   first. Every other event (text and reasoning parts, `tool-call-start`, the call's `tool-call`
+ *   event, `finished`, …) passes through unchanged and in place, so a downstream
+ *   {@link ToolCallRebuilder} still sees tool names and the end of each call, and a relay sends
+ *   the updates and the text without raw argument chunks.
  *
  * A `key` update is sent when its member's value begins (the fragments reveal the key then),
  * immediately before the value's first update. Per-call state, O(depth), is released at the
- * call's `json-complete` or at its slot's `flush`.
+ * call's `json-complete` or its conversation event.
  *
- * `flush` emits nothing: a document that is still open simply ends without `json-complete`
- * (the parser upstream reports truncation). Fragments out of order error the stream with a
- * `TypeError`, after the updates made before it have been delivered.
+ * `flush` emits nothing of its own: a document that is still open simply ends without
+ * `json-complete` (the call's `tool-call-incomplete` says so). Fragments out of order error the
+ * stream with a `TypeError`, after the updates made before it have been delivered.
  *
  * @example
  * ```ts
  * const updates = response.body!
  *   .pipeThrough(new ProviderEventStream({ provider: 'anthropic' }))
- *   .pipeThrough(new ToolCallProgressStream())
  *   .pipeThrough(new PathUpdateStream());
- * for await (const update of updates) {
- *   if (update.type === 'path-update') sse.send(JSON.stringify(update)); // a ToolCallRebuilder in the browser
- * }
+ * for await (const update of updates) sse.send(JSON.stringify(update)); // a ToolCallRebuilder in the browser
  * ```
  */
-export class PathUpdateStream<T extends { readonly type: string } = ToolCallProgressStreamOutput> extends TransformStream<
-  PathUpdateStreamInput<T>,
-  PathUpdateStreamOutput<T>
-> {
-  constructor() {
-    let document: PathUpdateEncoder | undefined;
-    const calls = new Map<number, PathUpdateEncoder>();
-    super(
-      drainingTransformer({
-        transform: (chunk, controller) =>
-          runStep<PathUpdateStreamOutput<T>>(controller, (out) => {
-            const input = chunk as PathUpdateStreamInput<ToolCallProgressStreamOutput>;
-            if (input.type === 'tool-call-progress') {
-              let encoder = calls.get(input.index);
-              if (encoder === undefined) {
-                encoder = new PathUpdateEncoder();
-                calls.set(input.index, encoder);
-              }
-              encoder.push(input.fragment, out as PathUpdate[], input);
-              if (encoder.complete) calls.delete(input.index);
-            } else if (FRAGMENT_TYPES.has(input.type)) {
-              document ??= new PathUpdateEncoder();
-              document.push(input as StreamFragment, out as PathUpdate[]);
-            } else {
-              if (input.type === 'flush') calls.delete(input.index);
-              out.push(chunk as PathUpdateStreamOutput<T>);
-            }
-          }),
-      }),
-    );
+export class PathUpdateStream extends Stage<PathUpdateStreamInput, PathUpdateStreamOutput> {
+  constructor(options: PathUpdateStreamOptions = {}) {
+    super(new PathUpdateCore(options));
   }
 }

@@ -7,7 +7,7 @@
 import { type EventSourceMessage, type EventSourceParser, type ParseError, createParser } from 'eventsource-parser';
 import { ProviderError, type ProviderName, excerpt } from '../errors.ts';
 import type { StreamEvent } from '../types.ts';
-import { drainingTransformer, runStep } from './fail-after-drain.ts';
+import { type PushCore, Stage } from './stage.ts';
 import type { ProviderAdapter } from './providers/adapter.ts';
 import { createAnthropicAdapter } from './providers/anthropic.ts';
 import { type AwsEventStreamMessage, AwsEventStreamDecoder } from './providers/aws-event-stream.ts';
@@ -83,14 +83,19 @@ const END_SENTINEL = '\u0000argstream:end-of-input';
 /** How a line of an SSE stream starts (a field or a comment), to tell SSE from anything else. */
 const SSE_LINE = /^(?:(?:data|event|id|retry)?:|(?:data|event|id|retry)$)/;
 
-type Emit = (event: StreamEvent) => void;
-
 /**
  * The synchronous core of {@link ProviderEventStream}: framing, decoding and the provider
- * adapter, with no stream. Events go to `emit` as soon as they are known, so when a later record
- * throws, everything before it has already been emitted.
+ * adapter, with no stream: `push(chunk) → events`, `end() → events`. Events are appended to `out`
+ * as soon as they are known, so when a later record throws, `out` holds everything before it.
+ *
+ * @example
+ * ```ts
+ * const decoder = new ProviderEventDecoder({ provider: 'openai-chat' });
+ * for (const chunk of chunks) for (const event of decoder.push(chunk)) handle(event);
+ * for (const event of decoder.end()) handle(event);
+ * ```
  */
-export class ProviderEventDecoder {
+export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, StreamEvent> {
   readonly #provider: ProviderName;
   readonly #framing: Framing;
   readonly #adapter: ProviderAdapter;
@@ -110,7 +115,7 @@ export class ProviderEventDecoder {
   #records = 0;
   #done = false;
   #ending = false;
-  #emit: Emit | undefined;
+  #out: StreamEvent[] | undefined;
   #failure: unknown;
   #closed = false;
 
@@ -130,12 +135,13 @@ export class ProviderEventDecoder {
   }
 
   /**
-   * Decode one chunk; emit the events it completes.
+   * Decode one chunk; appends the events it completes to `out` (returned).
    * @throws {ProviderError} for input that is not the provider's wire format, or an error the
    * provider reports; every later call throws the same error.
    */
-  push(chunk: ProviderEventStreamInput, emit: Emit): void {
-    this.#run(emit, () => this.#push(chunk));
+  push(chunk: ProviderEventStreamInput, out: StreamEvent[] = []): StreamEvent[] {
+    this.#run(out, () => this.#push(chunk));
+    return out;
   }
 
   /**
@@ -144,25 +150,26 @@ export class ProviderEventDecoder {
    * @throws {ProviderError} code `'truncated'` when the input stopped inside an event, line or
    * frame; `'not-sse'` when SSE was expected and no event came at all.
    */
-  end(emit: Emit): void {
-    this.#run(emit, () => {
+  end(out: StreamEvent[] = []): StreamEvent[] {
+    this.#run(out, () => {
       this.#ending = true;
       this.#end();
       this.#closed = true;
     });
+    return out;
   }
 
-  #run(emit: Emit, step: () => void): void {
+  #run(out: StreamEvent[], step: () => void): void {
     if (this.#failure !== undefined) throw this.#failure;
     if (this.#closed) throw new TypeError('ProviderEventDecoder: input already ended');
-    this.#emit = emit;
+    this.#out = out;
     try {
       step();
     } catch (error) {
       this.#failure = error;
       throw error;
     } finally {
-      this.#emit = undefined;
+      this.#out = undefined;
     }
   }
 
@@ -239,14 +246,15 @@ export class ProviderEventDecoder {
     for (const event of this.#adapter.end()) {
       // A slot the provider never closed is flushed here, at the end of input: say so, so that a
       // call cut before its first argument byte is not taken for a call without arguments.
-      this.#emit?.(event.type === 'flush' ? { ...event, metadata: { ...event.metadata, endOfInput: true } } : event);
+      this.#out?.push(event.type === 'flush' ? { ...event, metadata: { ...event.metadata, endOfInput: true } } : event);
     }
   }
 
   #text(text: string): void {
     if (text === '' || this.#done) return;
     this.#lastChar = text[text.length - 1] as string;
-    if (this.#head.length < 30) this.#head = (this.#head + text).trimStart().slice(0, 30);
+    // Copied, not sliced: a slice would keep the whole first chunk alive for the stream's life.
+    if (this.#head.length < 30) this.#head = copyString((this.#head + text.slice(0, 60)).trimStart().slice(0, 30));
     if (this.#framing === 'ndjson') {
       this.#ndjson(text);
       return;
@@ -384,8 +392,8 @@ export class ProviderEventDecoder {
   }
 
   #record(record: unknown, event?: string): void {
-    const emit = this.#emit;
-    for (const streamEvent of this.#adapter.push(record, event)) emit?.(streamEvent);
+    const out = this.#out;
+    for (const streamEvent of this.#adapter.push(record, event)) out?.push(streamEvent);
   }
 
   #invalid(code: InvalidStreamCode, message: string, cause?: unknown): ProviderError {
@@ -398,6 +406,13 @@ function toBytes(chunk: ProviderEventStreamInput): Uint8Array | undefined {
   if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
   if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   return undefined;
+}
+
+/** A flat copy of a short string that shares no memory with the string it came from. */
+function copyString(text: string): string {
+  let copy = '';
+  for (let i = 0; i < text.length; i++) copy += text[i];
+  return copy;
 }
 
 function isFieldNamePrefix(line: string): boolean {
@@ -455,14 +470,8 @@ function headerText(value: unknown): string | undefined {
  * }
  * ```
  */
-export class ProviderEventStream extends TransformStream<ProviderEventStreamInput, StreamEvent> {
+export class ProviderEventStream extends Stage<ProviderEventStreamInput, StreamEvent> {
   constructor(options: ProviderEventStreamOptions) {
-    const decoder = new ProviderEventDecoder(options);
-    super(
-      drainingTransformer({
-        transform: (chunk, controller) => runStep<StreamEvent>(controller, (out) => decoder.push(chunk, (event) => out.push(event))),
-        flush: (controller) => runStep<StreamEvent>(controller, (out) => decoder.end((event) => out.push(event))),
-      }),
-    );
+    super(new ProviderEventDecoder(options));
   }
 }

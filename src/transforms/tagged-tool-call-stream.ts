@@ -1,6 +1,6 @@
 import { TaggedToolCallExtractor, type TaggedToolCallOptions } from '../turn/tagged-tool-call-extractor.ts';
-import { drainingTransformer, runStep } from './fail-after-drain.ts';
-import type { StreamEvent } from '../types.ts';
+import type { PipelineEvent } from '../view-types.ts';
+import { Stage } from './stage.ts';
 
 /** Options of {@link TaggedToolCallStream}. */
 export interface TaggedToolCallStreamOptions extends TaggedToolCallOptions {}
@@ -57,14 +57,8 @@ export interface TaggedToolCallStreamOptions extends TaggedToolCallOptions {}
  * for (const call of turn.toolCalls) await run(call.toolName, call.arguments);
  * ```
  */
-export class TaggedToolCallStream extends TransformStream<StreamEvent, StreamEvent> {
+export class TaggedToolCallStream extends Stage<PipelineEvent, PipelineEvent> {
   constructor(options: TaggedToolCallStreamOptions = {}) {
-    const extractor = new TaggedToolCallExtractor(options);
-    super(
-      drainingTransformer({
-        transform: (event, controller) => runStep(controller, (out) => extractor.push(event, out)),
-        flush: (controller) => runStep(controller, (out) => extractor.end(out)),
-      }),
-    );
+    super(new TaggedToolCallExtractor(options));
   }
 }

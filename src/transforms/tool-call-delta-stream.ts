@@ -1,5 +1,6 @@
-import type { StreamEvent } from '../types.ts';
-import type { StreamingToolCallEvent } from '../view-types.ts';
+import { JsonWriter } from '../json/json-writer.ts';
+import type { PipelineEvent, StreamingToolCallEvent } from '../view-types.ts';
+import { type PushCore, Stage } from './stage.ts';
 
 /** Options of {@link ToolCallDeltaStream}. */
 export interface ToolCallDeltaStreamOptions {
@@ -20,13 +21,14 @@ export interface ToolCallDeltaStreamOptions {
 interface CallState {
   toolCallId: string;
   toolName: string;
+  /** Set when the call's text is rebuilt from progress fragments (no raw parts came). */
+  writer: JsonWriter | undefined;
 }
 
 /**
- * The synchronous core of {@link ToolCallDeltaStream}: `push(event, out)`; there is nothing to
- * do at the end of input. Internal.
+ * The core of {@link ToolCallDeltaStream}: `push(event) → outputs`; `end()` adds nothing.
  */
-export class ToolCallDeltaCore {
+export class ToolCallDeltaCore implements PushCore<PipelineEvent, PipelineEvent> {
   readonly #calls = new Map<number, CallState>();
   readonly #messageId: string | undefined;
   readonly #announce: boolean;
@@ -36,15 +38,22 @@ export class ToolCallDeltaCore {
     this.#announce = options.announce !== false;
   }
 
-  push(event: StreamEvent, out: StreamingToolCallEvent[] = []): StreamingToolCallEvent[] {
+  #call(index: number): CallState {
+    let call = this.#calls.get(index);
+    if (call === undefined) {
+      call = { toolCallId: '', toolName: '', writer: undefined };
+      this.#calls.set(index, call);
+    }
+    return call;
+  }
+
+  push(event: PipelineEvent, out: PipelineEvent[] = []): PipelineEvent[] {
     switch (event.type) {
       case 'part': {
         const part = event.part;
         if (part.type === 'tool-call-start') {
-          let call = this.#calls.get(event.index);
-          const known = call !== undefined;
-          call ??= { toolCallId: '', toolName: '' };
-          this.#calls.set(event.index, call);
+          const known = this.#calls.has(event.index);
+          const call = this.#call(event.index);
           // First non-empty value wins per field (RFD 012).
           let changed = !known;
           if (call.toolCallId === '' && part.toolCallId) {
@@ -57,13 +66,20 @@ export class ToolCallDeltaCore {
           }
           if (changed && this.#announce) out.push(this.#event(event.index, call, '', false));
         } else if (part.type === 'tool-call-arguments') {
-          let call = this.#calls.get(event.index);
-          if (call === undefined) {
-            call = { toolCallId: '', toolName: '' };
-            this.#calls.set(event.index, call);
-          }
+          const call = this.#call(event.index);
           if (part.chunk !== '') out.push(this.#event(event.index, call, part.chunk, false));
-        }
+        } else out.push(event);
+        break;
+      }
+      case 'tool-call-progress': {
+        // No raw text came before (a progress stage replaced it): write the fragments as JSON text.
+        out.push(event);
+        const call = this.#call(event.index);
+        call.toolCallId ||= event.toolCallId;
+        call.toolName ||= event.toolName;
+        call.writer ??= new JsonWriter();
+        const text = call.writer.push(event.fragment);
+        if (text !== '') out.push(this.#event(event.index, call, text, false));
         break;
       }
       case 'flush': {
@@ -73,14 +89,31 @@ export class ToolCallDeltaCore {
           // A slot the provider never closed is flushed at the end of input: not a completion.
           if (event.metadata?.['endOfInput'] !== true) out.push(this.#event(event.index, call, '', true));
         }
+        out.push(event);
         break;
       }
-      case 'finished':
+      case 'tool-call': {
+        // The call's flush was replaced by its conversation event before this stage.
+        const call = this.#calls.get(event.index);
+        if (call !== undefined) {
+          this.#calls.delete(event.index);
+          out.push(this.#event(event.index, call, '', true));
+        }
+        out.push(event);
+        break;
+      }
+      case 'tool-call-incomplete':
+      case 'tool-call-failed':
+        this.#calls.delete(event.index);
+        out.push(event);
         break;
       default:
-        event satisfies never;
-        throw new TypeError(`ToolCallDeltaStream: expected a StreamEvent, got ${JSON.stringify(event).slice(0, 60)}`);
+        out.push(event);
     }
+    return out;
+  }
+
+  end(out: PipelineEvent[] = []): PipelineEvent[] {
     return out;
   }
 
@@ -98,13 +131,16 @@ export class ToolCallDeltaCore {
 }
 
 /**
- * {@link StreamEvent}s → the streaming-tool-call events of the three-engine design (seed 002):
- * for every `tool-call-arguments` chunk, an event whose `arguments` is that chunk **exactly as
- * received** — never parsed, repaired or re-cut (empty chunks are skipped) — so the `arguments`
- * of one call concatenate to its raw argument text; and at the call's `flush`, one final event
- * with `isComplete: true` and `arguments: ''`. With `announce` (the default), a call also gets
- * an event with `arguments: ''` when its id or name first becomes known. Text, reasoning and
- * structured slots, and `finished`, produce nothing.
+ * The streaming-tool-call events of the three-engine design (seed 002): each call's
+ * `tool-call-start` and `tool-call-arguments` parts are replaced by events whose `argumentsDelta`
+ * is each chunk **exactly as received** — never parsed, repaired or re-cut (empty chunks are
+ * skipped) — so the deltas of one call concatenate to its raw argument text; when the call
+ * completes (its `flush`, or its `tool-call` event after a progress stage), one event with
+ * `isComplete: true` and `argumentsDelta: ''`. With `announce` (the default), a call also gets an
+ * event with `argumentsDelta: ''` when its id or name first becomes known. Everything else passes
+ * through unchanged, and `collectTurn` reads the deltas as the arguments they replaced. After a
+ * stage that already replaced the raw text with progress events, the deltas are the fragments
+ * written as JSON text (no whitespace; it parses to the same value).
  *
  * `flush` (end of input) emits nothing: a call whose slot was never flushed — or only flushed by
  * `ProviderEventStream` at the end of its input (`metadata.endOfInput`) — gets no `isComplete`
@@ -116,18 +152,13 @@ export class ToolCallDeltaCore {
  *   .pipeThrough(new ProviderEventStream({ provider: 'openai-chat' }))
  *   .pipeThrough(new ToolCallDeltaStream({ messageId: 'msg_1' }));
  * const text = new Map<string, string>();
- * for await (const delta of deltas) {
- *   text.set(delta.toolCallId, (text.get(delta.toolCallId) ?? '') + delta.arguments);
+ * for await (const event of deltas) {
+ *   if (event.type === 'streaming-tool-call') text.set(event.toolCallId, (text.get(event.toolCallId) ?? '') + event.argumentsDelta);
  * }
  * ```
  */
-export class ToolCallDeltaStream extends TransformStream<StreamEvent, StreamingToolCallEvent> {
+export class ToolCallDeltaStream extends Stage<PipelineEvent, PipelineEvent> {
   constructor(options: ToolCallDeltaStreamOptions = {}) {
-    const core = new ToolCallDeltaCore(options);
-    super({
-      transform: (event, controller) => {
-        for (const delta of core.push(event)) controller.enqueue(delta);
-      },
-    });
+    super(new ToolCallDeltaCore(options));
   }
 }

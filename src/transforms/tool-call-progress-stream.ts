@@ -1,32 +1,45 @@
 import type { JsonLimits } from '../json/scanner.ts';
-import { EventBuilder, type EventBuilderOutput } from '../turn/event-builder.ts';
-import { drainingTransformer, runStep } from './fail-after-drain.ts';
-import type { StreamEvent, StructuredProgress, ToolCallArgumentProgress } from '../types.ts';
+import { TurnBuilder } from '../turn/turn-builder.ts';
+import type { PipelineEvent } from '../view-types.ts';
+import { Stage } from './stage.ts';
 
 /** Options of {@link ToolCallProgressStream}. */
 export interface ToolCallProgressStreamOptions extends JsonLimits {
   /**
-   * Keep going when a call's arguments are invalid JSON (that call's progress just stops)
-   * instead of erroring the stream with a `ToolCallArgumentsError`.
+   * Keep going when a call's arguments are invalid JSON (that call's progress stops and it ends
+   * as `tool-call-failed`) instead of erroring the stream with a `ToolCallArgumentsError`.
    * @default false
    */
   readonly isolateErrors?: boolean;
+  /**
+   * End a call whose arguments were cut off as a `tool-call` marked `truncated: true` (closed
+   * where it stopped) instead of `tool-call-incomplete`.
+   * @default false
+   */
+  readonly repair?: boolean;
 }
 
 /** What {@link ToolCallProgressStream} emits. */
-export type ToolCallProgressStreamOutput = StreamEvent | ToolCallArgumentProgress | StructuredProgress;
+export type ToolCallProgressStreamOutput = PipelineEvent;
 
 /**
- * Passes every {@link StreamEvent} through and, after each `tool-call-arguments` part, adds the
- * {@link ToolCallArgumentProgress} events its chunk completes — one incremental parser per open
- * call, so parallel calls interleave freely. `structured` parts get `structured-progress` events
- * the same way. Nothing is buffered beyond what each parser holds (an incomplete escape or
- * number). A call's `toolCallId`/`toolName` are those known when the fragment is emitted.
+ * The progress of every tool call's arguments while they stream in: each call's
+ * `tool-call-arguments` parts are replaced by the {@link ToolCallArgumentProgress} events their
+ * chunks complete (one incremental parser per open call, so parallel calls interleave freely),
+ * and the call's `flush` by its conversation event — `tool-call {toolCallId, toolName,
+ * arguments}` with the exact arguments, or `tool-call-incomplete` / `tool-call-failed`.
+ * `structured` parts become `structured-progress` events and a `structured` event the same way.
+ * Everything else — text and reasoning parts, `tool-call-start`, other flushes, `finished`, any
+ * event of a later stage — passes through unchanged and in order.
  *
- * At a slot's `flush` (or at the end of input for slots never flushed) the parser is ended, which
- * emits a trailing root number. Arguments that stop early produce no error here: the turn stages
- * report them as incomplete. Invalid arguments error the stream with a `ToolCallArgumentsError`
- * naming the call and the offset, unless `isolateErrors` is set.
+ * Nothing is buffered beyond what each parser holds (an incomplete escape or number). A call's
+ * `toolCallId`/`toolName` are those known when the fragment is emitted. A call whose arguments
+ * stop early is reported as `tool-call-incomplete` once `finished` (with the stop reason) or the
+ * end of input arrives. Invalid arguments error the stream with a `ToolCallArgumentsError`
+ * naming the call and the offset, after everything before it, unless `isolateErrors` is set.
+ *
+ * The core is {@link TurnBuilder} with `{ progress: true, messages: false }`. Chained after or
+ * before another argstream stage with `pipeThrough`, both run in one stream hop.
  *
  * @example
  * ```ts
@@ -35,17 +48,12 @@ export type ToolCallProgressStreamOutput = StreamEvent | ToolCallArgumentProgres
  *   .pipeThrough(new ToolCallProgressStream());
  * for await (const event of events) {
  *   if (event.type === 'tool-call-progress') render(event.toolCallId, event.fragment);
+ *   if (event.type === 'tool-call') await run(event.toolName, event.arguments);
  * }
  * ```
  */
-export class ToolCallProgressStream extends TransformStream<StreamEvent, ToolCallProgressStreamOutput> {
+export class ToolCallProgressStream extends Stage<PipelineEvent, PipelineEvent> {
   constructor(options: ToolCallProgressStreamOptions = {}) {
-    const builder = new EventBuilder({ ...options, passthrough: true, progress: true, conversation: false });
-    super(
-      drainingTransformer({
-        transform: (event, controller) => runStep<EventBuilderOutput>(controller as never, (out) => builder.push(event, out)),
-        flush: (controller) => runStep<EventBuilderOutput>(controller as never, (out) => builder.end(out)),
-      }),
-    );
+    super(new TurnBuilder({ ...options, progress: true, messages: false }));
   }
 }

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import type { PipelineEvent } from '../view-types.ts';
 import { JsonStreamError, excerpt, type JsonStreamErrorCode } from '../errors.ts';
 import { JsonScanner, OBJECT, STRING, type JsonLimits, type JsonVisitor, type KindCode } from '../json/scanner.ts';
 import type { EventMetadata, JsonScalar, StreamEvent } from '../types.ts';
@@ -289,18 +290,21 @@ export class TaggedToolCallExtractor {
     this.#limits = limits;
   }
 
-  /** Apply one event, appending what it produces to `out` (returned). */
-  push(event: StreamEvent, out: StreamEvent[] = []): StreamEvent[] {
+  /**
+   * Apply one event, appending what it produces to `out` (returned). Events other than a
+   * provider's `part`, `flush` and `finished` pass through.
+   */
+  push(event: PipelineEvent, out: PipelineEvent[] = []): PipelineEvent[] {
     switch (event.type) {
       case 'part':
-        if (event.part.type === 'message') this.#message(event.index, event.part.text, event.metadata, out);
+        if (event.part.type === 'message') this.#message(event.index, event.part.text, event.metadata, out as StreamEvent[]);
         else out.push(event);
         break;
       case 'flush': {
         const slot = this.#slots.get(event.index);
         if (slot !== undefined) {
           this.#slots.delete(event.index);
-          this.#close(slot, out);
+          this.#close(slot, out as StreamEvent[]);
         }
         out.push(event);
         break;
@@ -308,11 +312,11 @@ export class TaggedToolCallExtractor {
       case 'finished':
         // The response is complete: what is held or still open cannot continue. Providers flush
         // their slots before `finished`, so this only matters for a slot that was never flushed.
-        this.end(out);
+        this.end(out as StreamEvent[]);
         out.push(event);
         break;
       default:
-        return event satisfies never;
+        out.push(event);
     }
     return out;
   }

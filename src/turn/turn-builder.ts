@@ -1,8 +1,9 @@
 /**
- * The EventBuilder (RFD 012 and RFD 043, phase 3): the synchronous core that follows every
+ * The turn builder (RFD 012 and RFD 043, phase 3): the synchronous core that follows every
  * content slot of a response, parses each tool call's arguments incrementally with its own
- * parser, and turns flushes into conversation events. The tool-call progress stage, the
- * conversation-event stage and `collectTurn` are shells over this one core.
+ * parser, and turns flushed slots into conversation events. `ToolCallProgressStream`,
+ * `ConversationEventStream`, `collectTurn` and the views' embedded progress are this one core,
+ * configured.
  *
  * @module
  */
@@ -11,25 +12,37 @@ import { FragmentAggregator } from '../json/fragment-aggregator.ts';
 import { FragmentCollector } from '../json/incremental-json-parser.ts';
 import { JsonScanner, type JsonLimits } from '../json/scanner.ts';
 import { ValueBuilder } from '../json/value-builder.ts';
+import type { PushCore } from '../transforms/stage.ts';
 import type {
-  ConversationEvent,
   EventMetadata,
   FinishedEvent,
+  FlushEvent,
   JsonValue,
-  StreamEvent,
+  PartEvent,
   StreamFragment,
-  StructuredProgress,
-  ToolCallArgumentProgress,
 } from '../types.ts';
+import type { PipelineEvent, StreamingToolCallEvent } from '../view-types.ts';
 
-/** Options of the EventBuilder core and the stages built on it. */
-export interface EventBuilderOptions extends JsonLimits {
-  /** Pass every input `StreamEvent` through. */
-  readonly passthrough?: boolean;
-  /** Emit `tool-call-progress` / `structured-progress` events with the argument fragments. */
+/** Options of {@link TurnBuilder}. */
+export interface TurnBuilderOptions extends JsonLimits {
+  /**
+   * Emit `tool-call-progress` / `structured-progress` events with the fragments of the arguments
+   * this builder parses.
+   * @default false
+   */
   readonly progress?: boolean;
-  /** Emit conversation events when slots are flushed. */
-  readonly conversation?: boolean;
+  /**
+   * Also emit the `part` and `flush` events this builder consumes (it always emits `finished`
+   * and every event it does not own).
+   * @default false
+   */
+  readonly passthrough?: boolean;
+  /**
+   * Build `message` and `reasoning` events from text slots. `false` leaves text parts and their
+   * flushes alone (passed through), as `ToolCallProgressStream` does.
+   * @default true
+   */
+  readonly messages?: boolean;
   /**
    * Close tool calls whose arguments were cut off (`max_tokens`, a stream that stopped) and report
    * them as `tool-call` events marked `truncated: true`, instead of `tool-call-incomplete`.
@@ -43,13 +56,6 @@ export interface EventBuilderOptions extends JsonLimits {
    */
   readonly isolateErrors?: boolean;
 }
-
-/** Everything the EventBuilder can emit. */
-export type EventBuilderOutput =
-  | StreamEvent
-  | ToolCallArgumentProgress
-  | StructuredProgress
-  | ConversationEvent;
 
 interface TextSlot {
   readonly kind: 'message' | 'reasoning';
@@ -88,16 +94,57 @@ function withMetadata<T extends object>(event: T, metadata: Record<string, unkno
   return metadata === undefined ? event : { ...event, metadata };
 }
 
-/** The synchronous core: `push(event) → outputs`, `end() → outputs`. Internal. */
-export class EventBuilder {
-  readonly #options: EventBuilderOptions;
+/** The conversation events that close a slot: once one has passed, the slot is reported. */
+const FINAL_EVENTS: ReadonlySet<string> = new Set([
+  'message',
+  'reasoning',
+  'structured',
+  'tool-call',
+  'tool-call-incomplete',
+  'tool-call-failed',
+]);
+
+/**
+ * The turn builder's core: `push(event) → outputs`, `end() → outputs`.
+ *
+ * It reads any {@link PipelineEvent}. It owns `part` and `flush` events (text parts only with
+ * `messages`): argument text (`tool-call-arguments` and `structured` parts, or the
+ * `argumentsDelta` of `streaming-tool-call` events) is parsed incrementally, one parser per slot,
+ * and each flushed slot becomes one conversation event, emitted before the flush would have been.
+ * A call whose arguments stopped early becomes `tool-call-incomplete` once the stop reason is
+ * known (at `finished`, or at the end of input).
+ *
+ * A conversation event that arrives from a stage before it (another builder, a view with its
+ * own progress) reports its slot: the builder drops what it holds for that slot and never reports
+ * it twice. Everything else passes through unchanged and in order, `finished` after the
+ * incomplete calls it releases.
+ *
+ * @example
+ * ```ts
+ * const decoder = new ProviderEventDecoder({ provider: 'anthropic' });
+ * const builder = new TurnBuilder({ progress: true });
+ * for (const chunk of chunks) {
+ *   for (const event of decoder.push(chunk)) for (const output of builder.push(event)) render(output);
+ * }
+ * for (const event of decoder.end()) for (const output of builder.push(event)) render(output);
+ * for (const output of builder.end()) render(output);
+ * ```
+ */
+export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
+  readonly #options: TurnBuilderOptions;
+  readonly #messages: boolean;
+  readonly #passthrough: boolean;
   readonly #slots = new Map<number, Slot>();
+  /** Slots whose conversation event came from a stage before this one. */
+  readonly #reported = new Set<number>();
   /** Incomplete calls wait for the stop reason, which providers send after the flush. */
   #incomplete: JsonSlot[] = [];
   #finished: FinishedEvent | undefined;
 
-  constructor(options: EventBuilderOptions = {}) {
+  constructor(options: TurnBuilderOptions = {}) {
     this.#options = options;
+    this.#messages = options.messages !== false;
+    this.#passthrough = options.passthrough === true;
   }
 
   /** The `finished` event, once it has arrived. */
@@ -108,40 +155,34 @@ export class EventBuilder {
   /**
    * Apply one event, appending what it produces to `out` (returned). If it throws, `out` still
    * holds what was produced before the error, so a stream shell can deliver it first.
+   * @throws {ToolCallArgumentsError} for invalid arguments, unless `isolateErrors` is set.
    */
-  push(event: StreamEvent, out: EventBuilderOutput[] = []): EventBuilderOutput[] {
-    if (this.#options.passthrough) out.push(event);
+  push(event: PipelineEvent, out: PipelineEvent[] = []): PipelineEvent[] {
     switch (event.type) {
       case 'part':
-        this.#part(event.index, event, out);
+        this.#part(event, out);
         break;
-      case 'flush': {
-        const slot = this.#slots.get(event.index);
-        if (slot !== undefined) {
-          slot.metadata = mergeMetadata(slot.metadata, event.metadata);
-          this.#slots.delete(event.index);
-          // An upstream stage (e.g. TaggedToolCallStream) may flush a call it knows is broken.
-          const failure = event.metadata?.['toolCallError'];
-          if (failure instanceof Error && !('parts' in slot) && slot.error === undefined) {
-            slot.error = failure;
-            if (!this.#options.isolateErrors) throw failure;
-          }
-          this.#close(slot, out);
-        }
+      case 'flush':
+        this.#flush(event, out);
         break;
-      }
       case 'finished':
         this.#finished = event;
         this.#releaseIncomplete(out);
+        out.push(event);
+        break;
+      case 'streaming-tool-call':
+        out.push(event);
+        this.#delta(event, out);
         break;
       default:
-        return event satisfies never;
+        if (FINAL_EVENTS.has(event.type)) this.#reportedBefore((event as { readonly index: number }).index);
+        out.push(event);
     }
     return out;
   }
 
   /** The input ended: close what was never flushed and report what is still waiting. */
-  end(out: EventBuilderOutput[] = []): EventBuilderOutput[] {
+  end(out: PipelineEvent[] = []): PipelineEvent[] {
     const open = [...this.#slots.values()].sort((a, b) => a.index - b.index);
     this.#slots.clear();
     for (const slot of open) this.#close(slot, out, true);
@@ -149,8 +190,19 @@ export class EventBuilder {
     return out;
   }
 
-  #part(index: number, event: Extract<StreamEvent, { type: 'part' }>, out: EventBuilderOutput[]): void {
-    const part = event.part;
+  /** A stage before this one reported slot `index`: forget it here. */
+  #reportedBefore(index: number): void {
+    this.#reported.add(index);
+    this.#slots.delete(index);
+    if (this.#incomplete.length > 0) this.#incomplete = this.#incomplete.filter((slot) => slot.index !== index);
+  }
+
+  #part(event: PartEvent, out: PipelineEvent[]): void {
+    const { index, part } = event;
+    if (this.#reported.has(index) || (!this.#messages && (part.type === 'message' || part.type === 'reasoning'))) {
+      out.push(event);
+      return;
+    }
     let slot = this.#slots.get(index);
     if (slot === undefined) {
       slot = this.#open(index, part.type);
@@ -161,6 +213,7 @@ export class EventBuilder {
       case 'message':
       case 'reasoning':
         if ('parts' in slot) slot.parts.push(part.text);
+        if (this.#passthrough) out.push(event);
         break;
       case 'tool-call-start':
         if (!('parts' in slot)) {
@@ -168,16 +221,54 @@ export class EventBuilder {
           if (slot.id === '' && part.toolCallId) slot.id = part.toolCallId;
           if (slot.name === '' && part.toolName) slot.name = part.toolName;
         }
+        if (this.#passthrough || !this.#messages) out.push(event);
         break;
       case 'tool-call-arguments':
+        if (this.#passthrough) out.push(event);
         if (!('parts' in slot)) this.#feed(slot, part.chunk, out);
         break;
       case 'structured':
+        if (this.#passthrough) out.push(event);
         if (!('parts' in slot)) this.#feed(slot, part.json, out);
         break;
       default:
         return part satisfies never;
     }
+  }
+
+  /** A raw argument delta of `ToolCallDeltaStream`: the same text as the parts it replaced. */
+  #delta(event: StreamingToolCallEvent, out: PipelineEvent[]): void {
+    const index = event.index;
+    if (this.#reported.has(index)) return;
+    let slot = this.#slots.get(index);
+    if (slot === undefined) {
+      slot = this.#open(index, 'tool-call-start');
+      this.#slots.set(index, slot);
+    }
+    if ('parts' in slot) return;
+    if (slot.id === '' && event.toolCallId) slot.id = event.toolCallId;
+    if (slot.name === '' && event.toolName) slot.name = event.toolName;
+    if (event.argumentsDelta !== '') this.#feed(slot, event.argumentsDelta, out);
+  }
+
+  #flush(event: FlushEvent, out: PipelineEvent[]): void {
+    const slot = this.#slots.get(event.index);
+    if (slot === undefined) {
+      if (this.#passthrough || !this.#messages) out.push(event);
+      return;
+    }
+    slot.metadata = mergeMetadata(slot.metadata, event.metadata);
+    this.#slots.delete(event.index);
+    // An upstream stage (e.g. TaggedToolCallStream) may flush a call it knows is broken.
+    const failure = event.metadata?.['toolCallError'];
+    if (failure instanceof Error && !('parts' in slot) && slot.error === undefined) {
+      slot.error = failure;
+      if (!this.#options.isolateErrors) throw failure;
+    }
+    // The conversation event goes first, so that a builder after this one knows the slot is
+    // reported before it sees the flush.
+    this.#close(slot, out);
+    if (this.#passthrough) out.push(event);
   }
 
   #open(index: number, type: string): Slot {
@@ -214,7 +305,7 @@ export class EventBuilder {
    * Push `chunk` into the slot's scanner, or end it (`undefined`). Fragments it finds — even
    * before an error — go to the aggregator and `out`; in value mode nothing is collected.
    */
-  #step(slot: JsonSlot, out: EventBuilderOutput[], chunk: string | undefined): void {
+  #step(slot: JsonSlot, out: PipelineEvent[], chunk: string | undefined): void {
     const scanner = this.#scanner(slot);
     const collector = slot.collector;
     if (collector === undefined) {
@@ -233,7 +324,7 @@ export class EventBuilder {
   }
 
 
-  #deliver(slot: JsonSlot, fragments: StreamFragment[], out: EventBuilderOutput[]): void {
+  #deliver(slot: JsonSlot, fragments: StreamFragment[], out: PipelineEvent[]): void {
     const aggregator = slot.aggregator as FragmentAggregator;
     for (const fragment of fragments) {
       aggregator.push(fragment);
@@ -245,7 +336,7 @@ export class EventBuilder {
     }
   }
 
-  #feed(slot: JsonSlot, chunk: string, out: EventBuilderOutput[]): void {
+  #feed(slot: JsonSlot, chunk: string, out: PipelineEvent[]): void {
     if (slot.error !== undefined || chunk === '') return;
     try {
       this.#step(slot, out, chunk);
@@ -265,10 +356,8 @@ export class EventBuilder {
   }
 
   /** `endOfInput`: the input ended with the slot still open (it was never flushed). */
-  #close(slot: Slot, out: EventBuilderOutput[], endOfInput = false): void {
-    const conversation = this.#options.conversation === true;
+  #close(slot: Slot, out: PipelineEvent[], endOfInput = false): void {
     if ('parts' in slot) {
-      if (!conversation) return;
       const text = slot.parts.join('');
       if (slot.kind === 'message') out.push(withMetadata({ type: 'message', index: slot.index, text }, slot.metadata));
       else {
@@ -293,7 +382,6 @@ export class EventBuilder {
         else this.#fail(slot, error);
       }
     }
-    if (!conversation) return;
     if (slot.error !== undefined) {
       out.push(withMetadata({ type: 'tool-call-failed', index: slot.index, toolCallId: slot.id, toolName: slot.name, error: slot.error }, slot.metadata));
       return;
@@ -318,7 +406,7 @@ export class EventBuilder {
     out.push(withMetadata(truncated ? { ...call, truncated: true as const } : call, slot.metadata));
   }
 
-  #releaseIncomplete(out: EventBuilderOutput[]): void {
+  #releaseIncomplete(out: PipelineEvent[]): void {
     const stopReason = this.#finished?.rawReason;
     for (const slot of this.#incomplete) {
       out.push(
