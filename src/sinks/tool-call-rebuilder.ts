@@ -8,7 +8,7 @@ import { JsonStreamError, ToolCallArgumentsError } from '../errors.ts';
 import { IncrementalJsonValueParser } from '../json/incremental-json-value-parser.ts';
 import type { JsonLimits } from '../json/scanner.ts';
 import type { PathUpdate } from '../transforms/path-update-stream.ts';
-import type { JsonValue, StreamEvent } from '../types.ts';
+import type { FailedToolCallEvent, IncompleteToolCallEvent, JsonValue, StreamEvent, ToolCallEvent } from '../types.ts';
 import { JsonFragmentRebuilder } from './json-fragment-rebuilder.ts';
 
 /** Options of {@link ToolCallRebuilder}: the limits of the parsers used for raw argument text. */
@@ -36,8 +36,11 @@ export interface RebuiltToolCall {
   readonly toolName: string;
   /** The arguments so far (live), `undefined` before any value began; `{}` for a call flushed with no arguments. */
   readonly value: JsonValue | undefined;
-  /** What the value is built from: path updates, or raw argument text parsed incrementally. */
-  readonly source: 'updates' | 'text' | undefined;
+  /**
+   * What the value is built from: path updates, raw argument text parsed incrementally, or the
+   * call's `tool-call` event (a call that came with neither, e.g. without arguments).
+   */
+  readonly source: 'updates' | 'text' | 'event' | undefined;
   readonly state: RebuiltToolCallState;
   /** Why the call failed: a `ToolCallArgumentsError` (raw text) or a `TypeError` (updates). */
   readonly error: Error | undefined;
@@ -60,7 +63,7 @@ class Call implements RebuiltToolCall {
   toolCallId: string;
   index: number | undefined;
   toolName = '';
-  source: 'updates' | 'text' | undefined;
+  source: 'updates' | 'text' | 'event' | undefined;
   state: RebuiltToolCallState = 'streaming';
   error: Error | undefined;
   rebuilder: JsonFragmentRebuilder | undefined;
@@ -69,6 +72,8 @@ class Call implements RebuiltToolCall {
   pending: string[] = [];
   /** Flushed without any argument value: the arguments are `{}`. */
   empty = false;
+  /** The arguments of the call's `tool-call` event, for a call that came with no updates or text. */
+  final: JsonValue | undefined;
 
   constructor(toolCallId: string, index: number | undefined) {
     this.toolCallId = toolCallId;
@@ -78,6 +83,7 @@ class Call implements RebuiltToolCall {
   get value(): JsonValue | undefined {
     if (this.rebuilder !== undefined) return this.rebuilder.value;
     if (this.parser !== undefined) return this.parser.snapshot();
+    if (this.final !== undefined) return this.final;
     return this.empty ? {} : undefined;
   }
 
@@ -180,6 +186,40 @@ export class ToolCallRebuilder {
         const flush = input as Extract<StreamEvent, { type: 'flush' }>;
         const call = this.#find(undefined, flush.index, false);
         if (call !== undefined) this.#close(call, flush.metadata?.['endOfInput'] === true);
+        return call;
+      }
+      // After ToolCallProgressStream (or a view that parsed the arguments), a call ends with its
+      // conversation event instead of its flush.
+      case 'tool-call': {
+        const event = input as ToolCallEvent;
+        const call = this.#find(event.toolCallId, event.index, false);
+        if (call === undefined) return undefined;
+        if (call.toolName === '') call.toolName = event.toolName;
+        if (call.state === 'streaming' && call.rebuilder === undefined && call.parser === undefined) {
+          call.source = 'event';
+          call.pending = [];
+          call.final = event.arguments;
+          call.state = event.truncated === true ? 'truncated' : 'complete';
+          this.#release(call);
+        } else this.#close(call);
+        return call;
+      }
+      case 'tool-call-incomplete': {
+        const event = input as IncompleteToolCallEvent;
+        const call = this.#find(event.toolCallId, event.index, false);
+        if (call !== undefined) this.#close(call, true);
+        return call;
+      }
+      case 'tool-call-failed': {
+        const event = input as FailedToolCallEvent;
+        const call = this.#find(event.toolCallId, event.index, false);
+        if (call !== undefined) {
+          if (call.state === 'streaming') {
+            call.state = 'failed';
+            call.error = event.error;
+          }
+          this.#release(call);
+        }
         return call;
       }
       default:
