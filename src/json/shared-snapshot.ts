@@ -1,26 +1,27 @@
 /**
- * Immutable, structurally shared snapshots: the `immutableSnapshots` mode of
- * {@link FragmentAggregator} and {@link IncrementalJsonValueParser}.
+ * Structurally shared snapshots: the `immutableSnapshots` mode of {@link FragmentAggregator} and
+ * {@link IncrementalJsonValueParser}.
  *
  * Why: by default `snapshot()` returns the builder's live value, one object mutated in place. That
- * costs O(1), but a UI that compares by identity (React's `useSyncExternalStore`, `memo`, Vue's
- * `shallowRef`, Svelte's `$state.raw`) never sees it change. In this mode every snapshot is a
- * frozen copy that is a new object exactly where the content changed since the previous snapshot
- * and the very same object everywhere else, so a per-path identity check re-renders exactly the
- * changed subtrees; with no change at all, `snapshot()` returns the previous root.
+ * costs O(1), but a UI that compares by identity (React's `useSyncExternalStore` and `memo`, Vue's
+ * `shallowRef`, Svelte's `$state.raw`) never sees it change. In this mode a snapshot is a new
+ * object exactly where the content changed since the previous snapshot and the very same object
+ * everywhere else, so a per-path identity check re-renders exactly the changed subtrees; with no
+ * change at all, `snapshot()` returns the previous root. No snapshot is mutated afterwards.
  *
- * How, in O(size of the containers that changed) per snapshot rather than O(document): each live
- * container keeps its latest frozen copy, marked final when the container was already closed then
- * (closed containers never change again). The builder's guarantees do the rest: a container that
- * may have changed since the previous snapshot is one that was open then or is new, so the walk
- * from the root descends only into containers without a final copy. An array only appends or
- * changes its last element, so its new copy is the previous copy up to the last element, then
- * the copies of the elements from there on. An object (small) is re-read key by key, which also
- * covers the builder's one exception, a duplicate key replacing an earlier member in place. A
- * container is copied only if some member differs (by `Object.is` of the members' copies) from its
- * previous copy — or, for a container that replaced a member of the same kind under a duplicate
- * key, from the copy it replaced — so unchanged content keeps its identity even when the stream
- * only closed it.
+ * How, in O(size of the containers that changed) per snapshot rather than O(document): the
+ * builder only ever mutates its open containers (those on its stack), so a closed container
+ * never changes again. A closed container that no snapshot has seen open is therefore shared as
+ * it is, the live object itself, at no cost. Every container open at a snapshot gets a copy, kept
+ * per live container and marked final once the container is closed; the walk from the root
+ * descends only into containers without a final copy: those open now or at the previous snapshot.
+ * An array only appends or changes its last element, so its new copy is its previous copy up to
+ * the last element, then the elements from there on. An object (small) is re-read key by key,
+ * which also covers the builder's one exception, a duplicate key replacing an earlier member in
+ * place. A container is copied again only if some member differs (by `Object.is` of what the
+ * snapshot holds for it) from its previous copy — or, for a container that replaced one of the
+ * same kind under a duplicate key, from the replaced one's copy — so unchanged content keeps its
+ * identity even when the stream only closed it.
  *
  * The walk uses an explicit stack: documents can be as deep as `maxDepth` allows.
  *
@@ -30,7 +31,7 @@ import type { JsonObject, JsonValue } from '../types.ts';
 import { setMember, type Container, type ValueBuilder } from './value-builder.ts';
 import { retainHiddenClass } from './retain.ts';
 
-/** The latest frozen copy of a live container; `final` once the container was closed then. */
+/** The latest copy of a live container; `final` once the container was closed then. */
 interface Copy {
   copy: Container;
   final: boolean;
@@ -43,23 +44,23 @@ interface Frame {
   readonly keys: string[] | undefined;
   /** The container's index in the builder's open stack, or -1 once it is closed. */
   readonly open: number;
-  /** The copy to share from and compare with, if any. */
+  /** The earlier copy to share from and compare with, if any. */
   readonly prev: Container | undefined;
   /** The first position that may differ from `prev` (members before it are `prev`'s). */
   readonly from: number;
   /** The next position to visit. */
   next: number;
-  /** The copies of the members from `from` on. */
+  /** What the snapshot holds for the members from `from` on. */
   readonly values: JsonValue[];
+}
+
+function isContainer(value: JsonValue | undefined): value is Container {
+  return typeof value === 'object' && value !== null;
 }
 
 /** `object[key]` if it is an own property (never `Object.prototype` for `__proto__`). */
 function member(object: Container, key: string): JsonValue | undefined {
   return Object.hasOwn(object, key) ? (object as JsonObject)[key] : undefined;
-}
-
-function isContainer(value: JsonValue | undefined): value is Container {
-  return typeof value === 'object' && value !== null;
 }
 
 /** Internal: hands out the shared snapshots of one {@link ValueBuilder}'s value. */
@@ -69,7 +70,7 @@ export class SharedSnapshots {
   #version = -1;
   #last: JsonValue | undefined;
 
-  /** The builder's value so far as a frozen, structurally shared copy (see the module). */
+  /** The builder's value so far, structurally shared with the previous snapshot (see the module). */
   take(builder: ValueBuilder): JsonValue | undefined {
     if (builder.version === this.#version) return this.#last;
     this.#version = builder.version;
@@ -81,6 +82,7 @@ export class SharedSnapshots {
   #share(root: Container, open: readonly Container[]): Container {
     const rootCopy = this.#copies.get(root);
     if (rootCopy?.final === true) return rootCopy.copy;
+    if (rootCopy === undefined && open[0] !== root) return root;
     const frames = [this.#frame(root, open[0] === root ? 0 : -1, rootCopy, undefined)];
     let done: Container | undefined;
     for (;;) {
@@ -106,9 +108,14 @@ export class SharedSnapshots {
           continue;
         }
         const depth = frame.open >= 0 && open[frame.open + 1] === value ? frame.open + 1 : -1;
-        // A new container where the previous copy has one: a duplicate key replaced it.
-        let replaced: JsonValue | undefined;
-        if (copy === undefined && prev !== undefined) replaced = keys === undefined ? (prev as JsonValue[])[frame.next] : member(prev, key as string);
+        // A container no snapshot has seen: where the previous copy has one, a duplicate key
+        // replaced that; else, if closed, it is final as it is.
+        let replaced: Container | undefined;
+        if (copy === undefined && prev !== undefined) replaced = sameKind(value, keys === undefined ? (prev as JsonValue[])[frame.next] : member(prev, key as string));
+        if (copy === undefined && replaced === undefined && depth < 0) {
+          frame.values.push(value);
+          continue;
+        }
         child = this.#frame(value, depth, copy, replaced);
         break;
       }
@@ -122,18 +129,12 @@ export class SharedSnapshots {
     }
   }
 
-  /** A frame for `live`, compared with its own last copy or else with the copy it `replaced`. */
-  #frame(live: Container, open: number, copy: Copy | undefined, replaced: JsonValue | undefined): Frame {
+  /** A frame for `live`, compared with its own last copy or else with the one it `replaced`. */
+  #frame(live: Container, open: number, copy: Copy | undefined, replaced: Container | undefined): Frame {
     const keys = Array.isArray(live) ? undefined : Object.keys(live);
-    let prev: Container | undefined;
-    let from = 0;
-    if (copy !== undefined) {
-      prev = copy.copy;
-      // Only the last element of an array can have changed since its own last copy.
-      if (keys === undefined) from = Math.max((prev as JsonValue[]).length - 1, 0);
-    } else if (isContainer(replaced) && Array.isArray(replaced) === (keys === undefined)) {
-      prev = replaced;
-    }
+    const prev = copy === undefined ? replaced : copy.copy;
+    // Only the last element of an array can have changed since its own last copy.
+    const from = copy !== undefined && keys === undefined ? Math.max((prev as JsonValue[]).length - 1, 0) : 0;
     return { live, keys, open, prev, from, next: from, values: [] };
   }
 
@@ -141,15 +142,18 @@ export class SharedSnapshots {
     const { live, keys, prev, from, values } = frame;
     let copy: Container;
     if (keys === undefined) {
-      copy = prev !== undefined && !arrayChanged(live as JsonValue[], prev as JsonValue[], from, values) ? prev : prev === undefined || from === 0 ? values : (prev as JsonValue[]).slice(0, from).concat(values);
+      if (false && !arrayChanged(live as JsonValue[], prev as JsonValue[], from, values)) copy = prev;
+      else if (from === 0) copy = values;
+      else {
+        copy = (prev as JsonValue[]).slice(0, from);
+        for (const value of values) copy.push(value);
+      }
     } else if (prev !== undefined && !objectChanged(keys, prev, values)) {
       copy = prev;
     } else {
-      const object: JsonObject = {};
-      for (let i = 0; i < keys.length; i++) setMember(object, keys[i] as string, values[i] as JsonValue);
-      copy = object;
+      copy = {};
+      for (let i = 0; i < keys.length; i++) setMember(copy, keys[i] as string, values[i] as JsonValue);
     }
-    if (copy !== prev) Object.freeze(copy);
     const final = frame.open < 0;
     const entry = this.#copies.get(live);
     if (entry === undefined) this.#copies.set(live, { copy, final });
@@ -159,6 +163,11 @@ export class SharedSnapshots {
     }
     return copy;
   }
+}
+
+/** `prev` if it is a container of the same kind as `live`. */
+function sameKind(live: Container, prev: JsonValue | undefined): Container | undefined {
+  return isContainer(prev) && Array.isArray(prev) === Array.isArray(live) ? prev : undefined;
 }
 
 function arrayChanged(live: JsonValue[], prev: JsonValue[], from: number, values: JsonValue[]): boolean {

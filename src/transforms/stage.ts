@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { joinAdjacentText } from './batch.ts';
 import { drained, failAfterDrain } from './fail-after-drain.ts';
 
 /**
@@ -43,6 +44,10 @@ const nativePipeThrough = ReadableStream.prototype.pipeThrough;
  * outputs are enqueued. Backpressure, cancellation and errors are those of one stage. Anything
  * else — pipe options, a stage already read from, a foreign `TransformStream` — is an ordinary
  * pipe.
+ *
+ * **One chunk per place and input chunk.** Before they are enqueued, the outputs of one input
+ * chunk go through {@link joinAdjacentText}: adjacent pieces of text for the same place are one
+ * chunk.
  */
 export class Stage<I, O> extends TransformStream<I, O> {
   constructor(core: PushCore<I, O>) {
@@ -80,6 +85,7 @@ export class Stage<I, O> extends TransformStream<I, O> {
 
     const enqueue = (controller: TransformStreamDefaultController<O>, out: unknown[], failure: { error: unknown } | undefined) => {
       if (out.length > 0) fusion.started = true;
+      joinAdjacentText(out);
       for (let i = 0; i < out.length; i++) controller.enqueue(out[i] as O);
       return failure === undefined ? undefined : failAfterDrain(controller as TransformStreamDefaultController<never>, failure.error);
     };

@@ -1,0 +1,143 @@
+/**
+ * What one input chunk produces leaves a stage as few chunks as possible: adjacent pieces of
+ * text bound for the same place (a string at one path of one call, one field, one message slot)
+ * are joined before they are enqueued. They were all known at the same instant, so nothing is
+ * later for it, and each chunk a stream carries costs microseconds in every runtime (measured on
+ * Node 20: ~3 µs per chunk per hop), far more than the work of most events. Raw argument text
+ * (`tool-call-arguments` parts, `streaming-tool-call` deltas) is never joined: it stays cut as
+ * the provider sent it. Internal.
+ *
+ * @module
+ */
+import type { StreamFragment } from '../types.ts';
+
+type Item = { readonly type: string } & Record<string, unknown>;
+
+/** Whether two fragments are string pieces at the same path. */
+function sameStringPath(a: StreamFragment, b: StreamFragment): boolean {
+  for (;;) {
+    if (a.type !== b.type) return false;
+    if (a.type === 'string') return true;
+    if (a.type === 'entry') {
+      const other = b as typeof a;
+      if (a.key !== other.key) return false;
+      a = a.value;
+      b = other.value;
+    } else if (a.type === 'item') {
+      const other = b as typeof a;
+      if (a.index !== other.index) return false;
+      a = a.value;
+      b = other.value;
+    } else return false;
+  }
+}
+
+/** Whether `b` is a piece of text for the same place as `a`. */
+function joinable(a: Item, b: Item): boolean {
+  if (a.type !== b.type) return false;
+  switch (a.type) {
+    case 'tool-call-progress':
+      return (
+        a['index'] === b['index'] &&
+        a['toolCallId'] === b['toolCallId'] &&
+        a['toolName'] === b['toolName'] &&
+        sameStringPath(a['fragment'] as StreamFragment, b['fragment'] as StreamFragment)
+      );
+    case 'structured-progress':
+      return a['index'] === b['index'] && sameStringPath(a['fragment'] as StreamFragment, b['fragment'] as StreamFragment);
+    case 'field-delta':
+      return a['index'] === b['index'] && a['toolCallId'] === b['toolCallId'] && a['toolName'] === b['toolName'] && a['key'] === b['key'];
+    case 'path-update':
+      return (
+        a['kind'] === 'partial-string' &&
+        b['kind'] === 'partial-string' &&
+        a['path'] === b['path'] &&
+        a['index'] === b['index'] &&
+        a['toolCallId'] === b['toolCallId']
+      );
+    case 'part': {
+      if (a['index'] !== b['index'] || a['metadata'] !== undefined || b['metadata'] !== undefined) return false;
+      const partA = a['part'] as { readonly type: string };
+      const partB = b['part'] as { readonly type: string };
+      return partA.type === partB.type && (partA.type === 'message' || partA.type === 'reasoning');
+    }
+    case 'string':
+    case 'entry':
+    case 'item':
+      return sameStringPath(a as unknown as StreamFragment, b as unknown as StreamFragment);
+    default:
+      return false;
+  }
+}
+
+function leafText(fragment: StreamFragment): string {
+  while (fragment.type === 'entry' || fragment.type === 'item') fragment = fragment.value;
+  return (fragment as { readonly text: string }).text;
+}
+
+function textOf(item: Item): string {
+  switch (item.type) {
+    case 'tool-call-progress':
+    case 'structured-progress':
+      return leafText(item['fragment'] as StreamFragment);
+    case 'field-delta':
+      return item['text'] as string;
+    case 'path-update':
+      return item['textValue'] as string;
+    case 'part':
+      return (item['part'] as { readonly text: string }).text;
+    default:
+      return leafText(item as unknown as StreamFragment);
+  }
+}
+
+function withLeafText(fragment: StreamFragment, text: string): StreamFragment {
+  switch (fragment.type) {
+    case 'entry':
+      return { type: 'entry', key: fragment.key, value: withLeafText(fragment.value, text) };
+    case 'item':
+      return { type: 'item', index: fragment.index, value: withLeafText(fragment.value, text) };
+    default:
+      return { type: 'string', text };
+  }
+}
+
+function withText(item: Item, text: string): Item {
+  switch (item.type) {
+    case 'tool-call-progress':
+    case 'structured-progress':
+      return { ...item, fragment: withLeafText(item['fragment'] as StreamFragment, text) };
+    case 'field-delta':
+      return { ...item, text };
+    case 'path-update':
+      return { ...item, textValue: text };
+    case 'part':
+      return { ...item, part: { ...(item['part'] as object), text } };
+    default:
+      return withLeafText(item as unknown as StreamFragment, text) as unknown as Item;
+  }
+}
+
+/** Join adjacent pieces of text bound for the same place, in place; returns `items`. */
+export function joinAdjacentText<T>(items: T[]): T[] {
+  if (items.length < 2) return items;
+  const list = items as unknown as Item[];
+  let written = 0;
+  let texts: string[] | undefined;
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i] as Item;
+    const last = written > 0 ? (list[written - 1] as Item) : undefined;
+    if (last !== undefined && typeof item === 'object' && item !== null && joinable(last, item)) {
+      (texts ??= [textOf(last)]).push(textOf(item));
+      continue;
+    }
+    if (texts !== undefined) {
+      list[written - 1] = withText(last as Item, texts.join(''));
+      texts = undefined;
+    }
+    list[written++] = item;
+  }
+  if (texts !== undefined) list[written - 1] = withText(list[written - 1] as Item, texts.join(''));
+  list.length = written;
+  return items;
+}
