@@ -6,7 +6,7 @@
  */
 import type { ArgumentValidationErrorEvent } from './transforms/argument-validation-stream.ts';
 import type { PathUpdate } from './transforms/path-update-stream.ts';
-import type { ConversationEvent, StreamEvent, StructuredProgress, ToolCallArgumentProgress } from './types.ts';
+import type { ConversationEvent, EventMetadata, StreamEvent, StructuredProgress, ToolCallArgumentProgress } from './types.ts';
 
 /**
  * The identity of the tool call (or structured-output slot) a field event belongs to: present
@@ -69,6 +69,8 @@ export interface StreamingToolCallEvent {
   readonly isComplete: boolean;
   /** The message the call belongs to, when the stage was given one. */
   readonly messageId?: string;
+  /** The provider metadata of the parts this event replaced (a call's `caller`, item ids, …). */
+  readonly metadata?: EventMetadata;
 }
 
 /**

@@ -108,11 +108,11 @@ export class SharedSnapshots {
           continue;
         }
         const depth = frame.open >= 0 && open[frame.open + 1] === value ? frame.open + 1 : -1;
-        // A container no snapshot has seen: where the previous copy has one, a duplicate key
-        // replaced that; else, if closed, it is final as it is.
+        // A container never seen open: closed, it is final as it is (the previous snapshot may
+        // hold it already), unless it replaced one under a duplicate key: compare with that.
         let replaced: Container | undefined;
         if (copy === undefined && prev !== undefined) replaced = sameKind(value, keys === undefined ? (prev as JsonValue[])[frame.next] : member(prev, key as string));
-        if (copy === undefined && replaced === undefined && depth < 0) {
+        if (copy === undefined && (replaced === undefined || replaced === value) && depth < 0) {
           frame.values.push(value);
           continue;
         }
@@ -142,7 +142,7 @@ export class SharedSnapshots {
     const { live, keys, prev, from, values } = frame;
     let copy: Container;
     if (keys === undefined) {
-      if (false && !arrayChanged(live as JsonValue[], prev as JsonValue[], from, values)) copy = prev;
+      if (prev !== undefined && !arrayChanged(live as JsonValue[], prev as JsonValue[], from, values)) copy = prev;
       else if (from === 0) copy = values;
       else {
         copy = (prev as JsonValue[]).slice(0, from);

@@ -1,4 +1,5 @@
 import { JsonWriter } from '../json/json-writer.ts';
+import type { EventMetadata } from '../types.ts';
 import type { PipelineEvent, StreamingToolCallEvent } from '../view-types.ts';
 import { type PushCore, Stage } from './stage.ts';
 
@@ -23,6 +24,10 @@ interface CallState {
   toolName: string;
   /** Set when the call's text is rebuilt from progress fragments (no raw parts came). */
   writer: JsonWriter | undefined;
+  /** Metadata of a replaced part not yet carried by an event. */
+  metadata: EventMetadata | undefined;
+  /** Some argument text has gone out. */
+  text: boolean;
 }
 
 /**
@@ -41,7 +46,7 @@ export class ToolCallDeltaCore implements PushCore<PipelineEvent, PipelineEvent>
   #call(index: number): CallState {
     let call = this.#calls.get(index);
     if (call === undefined) {
-      call = { toolCallId: '', toolName: '', writer: undefined };
+      call = { toolCallId: '', toolName: '', writer: undefined, metadata: undefined, text: false };
       this.#calls.set(index, call);
     }
     return call;
@@ -64,9 +69,11 @@ export class ToolCallDeltaCore implements PushCore<PipelineEvent, PipelineEvent>
             call.toolName = part.toolName;
             changed = true;
           }
+          if (event.metadata !== undefined) call.metadata = { ...call.metadata, ...event.metadata };
           if (changed && this.#announce) out.push(this.#event(event.index, call, '', false));
         } else if (part.type === 'tool-call-arguments') {
           const call = this.#call(event.index);
+          if (event.metadata !== undefined) call.metadata = { ...call.metadata, ...event.metadata };
           if (part.chunk !== '') out.push(this.#event(event.index, call, part.chunk, false));
         } else out.push(event);
         break;
@@ -97,6 +104,10 @@ export class ToolCallDeltaCore implements PushCore<PipelineEvent, PipelineEvent>
         const call = this.#calls.get(event.index);
         if (call !== undefined) {
           this.#calls.delete(event.index);
+          // A stage before consumed the call's text (a view that replaced its progress): the
+          // arguments go out as one delta, so a call's deltas always make its argument text.
+          const text = call.text ? '' : JSON.stringify(event.arguments);
+          if (text !== '' && text !== '{}') out.push(this.#event(event.index, call, text, false));
           out.push(this.#event(event.index, call, '', true));
         }
         out.push(event);
@@ -126,7 +137,11 @@ export class ToolCallDeltaCore implements PushCore<PipelineEvent, PipelineEvent>
       argumentsDelta: delta,
       isComplete,
     };
-    return this.#messageId === undefined ? event : { ...event, messageId: this.#messageId };
+    if (delta !== '') call.text = true;
+    const metadata = call.metadata;
+    call.metadata = undefined;
+    if (this.#messageId === undefined && metadata === undefined) return event;
+    return { ...event, ...(this.#messageId === undefined ? {} : { messageId: this.#messageId }), ...(metadata === undefined ? {} : { metadata }) };
   }
 }
 

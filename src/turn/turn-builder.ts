@@ -114,9 +114,9 @@ const FINAL_EVENTS: ReadonlySet<string> = new Set([
  * A call whose arguments stopped early becomes `tool-call-incomplete` once the stop reason is
  * known (at `finished`, or at the end of input).
  *
- * A conversation event that arrives from a stage before it (another builder, a view with its
- * own progress) reports its slot: the builder drops what it holds for that slot and never reports
- * it twice. Everything else passes through unchanged and in order, `finished` after the
+ * A conversation event or a progress event that arrives from a stage before it (another builder,
+ * a view with its own progress) hands its slot to that stage: the builder drops what it holds for
+ * the slot, passes its parts on unparsed and never reports it twice. Everything else passes through unchanged and in order, `finished` after the
  * incomplete calls it releases.
  *
  * @example
@@ -171,8 +171,15 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
         out.push(event);
         break;
       case 'streaming-tool-call':
-        out.push(event);
+        // Progress first, then the event: a builder after this one then knows the call is parsed.
         this.#delta(event, out);
+        out.push(event);
+        break;
+      case 'tool-call-progress':
+      case 'structured-progress':
+        // A stage before parses this slot's arguments: leave them to it.
+        if (!this.#reported.has(event.index)) this.#reportedBefore(event.index);
+        out.push(event);
         break;
       default:
         if (FINAL_EVENTS.has(event.type)) this.#reportedBefore((event as { readonly index: number }).index);
@@ -223,13 +230,15 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
         }
         if (this.#passthrough || !this.#messages) out.push(event);
         break;
+      // The progress a chunk makes goes before the chunk itself (with passthrough): a builder
+      // after this one sees the slot is parsed before it sees raw text to parse.
       case 'tool-call-arguments':
-        if (this.#passthrough) out.push(event);
         if (!('parts' in slot)) this.#feed(slot, part.chunk, out);
+        if (this.#passthrough) out.push(event);
         break;
       case 'structured':
-        if (this.#passthrough) out.push(event);
         if (!('parts' in slot)) this.#feed(slot, part.json, out);
+        if (this.#passthrough) out.push(event);
         break;
       default:
         return part satisfies never;
@@ -248,6 +257,7 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
     if ('parts' in slot) return;
     if (slot.id === '' && event.toolCallId) slot.id = event.toolCallId;
     if (slot.name === '' && event.toolName) slot.name = event.toolName;
+    slot.metadata = mergeMetadata(slot.metadata, event.metadata);
     if (event.argumentsDelta !== '') this.#feed(slot, event.argumentsDelta, out);
   }
 
