@@ -1,9 +1,12 @@
 /**
  * `npm run bench`: argstream against `@streamparser/json`, `jsonriver`, `JSON.parse` and the
- * re-parse approach, in one process run; prints markdown tables and the target check.
+ * re-parse approach, then whole pipelines (provider SSE bytes → argstream streams, their cores,
+ * the official SDKs; `bench/pipeline.ts`), in one process run; prints markdown tables and the
+ * target check.
  *
- * Options: `--quick` (fewer runs), `--filter <regex>` (only the cells whose id matches, e.g.
- * `stream/long-string/16/`, `fused`, `reparse/`, `scaling/`), `--help`.
+ * Options: `--quick` (fewer runs, no 1 MB pipeline), `--full` (the default), `--filter <regex>`
+ * (only the cells whose id matches, e.g. `stream/long-string/16/`, `fused`, `reparse/`,
+ * `scaling/`, `pipeline/`), `--help`.
  *
  * @module
  */
@@ -36,6 +39,13 @@ import {
   SCALING_CHUNK,
   STREAM_BYTES,
 } from './plan.ts';
+import {
+  FEEDINGS,
+  PIPELINE_PROVIDERS,
+  PROVIDER_PATHS,
+  TEXT_PATHS,
+  runPipelineBench,
+} from './pipeline.ts';
 import { printReport, type Results } from './report.ts';
 import { WORKLOAD_IDS, chunkText, makeWorkload, type Workload } from './workloads.ts';
 import type { JsonValue } from '../src/types.ts';
@@ -69,6 +79,7 @@ function parseCli(args: readonly string[]): Cli {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (arg === '--quick') quick = true;
+    else if (arg === '--full') quick = false;
     else if (arg === '--filter' || arg.startsWith('--filter=')) {
       const pattern = arg === '--filter' ? args[++i] : arg.slice('--filter='.length);
       if (pattern === undefined || pattern === '') {
@@ -78,11 +89,16 @@ function parseCli(args: readonly string[]): Cli {
       filterText = pattern;
     } else if (arg === '--help' || arg === '-h') {
       process.stdout.write(
-        'usage: npm run bench -- [--quick] [--filter <regex>] [--cpu-prof]\n' +
+        'usage: npm run bench -- [--quick | --full] [--filter <regex>] [--cpu-prof]\n' +
+          '  --quick: fewer runs, and the pipeline at 200 KB only; --full (the default): also at 1 MB\n' +
           '  cell ids: stream/<workload>/<chunk>/<contender>, stream/<workload>/whole/json-parse,\n' +
-          '            reparse/<workload>/<bytes>/<contender>, scaling/long-string/<bytes>/<contender>\n' +
+          '            reparse/<workload>/<bytes>/<contender>, scaling/long-string/<bytes>/<contender>,\n' +
+          '            pipeline/<bytes>/<provider>/<feeding>/<path>, pipeline/<bytes>/text/<path>,\n' +
+          '            pipeline/memory/<provider>\n' +
           `  workloads: ${WORKLOAD_IDS.join(', ')}\n` +
-          `  contenders: ${[...STREAMING, ...REPARSE].map((c) => c.id).filter(unique).join(', ')}\n`,
+          `  contenders: ${[...STREAMING, ...REPARSE].map((c) => c.id).filter(unique).join(', ')}\n` +
+          `  pipeline providers: ${PIPELINE_PROVIDERS.join(', ')}; feedings: ${FEEDINGS.join(', ')}\n` +
+          `  pipeline paths: ${PROVIDER_PATHS.join(', ')}; text paths: ${TEXT_PATHS.join(', ')}\n`,
       );
       process.exit(0);
     } else {
@@ -235,6 +251,16 @@ async function main(): Promise<void> {
     }
     await measureCells(cells, settings.scaling);
   }
+
+  // 4. Whole pipelines: one write_file call as provider SSE bytes, through argstream's streams,
+  //    their cores, the no-view limit and the official SDKs; the argument text alone; the heap
+  //    cost of an open call. Every path is checked before and after timing.
+  results.pipeline = await runPipelineBench({
+    quick: cli.quick,
+    selected,
+    progress,
+    check: assertSameValue,
+  });
 
   const seconds = (performance.now() - started) / 1000;
   printReport(results, {

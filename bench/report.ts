@@ -6,6 +6,24 @@
 import { REPARSE, STREAMING, type ContenderId } from './contenders.ts';
 import type { Timing } from './measure.ts';
 import {
+  FEEDINGS,
+  FEEDING_LABELS,
+  OPEN_CALL_KB_TARGET,
+  PIPELINE_PROVIDERS,
+  PROVIDER_LABELS,
+  PROVIDER_PATHS,
+  PROVIDER_PATH_LABELS,
+  SDK_LABELS,
+  STREAM_OVER_CORE_TARGET,
+  TEXT_PATHS,
+  TEXT_PATH_LABELS,
+  TURN_OVER_LIMIT_TARGET,
+  VIEWS,
+  providerCellId,
+  textCellId,
+  type PipelineResults,
+} from './pipeline.ts';
+import {
   CHUNK_SIZES,
   LIMIT_CHUNK,
   REPARSE_BYTES,
@@ -24,6 +42,8 @@ export interface Results {
   readonly bytes: Map<string, number>;
   /** Partial parses that failed during the gate run of a re-parse cell. */
   readonly failures: Map<string, number>;
+  /** The pipeline benchmark (`bench/pipeline.ts`), when it ran. */
+  pipeline?: PipelineResults;
 }
 
 export interface RunInfo {
@@ -51,6 +71,8 @@ interface Target {
   readonly measured: number | undefined;
   readonly comparison: '≥' | '≤';
   readonly threshold: number;
+  /** How the measured value and the threshold are written; a ratio (`1.23×`) by default. */
+  readonly unit?: 'KB';
 }
 
 /** Prints the tables and the target check to stdout. */
@@ -186,6 +208,9 @@ export function printReport(results: Results, info: RunInfo): void {
   out(`⁴ Chunks after which the accumulated text could not be parsed (the value stays the previous one).`);
   out();
 
+  // Whole pipelines.
+  const pipelineTargets = results.pipeline === undefined ? [] : pipelineSection(results.pipeline, out);
+
   // Targets.
   const targets: Target[] = [];
   const vsPeer = (contender: ContenderId, workload: WorkloadId, threshold: number): void => {
@@ -221,6 +246,7 @@ export function printReport(results: Results, info: RunInfo): void {
       threshold: 11,
     });
   }
+  targets.push(...pipelineTargets);
   out(`### Target check`);
   out();
   for (const target of targets) {
@@ -230,11 +256,201 @@ export function printReport(results: Results, info: RunInfo): void {
         : (target.comparison === '≥' ? target.measured >= target.threshold : target.measured <= target.threshold)
           ? 'PASS'
           : 'MISS';
-    out(`- **${verdict}** ${target.label}: ${formatRatio(target.measured)} (target ${target.comparison} ${target.threshold}×)`);
+    const measured = target.unit === 'KB' ? formatKb(target.measured) : formatRatio(target.measured);
+    const threshold = target.unit === 'KB' ? `${target.threshold} KB` : `${target.threshold}×`;
+    out(`- **${verdict}** ${target.label}: ${measured} (target ${target.comparison} ${threshold})`);
   }
   out();
   out(`Run took ${info.seconds.toFixed(0)} s.`);
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/**
+ * The pipeline tables (`bench/pipeline.ts`): per provider, feeding and size the time of every
+ * path and its ratio to the no-view limit; the argument text alone; stream ÷ core per view; the
+ * heap of an open call. Returns the pipeline's targets for the target check.
+ */
+function pipelineSection(pipeline: PipelineResults, out: (line?: string) => void): Target[] {
+  const targets: Target[] = [];
+  const timings = pipeline.timings;
+  if (timings.size === 0 && pipeline.memory.size === 0) return targets;
+  const ms = (id: string): number | undefined => timings.get(id)?.medianMs;
+  const afterGc = (id: string): number | undefined => timings.get(id)?.afterGcMs;
+  const ratio = (a: number | undefined, b: number | undefined): number | undefined =>
+    a === undefined || b === undefined ? undefined : a / b;
+  const size = (bytes: number): string => (bytes >= 1_000_000 ? `${bytes / 1_000_000} MB` : `${bytes / 1000} KB`);
+  const where = (provider: (typeof PIPELINE_PROVIDERS)[number], feeding: (typeof FEEDINGS)[number], bytes: number): string =>
+    `${PROVIDER_LABELS[provider]}, ${FEEDING_LABELS[feeding]}, ${size(bytes)}`;
+
+  out(`### Pipeline: one \`write_file\` tool call, streamed`);
+  out();
+  out(
+    `The arguments \`{"path", "content"}\` (the long-string workload: source code with quotes, backslashes, newlines ` +
+      `and non-ASCII) in seeded 10–40-character deltas, framed as each provider streams them and fed as ` +
+      `\`Uint8Array\` reads of the response body (a pull source, one read per pull). ms per run: the median of the ` +
+      `timed runs, each after a full GC and an untimed run; "× the limit" is that ÷ the no-view limit; ` +
+      `"first run after a full GC" is one run timed right after \`gc()\` with no untimed run before it ` +
+      `(V8 drops optimised code on a full GC). Every path's final arguments must equal the generated object ` +
+      `(checked outside the timing) or the run fails.`,
+  );
+  out();
+  for (const bytes of pipeline.sizes) {
+    const argumentBytes = pipeline.argumentBytes.get(bytes);
+    const settings = pipeline.settings.get(bytes);
+    if (argumentBytes === undefined || settings === undefined) continue;
+    out(
+      `At ${size(bytes)}: median of ${settings.measure.minRuns}–${settings.measure.maxRuns} timed runs ` +
+        `(fewer once a group has used ${settings.measure.budgetMs / 1000} s), ${settings.measure.warmupRuns} warm-up ` +
+        `run${settings.measure.warmupRuns === 1 ? '' : 's'}${settings.gate ? ' after the correctness gate' : ''}; ` +
+        `first run after a full GC: median of ${settings.afterGcRounds}.`,
+    );
+    out();
+    for (const provider of PIPELINE_PROVIDERS) {
+      for (const feeding of FEEDINGS) {
+        const ids = PROVIDER_PATHS.map((path) => providerCellId(bytes, provider, feeding, path));
+        if (ids.every((id) => !timings.has(id))) continue;
+        const wire = pipeline.wire.get(`${bytes}/${provider}/${feeding}`);
+        const limitMs = ms(providerCellId(bytes, provider, feeding, 'limit'));
+        out(
+          `#### ${where(provider, feeding, bytes)}: ${argumentBytes} bytes of arguments in ` +
+            `${pipeline.deltas.get(bytes)} deltas, ${wire === undefined ? '–' : `${megabytes(wire.bytes)} of SSE in ${wire.reads} reads`}`,
+        );
+        out();
+        out(`| path | ms | × the limit | first run after a full GC, ms | first run after a full GC, × the limit |`);
+        out(`|---|--:|--:|--:|--:|`);
+        for (const path of PROVIDER_PATHS) {
+          const id = providerCellId(bytes, provider, feeding, path);
+          if (!timings.has(id)) continue;
+          const label = path === 'sdk' ? `${PROVIDER_PATH_LABELS.sdk}: ${SDK_LABELS[provider]}` : PROVIDER_PATH_LABELS[path];
+          out(
+            `| ${label} | ${formatMs(ms(id))} | ${formatRatio(ratio(ms(id), limitMs))} | ${formatMs(afterGc(id))} | ` +
+              `${formatRatio(ratio(afterGc(id), limitMs))} |`,
+          );
+        }
+        out();
+      }
+    }
+    const textIds = TEXT_PATHS.map((path) => textCellId(bytes, path));
+    if (textIds.some((id) => timings.has(id))) {
+      const limitMs = ms(textCellId(bytes, 'limit'));
+      out(`#### The argument text alone (no provider), ${argumentBytes} bytes in the same ${pipeline.deltas.get(bytes)} chunks`);
+      out();
+      out(`| path | ms | × \`JSON.parse\` | first run after a full GC, ms |`);
+      out(`|---|--:|--:|--:|`);
+      for (const path of TEXT_PATHS) {
+        const id = textCellId(bytes, path);
+        if (!timings.has(id)) continue;
+        out(`| ${TEXT_PATH_LABELS[path]} | ${formatMs(ms(id))} | ${formatRatio(ratio(ms(id), limitMs))} | ${formatMs(afterGc(id))} |`);
+      }
+      out();
+    }
+  }
+
+  // Stream ÷ core per view.
+  if (timings.size > 0) {
+    out(`#### Stream ÷ core, per view (the cost of the streams over the same work done by the synchronous cores)`);
+    out();
+    out(`| view | input | core, ms | stream, ms | stream ÷ core | first run after a full GC: stream ÷ core |`);
+    out(`|---|---|--:|--:|--:|--:|`);
+  }
+  for (const view of VIEWS) {
+    let worst: { value: number; where: string } | undefined;
+    for (const bytes of pipeline.sizes) {
+      const inputs =
+        view.input === 'text'
+          ? [{ where: `argument text alone, ${size(bytes)}`, core: textCellId(bytes, view.core), stream: textCellId(bytes, view.stream) }]
+          : PIPELINE_PROVIDERS.flatMap((provider) =>
+              FEEDINGS.map((feeding) => ({
+                where: where(provider, feeding, bytes),
+                core: providerCellId(bytes, provider, feeding, view.core),
+                stream: providerCellId(bytes, provider, feeding, view.stream),
+              })),
+            );
+      for (const input of inputs) {
+        if (!timings.has(input.core) && !timings.has(input.stream)) continue;
+        const value = ratio(ms(input.stream), ms(input.core));
+        out(
+          `| ${view.label} | ${input.where} | ${formatMs(ms(input.core))} | ${formatMs(ms(input.stream))} | ${formatRatio(value)} | ` +
+            `${formatRatio(ratio(afterGc(input.stream), afterGc(input.core)))} |`,
+        );
+        if (value !== undefined && (worst === undefined || value > worst.value)) worst = { value, where: input.where };
+      }
+    }
+    if (worst !== undefined) {
+      targets.push({
+        label: `pipeline: stream ÷ core, ${view.label} (worst input: ${worst.where})`,
+        measured: worst.value,
+        comparison: '≤',
+        threshold: STREAM_OVER_CORE_TARGET,
+      });
+    }
+  }
+  if (timings.size > 0) out();
+
+  // The heap of one open call.
+  if (pipeline.memory.size > 0) {
+    out(`#### Heap of one open streaming call`);
+    out();
+    out(
+      `\`ProviderEventStream\` → \`ConversationEventStream({progress: true})\` pipelines read by a consumer that drops ` +
+        `what it reads, each fed the start of a call and ~2 KB of argument text (one SSE event per read) and not ended, ` +
+        `all open at once; \`heapUsed\` after − before (full GCs first) ÷ the number of calls, minus the argument text ` +
+        `a call must hold (its partial value; V8 bytes).`,
+    );
+    out();
+    out(`| provider | open calls | heap per call, start of the call only | heap per call, + ~2 KB of arguments | argument text held | KB per open call |`);
+    out(`|---|--:|--:|--:|--:|--:|`);
+    for (const provider of PIPELINE_PROVIDERS) {
+      const memory = pipeline.memory.get(provider);
+      if (memory === undefined) continue;
+      out(
+        `| ${PROVIDER_LABELS[provider]} | ${memory.calls} | ${formatKb(memory.startOnlyBytesPerCall / 1024)} | ` +
+          `${formatKb(memory.grossBytesPerCall / 1024)} | ` +
+          `${formatKb(memory.heldTextBytes / 1024)} (${memory.argumentChars} characters) | ${formatKb(memory.bytesPerCall / 1024)} |`,
+      );
+    }
+    out();
+  }
+
+  // The per-provider targets.
+  for (const bytes of pipeline.sizes) {
+    for (const provider of PIPELINE_PROVIDERS) {
+      for (const feeding of FEEDINGS) {
+        const turn = ms(providerCellId(bytes, provider, feeding, 'stream-turn'));
+        const limitMs = ms(providerCellId(bytes, provider, feeding, 'limit'));
+        const sdk = ms(providerCellId(bytes, provider, feeding, 'sdk'));
+        if (turn === undefined) continue;
+        targets.push({
+          label: `pipeline: provider → turn with progress (stream) ÷ the no-view limit, ${where(provider, feeding, bytes)}`,
+          measured: ratio(turn, limitMs),
+          comparison: '≤',
+          threshold: TURN_OVER_LIMIT_TARGET,
+        });
+        targets.push({
+          label: `pipeline: provider → turn with progress (stream) ÷ the official SDK, ${where(provider, feeding, bytes)}`,
+          measured: ratio(turn, sdk),
+          comparison: '≤',
+          threshold: 1,
+        });
+      }
+    }
+  }
+  for (const provider of PIPELINE_PROVIDERS) {
+    const memory = pipeline.memory.get(provider);
+    if (memory === undefined) continue;
+    targets.push({
+      label: `pipeline: heap per open streaming call, ${PROVIDER_LABELS[provider]}`,
+      measured: memory.bytesPerCall / 1024,
+      comparison: '≤',
+      threshold: OPEN_CALL_KB_TARGET,
+      unit: 'KB',
+    });
+  }
+  return targets;
+}
+
+function formatKb(kb: number | undefined): string {
+  return kb === undefined ? '–' : `${kb.toFixed(1)} KB`;
 }
 
 function formatSpeed(mbPerSecond: number | undefined): string {
