@@ -11,7 +11,7 @@ import { ConversationEventStream } from '../../src/transforms/conversation-event
 import { ProviderEventStream, type ProviderEventStreamInput } from '../../src/transforms/provider-event-stream.ts';
 import type { ProviderName } from '../../src/errors.ts';
 import type { StreamEvent } from '../../src/types.ts';
-import { readFixture, streamOf } from '../helpers.ts';
+import { args, finished, flush, readAll, readFixture, start, streamOf, text } from '../helpers.ts';
 import { type ManifestRecording, readManifest } from '../manifest.ts';
 import { cutInsideLastLine, PROVIDER_OF_DIR, sdkObjectsOf, textOf } from './providers/event-stream-helpers.ts';
 
@@ -188,7 +188,9 @@ describe('ConversationEventStream keeps what it produced when the stream before 
 
   it('ConversationEventStream with passthrough delivers every event before the error to a slow reader', async () => {
     const { values, error } = await readSlowly(failingSource().pipeThrough(new ConversationEventStream({ passthrough: true })), 5);
-    expect(values.map((e) => e.type)).toEqual(['part', 'part', 'flush', 'finished', 'tool-call-incomplete']);
+    // The incomplete call waits for the stop reason; finished comes after the call it released.
+    expect(values.map((e) => e.type)).toEqual(['part', 'part', 'flush', 'tool-call-incomplete', 'finished']);
+    expect(values[3]).toMatchObject({ type: 'tool-call-incomplete', toolCallId: 'call_1', stopReason: 'max_tokens' });
     expect(error).toEqual(new Error('connection reset'));
   });
 
@@ -212,5 +214,34 @@ describe('ConversationEventStream keeps what it produced when the stream before 
     const reader = stream.getReader();
     await reader.cancel('done');
     await expect(reader.closed).resolves.toBeUndefined();
+  });
+});
+
+describe('ConversationEventStream in a pipeline of stages', () => {
+  it('ConversationEventStream with passthrough emits a slot\'s conversation event before its flush, and finished after the incomplete calls it releases', async () => {
+    const input = [text(0, 'hi'), flush(0), start(1, 'c', 'f'), args(1, '{"x":1}'), flush(1), start(2, 'd', 'g'), args(2, '{"y":'), flush(2), finished('length', 'max_tokens')];
+    const out = await readAll(streamOf(input).pipeThrough(new ConversationEventStream({ passthrough: true })));
+    expect(out).toEqual([
+      text(0, 'hi'),
+      { type: 'message', index: 0, text: 'hi' },
+      flush(0),
+      start(1, 'c', 'f'),
+      args(1, '{"x":1}'),
+      { type: 'tool-call', index: 1, toolCallId: 'c', toolName: 'f', arguments: { x: 1 } },
+      flush(1),
+      start(2, 'd', 'g'),
+      args(2, '{"y":'),
+      flush(2),
+      { type: 'tool-call-incomplete', index: 2, toolCallId: 'd', toolName: 'g', partialArguments: {}, path: '/y', stopReason: 'max_tokens' },
+      finished('length', 'max_tokens'),
+    ]);
+  });
+
+  it('ConversationEventStream passes the events of other stages through and does not report a slot a stage before reported', async () => {
+    const before = { type: 'tool-call', index: 0, toolCallId: 'c', toolName: 'f', arguments: { x: 1 } } as const;
+    const foreign = { type: 'field-start', index: 0, toolCallId: 'c', toolName: 'f', key: 'x' } as const;
+    const input = [start(0, 'c', 'f'), foreign, before, flush(0), text(1, 'ok'), flush(1), finished('tool-calls', 'tool_use')];
+    const out = await readAll(streamOf(input).pipeThrough(new ConversationEventStream()));
+    expect(out).toEqual([foreign, before, { type: 'message', index: 1, text: 'ok' }, finished('tool-calls', 'tool_use')]);
   });
 });

@@ -91,10 +91,17 @@ describe('collectTurn', () => {
 });
 
 describe('ToolCallProgressStream', () => {
-  it('ToolCallProgressStream passes events through and adds per-call fragments that aggregate to the arguments', async () => {
+  it('ToolCallProgressStream replaces argument parts with per-call fragments that aggregate to the arguments, and each flush with its tool-call event', async () => {
     const input = [start(1, 'a', 'write'), start(2, 'b', 'read'), args(1, '{"path":"x.rs",'), args(2, '{"path":'), args(1, '"content":"lo'), args(2, '"y.rs"}'), args(1, 'ng"}'), flush(1), flush(2), finished('tool-calls', 'tool_calls')];
     const out = await readAll(streamOf(input).pipeThrough(new ToolCallProgressStream()));
-    expect(out.filter((e) => e.type !== 'tool-call-progress')).toEqual(input);
+    // No raw argument part and no flush of a call is left: tool-call-start and finished pass through.
+    expect(out.filter((e) => e.type !== 'tool-call-progress')).toEqual([
+      start(1, 'a', 'write'),
+      start(2, 'b', 'read'),
+      { type: 'tool-call', index: 1, toolCallId: 'a', toolName: 'write', arguments: { path: 'x.rs', content: 'long' } },
+      { type: 'tool-call', index: 2, toolCallId: 'b', toolName: 'read', arguments: { path: 'y.rs' } },
+      finished('tool-calls', 'tool_calls'),
+    ]);
     const progress = out.filter((e): e is ToolCallArgumentProgress => e.type === 'tool-call-progress');
     const values = new Map<string, unknown>();
     for (const id of ['a', 'b']) {
@@ -106,6 +113,9 @@ describe('ToolCallProgressStream', () => {
     }
     expect(Object.fromEntries(values)).toEqual({ a: { path: 'x.rs', content: 'long' }, b: { path: 'y.rs' } });
     expect(progress.every((p) => p.toolName === (p.toolCallId === 'a' ? 'write' : 'read'))).toBe(true);
+    // Each call's fragments all come before its tool-call event.
+    const lastProgressOfA = out.findLastIndex((e) => e.type === 'tool-call-progress' && e.index === 1);
+    expect(lastProgressOfA).toBeLessThan(out.findIndex((e) => e.type === 'tool-call' && e.index === 1));
   });
 
   it('ToolCallProgressStream lets a renderer see a short argument complete before a long one ends', async () => {
@@ -114,10 +124,12 @@ describe('ToolCallProgressStream', () => {
     const order = out.map((e, i) => ({ e, i })).filter(({ e }) => e.type === 'tool-call-progress') as Array<{ e: ToolCallArgumentProgress; i: number }>;
     const pathDone = order.find(({ e }) => e.fragment.type === 'entry' && e.fragment.key === 'path' && e.fragment.value.type === 'done')!;
     const contentPieces = order.filter(({ e }) => e.fragment.type === 'entry' && e.fragment.key === 'content' && e.fragment.value.type === 'string');
-    const argumentEventIndex = out.findIndex((e) => e.type === 'part' && e.part.type === 'tool-call-arguments' && e.part.chunk.startsWith('main.rs'));
+    expect(out.some((e) => e.type === 'part' && e.part.type === 'tool-call-arguments')).toBe(false);
     expect(pathDone.i).toBeLessThan(contentPieces[0]!.i);
-    expect(pathDone.i).toBe(argumentEventIndex + 2); // right after the chunk that closed it (and the path's last piece)
+    // Right after the path's last piece, which the chunk that closed it made.
+    expect(out[pathDone.i - 1]).toEqual({ type: 'tool-call-progress', index: 0, toolCallId: 'c', toolName: 'write_file', fragment: { type: 'entry', key: 'path', value: { type: 'string', text: 'main.rs' } } });
     expect(contentPieces.length).toBe(50); // the content streams: one piece per chunk, no buffering
+    expect(out.at(-1)).toEqual({ type: 'tool-call', index: 0, toolCallId: 'c', toolName: 'write_file', arguments: { path: 'src/main.rs', content: 'x'.repeat(1000) } });
   });
 
   it('ToolCallProgressStream errors the stream with a ToolCallArgumentsError for invalid arguments', async () => {
@@ -131,7 +143,8 @@ describe('ToolCallProgressStream', () => {
       }
     })().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolCallArgumentsError);
-    expect(seen).toEqual(['part', 'part', 'tool-call-progress', 'tool-call-progress', 'tool-call-progress']);
+    // The tool-call-start part, then the fragments made before the error (the argument part is replaced).
+    expect(seen).toEqual(['part', 'tool-call-progress', 'tool-call-progress', 'tool-call-progress']);
   });
 });
 
