@@ -1,0 +1,90 @@
+/**
+ * The stream shell every fusable stage shares: chained argstream stages run in one hop, and the
+ * fused chain keeps the stream protocol of a single stage.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  ConversationEventStream,
+  FieldEventStream,
+  JsonFragmentStream,
+  JsonTextStream,
+  ProviderEventStream,
+  ToolCallArgumentsError,
+  ToolCallProgressStream,
+  type PipelineEvent,
+} from '../../src/index.ts';
+import { joinAdjacentText } from '../../src/transforms/batch.ts';
+import { args, finished, flush, readAll, recordingSource, settle, start, streamOf, text } from '../helpers.ts';
+
+describe('Stage fusion', () => {
+  it('ToolCallProgressStream piped into FieldEventStream runs in the same stream: one readable, the second writable locked', () => {
+    const progress = new ToolCallProgressStream();
+    const fields = new FieldEventStream();
+    const out = progress.readable.pipeThrough(fields);
+    expect(out).toBe(progress.readable);
+    expect(fields.readable).toBe(out);
+    expect(fields.writable.locked).toBe(true);
+  });
+
+  it('Stage pipes as separate hops when given pipe options, when read from already, or into a foreign TransformStream', async () => {
+    const a = new ToolCallProgressStream();
+    const b = new FieldEventStream();
+    expect(a.readable.pipeThrough(b, {})).toBe(b.readable);
+    const c = new ToolCallProgressStream();
+    const identity = new TransformStream<PipelineEvent, PipelineEvent>();
+    expect(c.readable.pipeThrough(identity)).toBe(identity.readable);
+    // A stage whose output has started is not fused any more.
+    const d = new JsonFragmentStream();
+    const writer = d.writable.getWriter();
+    void writer.write('[1,');
+    const reader = d.readable.getReader();
+    await reader.read();
+    reader.releaseLock();
+    const e = new JsonTextStream();
+    expect(d.readable.pipeThrough(e)).toBe(e.readable);
+  });
+
+  it('Stage: a fused chain gives what the separate hops give, event for event', async () => {
+    const events: PipelineEvent[] = [start(0, 'c', 'write_file'), args(0, '{"path":"a.'), text(1, 'hi'), args(0, 'txt","n":[1,'), args(0, '2]}'), flush(0), flush(1), finished('tool-calls', 'tool_use')];
+    const fused = await readAll(streamOf(events).pipeThrough(new ToolCallProgressStream()).pipeThrough(new FieldEventStream()).pipeThrough(new ConversationEventStream()));
+    const hops = await readAll(streamOf(events).pipeThrough(new ToolCallProgressStream(), {}).pipeThrough(new FieldEventStream(), {}).pipeThrough(new ConversationEventStream(), {}));
+    // Separate hops see one progress event per chunk, so their field deltas are cut finer:
+    // joined, the two are the same.
+    expect(joinAdjacentText([...fused])).toEqual(joinAdjacentText([...hops]));
+    expect(fused.map((e) => (e.type === 'field-delta' ? `${e.key}:${e.text}` : e.type))).toEqual([
+      'field-start', 'path:a.', 'path:txt', 'field-end', 'field-start', 'n:[1', 'n:,2]', 'field-end', 'tool-call', 'message', 'finished',
+    ]);
+  });
+
+  it('Stage: an error in a later core of a fused chain comes after everything produced before it, and cancels the source', async () => {
+    const { stream, log } = recordingSource<PipelineEvent>([start(0, 'c', 'f'), text(1, 'before'), args(0, '{"a":1,'), args(0, 'x'), args(0, '}'), flush(0)]);
+    const { values, error } = await settle(stream.pipeThrough(new ToolCallProgressStream()).pipeThrough(new FieldEventStream()));
+    expect(error).toBeInstanceOf(ToolCallArgumentsError);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(values.map((e) => e.type)).toEqual(['part', 'part', 'field-start', 'field-delta', 'field-end']);
+    expect(log.cancelled).toBe(error);
+  });
+
+  it('Stage: cancelling the reader of a fused chain cancels the source with the reason', async () => {
+    const { stream, log } = recordingSource(['["a', 'b', 'c', 'd"]']);
+    const reader = stream.pipeThrough(new JsonFragmentStream()).pipeThrough(new JsonTextStream()).getReader();
+    await reader.read();
+    await reader.cancel('enough');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(log.cancelled).toBe('enough');
+  });
+
+  it('Stage joins the adjacent text pieces one input chunk makes, and never raw argument chunks', async () => {
+    const events = await readAll(
+      streamOf([[text(0, 'a'), text(0, 'b'), start(1, 'c', 'f'), args(1, '{"p":"x'), args(1, 'y"}')]])
+        .pipeThrough(new TransformStream<PipelineEvent[], PipelineEvent>({ transform: (batch, c) => batch.forEach((e) => c.enqueue(e)) }))
+        .pipeThrough(new ToolCallProgressStream()),
+    );
+    // Each input event is its own chunk here: nothing to join across chunks.
+    expect(events.filter((e) => e.type === 'part' && e.part.type === 'message')).toHaveLength(2);
+    const sse = ['a', 'b', 'c'].map((t) => `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${t}"}}\n\n`).join('');
+    const head = 'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n';
+    const one = await readAll(streamOf([head + sse]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })));
+    expect(one.filter((e) => e.type === 'part')).toEqual([{ type: 'part', index: 0, part: { type: 'message', text: 'abc' } }]);
+  });
+});
