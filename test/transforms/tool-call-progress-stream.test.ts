@@ -1,6 +1,7 @@
 /**
  * `ToolCallProgressStream` on every recording: the progress fragments of each call, fed to a
- * `FragmentAggregator`, give that call's final arguments (the MANIFEST's), under every cutting.
+ * `FragmentAggregator`, give that call's final arguments (the MANIFEST's), under every cutting;
+ * the argument parts are replaced by that progress and each call's flush by its `tool-call` event.
  */
 import { describe, expect, it } from 'vitest';
 import { FragmentAggregator } from '../../src/json/fragment-aggregator.ts';
@@ -60,6 +61,36 @@ function expectManifestArguments(recording: ManifestRecording, outputs: readonly
   });
 }
 
+/** The tool calls of the output's `tool-call` events are the manifest's, in order. */
+function expectManifestCalls(recording: ManifestRecording, outputs: readonly ToolCallProgressStreamOutput[]): void {
+  const calls = outputs.flatMap((o) => (o.type === 'tool-call' ? [o] : []));
+  expect(calls.map((c) => c.toolName)).toEqual(recording.toolCalls.map((c) => c.name));
+  recording.toolCalls.forEach((expected, i) => {
+    const call = calls[i];
+    expect(call?.arguments).toEqual(expected.args === '' ? {} : JSON.parse(expected.args));
+    if (expected.id !== '') expect(call?.toolCallId).toBe(expected.id);
+  });
+  expect(outputs.some((o) => o.type === 'tool-call-incomplete' || o.type === 'tool-call-failed')).toBe(false);
+}
+
+/**
+ * What `ToolCallProgressStream` makes of `events` besides progress: the argument parts dropped
+ * and the flush of each tool-call or structured slot replaced by that slot's conversation event.
+ */
+function replacedByProgress(events: readonly StreamEvent[]): unknown[] {
+  const kinds = new Map<number, 'tool-call' | 'structured'>();
+  for (const event of events) {
+    if (event.type !== 'part') continue;
+    if (event.part.type === 'tool-call-start' || event.part.type === 'tool-call-arguments') kinds.set(event.index, 'tool-call');
+    else if (event.part.type === 'structured') kinds.set(event.index, 'structured');
+  }
+  return events.flatMap((event) => {
+    if (event.type === 'part' && (event.part.type === 'tool-call-arguments' || event.part.type === 'structured')) return [];
+    if (event.type === 'flush' && kinds.has(event.index)) return [expect.objectContaining({ type: kinds.get(event.index), index: event.index })];
+    return [event];
+  });
+}
+
 describe('ToolCallProgressStream on every recording with tool calls', () => {
   for (const recording of RECORDINGS) {
     if (recording.toolCalls.some((c) => c.remark?.startsWith('NOT valid JSON'))) continue;
@@ -72,14 +103,18 @@ describe('ToolCallProgressStream on every recording with tool calls', () => {
           it(`ToolCallProgressStream fragments aggregate to each call's manifest arguments (${cutting})`, async () => {
             const outputs = await progressOf(provider, chunks);
             expectManifestArguments(recording, outputs);
-            // Every input event passes through, in order.
-            const passed = outputs.filter((o): o is StreamEvent => o.type === 'part' || o.type === 'flush' || o.type === 'finished');
-            expect(passed).toEqual(await readAll(streamOf(chunks).pipeThrough(new ProviderEventStream({ provider }))));
+            expectManifestCalls(recording, outputs);
+            // Every input event but the argument parts and the flushes of argument slots passes
+            // through, in order; each of those flushes is replaced by its slot's conversation event.
+            const passed = outputs.filter((o) => o.type !== 'tool-call-progress' && o.type !== 'structured-progress');
+            expect(passed).toEqual(replacedByProgress(await readAll(streamOf(chunks).pipeThrough(new ProviderEventStream({ provider })))));
           });
         }
       }
       it('ToolCallProgressStream fragments aggregate to the manifest arguments for the objects an SDK yields', async () => {
-        expectManifestArguments(recording, await progressOf(provider, sdkObjectsOf(recording.file)));
+        const outputs = await progressOf(provider, sdkObjectsOf(recording.file));
+        expectManifestArguments(recording, outputs);
+        expectManifestCalls(recording, outputs);
       });
     });
   }
@@ -111,13 +146,43 @@ describe('ToolCallProgressStream on interleaved and long calls', () => {
     const filenameDone = outputs.findIndex(
       (o) => o.type === 'tool-call-progress' && o.fragment.type === 'entry' && o.fragment.key === 'filename' && o.fragment.value.type === 'done',
     );
-    const argumentParts = outputs.flatMap((o, i) => (o.type === 'part' && o.part.type === 'tool-call-arguments' ? [i] : []));
+    const contentPieces = outputs.flatMap((o, i) =>
+      o.type === 'tool-call-progress' && o.fragment.type === 'entry' && o.fragment.key === 'lines_of_text' && o.fragment.value.type === 'item' ? [i] : [],
+    );
     expect(filenameDone).toBeGreaterThan(-1);
-    expect(filenameDone).toBeLessThan(argumentParts.at(-1) as number);
+    expect(filenameDone).toBeLessThan(contentPieces[0] as number);
+    expect(filenameDone).toBeLessThan(contentPieces.at(-1) as number);
+    // The raw argument parts are replaced by the progress.
+    expect(outputs.some((o) => o.type === 'part' && o.part.type === 'tool-call-arguments')).toBe(false);
     // The cut call's progress stops where its text stops: no error, no made-up close.
     expect(aggregate(outputs).get(1)?.value).toEqual({
       filename: 'taxes.txt',
       lines_of_text: ['# COMPREHENSIVE TAX GUIDE FOR INDIVIDUALS WITH MULTIPLE W-2s', '', '## INTRODUCTION', '', 'Filing taxes'],
     });
+    // It ends as tool-call-incomplete with the stop reason, just before finished.
+    expect(outputs.slice(-2).map((o) => o.type)).toEqual(['tool-call-incomplete', 'finished']);
+    expect(outputs.at(-2)).toMatchObject({ index: 1, toolCallId: 'toolu_01EKqbqmZrGRXy18eN7m9kvY', toolName: 'make_file', path: '/lines_of_text/4', stopReason: 'max_tokens' });
+  });
+
+  it('ToolCallProgressStream with repair ends the cut call as a tool-call marked truncated, closed where it stopped', async () => {
+    const outputs = await readAll(
+      streamOf([readFixture('providers/anthropic/tool-use-truncated-max-tokens.sse')])
+        .pipeThrough(new ProviderEventStream({ provider: 'anthropic' }))
+        .pipeThrough(new ToolCallProgressStream({ repair: true })),
+    );
+    expect(outputs.some((o) => o.type === 'tool-call-incomplete')).toBe(false);
+    expect(outputs.find((o) => o.type === 'tool-call')).toEqual(
+      expect.objectContaining({
+        type: 'tool-call',
+        index: 1,
+        toolCallId: 'toolu_01EKqbqmZrGRXy18eN7m9kvY',
+        toolName: 'make_file',
+        truncated: true,
+        arguments: {
+          filename: 'taxes.txt',
+          lines_of_text: ['# COMPREHENSIVE TAX GUIDE FOR INDIVIDUALS WITH MULTIPLE W-2s', '', '## INTRODUCTION', '', 'Filing taxes'],
+        },
+      }),
+    );
   });
 });
