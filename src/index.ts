@@ -55,6 +55,7 @@ export type { JsonLimits } from './json/scanner.ts';
 export { IncrementalJsonParser } from './json/incremental-json-parser.ts';
 export type { IncrementalJsonParserOptions } from './json/incremental-json-parser.ts';
 export { FragmentAggregator } from './json/fragment-aggregator.ts';
+export type { FragmentAggregatorOptions } from './json/fragment-aggregator.ts';
 export { IncrementalJsonValueParser } from './json/incremental-json-value-parser.ts';
 export type { IncrementalJsonValueParserOptions } from './json/incremental-json-value-parser.ts';
 export { JsonFragmentStream } from './transforms/json-fragment-stream.ts';

@@ -1,12 +1,16 @@
 import { FragmentAggregator } from '../json/fragment-aggregator.ts';
 import { JsonScanner, type JsonLimits } from '../json/scanner.ts';
+import { SharedSnapshots } from '../json/shared-snapshot.ts';
 import { ValueBuilder } from '../json/value-builder.ts';
 import type { JsonValue, StreamFragment } from '../types.ts';
 import { type PushCore, Stage } from './stage.ts';
 
 /** A value emitted by {@link JsonValueStream} and {@link FragmentValueStream}. */
 export interface ValueSnapshot {
-  /** The value so far; once `complete`, the final value. Live: later input mutates it. */
+  /**
+   * The value so far; once `complete`, the final value. Live (later input mutates it) unless the
+   * stage was made with `immutableSnapshots`.
+   */
   readonly value: JsonValue;
   /** True for the final value of the document. */
   readonly complete: boolean;
@@ -20,6 +24,15 @@ export interface JsonValueStreamOptions extends JsonLimits {
    * @default false
    */
   readonly snapshots?: boolean;
+  /**
+   * Make each snapshot a new object, never changed afterwards, that shares every unchanged object and array with the
+   * previous snapshot (only the containers on changed paths are new), so a UI's change detection
+   * (`Object.is` per path, React's `useSyncExternalStore`, memoised components) re-renders exactly
+   * what changed. Costs O(size of the changed containers) per snapshot: meant for snapshots once
+   * per coalesced tick, not per token.
+   * @default false (snapshots are the live value)
+   */
+  readonly immutableSnapshots?: boolean;
 }
 
 /** Options of {@link FragmentValueStream}. */
@@ -29,6 +42,8 @@ export interface FragmentValueStreamOptions {
    * @default false
    */
   readonly snapshots?: boolean;
+  /** As {@link JsonValueStreamOptions.immutableSnapshots}. @default false */
+  readonly immutableSnapshots?: boolean;
 }
 
 /**
@@ -61,12 +76,14 @@ export class JsonValueCore implements PushCore<string | Uint8Array, ValueSnapsho
   readonly #builder = new ValueBuilder();
   readonly #scanner: JsonScanner;
   readonly #snapshots: boolean;
+  readonly #shared: SharedSnapshots | undefined;
   #emitted = false;
   #version = 0;
 
   constructor(options: JsonValueStreamOptions = {}) {
     this.#scanner = new JsonScanner(this.#builder, options);
     this.#snapshots = options.snapshots === true;
+    this.#shared = options.immutableSnapshots === true ? new SharedSnapshots() : undefined;
   }
 
   push(chunk: string | Uint8Array, out: ValueSnapshot[] = []): ValueSnapshot[] {
@@ -92,7 +109,8 @@ export class JsonValueCore implements PushCore<string | Uint8Array, ValueSnapsho
       out.push({ value: builder.value(), complete: true });
     } else if (this.#snapshots && builder.version !== this.#version && builder.started) {
       this.#version = builder.version;
-      out.push({ value: builder.snapshot() as JsonValue, complete: false });
+      const value = this.#shared === undefined ? builder.snapshot() : this.#shared.take(builder);
+      out.push({ value: value as JsonValue, complete: false });
     }
   }
 }
@@ -117,10 +135,11 @@ export class FragmentValueStream extends Stage<StreamFragment, ValueSnapshot> {
 
 /** The core of {@link FragmentValueStream}: `push(fragment) → snapshots`, `end() → []`. */
 export class FragmentValueCore implements PushCore<StreamFragment, ValueSnapshot> {
-  readonly #aggregator = new FragmentAggregator();
+  readonly #aggregator: FragmentAggregator;
   readonly #snapshots: boolean;
 
   constructor(options: FragmentValueStreamOptions = {}) {
+    this.#aggregator = new FragmentAggregator({ immutableSnapshots: options.immutableSnapshots === true });
     this.#snapshots = options.snapshots === true;
   }
 

@@ -125,3 +125,49 @@ describe('JsonFragmentStream when the stage before it fails', () => {
     expect(error).toBe(upstream);
   });
 });
+
+describe('immutableSnapshots in the value streams', () => {
+  /** Every container of a value, by JSON Pointer. */
+  function containers(value: unknown, path = '', out = new Map<string, object>()): Map<string, object> {
+    if (typeof value === 'object' && value !== null) {
+      out.set(path, value);
+      for (const [key, child] of Object.entries(value)) containers(child, `${path}/${key}`, out);
+    }
+    return out;
+  }
+
+  const text = '{"files":[{"path":"a.ts","lines":[1,2]},{"path":"b.ts","lines":[3]}],"note":"done"}';
+  const chunks = text.match(/.{1,7}/g) as string[];
+  const pipelines: ReadonlyArray<readonly [string, () => ReadableStream<{ value: unknown; complete: boolean }>]> = [
+    ['JsonValueStream', () => streamOf(chunks).pipeThrough(new JsonValueStream({ snapshots: true, immutableSnapshots: true }))],
+    [
+      'JsonFragmentStream → FragmentValueStream',
+      () => streamOf(chunks).pipeThrough(new JsonFragmentStream()).pipeThrough(new FragmentValueStream({ snapshots: true, immutableSnapshots: true })),
+    ],
+  ];
+  for (const [name, run] of pipelines) {
+    it(`${name} with immutableSnapshots hands out snapshots, never changed afterwards, that share every unchanged container (Object.is per path)`, async () => {
+      const values = await readAll(run());
+      const snapshots = values.filter((v) => !v.complete).map((v) => v.value);
+      expect(snapshots.length).toBeGreaterThan(3);
+      const clones = snapshots.map((s) => structuredClone(s));
+      let shared = 0;
+      for (let i = 1; i < snapshots.length; i++) {
+        // A container whose content did not change is the same object; one that changed is new.
+        const before = containers(snapshots[i - 1]);
+        const after = containers(snapshots[i]);
+        for (const [path, node] of before) {
+          const next = after.get(path);
+          if (next === undefined) continue;
+          const same = JSON.stringify(node) === JSON.stringify(next);
+          expect(Object.is(node, next), `${path} at snapshot ${i}: ${JSON.stringify(node)} → ${JSON.stringify(next)}`).toBe(same);
+          if (same) shared++;
+        }
+      }
+      expect(shared).toBeGreaterThan(0);
+      // Nothing handed out was changed afterwards.
+      expect(snapshots).toEqual(clones);
+      expect(values[values.length - 1]).toEqual({ value: JSON.parse(text), complete: true });
+    });
+  }
+});
