@@ -195,6 +195,10 @@ export interface WireSize {
 
 export interface OpenCallMemory {
   readonly calls: number;
+  /** For scale: heapUsed per response body read by the same consumer, with no stage at all. */
+  readonly bodyOnlyBytesPerCall: number;
+  /** For scale: heapUsed per body piped through one identity `TransformStream`, same consumer. */
+  readonly identityBytesPerCall: number;
   /** heapUsed per pipeline fed only the start of the call (no argument text yet). */
   readonly startOnlyBytesPerCall: number;
   /** heapUsed after − before, ÷ calls. */
@@ -1025,7 +1029,11 @@ function settle(): Promise<void> {
  * reads are shared and made before the baseline, so only what the pipelines hold is counted.
  * Returns heapUsed after − before, ÷ `OPEN_CALLS`.
  */
-async function openPipelinesHeap(provider: PipelineProvider, reads: readonly Uint8Array[], progressExpected: boolean): Promise<number> {
+async function openPipelinesHeap(
+  provider: PipelineProvider | 'body-only' | 'identity',
+  reads: readonly Uint8Array[],
+  progressExpected: boolean,
+): Promise<number> {
   const open = (): { cancel: () => Promise<void>; progress: () => number } => {
     let next = 0;
     const body = new ReadableStream<Uint8Array>({
@@ -1036,9 +1044,14 @@ async function openPipelinesHeap(provider: PipelineProvider, reads: readonly Uin
         return undefined;
       },
     });
-    const events = body
-      .pipeThrough(new ProviderEventStream({ provider }))
-      .pipeThrough(new ConversationEventStream({ progress: true })) as ReadableStream<AnyEvent>;
+    // For scale: the body read directly, and the body through one identity TransformStream.
+    const events = (
+      provider === 'body-only'
+        ? body
+        : provider === 'identity'
+          ? body.pipeThrough(new TransformStream<Uint8Array, AnyEvent>())
+          : body.pipeThrough(new ProviderEventStream({ provider })).pipeThrough(new ConversationEventStream({ progress: true }))
+    ) as ReadableStream<AnyEvent>;
     const reader = events.getReader();
     let progress = 0;
     const consume = async (): Promise<void> => {
@@ -1086,11 +1099,16 @@ async function openPipelinesHeap(provider: PipelineProvider, reads: readonly Uin
 async function openCallMemory(provider: PipelineProvider, argumentText: string): Promise<OpenCallMemory> {
   const deltas = argumentDeltas(argumentText.slice(0, OPEN_CALL_ARGUMENT_CHARS));
   const fed = deltas.join('');
-  const startOnly = await openPipelinesHeap(provider, readsOf(sseEvents(provider, [], false), 'event'), false);
+  const startReads = readsOf(sseEvents(provider, [], false), 'event');
+  const bodyOnly = await openPipelinesHeap('body-only', startReads, false);
+  const identity = await openPipelinesHeap('identity', startReads, false);
+  const startOnly = await openPipelinesHeap(provider, startReads, false);
   const grossBytesPerCall = await openPipelinesHeap(provider, readsOf(sseEvents(provider, deltas, false), 'event'), true);
   const heldTextBytes = v8StringBytes(fed);
   return {
     calls: OPEN_CALLS,
+    bodyOnlyBytesPerCall: bodyOnly,
+    identityBytesPerCall: identity,
     startOnlyBytesPerCall: startOnly,
     grossBytesPerCall,
     heldTextBytes,

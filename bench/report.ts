@@ -394,17 +394,23 @@ function pipelineSection(pipeline: PipelineResults, out: (line?: string) => void
     out(
       `\`ProviderEventStream\` → \`ConversationEventStream({progress: true})\` pipelines read by a consumer that drops ` +
         `what it reads, each fed the start of a call and ~2 KB of argument text (one SSE event per read) and not ended, ` +
-        `all open at once; \`heapUsed\` after − before (full GCs first) ÷ the number of calls, minus the argument text ` +
-        `a call must hold (its partial value; V8 bytes).`,
+        `all open at once; \`heapUsed\` after − before (full GCs first) ÷ the number of calls. "KB per open call" is the ` +
+        `heap per call with ~2 KB of arguments minus the argument text a call must hold (its partial value, in V8's ` +
+        `bytes). For scale, the same body and consumer with no stage, and through one identity \`TransformStream\`.`,
     );
     out();
-    out(`| provider | open calls | heap per call, start of the call only | heap per call, + ~2 KB of arguments | argument text held | KB per open call |`);
-    out(`|---|--:|--:|--:|--:|--:|`);
+    out(
+      `| provider | open calls | for scale: the body read directly | for scale: body → one identity \`TransformStream\` | ` +
+        `start of the call only | + ~2 KB of arguments | argument text held | KB per open call |`,
+    );
+    out(`|---|--:|--:|--:|--:|--:|--:|--:|`);
     for (const provider of PIPELINE_PROVIDERS) {
       const memory = pipeline.memory.get(provider);
       if (memory === undefined) continue;
       out(
-        `| ${PROVIDER_LABELS[provider]} | ${memory.calls} | ${formatKb(memory.startOnlyBytesPerCall / 1024)} | ` +
+        `| ${PROVIDER_LABELS[provider]} | ${memory.calls} | ${formatKb(memory.bodyOnlyBytesPerCall / 1024)} | ` +
+          `${formatKb(memory.identityBytesPerCall / 1024)} | ` +
+          `${formatKb(memory.startOnlyBytesPerCall / 1024)} | ` +
           `${formatKb(memory.grossBytesPerCall / 1024)} | ` +
           `${formatKb(memory.heldTextBytes / 1024)} (${memory.argumentChars} characters) | ${formatKb(memory.bytesPerCall / 1024)} |`,
       );
