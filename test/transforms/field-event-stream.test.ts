@@ -8,6 +8,7 @@ import {
   JsonFragmentStream,
   ToolCallProgressStream,
   type FieldEvent,
+  type FieldEventStreamOutput,
   type JsonValue,
   type StreamEvent,
   type StreamFragment,
@@ -20,6 +21,11 @@ import { expectedArguments, readableRecordings, recordingEvents, toolSlotsInFlus
 
 const RUNS = { numRuns: 300 };
 const textAndCuts = jsonText.chain((text) => fc.tuple(fc.constant(text), cutsFor(text.length)));
+
+/** The field events of an output (everything else passed through). */
+function fieldEventsOf(events: readonly FieldEventStreamOutput[]): FieldEvent[] {
+  return events.filter((e): e is FieldEvent => e.type.startsWith('field-'));
+}
 
 /** `start path`, `delta "…"`, `end path`: the events in short. */
 function brief(events: readonly FieldEvent[]): string[] {
@@ -159,7 +165,7 @@ describe('FieldEventStream', () => {
     expect(brief(events)).toEqual(['start path', 'delta "/tm"', 'delta "p/file"', 'end path']);
   });
 
-  it('FieldEventStream carries the tool call id, name and index of progress events, for interleaved calls', async () => {
+  describe('FieldEventStream on interleaved calls', () => {
     const part = (index: number, chunk: string): StreamEvent => ({ type: 'part', index, part: { type: 'tool-call-arguments', chunk } });
     const input: StreamEvent[] = [
       { type: 'part', index: 0, part: { type: 'tool-call-start', toolCallId: 'call_1', toolName: 'write_file' } },
@@ -172,19 +178,42 @@ describe('FieldEventStream', () => {
       { type: 'flush', index: 1 },
       { type: 'finished', reason: 'tool-calls' },
     ];
-    const events = await readAll(streamOf(input).pipeThrough(new ToolCallProgressStream()).pipeThrough(new FieldEventStream()));
     const a = { index: 0, toolCallId: 'call_1', toolName: 'write_file' };
     const b = { index: 1, toolCallId: 'call_2', toolName: 'get_weather' };
-    expect(events).toEqual([
+    /** Progress replaced by field events; tool-call-start, the calls' tool-call events (in place of their flushes) and finished passed through. */
+    const expected = [
+      input[0],
+      input[1],
       { type: 'field-start', ...a, key: 'path' },
       { type: 'field-delta', ...a, key: 'path', text: 'a.' },
       { type: 'field-start', ...b, key: 'city' },
       { type: 'field-delta', ...b, key: 'city', text: 'Par' },
       { type: 'field-delta', ...a, key: 'path', text: 'txt' },
       { type: 'field-end', ...a, key: 'path', string: true },
+      { type: 'tool-call', ...a, arguments: { path: 'a.txt' } },
       { type: 'field-delta', ...b, key: 'city', text: 'is' },
       { type: 'field-end', ...b, key: 'city', string: true },
-    ]);
+      { type: 'tool-call', ...b, arguments: { city: 'Paris' } },
+      input[8],
+    ];
+
+    it('FieldEventStream replaces progress events with field events carrying the call id, name and index, and passes the rest through', async () => {
+      const events = await readAll(streamOf(input).pipeThrough(new ToolCallProgressStream()).pipeThrough(new FieldEventStream()));
+      expect(events).toEqual(expected);
+    });
+
+    it('FieldEventStream parses raw argument parts itself when no progress stage came before: the same output', async () => {
+      const events = await readAll(streamOf(input).pipeThrough(new FieldEventStream()));
+      expect(events).toEqual(expected);
+    });
+
+    it('FieldEventStream with keepProgress keeps each progress event before the field events it makes', async () => {
+      const events = await readAll(streamOf(input).pipeThrough(new FieldEventStream({ keepProgress: true })));
+      expect(events.filter((e) => e.type !== 'tool-call-progress')).toEqual(expected);
+      // The first chunk of call_1: each fragment, then the field event it makes.
+      expect(events.slice(2, 7).map((e) => e.type)).toEqual(['tool-call-progress', 'tool-call-progress', 'field-start', 'tool-call-progress', 'field-delta']);
+      expect(events[2]).toEqual({ type: 'tool-call-progress', ...a, fragment: { type: 'start', kind: 'object' } });
+    });
   });
 
   it('FieldEventStream gives structured-output fields with their slot index', async () => {
@@ -194,8 +223,12 @@ describe('FieldEventStream', () => {
       { type: 'flush', index: 2 },
     ];
     const events = await readAll(streamOf(input).pipeThrough(new ToolCallProgressStream()).pipeThrough(new FieldEventStream()));
-    expect(fieldsOf(events).fields).toEqual([['title', 'Dune'], ['year', 1965]]);
-    expect(events.every((e) => e.index === 2 && e.toolCallId === undefined)).toBe(true);
+    const fields = fieldEventsOf(events);
+    expect(fieldsOf(fields).fields).toEqual([['title', 'Dune'], ['year', 1965]]);
+    expect(fields.every((e) => e.index === 2 && e.toolCallId === undefined)).toBe(true);
+    // The structured-progress is replaced; the slot's structured event (in place of its flush) passes through last.
+    expect(events.filter((e) => !e.type.startsWith('field-'))).toEqual([{ type: 'structured', index: 2, data: { title: 'Dune', year: 1965 } }]);
+    expect(events.at(-1)).toEqual({ type: 'structured', index: 2, data: { title: 'Dune', year: 1965 } });
   });
 
   it('FieldEventStream leaves the last field of a truncated call open and emits nothing at the end', async () => {
@@ -206,8 +239,13 @@ describe('FieldEventStream', () => {
     expect(fieldsOf(events)).toEqual({ fields: [['a', 1]], open: ['content', 'hel'] });
   });
 
-  it('FieldEventStream errors with a TypeError for input that is neither a fragment nor an event', async () => {
-    const reader = streamOf([{ type: 'nonsense' }] as never[]).pipeThrough(new FieldEventStream()).getReader();
+  it('FieldEventStream passes input it does not own through unchanged, even one that is neither a fragment nor an event', async () => {
+    const input = [{ type: 'nonsense' }, { type: 'path-update', kind: 'json-complete', path: '' }] as never[];
+    expect(await readAll(streamOf(input).pipeThrough(new FieldEventStream()))).toEqual(input);
+  });
+
+  it('FieldEventStream errors with a TypeError for fragments out of order', async () => {
+    const reader = streamOf<StreamFragment>([{ type: 'start', kind: 'object' }, { type: 'string', text: 'x' }]).pipeThrough(new FieldEventStream()).getReader();
     await expect(reader.read()).rejects.toThrow(TypeError);
   });
 
@@ -266,7 +304,10 @@ describe('FieldEventStream on the provider recordings', () => {
   for (const recording of readableRecordings().filter((r) => r.toolCalls.length > 0)) {
     it(`FieldEventStream gives the fields of each call of ${recording.file} as the manifest's arguments`, async () => {
       const [forFields, forSlots] = recordingEvents(recording).pipeThrough(new ToolCallProgressStream()).tee();
-      const [events, all] = await Promise.all([readAll(forFields.pipeThrough(new FieldEventStream())), readAll(forSlots)]);
+      const [output, all] = await Promise.all([readAll(forFields.pipeThrough(new FieldEventStream())), readAll(forSlots)]);
+      // Every progress event is replaced; everything else passes through unchanged and in order.
+      expect(output.filter((e) => !e.type.startsWith('field-'))).toEqual(all.filter((e) => e.type !== 'tool-call-progress'));
+      const events = fieldEventsOf(output);
       const calls = toolSlotsInFlushOrder(all).map((index) => {
         const ofCall = events.filter((e) => e.index === index);
         const { fields, open } = fieldsOf(ofCall);
