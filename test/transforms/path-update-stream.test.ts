@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { IncrementalJsonParser } from '../../src/json/incremental-json-parser.ts';
 import { JsonFragmentStream } from '../../src/transforms/json-fragment-stream.ts';
-import { PathUpdateEncoder, PathUpdateStream, type PathUpdate } from '../../src/transforms/path-update-stream.ts';
+import { PathUpdateEncoder, PathUpdateStream, type PathUpdate, type PathUpdateStreamOutput } from '../../src/transforms/path-update-stream.ts';
 import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-stream.ts';
 import type { StreamEvent, StreamFragment } from '../../src/types.ts';
 import { args, flush, readAll, settle, start, streamOf } from '../helpers.ts';
@@ -132,7 +132,7 @@ describe('PathUpdateStream', () => {
     ]);
   });
 
-  it('PathUpdateStream replaces progress events by updates carrying toolCallId and index, and passes other events through in place', async () => {
+  describe('PathUpdateStream on tool calls', () => {
     const events: StreamEvent[] = [
       start(1, 'call_a', 'write_file'),
       start(2, 'call_b', 'read_file'),
@@ -143,19 +143,16 @@ describe('PathUpdateStream', () => {
       flush(2),
       { type: 'finished', reason: 'tool-calls' },
     ];
-    const out = await readAll(streamOf(events).pipeThrough(new ToolCallProgressStream()).pipeThrough(new PathUpdateStream()));
-    const shown = out.map((item) =>
-      item.type === 'path-update' ? `${item.toolCallId}#${item.index} ${note(item)}` : `${item.type}${'index' in item ? ` ${item.index}` : ''}`,
-    );
-    expect(shown).toEqual([
+    const show = (out: readonly PathUpdateStreamOutput[]) =>
+      out.map((item) => (item.type === 'path-update' ? `${item.toolCallId}#${item.index} ${note(item)}` : `${item.type}${'index' in item ? ` ${item.index}` : ''}`));
+    /** The progress replaced by updates; tool-call-start parts, the calls' tool-call events (in place of their flushes) and finished in place. */
+    const expected = [
       'part 1',
       'part 2',
-      'part 1',
       'call_a#1 start-object ""',
       'call_a#1 key "/path" "path"',
       'call_a#1 start-string "/path"',
       'call_a#1 partial-string "/path" "a"',
-      'part 2',
       'call_b#2 start-object ""',
       'call_b#2 key "/path" "path"',
       'call_b#2 start-string "/path"',
@@ -163,16 +160,38 @@ describe('PathUpdateStream', () => {
       'call_b#2 complete-string "/path"',
       'call_b#2 end-object ""',
       'call_b#2 json-complete ""',
-      'part 1',
       'call_a#1 partial-string "/path" ".txt"',
       'call_a#1 complete-string "/path"',
       'call_a#1 end-object ""',
       'call_a#1 json-complete ""',
-      'flush 1',
-      'flush 2',
+      'tool-call 1',
+      'tool-call 2',
       'finished',
-    ]);
-    expect(out[3]).toEqual({ type: 'path-update', toolCallId: 'call_a', index: 1, kind: 'start-object', path: '' });
+    ];
+
+    it('PathUpdateStream replaces progress events by updates carrying toolCallId and index, and passes other events through in place', async () => {
+      const out = await readAll(streamOf(events).pipeThrough(new ToolCallProgressStream()).pipeThrough(new PathUpdateStream()));
+      expect(show(out)).toEqual(expected);
+      expect(out[2]).toEqual({ type: 'path-update', toolCallId: 'call_a', index: 1, kind: 'start-object', path: '' });
+      expect(out[0]).toEqual(events[0]);
+      expect(out.slice(-3)).toEqual([
+        { type: 'tool-call', index: 1, toolCallId: 'call_a', toolName: 'write_file', arguments: { path: 'a.txt' } },
+        { type: 'tool-call', index: 2, toolCallId: 'call_b', toolName: 'read_file', arguments: { path: 'b' } },
+        { type: 'finished', reason: 'tool-calls' },
+      ]);
+    });
+
+    it('PathUpdateStream parses raw argument parts itself when no progress stage came before: the same output', async () => {
+      const out = await readAll(streamOf(events).pipeThrough(new PathUpdateStream()));
+      expect(show(out)).toEqual(expected);
+      expect(out.some((e) => e.type === 'part' && e.part.type === 'tool-call-arguments')).toBe(false);
+    });
+
+    it('PathUpdateStream with keepProgress keeps each progress event before its updates', async () => {
+      const out = await readAll(streamOf(events).pipeThrough(new PathUpdateStream({ keepProgress: true })));
+      expect(show(out.filter((e) => e.type !== 'tool-call-progress'))).toEqual(expected);
+      expect(show(out.slice(2, 6))).toEqual(['tool-call-progress 1', 'call_a#1 start-object ""', 'tool-call-progress 1', 'call_a#1 key "/path" "path"']);
+    });
   });
 
   it('PathUpdateStream starts a new document for a slot after its flush', async () => {
