@@ -9,11 +9,14 @@ const KIND = { object: OBJECT, array: ARRAY, string: STRING } as const;
 /** Options of {@link FragmentAggregator}. */
 export interface FragmentAggregatorOptions {
   /**
-   * Make `snapshot()` return frozen, structurally shared copies instead of the live value: a new
-   * root whenever anything changed since the previous `snapshot()` (the same root otherwise), in
-   * which every object and array whose content did not change is the very object of the previous
-   * snapshot. For UIs that compare by identity (React, Vue, Svelte). Costs O(size of the
-   * containers that changed) per snapshot, and keeps a copy of the value.
+   * Make `snapshot()` return values that are never mutated afterwards instead of the live value:
+   * a new root whenever anything changed since the previous `snapshot()` (the same root
+   * otherwise), in which every object and array whose content did not change is the very object
+   * of the previous snapshot, so a UI that compares by identity (React, Vue, Svelte) re-renders
+   * exactly the changed subtrees. Containers still open are copied; completed ones are shared
+   * with the live value, which never changes them again. Costs O(size of the containers that
+   * changed) per snapshot: an open array of n elements is copied whole (O(n)) at each snapshot
+   * that changed it. Treat snapshots as read-only: they share objects with each other.
    * @default false
    */
   readonly immutableSnapshots?: boolean;
@@ -30,10 +33,12 @@ export interface FragmentAggregatorOptions {
  * replaces the earlier member in place, as `JSON.parse` does). `__proto__` becomes an own
  * property.
  *
- * With `immutableSnapshots: true`, `snapshot()` instead returns frozen copies that are never
- * mutated afterwards and share every unchanged object and array with the previous snapshot (see
+ * With `immutableSnapshots: true`, `snapshot()` instead returns values that are never mutated
+ * afterwards and share every unchanged object and array with the previous snapshot (see
  * {@link FragmentAggregatorOptions.immutableSnapshots}). The value `push` returns at the end is
- * still the live value (not frozen; equal to, but not the same object as, the last snapshot).
+ * still the live value: equal to a snapshot taken then, sharing its completed objects and arrays
+ * with the snapshots (and the same root if no snapshot saw the root open), so do not mutate it
+ * while snapshots are still rendered.
  *
  * @throws {TypeError} from `push` when fragments arrive out of order (not from one parser).
  * @example
@@ -109,7 +114,7 @@ export class FragmentAggregator {
 
   /**
    * The value so far, or `undefined` before the first fragment: live, or with `immutableSnapshots`
-   * a frozen, structurally shared copy.
+   * never mutated afterwards and structurally shared with the previous snapshot.
    */
   snapshot(): JsonValue | undefined {
     return this.#shared === undefined ? this.#builder.snapshot() : this.#shared.take(this.#builder);

@@ -7,8 +7,9 @@ import { SharedSnapshots } from './shared-snapshot.ts';
 /** Options of {@link IncrementalJsonValueParser}. */
 export interface IncrementalJsonValueParserOptions extends JsonLimits {
   /**
-   * Make `snapshot()` return frozen, structurally shared copies instead of the live value, as
-   * {@link FragmentAggregatorOptions.immutableSnapshots} does. `end()` still returns the live value.
+   * Make `snapshot()` return values that are never mutated afterwards and share every unchanged
+   * object and array with the previous snapshot, instead of the live value: see
+   * {@link FragmentAggregatorOptions.immutableSnapshots}. `end()` still returns the live value.
    * @default false
    */
   readonly immutableSnapshots?: boolean;
@@ -20,8 +21,8 @@ export interface IncrementalJsonValueParserOptions extends JsonLimits {
  * event whatever the depth.
  *
  * `snapshot()` returns the value so far, live (later chunks mutate it), with the invariants of
- * {@link FragmentAggregator}; with `immutableSnapshots: true`, frozen copies that share every
- * unchanged object and array with the previous snapshot.
+ * {@link FragmentAggregator}; with `immutableSnapshots: true`, values never mutated afterwards
+ * that share every unchanged object and array with the previous snapshot.
  *
  * @throws {JsonStreamError} from `push` and `end`.
  * @example
@@ -49,8 +50,8 @@ export class IncrementalJsonValueParser {
   }
 
   /**
-   * The value so far, or `undefined` before any value began: live, or with `immutableSnapshots` a
-   * frozen, structurally shared copy.
+   * The value so far, or `undefined` before any value began: live, or with `immutableSnapshots`
+   * never mutated afterwards and structurally shared with the previous snapshot.
    */
   snapshot(): JsonValue | undefined {
     return this.#shared === undefined ? this.#builder.snapshot() : this.#shared.take(this.#builder);

@@ -40,6 +40,8 @@ interface Copy {
 /** One container being copied. */
 interface Frame {
   readonly live: Container;
+  /** The live container's own last copy, if any. */
+  readonly entry: Copy | undefined;
   /** The object's keys, or `undefined` for an array. */
   readonly keys: string[] | undefined;
   /** The container's index in the builder's open stack, or -1 once it is closed. */
@@ -79,6 +81,7 @@ export class SharedSnapshots {
     return this.#last;
   }
 
+  /** Depth-first, post-order: a container's copy is made once its members' are known. */
   #share(root: Container, open: readonly Container[]): Container {
     const rootCopy = this.#copies.get(root);
     if (rootCopy?.final === true) return rootCopy.copy;
@@ -135,11 +138,11 @@ export class SharedSnapshots {
     const prev = copy === undefined ? replaced : copy.copy;
     // Only the last element of an array can have changed since its own last copy.
     const from = copy !== undefined && keys === undefined ? Math.max((prev as JsonValue[]).length - 1, 0) : 0;
-    return { live, keys, open, prev, from, next: from, values: [] };
+    return { live, entry: copy, keys, open, prev, from, next: from, values: [] };
   }
 
   #finish(frame: Frame): Container {
-    const { live, keys, prev, from, values } = frame;
+    const { live, entry, keys, prev, from, values } = frame;
     let copy: Container;
     if (keys === undefined) {
       if (prev !== undefined && !arrayChanged(live as JsonValue[], prev as JsonValue[], from, values)) copy = prev;
@@ -155,7 +158,6 @@ export class SharedSnapshots {
       for (let i = 0; i < keys.length; i++) setMember(copy, keys[i] as string, values[i] as JsonValue);
     }
     const final = frame.open < 0;
-    const entry = this.#copies.get(live);
     if (entry === undefined) this.#copies.set(live, { copy, final });
     else {
       entry.copy = copy;
