@@ -7,6 +7,7 @@ import type {
 } from '../types.ts';
 import type { FieldEvent, StreamingToolCallEvent } from '../view-types.ts';
 import { drained } from './fail-after-drain.ts';
+import type { PushCore } from './stage.ts';
 
 /** What {@link CoalesceStream} understands; anything else passes through as a boundary. */
 export type CoalesceInput =
@@ -128,17 +129,26 @@ function merge<T>(first: T, text: string): T {
 }
 
 /**
- * The synchronous core of {@link CoalesceStream}: `push(item, out)`, `flush(out)`; it knows no
- * time — the shell calls `flush` when the time budget is spent. Internal.
+ * The synchronous core of {@link CoalesceStream}: `push(item) → outputs`, `flush() → outputs`
+ * (what is held, now), `end() → outputs` (the same, at the end of input). It knows no time: the
+ * stream calls `flush` when `maxDelayMs` is spent; without streams, call it once per frame.
+ *
+ * @example
+ * ```ts
+ * const coalescer = new Coalescer();
+ * const ready: PipelineEvent[] = [];
+ * for (const event of events) coalescer.push(event, ready); // text for one place waits inside
+ * render(coalescer.flush(ready.splice(0)));                 // once per frame: all, in order
+ * ```
  */
-export class Coalescer<T> {
+export class Coalescer<T> implements PushCore<T, T> {
   readonly #maxChars: number;
   /** The pieces held: a run of adjacent pieces for one target. */
   #lane: (Lane<T> & { readonly target: string }) | undefined;
   #held = 0;
 
-  constructor(maxChars: number) {
-    this.#maxChars = maxChars;
+  constructor(maxChars = DEFAULT_MAX_CHARS) {
+    this.#maxChars = checkOption('maxChars', maxChars, DEFAULT_MAX_CHARS, 1, false);
   }
 
   /** True while pieces are held. */
@@ -160,6 +170,11 @@ export class Coalescer<T> {
     this.#held += piece.text.length;
     if (this.#held >= this.#maxChars) this.flush(out);
     return out;
+  }
+
+  /** The input ended: emit what is held. */
+  end(out: T[] = []): T[] {
+    return this.flush(out);
   }
 
   /** Emit the held run as one item. */
