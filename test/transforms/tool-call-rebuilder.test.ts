@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ToolCallArgumentsError } from '../../src/errors.ts';
 import { ToolCallRebuilder, type RebuiltToolCall, type ToolCallRebuilderInput } from '../../src/sinks/tool-call-rebuilder.ts';
 import { PathUpdateStream, type PathUpdate } from '../../src/transforms/path-update-stream.ts';
+import { ConversationEventStream } from '../../src/transforms/conversation-event-stream.ts';
 import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-stream.ts';
 import type { StreamEvent } from '../../src/types.ts';
 import { args, cutAt, flush, readAll, start, streamOf } from '../helpers.ts';
@@ -21,9 +22,15 @@ const u = (toolCallId: string | undefined, index: number | undefined, kind: Path
     ...payload,
   }) as PathUpdate;
 
-/** The events of ToolCallProgressStream → PathUpdateStream over `events`, through JSON. */
-async function withUpdates(events: readonly StreamEvent[]): Promise<ToolCallRebuilderInput[]> {
-  return overTheWire(await readAll(streamOf(events).pipeThrough(new ToolCallProgressStream()).pipeThrough(new PathUpdateStream())));
+/**
+ * The events of ToolCallProgressStream → PathUpdateStream over `events`, through JSON: the
+ * argument parts are replaced by updates and each flush by the call's `tool-call` event. With
+ * `rawText`, ConversationEventStream({progress, passthrough}) → PathUpdateStream instead: the raw
+ * parts and flushes stay, each chunk after the updates it made.
+ */
+async function withUpdates(events: readonly StreamEvent[], rawText = false): Promise<ToolCallRebuilderInput[]> {
+  const progress = rawText ? new ConversationEventStream({ progress: true, passthrough: true }) : new ToolCallProgressStream();
+  return overTheWire(await readAll(streamOf(events).pipeThrough(progress).pipeThrough(new PathUpdateStream())));
 }
 
 describe('ToolCallRebuilder', () => {
@@ -119,7 +126,8 @@ describe('ToolCallRebuilder', () => {
   });
 
   it('ToolCallRebuilder prefers updates, ignoring the raw text of a call that has them', async () => {
-    const events = await withUpdates([start(0, 'call_a', 'f'), args(0, '{"a":'), args(0, '[1,2]}'), flush(0)]);
+    const events = await withUpdates([start(0, 'call_a', 'f'), args(0, '{"a":'), args(0, '[1,2]}'), flush(0)], true);
+    expect(events.filter((e) => e.type === 'part').length).toBe(3);
     const calls = new ToolCallRebuilder();
     const sources: Array<string | undefined> = [];
     let last: RebuiltToolCall | undefined;
@@ -127,12 +135,24 @@ describe('ToolCallRebuilder', () => {
       last = calls.push(event) ?? last;
       sources.push(last?.source);
     }
-    // The first argument chunk is read as text until its updates arrive right after it.
-    expect(sources.slice(0, 3)).toEqual([undefined, undefined, 'updates']);
+    // The updates of the first argument chunk come before it: the call is rebuilt from updates from its first one.
+    expect(sources.slice(0, 3)).toEqual([undefined, 'updates', 'updates']);
     expect(last).toMatchObject({ source: 'updates', state: 'complete', value: { a: [1, 2] } });
   });
 
-  it('ToolCallRebuilder handles a mixed stream: interleaved calls with and without updates', async () => {
+  it('ToolCallRebuilder reads a call whose updates come right after its first argument chunk (the part, then its updates) from the updates', () => {
+    const calls = new ToolCallRebuilder();
+    calls.push(start(0, 'c', 'f'));
+    expect(calls.push(args(0, '{"a":'))?.source).toBeUndefined();
+    expect(calls.push(u('c', 0, 'start-object', ''))?.source).toBe('updates');
+    calls.push(u('c', 0, 'key', '/a', { textValue: 'a' }));
+    calls.push(args(0, '1}'));
+    calls.push(u('c', 0, 'complete-number', '/a', { value: 1, raw: '1' }));
+    calls.push(u('c', 0, 'end-object', ''));
+    expect(calls.push(u('c', 0, 'json-complete', ''))).toMatchObject({ source: 'updates', state: 'complete', value: { a: 1 } });
+  });
+
+  describe('ToolCallRebuilder on a mixed stream: interleaved calls with and without updates', () => {
     const raw: StreamEvent[] = [
       start(0, 'call_up', 'write_file'),
       start(1, 'call_text', 'read_file'),
@@ -143,19 +163,44 @@ describe('ToolCallRebuilder', () => {
       flush(0),
       flush(1),
     ];
-    // Strip the updates of slot 1, as an older server would never have sent them.
-    const events = (await withUpdates(raw)).filter((e) => !(e.type === 'path-update' && (e as PathUpdate).index === 1));
+    /** Strip the updates of slot 1, as an older server would never have sent them. */
+    const released = async (rawText: boolean) => {
+      const events = (await withUpdates(raw, rawText)).filter((e) => !(e.type === 'path-update' && (e as PathUpdate).index === 1));
+      const calls = new ToolCallRebuilder();
+      const out: RebuiltToolCall[] = [];
+      for (const event of events) {
+        const sizeBefore = calls.size;
+        const call = calls.push(event);
+        if (call !== undefined && calls.size < sizeBefore) out.push(call);
+      }
+      expect(calls.size).toBe(0);
+      return out.map((c) => [c.toolCallId, c.toolName, c.source, c.state, c.value]);
+    };
+
+    it('ToolCallRebuilder rebuilds the call without updates from its raw text when the raw parts were kept', async () => {
+      expect(await released(true)).toEqual([
+        ['call_up', 'write_file', 'updates', 'complete', { path: '/srv/a.txt', content: 'hello' }],
+        ['call_text', 'read_file', 'text', 'complete', { path: '/srv/b.txt' }],
+      ]);
+    });
+
+    it('ToolCallRebuilder ends the call with neither updates nor raw text at its tool-call event, with the event\'s arguments', async () => {
+      expect(await released(false)).toEqual([
+        ['call_up', 'write_file', 'updates', 'complete', { path: '/srv/a.txt', content: 'hello' }],
+        ['call_text', 'read_file', 'event', 'complete', { path: '/srv/b.txt' }],
+      ]);
+    });
+  });
+
+  it('ToolCallRebuilder ends a call at its tool-call-incomplete or tool-call-failed event when its flush was replaced', () => {
     const calls = new ToolCallRebuilder();
-    const released: RebuiltToolCall[] = [];
-    for (const event of events) {
-      const sizeBefore = calls.size;
-      const call = calls.push(event);
-      if (call !== undefined && calls.size < sizeBefore) released.push(call);
-    }
-    expect(released.map((c) => [c.toolCallId, c.toolName, c.source, c.state, c.value])).toEqual([
-      ['call_up', 'write_file', 'updates', 'complete', { path: '/srv/a.txt', content: 'hello' }],
-      ['call_text', 'read_file', 'text', 'complete', { path: '/srv/b.txt' }],
-    ]);
+    calls.push(start(0, 'cut', 'write_file'));
+    calls.push(u('cut', 0, 'start-object', ''));
+    const cut = calls.push({ type: 'tool-call-incomplete', index: 0, toolCallId: 'cut', toolName: 'write_file', partialArguments: {}, path: '', stopReason: 'max_tokens' });
+    expect(cut).toMatchObject({ toolCallId: 'cut', state: 'truncated', source: 'updates', value: {} });
+    calls.push(start(1, 'bad', 'f'));
+    const failed = calls.push({ type: 'tool-call-failed', index: 1, toolCallId: 'bad', toolName: 'f', error: new Error('invalid') });
+    expect(failed).toMatchObject({ toolCallId: 'bad', state: 'failed' });
     expect(calls.size).toBe(0);
   });
 
@@ -243,9 +288,9 @@ describe('ToolCallRebuilder on arbitrary interleaved calls', () => {
     return fc.tuple(fc.constant(argumentsText), cutsFor(argumentsText.length), fc.boolean());
   });
 
-  it('ToolCallRebuilder rebuilds each of several interleaved calls to JSON.parse, from updates or raw text (fast-check)', async () => {
+  it('ToolCallRebuilder rebuilds each of several interleaved calls to JSON.parse, from updates, raw text or the tool-call event (fast-check)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 3 }), fc.infiniteStream(fc.nat()), fc.boolean(), async (calls, picks, withIds) => {
+      fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 3 }), fc.infiniteStream(fc.nat()), fc.boolean(), fc.boolean(), async (calls, picks, withIds, rawText) => {
         const queues = calls.map(([argumentsText, cuts], index) => [
           start(index, withIds ? `call_${index}` : '', `tool_${index}`),
           ...cutAt(argumentsText, cuts).map((chunk) => args(index, chunk)),
@@ -257,7 +302,7 @@ describe('ToolCallRebuilder on arbitrary interleaved calls', () => {
           events.push((open[(pick.next().value as number) % open.length] as StreamEvent[]).shift() as StreamEvent);
         }
         const stripped = new Set(calls.flatMap(([, , keep], index) => (keep ? [] : [index])));
-        const wire = (await withUpdates(events)).filter((e) => !(e.type === 'path-update' && stripped.has((e as PathUpdate).index as number)));
+        const wire = (await withUpdates(events, rawText)).filter((e) => !(e.type === 'path-update' && stripped.has((e as PathUpdate).index as number)));
         const rebuilder = new ToolCallRebuilder();
         const released = new Map<number, RebuiltToolCall>();
         for (const event of wire) {
@@ -273,8 +318,10 @@ describe('ToolCallRebuilder on arbitrary interleaved calls', () => {
           const result = released.get(index) as RebuiltToolCall;
           expect(result.state).toBe('complete');
           expect(result.toolName).toBe(`tool_${index}`);
-          expect(result.source).toBe(stripped.has(index) ? 'text' : 'updates');
-          expect(result.value).toEqual(JSON.parse(argumentsText));
+          // Without updates: the raw text where it was kept, else the call's tool-call event.
+          expect(result.source).toBe(stripped.has(index) ? (rawText ? 'text' : 'event') : 'updates');
+          // The event's arguments crossed the wire as JSON (-0 is 0 there); updates carry numbers as written.
+          expect(result.value).toEqual(result.source === 'event' ? overTheWire(JSON.parse(argumentsText)) : JSON.parse(argumentsText));
         }
       }),
       { numRuns: 150 },
