@@ -27,8 +27,8 @@ const str = (text: string): StreamFragment => ({ type: 'string', text });
 const at = (key: string, value: StreamFragment): StreamFragment => ({ type: 'entry', key, value });
 const progress = (index: number, fragment: StreamFragment): ToolCallArgumentProgress => ({ type: 'tool-call-progress', index, toolCallId: `call_${index}`, toolName: 'f', fragment });
 
-/** Run items through the core (no timer) with a size budget. */
-function coalesce<T>(items: readonly T[], maxChars = Infinity): T[] {
+/** Run items through the core (no timer) with a size budget (the core takes a finite one only). */
+function coalesce<T>(items: readonly T[], maxChars = Number.MAX_SAFE_INTEGER): T[] {
   const core = new Coalescer<T>(maxChars);
   const out: T[] = [];
   for (const item of items) core.push(item, out);
@@ -250,16 +250,21 @@ describe('CoalesceStream on the provider recordings', () => {
       const events = await readAll(recordingEvents(recording).pipeThrough(new ToolCallProgressStream()));
       const out = await readAll(streamOf(events).pipeThrough(new CoalesceStream<ToolCallProgressStreamOutput>(NO_TIMER)));
       expect(out.length).toBeLessThanOrEqual(events.length);
-      // The progress fragments of each call aggregate to its arguments.
-      const values = toolSlotsInFlushOrder(out).map((index) => {
+      // No argument part is left to merge: the progress replaced them.
+      expect(out.some((e) => e.type === 'part' && e.part.type === 'tool-call-arguments')).toBe(false);
+      // The progress fragments of each call aggregate to its arguments (calls in the order of their conversation events, which replaced their flushes).
+      const slots = out.flatMap((e) => (e.type === 'tool-call' || e.type === 'tool-call-incomplete' ? [e.index] : []));
+      // Every call (by its tool-call-start) has exactly one.
+      expect([...slots].sort()).toEqual(toolSlotsInFlushOrder(events).sort());
+      const values = slots.map((index) => {
         const aggregator = new FragmentAggregator();
         for (const e of out) if (e.type === 'tool-call-progress' && e.index === index) aggregator.push(e.fragment);
         return aggregator.snapshot() ?? {};
       });
       const complete = recording.toolCalls.filter((c) => !c.remark?.startsWith('NOT valid JSON'));
       if (complete.length === recording.toolCalls.length) expect(values).toEqual(recording.toolCalls.map((c) => expectedArguments(c.args)));
-      // The StreamEvents (merged parts included) still make the same turn.
-      const turn = await collectTurn(streamOf(out.filter((e): e is StreamEvent => e.type === 'part' || e.type === 'flush' || e.type === 'finished')));
+      // The output (merged progress, the calls' tool-call events) still makes the same turn.
+      const turn = await collectTurn(streamOf(out));
       expect(turn.toolCalls.map((c) => [c.toolName, c.arguments])).toEqual(complete.map((c) => [c.name, expectedArguments(c.args)]));
     });
   }
