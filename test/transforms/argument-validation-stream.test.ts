@@ -11,7 +11,7 @@ import {
 } from '../../src/transforms/argument-validation-stream.ts';
 import { ToolCallRebuilder } from '../../src/sinks/tool-call-rebuilder.ts';
 import { PathUpdateStream } from '../../src/transforms/path-update-stream.ts';
-import { ToolCallProgressStream, type ToolCallProgressStreamOutput } from '../../src/transforms/tool-call-progress-stream.ts';
+import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-stream.ts';
 import type { StreamEvent, StreamFragment } from '../../src/types.ts';
 import { args, flush, readAll, start, streamOf } from '../helpers.ts';
 import { afterUpstreamError } from './upstream-error.ts';
@@ -76,9 +76,10 @@ describe('ArgumentValidationStream', () => {
       expect(shown.indexOf(invalid)).toBeGreaterThan(-1);
       expect(shown.indexOf(invalid)).toBe(shown.indexOf('progress /path done') + 1);
       expect(shown.indexOf(invalid)).toBeLessThan(shown.indexOf('progress /content start'));
-      // The complete arguments are checked too: the whole verdict, after the root's done.
-      expect(shown.slice(-3)).toEqual(['progress  done', `INVALID call_w "" path: ${FORBIDDEN}`, 'flush']);
-      expect(out.filter((e) => e.type === 'validation-error')).toHaveLength(2);
+      // The complete arguments are checked too, after the root's done; the path is not reported a
+      // second time there, and nothing else fails: no whole-document report. The flush became the call's tool-call event.
+      expect(shown.slice(-3)).toEqual(['progress /content done', 'progress  done', 'tool-call']);
+      expect(out.filter((e) => e.type === 'validation-error')).toHaveLength(1);
       expect(out.find((e) => e.type === 'validation-error')).toEqual({
         type: 'validation-error',
         index: 0,
@@ -100,9 +101,9 @@ describe('ArgumentValidationStream', () => {
       const events = [start(0, 'c', 'write_file'), args(0, '{"path":"a.txt","mode":'), args(0, '4.5'), args(0, ',"content":"x'), args(0, 'y"}'), flush(0)];
       const shown = lines(await run(events, new ArgumentValidationStream({ tools: { write_file: schema } })));
       const reports = shown.filter((line) => line.startsWith('INVALID'));
-      expect(reports).toHaveLength(2);
+      // Once: the whole document's check leaves out the field already reported.
+      expect(reports).toHaveLength(1);
       expect(reports[0]).toMatch(/^INVALID c "\/mode" mode: /);
-      expect(reports[1]).toMatch(/^INVALID c "" mode: /);
       // The number is complete at its terminator: the report follows it, before `content` begins.
       expect(shown.indexOf(reports[0] as string)).toBe(shown.indexOf('progress /mode done') + 1);
       expect(shown.indexOf(reports[0] as string)).toBeLessThan(shown.indexOf('progress /content start'));
@@ -128,10 +129,8 @@ describe('ArgumentValidationStream', () => {
       },
     };
     const out = await run(writeToEtc, new ArgumentValidationStream({ schema: opaque }));
-    expect(lines(out).filter((line) => line.startsWith('INVALID'))).toEqual([
-      `INVALID call_w "/path" path: ${FORBIDDEN}`,
-      `INVALID call_w "" path: ${FORBIDDEN}`,
-    ]);
+    // The path once: the whole's verdict on it was reported for the field.
+    expect(lines(out).filter((line) => line.startsWith('INVALID'))).toEqual([`INVALID call_w "/path" path: ${FORBIDDEN}`]);
     // Validated: {path} when path completed, {path, content} when content did, then the whole.
     expect(calls).toEqual([
       { path: '/etc/passwd' },
@@ -176,12 +175,11 @@ describe('ArgumentValidationStream', () => {
       }),
     );
     expect(lines(async)).toEqual(lines(sync));
+    // Each failing field once; the wholes of a and b fail only on fields already reported.
     expect(lines(sync).filter((line) => line.startsWith('INVALID'))).toEqual([
       `INVALID a "/path" path: ${FORBIDDEN}`,
       `INVALID b "/path" path: ${FORBIDDEN}`,
-      `INVALID b "" path: ${FORBIDDEN}`,
       expect.stringMatching(/^INVALID a "\/content" content: Invalid input/),
-      expect.stringMatching(/^INVALID a "" path: .*; content: Invalid input/),
     ]);
   });
 
@@ -221,25 +219,23 @@ describe('ArgumentValidationStream', () => {
       flush(2),
     ];
     const out = await run(events, new ArgumentValidationStream({ tools: { write_file: ZodWriteFile, read_file: z.object({ path: z.string() }) } }));
-    expect(lines(out).filter((line) => line.startsWith('INVALID'))).toEqual([`INVALID w "/path" path: ${FORBIDDEN}`, `INVALID w "" path: ${FORBIDDEN}`]);
+    expect(lines(out).filter((line) => line.startsWith('INVALID'))).toEqual([`INVALID w "/path" path: ${FORBIDDEN}`]);
   });
 
-  it('ArgumentValidationStream checks a call with no arguments as {} at its flush', async () => {
+  it('ArgumentValidationStream checks a call with no arguments as {} at its tool-call event', async () => {
     const out = await run([start(0, 'e', 'write_file'), flush(0)], new ArgumentValidationStream({ tools: { write_file: ZodWriteFile } }));
     const report = out.find((e) => e.type === 'validation-error') as ArgumentValidationErrorEvent;
     expect(report.path).toBe('');
     expect(report.issues.map((i) => i.path)).toEqual([['path'], ['content']]);
-    expect(lines(out)).toEqual(['part', 'flush', expect.stringMatching(/^INVALID e ""/)]);
+    expect(lines(out)).toEqual(['part', 'tool-call', expect.stringMatching(/^INVALID e ""/)]);
   });
 
   it('ArgumentValidationStream reports nested issue paths from the root, escaped pointers for odd keys', async () => {
     const schema = z.object({ 'a/b': z.object({ list: z.array(z.number()) }) });
     const out = await run([start(0, 'n', 't'), args(0, '{"a/b":{"list":[1,"2"]}}'), flush(0)], validateArguments(schema));
     const reports = out.filter((e) => e.type === 'validation-error') as ArgumentValidationErrorEvent[];
-    expect(reports.map((r) => [r.path, r.issues.map((i) => i.path)])).toEqual([
-      ['/a~1b', [['a/b', 'list', 1]]],
-      ['', [['a/b', 'list', 1]]],
-    ]);
+    // Reported for its field only: the whole document's check leaves out the issues under "a/b".
+    expect(reports.map((r) => [r.path, r.issues.map((i) => i.path)])).toEqual([['/a~1b', [['a/b', 'list', 1]]]]);
   });
 
   it('ArgumentValidationStream errors the stream when a validator throws, after what came before', async () => {
@@ -270,6 +266,30 @@ describe('ArgumentValidationStream', () => {
     expect(lines(seen).at(-1)).toBe('progress /path done');
   });
 
+  it('ArgumentValidationStream reports in the whole document only the issues under keys not reported for their field', async () => {
+    // `path` fails as a field; `content` is missing, which only the whole can see.
+    const out = await run([start(0, 'm', 'write_file'), args(0, '{"path":"/etc/x"}'), flush(0)], new ArgumentValidationStream({ tools: { write_file: ZodWriteFile } }));
+    const reports = out.filter((e): e is ArgumentValidationErrorEvent => e.type === 'validation-error');
+    expect(reports.map((r) => [r.path, r.issues.map((i) => i.path)])).toEqual([
+      ['/path', [['path']]],
+      ['', [['content']]],
+    ]);
+  });
+
+  it('ArgumentValidationStream parses raw argument parts itself when no progress stage came before: the same output', async () => {
+    for (const events of [writeToEtc, [start(0, 'e', 'write_file'), flush(0)]]) {
+      const alone = await readAll(streamOf(events).pipeThrough(new ArgumentValidationStream({ tools: { write_file: ZodWriteFile } })));
+      const after = await run(events, new ArgumentValidationStream({ tools: { write_file: ZodWriteFile } }));
+      expect(alone).toEqual(after);
+      expect(alone.some((e) => e.type === 'part' && e.part.type === 'tool-call-arguments')).toBe(false);
+    }
+  });
+
+  it('ArgumentValidationStream passes every event through unchanged and in order, adding only its reports', async () => {
+    const input = [{ type: 'part', index: 1, part: { type: 'message', text: 'hi' } }, { type: 'field-start', key: 'x' }, { type: 'nonsense' }, flush(1), { type: 'finished', reason: 'stop' }] as StreamEvent[];
+    expect(await readAll(streamOf(input).pipeThrough(new ArgumentValidationStream({ schema: ZodWriteFile })))).toEqual(input);
+  });
+
   it('ArgumentValidationStream refuses options without any schema', () => {
     expect(() => new ArgumentValidationStream({})).toThrow(/tools.*schema/);
   });
@@ -279,7 +299,7 @@ describe('ArgumentValidationStream', () => {
       streamOf(writeToEtc)
         .pipeThrough(new ToolCallProgressStream())
         .pipeThrough(new ArgumentValidationStream({ tools: { write_file: ZodWriteFile } }))
-        .pipeThrough(new PathUpdateStream<ToolCallProgressStreamOutput | ArgumentValidationErrorEvent>()),
+        .pipeThrough(new PathUpdateStream()),
     );
     const wire = JSON.parse(JSON.stringify(out)) as Array<{ type: string; kind?: string; path?: string }>;
     const report = wire.findIndex((e) => e.type === 'validation-error');
@@ -311,7 +331,7 @@ describe('ArgumentValidationStream when the tool name comes after the first argu
       (await readAll(streamOf(events).pipeThrough(new ToolCallProgressStream()).pipeThrough(new ArgumentValidationStream({ tools: { write_file: ZodWriteFile } }))))
         .filter((e) => e.type === 'validation-error')
         .map((e) => [e.path, e.toolCallId, e.toolName]);
-    const expected = [['/path', 'c', 'write_file'], ['', 'c', 'write_file']];
+    const expected = [['/path', 'c', 'write_file']];
     // The name after the first piece of arguments (the id and the name split over deltas).
     expect(await validationErrors([start(0, 'c', ''), args(0, '{"path":"/etc/passwd",'), start(0, '', 'write_file'), args(0, '"content":"x"}'), flush(0)])).toEqual(expected);
     // The whole start after the first piece.
