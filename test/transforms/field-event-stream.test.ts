@@ -162,7 +162,7 @@ describe('FieldEventParser (the seed examples: axio ToolArgStream)', () => {
 describe('FieldEventStream', () => {
   it('FieldEventStream reproduces the seed example from fragments (a key travels with its value)', async () => {
     const events = await readAll(streamOf(['{"pat', 'h":"/tm', 'p/file"}']).pipeThrough(new JsonFragmentStream()).pipeThrough(new FieldEventStream()));
-    expect(brief(events)).toEqual(['start path', 'delta "/tm"', 'delta "p/file"', 'end path']);
+    expect(brief(fieldEventsOf(events))).toEqual(['start path', 'delta "/tm"', 'delta "p/file"', 'end path']);
   });
 
   describe('FieldEventStream on interleaved calls', () => {
@@ -236,7 +236,7 @@ describe('FieldEventStream', () => {
     const parser = new IncrementalJsonParser();
     fragments.push(...parser.push('{"a": 1, "content": "hel'));
     const events = await readAll(streamOf(fragments).pipeThrough(new FieldEventStream()));
-    expect(fieldsOf(events)).toEqual({ fields: [['a', 1]], open: ['content', 'hel'] });
+    expect(fieldsOf(fieldEventsOf(events))).toEqual({ fields: [['a', 1]], open: ['content', 'hel'] });
   });
 
   it('FieldEventStream passes input it does not own through unchanged, even one that is neither a fragment nor an event', async () => {
@@ -269,7 +269,7 @@ describe('FieldEventStream', () => {
       fc.asyncProperty(textAndCuts, async ([text, cuts]) => {
         const { fragments } = parseFragments(cutAt(text, cuts));
         const events = await readAll(streamOf(fragments).pipeThrough(new FieldEventStream()));
-        const { fields, open } = fieldsOf(events);
+        const { fields, open } = fieldsOf(fieldEventsOf(events));
         expect(open).toBeUndefined();
         expect(lastWins(fields)).toEqual(lastWins(expectedFields(JSON.parse(text) as JsonValue)));
       }),

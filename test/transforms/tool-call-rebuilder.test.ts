@@ -5,7 +5,7 @@ import { ToolCallRebuilder, type RebuiltToolCall, type ToolCallRebuilderInput } 
 import { PathUpdateStream, type PathUpdate } from '../../src/transforms/path-update-stream.ts';
 import { ConversationEventStream } from '../../src/transforms/conversation-event-stream.ts';
 import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-stream.ts';
-import type { StreamEvent } from '../../src/types.ts';
+import type { FailedToolCallEvent, IncompleteToolCallEvent, StreamEvent } from '../../src/types.ts';
 import { args, cutAt, flush, readAll, start, streamOf } from '../helpers.ts';
 import { type ManifestRecording } from '../manifest.ts';
 import { cutsFor, jsonText } from '../json/json-helpers.ts';
@@ -196,10 +196,12 @@ describe('ToolCallRebuilder', () => {
     const calls = new ToolCallRebuilder();
     calls.push(start(0, 'cut', 'write_file'));
     calls.push(u('cut', 0, 'start-object', ''));
-    const cut = calls.push({ type: 'tool-call-incomplete', index: 0, toolCallId: 'cut', toolName: 'write_file', partialArguments: {}, path: '', stopReason: 'max_tokens' });
+    const incomplete: IncompleteToolCallEvent = { type: 'tool-call-incomplete', index: 0, toolCallId: 'cut', toolName: 'write_file', partialArguments: {}, path: '', stopReason: 'max_tokens' };
+    const cut = calls.push(incomplete);
     expect(cut).toMatchObject({ toolCallId: 'cut', state: 'truncated', source: 'updates', value: {} });
     calls.push(start(1, 'bad', 'f'));
-    const failed = calls.push({ type: 'tool-call-failed', index: 1, toolCallId: 'bad', toolName: 'f', error: new Error('invalid') });
+    const failure: FailedToolCallEvent = { type: 'tool-call-failed', index: 1, toolCallId: 'bad', toolName: 'f', error: new Error('invalid') };
+    const failed = calls.push(failure);
     expect(failed).toMatchObject({ toolCallId: 'bad', state: 'failed' });
     expect(calls.size).toBe(0);
   });

@@ -114,7 +114,7 @@ describe('ToolCallProgressStream', () => {
     expect(Object.fromEntries(values)).toEqual({ a: { path: 'x.rs', content: 'long' }, b: { path: 'y.rs' } });
     expect(progress.every((p) => p.toolName === (p.toolCallId === 'a' ? 'write' : 'read'))).toBe(true);
     // Each call's fragments all come before its tool-call event.
-    const lastProgressOfA = out.findLastIndex((e) => e.type === 'tool-call-progress' && e.index === 1);
+    const lastProgressOfA = out.map((e) => e.type === 'tool-call-progress' && e.index === 1).lastIndexOf(true);
     expect(lastProgressOfA).toBeLessThan(out.findIndex((e) => e.type === 'tool-call' && e.index === 1));
   });
 
