@@ -142,6 +142,11 @@ export class ToolCallRebuilder {
   readonly #open = new Set<Call>();
   /** The call whose first non-blank chunk was the last input: its source is decided by this one. */
   #undecided: Call | undefined;
+  /**
+   * Slots whose call completed from its updates: raw text that still follows for them (a stage
+   * that passes raw parts on after their progress) belongs to that call, not to a new one.
+   */
+  readonly #completedSlots = new Set<number>();
 
   constructor(options: ToolCallRebuilderOptions = {}) {
     this.#options = options;
@@ -175,6 +180,7 @@ export class ToolCallRebuilder {
       case 'part': {
         const { index, part } = input as Extract<StreamEvent, { type: 'part' }>;
         if (part.type === 'tool-call-start') {
+          this.#completedSlots.delete(index);
           const call = this.#find(part.toolCallId, index, true) as Call;
           if (call.toolName === '' && part.toolName) call.toolName = part.toolName;
           return call;
@@ -290,6 +296,7 @@ export class ToolCallRebuilder {
     }
     if (call.rebuilder.isComplete()) {
       call.state = 'complete';
+      if (call.index !== undefined) this.#completedSlots.add(call.index);
       this.#release(call);
     }
     return call;
@@ -298,6 +305,7 @@ export class ToolCallRebuilder {
   #text(index: number, chunk: string): Call | undefined {
     let call = this.#find(undefined, index, false);
     if (call === undefined) {
+      if (this.#completedSlots.has(index)) return undefined;
       if (WHITESPACE_ONLY.test(chunk)) return undefined;
       call = this.#find(undefined, index, true) as Call;
     }
