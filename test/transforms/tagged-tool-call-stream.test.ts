@@ -5,6 +5,8 @@ import {
   TaggedToolCallError,
   TaggedToolCallStream,
   ToolCallArgumentsError,
+  type FlushEvent,
+  type PipelineEvent,
   type StreamEvent,
   type TaggedToolCallStreamOptions,
 } from '../../src/index.ts';
@@ -19,24 +21,24 @@ import { PROVIDER_OF_DIR } from './providers/event-stream-helpers.ts';
 const STOP = finished('stop', 'stop');
 
 /** Run message chunks of slot 0 through the core, chunk by chunk; then flush slot 0. */
-function extract(chunks: readonly string[], options: TaggedToolCallStreamOptions = {}): StreamEvent[] {
+function extract(chunks: readonly string[], options: TaggedToolCallStreamOptions = {}): PipelineEvent[] {
   const extractor = new TaggedToolCallExtractor(options);
-  const out: StreamEvent[] = [];
+  const out: PipelineEvent[] = [];
   for (const chunk of chunks) extractor.push(msg(0, chunk), out);
   extractor.push(flush(0), out);
-  extractor.end(out);
+  extractor.end(out as StreamEvent[]);
   return out;
 }
 
 /** What each pushed chunk produced, separately (promptness). */
-function perChunk(chunks: readonly string[], options: TaggedToolCallStreamOptions = {}): StreamEvent[][] {
+function perChunk(chunks: readonly string[], options: TaggedToolCallStreamOptions = {}): PipelineEvent[][] {
   const extractor = new TaggedToolCallExtractor(options);
   return [...chunks.map((chunk) => extractor.push(msg(0, chunk))), extractor.push(flush(0))];
 }
 
 /** Adjacent message text and argument chunks of the same slot merged: the same for every cutting. */
-function merged(events: readonly StreamEvent[]): StreamEvent[] {
-  const out: StreamEvent[] = [];
+function merged(events: readonly PipelineEvent[]): PipelineEvent[] {
+  const out: PipelineEvent[] = [];
   for (const event of events) {
     const last = out[out.length - 1];
     if (event.type === 'part' && last?.type === 'part' && last.index === event.index && event.metadata === undefined && last.metadata === undefined) {
@@ -55,15 +57,15 @@ function merged(events: readonly StreamEvent[]): StreamEvent[] {
 }
 
 /** The error a failed call's flush carries. */
-function callError(events: readonly StreamEvent[], index: number): TaggedToolCallError {
-  const event = events.find((e) => e.type === 'flush' && e.index === index);
+function callError(events: readonly PipelineEvent[], index: number): TaggedToolCallError {
+  const event = events.find((e): e is FlushEvent => e.type === 'flush' && e.index === index);
   const error = event?.metadata?.['toolCallError'];
   if (!(error instanceof TaggedToolCallError)) throw new Error(`slot ${index} has no toolCallError`);
   return error;
 }
 
 /** The events without the flush metadata (for comparing the shape of a failed call). */
-function shapes(events: readonly StreamEvent[]): StreamEvent[] {
+function shapes(events: readonly PipelineEvent[]): PipelineEvent[] {
   return events.map((e) => (e.type === 'flush' ? flush(e.index) : e));
 }
 
@@ -434,6 +436,27 @@ describe('TaggedToolCallStream', () => {
     const out = [msg(0, 'a <tool'), msg(1, '<tool_call>{"name":"x"'), STOP].flatMap((event) => extractor.push(event));
     expect(shapes(out)).toEqual([msg(0, 'a '), start(-1, 'call_0', 'x'), msg(0, '<tool'), flush(-1), STOP]);
     expect(callError(out, -1).code).toBe('unterminated');
+  });
+
+  it('TaggedToolCallStream passes events it does not own through unchanged and in order (events of other stages, other parts)', async () => {
+    const foreign = [
+      { type: 'tool-call-progress', index: 3, toolCallId: 'c', toolName: 'f', fragment: { type: 'start', kind: 'object' } },
+      { type: 'field-start', index: 3, toolCallId: 'c', toolName: 'f', key: 'a' },
+      { type: 'tool-call', index: 3, toolCallId: 'c', toolName: 'f', arguments: {} },
+    ] as PipelineEvent[];
+    const extractor = new TaggedToolCallExtractor();
+    expect(foreign.flatMap((event) => extractor.push(event))).toEqual(foreign);
+    const input = [msg(0, 'a '), foreign[0] as PipelineEvent, start(3, 'c', 'f'), args(3, '{}'), msg(0, 'b'), foreign[2] as PipelineEvent, flush(0), STOP];
+    expect(merged(await readAll(streamOf(input).pipeThrough(new TaggedToolCallStream())))).toEqual([
+      msg(0, 'a '),
+      foreign[0],
+      start(3, 'c', 'f'),
+      args(3, '{}'),
+      msg(0, 'b'),
+      foreign[2],
+      flush(0),
+      STOP,
+    ]);
   });
 
   it('TaggedToolCallStream after ProviderEventStream: a model writing tags in an Ollama stream gives ordinary tool calls', async () => {
