@@ -14,12 +14,10 @@ const ANTHROPIC = 'anthropic/text-then-tool-use.sse';
 function runCore(provider: 'anthropic' | 'ollama' | 'openai-chat', chunks: readonly (string | Uint8Array)[]) {
   const core = new ProviderEventDecoder({ provider });
   const events: StreamEvent[] = [];
-  const emit = (event: StreamEvent): void => {
-    events.push(event);
-  };
   try {
-    for (const chunk of chunks) core.push(chunk, emit);
-    core.end(emit);
+    // Each call appends to `events`; when it throws, what it produced before the error is there.
+    for (const chunk of chunks) core.push(chunk, events);
+    core.end(events);
   } catch (error) {
     return { events, error };
   }
