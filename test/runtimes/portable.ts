@@ -23,6 +23,7 @@ import {
   ProviderError,
   ProviderEventStream,
   ToolCallProgressStream,
+  type FieldEvent,
   type JsonValue,
   type ProviderName,
   type StreamEvent,
@@ -652,7 +653,7 @@ test('ProviderEventStream: input that stops inside an event errors with a Provid
   assert(values.length > 0, 'events before the cut were delivered');
 });
 
-test('ToolCallProgressStream (anthropic, parallel calls): progress fragments arrive before the call ends and aggregate to the arguments', async () => {
+test('ToolCallProgressStream (anthropic, parallel calls): progress fragments replace the argument parts, arrive before the call\'s tool-call event and aggregate to its arguments', async () => {
   const expected = RECORDINGS[0]!;
   const outputs = await readAll(
     streamOf(oneByOne(recording(expected.file)))
@@ -671,20 +672,29 @@ test('ToolCallProgressStream (anthropic, parallel calls): progress fragments arr
     const fragments = byCall.get(call.id);
     assert(fragments !== undefined && fragments.length > 2, `progress for ${call.id}`);
     assertEqual(aggregate(fragments), call.args, `aggregated progress of ${call.name}`);
-    // The first fragment comes before the slot's flush: progress is live, not replayed at the end.
+    // The first fragment comes before the call's tool-call event (which replaced the slot's
+    // flush): progress is live, not replayed at the end.
     const first = outputs.findIndex((o) => o.type === 'tool-call-progress' && o.toolCallId === call.id);
-    const flush = outputs.findIndex((o) => o.type === 'flush' && o.index === call.index);
-    assert(first >= 0 && flush > first, `${call.name}: progress (at ${first}) before the flush (at ${flush})`);
+    const end = outputs.findIndex((o) => o.type === 'tool-call' && o.index === call.index);
+    assert(first >= 0 && end > first, `${call.name}: progress (at ${first}) before the tool-call event (at ${end})`);
+    const event = outputs[end];
+    assert(event?.type === 'tool-call', `${call.name}: a tool-call event`);
+    assertEqual([event.toolCallId, event.toolName, event.arguments], [call.id, call.name, call.args], `${call.name}: the tool-call event`);
+    assert(!outputs.some((o) => o.type === 'flush' && o.index === call.index), `${call.name}: no flush of its slot passes`);
   }
+  assert(!outputs.some((o) => o.type === 'part' && o.part.type === 'tool-call-arguments'), 'no raw argument part passes');
   const passedThrough = outputs.filter((o): o is StreamEvent => o.type === 'part' || o.type === 'flush' || o.type === 'finished');
   assert(passedThrough.some((o) => o.type === 'finished'), 'stream events pass through');
+  assert(passedThrough.some((o) => o.type === 'part' && o.part.type === 'tool-call-start'), 'tool-call-start parts pass through');
 });
 
 // ---------------------------------------------------------------------------------------------
 // Relay stages: field events, JSON text again, path updates over the wire and their rebuilder
 
 test('FieldEventStream after JsonFragmentStream: start, deltas as they arrive, end per top-level field', async () => {
-  const events = await readAll(streamOf(['{"pat', 'h":"/tm', 'p/file","n":', '12}']).pipeThrough(new JsonFragmentStream()).pipeThrough(new FieldEventStream()));
+  const output = await readAll(streamOf(['{"pat', 'h":"/tm', 'p/file","n":', '12}']).pipeThrough(new JsonFragmentStream()).pipeThrough(new FieldEventStream()));
+  const events = output.filter((e): e is FieldEvent => e.type.startsWith('field-'));
+  assertEqual(events.length, output.length, 'only field events for a bare document');
   const brief = events.map((event) => `${event.type} ${event.key}${'text' in event ? ` ${JSON.stringify(event.text)}` : ''}`);
   assertEqual(brief, ['field-start path', 'field-delta path "/tm"', 'field-delta path "p/file"', 'field-end path', 'field-start n', 'field-delta n "12"', 'field-end n'], 'field events');
 });
