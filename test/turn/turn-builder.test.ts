@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   collectTurn,
   ConversationEventStream,
+  FieldEventStream,
   FragmentAggregator,
+  PathUpdateStream,
+  ToolCallDeltaStream,
   ToolCallArgumentsError,
   ToolCallProgressStream,
   type StreamEvent,
@@ -211,5 +214,40 @@ describe('collectTurn and slots never flushed', () => {
     // A complete document is still a call, flushed or not.
     const complete = await collectTurn(streamOf([start(0, 'c', 'list'), args(0, '{}')]));
     expect(complete.toolCalls.map((c) => c.arguments)).toEqual([{}]);
+  });
+});
+
+describe('collectTurn after any stage', () => {
+  it('collectTurn gives the same turn from the output of any stage as from the provider events', async () => {
+    const input: StreamEvent[] = [
+      text(0, 'Writing.'),
+      flush(0),
+      start(1, 'a', 'write_file'),
+      start(2, 'b', 'list'),
+      args(1, '{"path":"x.rs",'),
+      args(1, '"content":"fn"}'),
+      flush(1),
+      flush(2),
+      start(3, 'c', 'cut'),
+      args(3, '{"n":[1'),
+      flush(3),
+      finished('length', 'max_tokens'),
+    ];
+    const plain = await collectTurn(streamOf(input));
+    expect(plain.toolCalls.map((c) => [c.toolCallId, c.arguments])).toEqual([
+      ['a', { path: 'x.rs', content: 'fn' }],
+      ['b', {}],
+    ]);
+    expect(plain.incompleteToolCalls.map((c) => [c.toolCallId, c.partialArguments, c.stopReason])).toEqual([['c', { n: [1] }, 'max_tokens']]);
+    for (const stage of [
+      () => new ToolCallProgressStream(),
+      () => new ConversationEventStream({ progress: true, passthrough: true }),
+      () => new FieldEventStream(),
+      () => new PathUpdateStream(),
+      () => new ToolCallDeltaStream(),
+    ]) {
+      const turn = await collectTurn(streamOf(input).pipeThrough(stage() as TransformStream<StreamEvent, { readonly type: string }>));
+      expect(turn, stage().constructor.name).toEqual(plain);
+    }
   });
 });
