@@ -46,7 +46,7 @@ import {
 // The turn builder core (formerly the internal `EventBuilder` of src/turn/event-builder.ts). It
 // is imported here only, so a rename or a move is a one-line change.
 import { TurnBuilder } from '../src/index.ts';
-import { measureGroup, type MeasureOptions, type Sample, type Task } from './measure.ts';
+import type { MeasureOptions, Task } from './measure.ts';
 import { makeWorkload } from './workloads.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -184,7 +184,7 @@ export interface PipelineTiming {
   readonly medianMs: number;
   readonly minMs: number;
   readonly runs: number;
-  /** The median of single runs, each timed right after a full GC (no untimed run before it). */
+  /** The median of the runs timed right after a full GC (no run between the GC and it). */
   readonly afterGcMs: number | undefined;
 }
 
@@ -224,9 +224,8 @@ export interface PipelineResults {
 }
 
 export interface PipelineSettings {
+  /** Warm-up runs, rounds and budget, as for the other tables (`bench/measure.ts`). */
   readonly measure: MeasureOptions;
-  /** Rounds of single after-GC runs per cell (the median is shown). */
-  readonly afterGcRounds: number;
   /**
    * Check every path once before timing (to fail fast). The value of the last timed run is
    * checked after timing in any case, so a broken path never gets a time.
@@ -237,22 +236,19 @@ export interface PipelineSettings {
 /** The full run at 200 KB. */
 export const PIPELINE_FULL: PipelineSettings = {
   measure: { warmupRuns: 1, maxRuns: 7, minRuns: 3, budgetMs: 3_000 },
-  afterGcRounds: 3,
   gate: true,
 };
 /** The full run at 1 MB: a run of the slowest paths takes a second or more. */
 export const PIPELINE_FULL_LARGE: PipelineSettings = {
-  measure: { warmupRuns: 0, maxRuns: 5, minRuns: 2, budgetMs: 4_000 },
-  afterGcRounds: 1,
+  measure: { warmupRuns: 0, maxRuns: 5, minRuns: 2, budgetMs: 3_000 },
   gate: true,
 };
 /**
- * `--quick`: no separate gate or warm-up run (each timed run has its untimed run after the GC
- * anyway, and the last timed value is checked), and a group stops after ~1 s of timed work.
+ * `--quick`: no separate gate or warm-up run (each timed run follows a GC and a run after it
+ * anyway, and the last timed value is checked), and a group stops after ~0.5 s of timed work.
  */
 export const PIPELINE_QUICK: PipelineSettings = {
-  measure: { warmupRuns: 0, maxRuns: 3, minRuns: 1, budgetMs: 1_000 },
-  afterGcRounds: 1,
+  measure: { warmupRuns: 0, maxRuns: 3, minRuns: 1, budgetMs: 500 },
   gate: false,
 };
 
@@ -925,28 +921,64 @@ interface Cell {
   readonly task: Task;
 }
 
+interface GroupSample {
+  readonly medianMs: number;
+  readonly minMs: number;
+  readonly runs: number;
+  readonly afterGcMs: number;
+  readonly value: JsonValue;
+}
+
+function median(series: number[]): number {
+  series.sort((a, b) => a - b);
+  const middle = series.length >> 1;
+  return series.length % 2 === 1 ? (series[middle] as number) : ((series[middle - 1] as number) + (series[middle] as number)) / 2;
+}
+
 /**
- * Single runs right after a full GC, interleaved over the cells: the cost of the first run once
- * V8 has dropped the optimised code (the steady-state median re-warms before it times).
+ * `measureGroup` of `bench/measure.ts` (warm-up runs, interleaved rounds A B C, B C A, …, a full
+ * GC then one run before each timed run, medians, the same budget rule), except that the run
+ * right after the GC is timed too: it is the "first run after a full GC" (V8 has just dropped
+ * the optimised code), reported apart from the steady-state median. Timing it instead of running
+ * it untimed costs nothing and keeps the quick run short.
  */
-async function timeAfterGc(cells: readonly Cell[], rounds: number): Promise<number[]> {
-  const times: number[][] = cells.map(() => []);
-  for (let round = 0; round < rounds; round++) {
-    for (let k = 0; k < cells.length; k++) {
-      const index = (k + round) % cells.length;
-      const task = (cells[index] as Cell).task;
+async function measurePipelineGroup(tasks: readonly Task[], options: MeasureOptions): Promise<GroupSample[]> {
+  const run = async (task: Task): Promise<JsonValue> => (task.isAsync ? await task.work() : (task.work() as JsonValue));
+  const values: (JsonValue | undefined)[] = tasks.map(() => undefined);
+  for (let round = 0; round < options.warmupRuns; round++) {
+    for (let t = 0; t < tasks.length; t++) {
       fullGc();
-      const start = performance.now();
-      if (task.isAsync) await task.work();
-      else task.work();
-      (times[index] as number[]).push(performance.now() - start);
+      values[t] = await run(tasks[t] as Task);
     }
   }
-  return times.map((series) => {
-    series.sort((a, b) => a - b);
-    const middle = series.length >> 1;
-    return series.length % 2 === 1 ? (series[middle] as number) : ((series[middle - 1] as number) + (series[middle] as number)) / 2;
-  });
+  const steady: number[][] = tasks.map(() => []);
+  const afterGc: number[][] = tasks.map(() => []);
+  let spent = 0;
+  for (let round = 0; round < options.maxRuns && (round < options.minRuns || spent < options.budgetMs); round++) {
+    for (let k = 0; k < tasks.length; k++) {
+      const t = (k + round) % tasks.length;
+      const task = tasks[t] as Task;
+      fullGc();
+      let start = performance.now();
+      if (task.isAsync) await task.work();
+      else task.work();
+      (afterGc[t] as number[]).push(performance.now() - start);
+      start = performance.now();
+      const value = task.isAsync ? await task.work() : (task.work() as JsonValue);
+      const elapsed = performance.now() - start;
+      values[t] = value;
+      (steady[t] as number[]).push(elapsed);
+      spent += elapsed;
+    }
+  }
+  fullGc();
+  return steady.map((series, t) => ({
+    medianMs: median(series),
+    minMs: Math.min(...series),
+    runs: series.length,
+    afterGcMs: median(afterGc[t] as number[]),
+    value: values[t] as JsonValue,
+  }));
 }
 
 /** Gate, time (steady state, then after GC), check again; stores the timings. */
@@ -961,23 +993,23 @@ async function measureCells(
   if (chosen.length === 0) return;
   // The gate: every path must produce exactly the generated arguments before it is timed.
   if (settings.gate) for (const cell of chosen) options.check(cell.id, await cell.task.work(), expected);
-  const samples = await measureGroup(
+  const samples = await measurePipelineGroup(
     chosen.map((cell) => cell.task),
     settings.measure,
   );
-  const afterGc = await timeAfterGc(chosen, settings.afterGcRounds);
   chosen.forEach((cell, index) => {
-    const sample = samples[index] as Sample;
+    const sample = samples[index] as GroupSample;
     options.check(cell.id, sample.value, expected);
+    // Keep the times only: retained values would make every later GC slower.
     results.timings.set(cell.id, {
       medianMs: sample.medianMs,
       minMs: sample.minMs,
       runs: sample.runs,
-      afterGcMs: afterGc[index],
+      afterGcMs: sample.afterGcMs,
     });
     options.progress(
       `  ${cell.id.padEnd(52)} ${sample.medianMs.toFixed(2).padStart(10)} ms  (median of ${sample.runs}; ` +
-        `after GC ${(afterGc[index] as number).toFixed(2)} ms)`,
+        `first run after GC ${sample.afterGcMs.toFixed(2)} ms)`,
     );
   });
 }

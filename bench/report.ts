@@ -288,9 +288,9 @@ function pipelineSection(pipeline: PipelineResults, out: (line?: string) => void
     `The arguments \`{"path", "content"}\` (the long-string workload: source code with quotes, backslashes, newlines ` +
       `and non-ASCII) in seeded 10–40-character deltas, framed as each provider streams them and fed as ` +
       `\`Uint8Array\` reads of the response body (a pull source, one read per pull). ms per run: the median of the ` +
-      `timed runs, each after a full GC and an untimed run; "× the limit" is that ÷ the no-view limit; ` +
-      `"first run after a full GC" is one run timed right after \`gc()\` with no untimed run before it ` +
-      `(V8 drops optimised code on a full GC). Every path's final arguments must equal the generated object ` +
+      `timed runs, each after a full GC and one run; "× the limit" is that ÷ the no-view limit; ` +
+      `"first run after a full GC" is the run right after \`gc()\`, timed apart (median over the rounds): ` +
+      `V8 drops optimised code on a full GC. Every path's final arguments must equal the generated object ` +
       `(checked outside the timing) or the run fails.`,
   );
   out();
@@ -299,10 +299,9 @@ function pipelineSection(pipeline: PipelineResults, out: (line?: string) => void
     const settings = pipeline.settings.get(bytes);
     if (argumentBytes === undefined || settings === undefined) continue;
     out(
-      `At ${size(bytes)}: median of ${settings.measure.minRuns}–${settings.measure.maxRuns} timed runs ` +
-        `(fewer once a group has used ${settings.measure.budgetMs / 1000} s), ${settings.measure.warmupRuns} warm-up ` +
-        `run${settings.measure.warmupRuns === 1 ? '' : 's'}${settings.gate ? ' after the correctness gate' : ''}; ` +
-        `first run after a full GC: median of ${settings.afterGcRounds}.`,
+      `At ${size(bytes)}: ${settings.measure.minRuns}–${settings.measure.maxRuns} rounds per group ` +
+        `(no more once a group has used ${settings.measure.budgetMs / 1000} s), ${settings.measure.warmupRuns} warm-up ` +
+        `run${settings.measure.warmupRuns === 1 ? '' : 's'}${settings.gate ? ' after the correctness gate' : ''}.`,
     );
     out();
     for (const provider of PIPELINE_PROVIDERS) {
