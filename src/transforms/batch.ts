@@ -1,11 +1,11 @@
 /**
  * What one input chunk produces leaves a stage as few chunks as possible: adjacent pieces of
- * text bound for the same place (a string at one path of one call, one field, one message slot)
+ * text bound for the same place (a string at one path of one call, one field, one path update)
  * are joined before they are enqueued. They were all known at the same instant, so nothing is
  * later for it, and each chunk a stream carries costs microseconds in every runtime (measured on
- * Node 20: ~3 µs per chunk per hop), far more than the work of most events. Raw argument text
- * (`tool-call-arguments` parts, `streaming-tool-call` deltas) is never joined: it stays cut as
- * the provider sent it. Internal.
+ * Node 20: ~3 µs per chunk per hop), far more than the work of most events. What a provider sent
+ * (`part` events, `streaming-tool-call` deltas) is never joined: it stays cut as it came.
+ * Internal.
  *
  * @module
  */
@@ -55,12 +55,6 @@ function joinable(a: Item, b: Item): boolean {
         a['index'] === b['index'] &&
         a['toolCallId'] === b['toolCallId']
       );
-    case 'part': {
-      if (a['index'] !== b['index'] || a['metadata'] !== undefined || b['metadata'] !== undefined) return false;
-      const partA = a['part'] as { readonly type: string };
-      const partB = b['part'] as { readonly type: string };
-      return partA.type === partB.type && (partA.type === 'message' || partA.type === 'reasoning');
-    }
     case 'string':
     case 'entry':
     case 'item':
@@ -84,8 +78,6 @@ function textOf(item: Item): string {
       return item['text'] as string;
     case 'path-update':
       return item['textValue'] as string;
-    case 'part':
-      return (item['part'] as { readonly text: string }).text;
     default:
       return leafText(item as unknown as StreamFragment);
   }
@@ -111,8 +103,6 @@ function withText(item: Item, text: string): Item {
       return { ...item, text };
     case 'path-update':
       return { ...item, textValue: text };
-    case 'part':
-      return { ...item, part: { ...(item['part'] as object), text } };
     default:
       return withLeafText(item as unknown as StreamFragment, text) as unknown as Item;
   }

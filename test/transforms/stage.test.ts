@@ -74,17 +74,17 @@ describe('Stage fusion', () => {
     expect(log.cancelled).toBe('enough');
   });
 
-  it('Stage joins the adjacent text pieces one input chunk makes, and never raw argument chunks', async () => {
-    const events = await readAll(
-      streamOf([[text(0, 'a'), text(0, 'b'), start(1, 'c', 'f'), args(1, '{"p":"x'), args(1, 'y"}')]])
-        .pipeThrough(new TransformStream<PipelineEvent[], PipelineEvent>({ transform: (batch, c) => batch.forEach((e) => c.enqueue(e)) }))
-        .pipeThrough(new ToolCallProgressStream()),
-    );
-    // Each input event is its own chunk here: nothing to join across chunks.
-    expect(events.filter((e) => e.type === 'part' && e.part.type === 'message')).toHaveLength(2);
-    const sse = ['a', 'b', 'c'].map((t) => `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${t}"}}\n\n`).join('');
-    const head = 'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n';
-    const one = await readAll(streamOf([head + sse]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })));
-    expect(one.filter((e) => e.type === 'part')).toEqual([{ type: 'part', index: 0, part: { type: 'message', text: 'abc' } }]);
+  it('Stage joins the progress of one string that one input chunk makes, and never what the provider sent', async () => {
+    const sse = ['{"path":"a', 'b', 'c"}'].map((t) => `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: t } })}\n\n`);
+    const head = 'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}\n\n';
+    const body = head + sse.join('') + 'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n';
+    const parts = await readAll(streamOf([body]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })));
+    expect(parts.filter((e) => e.type === 'part' && e.part.type === 'tool-call-arguments')).toHaveLength(3);
+    const progress = await readAll(streamOf([body]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })).pipeThrough(new ToolCallProgressStream()));
+    const strings = progress.filter((e) => e.type === 'tool-call-progress' && e.fragment.type === 'entry' && e.fragment.value.type === 'string');
+    expect(strings).toEqual([{ type: 'tool-call-progress', index: 0, toolCallId: 't', toolName: 'f', fragment: { type: 'entry', key: 'path', value: { type: 'string', text: 'abc' } } }]);
+    // One provider event per chunk: nothing to join.
+    const live = await readAll(streamOf([head, ...sse]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })).pipeThrough(new ToolCallProgressStream()));
+    expect(live.filter((e) => e.type === 'tool-call-progress' && e.fragment.type === 'entry' && e.fragment.value.type === 'string')).toHaveLength(3);
   });
 });
