@@ -13,8 +13,8 @@
  *   reads through a custom `fetch` (no network, no server);
  * - the argument JSON text alone (no provider) through the JSON streams and their cores.
  *
- * Plus the heap cost of one open streaming call. Every path is checked once before timing (its
- * final arguments must equal the generated object) and after timing (the last timed run's).
+ * Plus the heap cost of one open streaming call. Every path's final arguments must equal the
+ * generated object: checked once before timing (not in `--quick`) and on the last timed run.
  *
  * @module
  */
