@@ -52,7 +52,7 @@ export type FieldEvent = FieldStartEvent | FieldDeltaEvent | FieldEndEvent;
 
 /**
  * A raw argument delta of a tool call, exactly as the provider sent it (never repaired), or the
- * call's completion (`isComplete: true`, `arguments: ''`). The `arguments` of one call
+ * call's completion (`isComplete: true`, `argumentsDelta: ''`). The `argumentsDelta`s of one call
  * concatenate to its raw argument text.
  */
 export interface StreamingToolCallEvent {

@@ -10,12 +10,13 @@ import type { JsonLimits } from '../json/scanner.ts';
 import type { PathUpdate } from '../transforms/path-update-stream.ts';
 import type { FailedToolCallEvent, IncompleteToolCallEvent, JsonValue, StreamEvent, ToolCallEvent } from '../types.ts';
 import { JsonFragmentRebuilder } from './json-fragment-rebuilder.ts';
+import type { PipelineEvent } from '../view-types.ts';
 
 /** Options of {@link ToolCallRebuilder}: the limits of the parsers used for raw argument text. */
 export interface ToolCallRebuilderOptions extends JsonLimits {}
 
 /** What a {@link ToolCallRebuilder} accepts: path updates, stream events, anything else (ignored). */
-export type ToolCallRebuilderInput = PathUpdate | StreamEvent | { readonly type: string };
+export type ToolCallRebuilderInput = PipelineEvent | { readonly type: string };
 
 /**
  * Where a call stands:
@@ -103,7 +104,8 @@ class Call implements RebuiltToolCall {
  *
  * **Sources.** Each call has one source. A call whose first update at its root (`path: ""`)
  * arrives before or right after its first non-blank `tool-call-arguments` chunk (as a
- * {@link PathUpdateStream} emits them: the part, then its updates) is rebuilt from its
+ * {@link PathUpdateStream} emits them after a stage that keeps the raw parts: the updates a chunk
+ * makes, then the chunk) is rebuilt from its
  * {@link PathUpdate}s, and its raw text is ignored. Otherwise — an older server, a relay that
  * strips updates — the raw text is the source, parsed with an incremental parser: each chunk is
  * parsed once, never the whole buffer again. So that the first chunk is not parsed in vain, it is

@@ -359,8 +359,8 @@ function isPromise(value: unknown): value is PromiseLike<StandardSchemaResult> {
  *   verdict on one field depends on another (a cross-field refinement, a union without a
  *   discriminator) may report that field early or late.
  * - **The whole when it is complete**, with the tool's whole schema; a call with no arguments at
- *   all is checked as `{}` at its flush (not at a flush made at the end of input: that call was
- *   cut). A call cut off before its document closed is not.
+ *   all is checked as `{}` at its `tool-call` event (a call cut before its first byte is
+ *   `tool-call-incomplete` instead). A call cut off before its document closed is not checked.
  * - **Report.** A failure is a `validation-error` event right after the event that completed the
  *   value, with `path` the field's JSON Pointer (`""` for the whole) and the issues (paths from
  *   the arguments' root). With `errorOnInvalid`, the stream errors with an

@@ -214,10 +214,9 @@ function checkOption(name: string, value: number | undefined, fallback: number, 
  * `flush`, `finished`, conversation events, parts with metadata, items it does not know): it
  * first emits everything held, then itself. Only *adjacent* pieces for the same target merge: a
  * piece for another target is a boundary too, so the stream is never reordered. Feed it the
- * events you render: after `ToolCallProgressStream`, which interleaves each raw
- * `tool-call-arguments` part with its fragments, drop the parts first (or use
- * `ConversationEventStream({ progress: true })`, which emits the fragments without them), or
- * nothing is adjacent to merge.
+ * events you render: after `ToolCallProgressStream` or a view, the pieces of one string are
+ * adjacent (the raw argument parts are gone); after `ConversationEventStream({ passthrough: true,
+ * progress: true })` the raw parts sit between them, so filter them out first.
  *
  * Held text is emitted when it reaches `maxChars`, `maxDelayMs` after its first piece (a timer,
  * cleared whenever the held text goes out some other way), at a boundary, and at the end of

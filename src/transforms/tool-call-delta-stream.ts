@@ -12,7 +12,7 @@ export interface ToolCallDeltaStreamOptions {
    */
   readonly messageId?: string;
   /**
-   * Emit an event with `arguments: ''` when a call's id or name first becomes known, so an
+   * Emit an event with `argumentsDelta: ''` when a call's id or name first becomes known, so an
    * interface can show "calling write_file" before any argument arrives.
    * @default true
    */

@@ -312,7 +312,7 @@ export class TaggedToolCallExtractor {
       case 'finished':
         // The response is complete: what is held or still open cannot continue. Providers flush
         // their slots before `finished`, so this only matters for a slot that was never flushed.
-        this.end(out as StreamEvent[]);
+        this.end(out);
         out.push(event);
         break;
       default:
@@ -325,10 +325,10 @@ export class TaggedToolCallExtractor {
    * The input ended (or `finished` arrived): release the held text of the message slots that were
    * never flushed and fail their open calls as `unterminated`; the slots themselves stay unflushed.
    */
-  end(out: StreamEvent[] = []): StreamEvent[] {
+  end(out: PipelineEvent[] = []): PipelineEvent[] {
     const open = [...this.#slots.values()].sort((a, b) => a.index - b.index);
     this.#slots.clear();
-    for (const slot of open) this.#close(slot, out);
+    for (const slot of open) this.#close(slot, out as StreamEvent[]);
     return out;
   }
 
