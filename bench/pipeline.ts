@@ -76,6 +76,7 @@ export const PIPELINE_BYTES_FULL = [200_000, 1_000_000] as const;
 export type ProviderPathId =
   | 'limit'
   | 'core-turn'
+  | 'body-core-turn'
   | 'stream-turn'
   | 'collect-turn'
   | 'core-fields'
@@ -86,6 +87,7 @@ export type ProviderPathId =
 export const PROVIDER_PATHS: readonly ProviderPathId[] = [
   'limit',
   'core-turn',
+  'body-core-turn',
   'stream-turn',
   'collect-turn',
   'core-fields',
@@ -117,6 +119,7 @@ export const TEXT_PATHS: readonly TextPathId[] = [
 export const PROVIDER_PATH_LABELS: Readonly<Record<ProviderPathId, string>> = {
   limit: 'limit: `eventsource-parser` + argument deltas + one `JSON.parse`',
   'core-turn': 'core: `ProviderEventDecoder` → `TurnBuilder({progress})`',
+  'body-core-turn': 'the same core, the reads taken from the body with `for await` (no stage)',
   'stream-turn': 'stream: `ProviderEventStream` → `ConversationEventStream({progress: true})`',
   'collect-turn': 'stream: `collectTurn(ProviderEventStream)` (no progress)',
   'core-fields': 'core: decoder → progress builder → `FieldEventParser` per call',
@@ -741,6 +744,28 @@ function limit(provider: PipelineProvider, reads: readonly Uint8Array[]): JsonVa
   return JSON.parse(parts.join('')) as JsonValue;
 }
 
+/**
+ * The same core, but the reads come from the response body (`for await` over the
+ * `ReadableStream`) instead of an array: the stream paths pay for that read too, so this row
+ * tells the cost of reading a body apart from the cost of the stages.
+ */
+async function bodyCoreTurn(provider: PipelineProvider, reads: readonly Uint8Array[]): Promise<JsonValue> {
+  const decoder = new ProviderEventDecoder({ provider }) as unknown as LooseDecoder;
+  const builder = newBuilder(TURN_OPTIONS);
+  const sink = new TurnSink();
+  const out: AnyEvent[] = [];
+  const each = (event: StreamEvent): void => {
+    builder.push(event, out);
+    for (let i = 0; i < out.length; i++) sink.add(out[i] as AnyEvent);
+    out.length = 0;
+  };
+  for await (const read of bodyOf(reads)) decoderPush(decoder, read, each);
+  decoderEnd(decoder, each);
+  builder.end(out);
+  for (let i = 0; i < out.length; i++) sink.add(out[i] as AnyEvent);
+  return sink.value(true);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The streams, as a user writes them
 
@@ -1020,6 +1045,7 @@ function providerCells(bytes: number, provider: PipelineProvider, feeding: Feedi
   const tasks: Record<ProviderPathId, Task> = {
     limit: sync(() => limit(provider, reads)),
     'core-turn': sync(() => coreTurn(provider, reads)),
+    'body-core-turn': async(() => bodyCoreTurn(provider, reads)),
     'stream-turn': async(() => streamTurn(provider, reads)),
     'collect-turn': async(() => streamCollectTurn(provider, reads)),
     'core-fields': sync(() => coreFields(provider, reads)),
