@@ -77,6 +77,7 @@ export type ProviderPathId =
   | 'limit'
   | 'core-turn'
   | 'body-core-turn'
+  | 'hop-core-turn'
   | 'stream-turn'
   | 'collect-turn'
   | 'core-fields'
@@ -88,6 +89,7 @@ export const PROVIDER_PATHS: readonly ProviderPathId[] = [
   'limit',
   'core-turn',
   'body-core-turn',
+  'hop-core-turn',
   'stream-turn',
   'collect-turn',
   'core-fields',
@@ -103,6 +105,7 @@ export type TextPathId =
   | 'core-fields'
   | 'stream-fields'
   | 'core-snapshots'
+  | 'hop-core-snapshots'
   | 'stream-snapshots'
   | 'core-values'
   | 'stream-values';
@@ -111,6 +114,7 @@ export const TEXT_PATHS: readonly TextPathId[] = [
   'core-fields',
   'stream-fields',
   'core-snapshots',
+  'hop-core-snapshots',
   'stream-snapshots',
   'core-values',
   'stream-values',
@@ -120,6 +124,7 @@ export const PROVIDER_PATH_LABELS: Readonly<Record<ProviderPathId, string>> = {
   limit: 'limit: `eventsource-parser` + argument deltas + one `JSON.parse`',
   'core-turn': 'core: `ProviderEventDecoder` → `TurnBuilder({progress})`',
   'body-core-turn': 'the same core, the reads taken from the body with `for await` (no stage)',
+  'hop-core-turn': 'the same core behind one identity `TransformStream` (the runtime\'s floor for any stage)',
   'stream-turn': 'stream: `ProviderEventStream` → `ConversationEventStream({progress: true})`',
   'collect-turn': 'stream: `collectTurn(ProviderEventStream)` (no progress)',
   'core-fields': 'core: decoder → progress builder → `FieldEventParser` per call',
@@ -139,6 +144,7 @@ export const TEXT_PATH_LABELS: Readonly<Record<TextPathId, string>> = {
   'core-fields': 'core: `IncrementalJsonParser` → `FieldEventParser.pushFragment`',
   'stream-fields': 'stream: `JsonFragmentStream` → `FieldEventStream`',
   'core-snapshots': 'core: `IncrementalJsonValueParser` + `snapshot()` per chunk',
+  'hop-core-snapshots': 'the same core behind one identity `TransformStream` (the runtime\'s floor for any stage)',
   'stream-snapshots': 'stream: `JsonValueStream({snapshots: true})`',
   'core-values': 'core: `IncrementalJsonParser` → `FragmentAggregator`',
   'stream-values': 'stream: `JsonFragmentStream` → `FragmentValueStream`',
@@ -151,12 +157,14 @@ export interface View {
   readonly stream: string;
   /** `provider`: measured per provider and feeding; `text`: on the argument text alone. */
   readonly input: 'provider' | 'text';
+  /** The core behind one identity `TransformStream`: the least any stream stage costs. */
+  readonly hop?: string;
 }
 export const VIEWS: readonly View[] = [
-  { label: 'turn with progress', core: 'core-turn', stream: 'stream-turn', input: 'provider' },
+  { label: 'turn with progress', core: 'core-turn', stream: 'stream-turn', input: 'provider', hop: 'hop-core-turn' },
   { label: 'fields', core: 'core-fields', stream: 'stream-fields', input: 'provider' },
   { label: 'path updates', core: 'core-paths', stream: 'stream-paths', input: 'provider' },
-  { label: 'values/snapshots from text', core: 'core-snapshots', stream: 'stream-snapshots', input: 'text' },
+  { label: 'values/snapshots from text', core: 'core-snapshots', stream: 'stream-snapshots', input: 'text', hop: 'hop-core-snapshots' },
   { label: 'fields from text', core: 'core-fields', stream: 'stream-fields', input: 'text' },
   { label: 'fragment values from text', core: 'core-values', stream: 'stream-values', input: 'text' },
 ];
@@ -749,7 +757,7 @@ function limit(provider: PipelineProvider, reads: readonly Uint8Array[]): JsonVa
  * `ReadableStream`) instead of an array: the stream paths pay for that read too, so this row
  * tells the cost of reading a body apart from the cost of the stages.
  */
-async function bodyCoreTurn(provider: PipelineProvider, reads: readonly Uint8Array[]): Promise<JsonValue> {
+async function bodyCoreTurn(provider: PipelineProvider, reads: readonly Uint8Array[], hop = false): Promise<JsonValue> {
   const decoder = new ProviderEventDecoder({ provider }) as unknown as LooseDecoder;
   const builder = newBuilder(TURN_OPTIONS);
   const sink = new TurnSink();
@@ -759,7 +767,8 @@ async function bodyCoreTurn(provider: PipelineProvider, reads: readonly Uint8Arr
     for (let i = 0; i < out.length; i++) sink.add(out[i] as AnyEvent);
     out.length = 0;
   };
-  for await (const read of bodyOf(reads)) decoderPush(decoder, read, each);
+  const body = hop ? bodyOf(reads).pipeThrough(new TransformStream<Uint8Array, Uint8Array>()) : bodyOf(reads);
+  for await (const read of body) decoderPush(decoder, read, each);
   decoderEnd(decoder, each);
   builder.end(out);
   for (let i = 0; i < out.length; i++) sink.add(out[i] as AnyEvent);
@@ -888,6 +897,19 @@ function coreTextSnapshots(chunks: readonly string[]): JsonValue {
   let snapshots = 0;
   for (let i = 0; i < chunks.length; i++) {
     parser.push(chunks[i] as string);
+    if (parser.snapshot() !== undefined) snapshots++;
+  }
+  const value = parser.end();
+  if (snapshots === 0) throw new Error('no snapshot');
+  return value;
+}
+
+/** The core fed through one identity `TransformStream`: what any stage costs at least. */
+async function hopCoreTextSnapshots(chunks: readonly string[]): Promise<JsonValue> {
+  const parser = new IncrementalJsonValueParser();
+  let snapshots = 0;
+  for await (const chunk of textSourceOf(chunks).pipeThrough(new TransformStream<string, string>())) {
+    parser.push(chunk);
     if (parser.snapshot() !== undefined) snapshots++;
   }
   const value = parser.end();
@@ -1046,6 +1068,7 @@ function providerCells(bytes: number, provider: PipelineProvider, feeding: Feedi
     limit: sync(() => limit(provider, reads)),
     'core-turn': sync(() => coreTurn(provider, reads)),
     'body-core-turn': async(() => bodyCoreTurn(provider, reads)),
+    'hop-core-turn': async(() => bodyCoreTurn(provider, reads, true)),
     'stream-turn': async(() => streamTurn(provider, reads)),
     'collect-turn': async(() => streamCollectTurn(provider, reads)),
     'core-fields': sync(() => coreFields(provider, reads)),
@@ -1063,6 +1086,7 @@ function textCells(bytes: number, chunks: readonly string[]): Cell[] {
     'core-fields': { work: () => coreTextFields(chunks), isAsync: false },
     'stream-fields': { work: () => streamTextFields(chunks), isAsync: true },
     'core-snapshots': { work: () => coreTextSnapshots(chunks), isAsync: false },
+    'hop-core-snapshots': { work: () => hopCoreTextSnapshots(chunks), isAsync: true },
     'stream-snapshots': { work: () => streamTextSnapshots(chunks), isAsync: true },
     'core-values': { work: () => coreTextValues(chunks), isAsync: false },
     'stream-values': { work: () => streamTextValues(chunks), isAsync: true },

@@ -349,20 +349,28 @@ function pipelineSection(pipeline: PipelineResults, out: (line?: string) => void
   if (timings.size > 0) {
     out(`#### Stream ÷ core, per view (the cost of the streams over the same work done by the synchronous cores)`);
     out();
-    out(`| view | input | core, ms | stream, ms | stream ÷ core | first run after a full GC: stream ÷ core |`);
-    out(`|---|---|--:|--:|--:|--:|`);
+    out(`| view | input | core, ms | stream, ms | stream ÷ core | first run after a full GC: stream ÷ core | one identity hop + core, ms | stream ÷ (one identity hop + core) |`);
+    out(`|---|---|--:|--:|--:|--:|--:|--:|`);
   }
   for (const view of VIEWS) {
     let worst: { value: number; where: string } | undefined;
     for (const bytes of pipeline.sizes) {
       const inputs =
         view.input === 'text'
-          ? [{ where: `argument text alone, ${size(bytes)}`, core: textCellId(bytes, view.core), stream: textCellId(bytes, view.stream) }]
+          ? [
+              {
+                where: `argument text alone, ${size(bytes)}`,
+                core: textCellId(bytes, view.core),
+                stream: textCellId(bytes, view.stream),
+                hop: view.hop === undefined ? undefined : textCellId(bytes, view.hop),
+              },
+            ]
           : PIPELINE_PROVIDERS.flatMap((provider) =>
               FEEDINGS.map((feeding) => ({
                 where: where(provider, feeding, bytes),
                 core: providerCellId(bytes, provider, feeding, view.core),
                 stream: providerCellId(bytes, provider, feeding, view.stream),
+                hop: view.hop === undefined ? undefined : providerCellId(bytes, provider, feeding, view.hop),
               })),
             );
       for (const input of inputs) {
@@ -370,7 +378,8 @@ function pipelineSection(pipeline: PipelineResults, out: (line?: string) => void
         const value = ratio(ms(input.stream), ms(input.core));
         out(
           `| ${view.label} | ${input.where} | ${formatMs(ms(input.core))} | ${formatMs(ms(input.stream))} | ${formatRatio(value)} | ` +
-            `${formatRatio(ratio(afterGc(input.stream), afterGc(input.core)))} |`,
+            `${formatRatio(ratio(afterGc(input.stream), afterGc(input.core)))} | ` +
+            `${input.hop !== undefined && timings.has(input.hop) ? `${formatMs(ms(input.hop))} | ${formatRatio(ratio(ms(input.stream), ms(input.hop)))}` : '– | –'} |`,
         );
         if (value !== undefined && (worst === undefined || value > worst.value)) worst = { value, where: input.where };
       }
