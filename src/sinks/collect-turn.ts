@@ -1,3 +1,5 @@
+import { ConversationEventStream } from '../transforms/conversation-event-stream.ts';
+import { canFuse } from '../transforms/stage.ts';
 import { TurnBuilder, type TurnBuilderOptions } from '../turn/turn-builder.ts';
 import type { PipelineEvent } from '../view-types.ts';
 import type {
@@ -70,7 +72,12 @@ export async function collectTurn(
       }
     }
   };
-  const reader = (stream as ReadableStream<PipelineEvent>).getReader();
+  // Straight after an argstream stage, the turn is built inside that stage's hop: the reader then
+  // takes a few conversation events instead of every part (each read costs microseconds).
+  const source = canFuse(stream as ReadableStream<unknown>)
+    ? (stream as ReadableStream<PipelineEvent>).pipeThrough(new ConversationEventStream(options))
+    : (stream as ReadableStream<PipelineEvent>);
+  const reader = source.getReader();
   const out: PipelineEvent[] = [];
   try {
     for (;;) {

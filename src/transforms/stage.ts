@@ -30,16 +30,20 @@ interface Fusion {
 }
 
 const fusions = new WeakMap<object, Fusion>();
+/** The fusion behind each stage's readable side, to know whether a readable can take a stage. */
+const readables = new WeakMap<ReadableStream<unknown>, Fusion>();
+
+/**
+ * Whether `readable.pipeThrough(stage)` would fuse `stage` into the stage that made `readable`
+ * (no extra hop): it is a stage's readable side, unread and unlocked. Internal.
+ */
+export function canFuse(readable: ReadableStream<unknown>): boolean {
+  const fusion = readables.get(readable);
+  return fusion !== undefined && !fusion.started && !fusion.absorbed && !readable.locked;
+}
 
 const nativePipeThrough = ReadableStream.prototype.pipeThrough;
 
-/**
- * Chunks each side of a stage may hold before backpressure reaches the source (a
- * `TransformStream` holds 1 and 0 by default). With room for a few dozen, a pipe reads ahead
- * instead of waiting for the reader after every chunk: measured on Node 20 with one small chunk per
- * read, a hop costs half as much. Still a bound: what a stage holds is at most this many chunks.
- */
-const QUEUE = 64;
 
 /**
  * A `TransformStream` over a chain of push cores.
@@ -148,9 +152,10 @@ export class Stage<I, O> extends TransformStream<I, O> {
           ? undefined
           : drained(readableController as TransformStreamDefaultController<never>),
     };
-    super(transformer, { highWaterMark: QUEUE }, { highWaterMark: QUEUE });
+    super(transformer);
     fusions.set(this, fusion);
     const readable = this.readable;
+    readables.set(readable, fusion);
     Object.defineProperty(readable, 'pipeThrough', {
       configurable: true,
       writable: true,
