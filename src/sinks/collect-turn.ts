@@ -1,5 +1,4 @@
-import { ConversationEventStream } from '../transforms/conversation-event-stream.ts';
-import { canFuse } from '../transforms/stage.ts';
+import { type PushCore, Stage, canFuse } from '../transforms/stage.ts';
 import { TurnBuilder, type TurnBuilderOptions } from '../turn/turn-builder.ts';
 import type { PipelineEvent } from '../view-types.ts';
 import type {
@@ -10,6 +9,46 @@ import type {
   ToolCallEvent,
   Usage,
 } from '../types.ts';
+
+/** What a turn is made of. */
+const TURN_EVENTS: ReadonlySet<string> = new Set([
+  'message',
+  'reasoning',
+  'structured',
+  'tool-call',
+  'tool-call-incomplete',
+  'tool-call-failed',
+  'finished',
+]);
+
+/** A turn builder that keeps only what `collectTurn` reads: run inside the stage before it. */
+class TurnEvents implements PushCore<PipelineEvent, PipelineEvent> {
+  readonly #builder: TurnBuilder;
+  readonly #all: PipelineEvent[] = [];
+
+  constructor(options: CollectTurnOptions) {
+    this.#builder = new TurnBuilder({ ...options, messages: true });
+  }
+
+  push(event: PipelineEvent, out: PipelineEvent[] = []): PipelineEvent[] {
+    return this.#keep(() => this.#builder.push(event, this.#all), out);
+  }
+
+  end(out: PipelineEvent[] = []): PipelineEvent[] {
+    return this.#keep(() => this.#builder.end(this.#all), out);
+  }
+
+  #keep(step: () => void, out: PipelineEvent[]): PipelineEvent[] {
+    const all = this.#all;
+    try {
+      step();
+    } finally {
+      for (let i = 0; i < all.length; i++) if (TURN_EVENTS.has((all[i] as PipelineEvent).type)) out.push(all[i] as PipelineEvent);
+      all.length = 0;
+    }
+    return out;
+  }
+}
 
 /** Options of {@link collectTurn}. */
 export interface CollectTurnOptions extends Omit<TurnBuilderOptions, 'messages' | 'passthrough' | 'progress'> {}
@@ -73,9 +112,10 @@ export async function collectTurn(
     }
   };
   // Straight after an argstream stage, the turn is built inside that stage's hop: the reader then
-  // takes a few conversation events instead of every part (each read costs microseconds).
+  // takes a few conversation events instead of every part and fragment (each read costs
+  // microseconds).
   const source = canFuse(stream as ReadableStream<unknown>)
-    ? (stream as ReadableStream<PipelineEvent>).pipeThrough(new ConversationEventStream(options))
+    ? (stream as ReadableStream<PipelineEvent>).pipeThrough(new Stage(new TurnEvents(options)))
     : (stream as ReadableStream<PipelineEvent>);
   const reader = source.getReader();
   const out: PipelineEvent[] = [];
