@@ -6,10 +6,11 @@
  *
  * Options: `--quick` (fewer runs, no 1 MB pipeline), `--full` (the default), `--filter <regex>`
  * (only the cells whose id matches, e.g. `stream/long-string/16/`, `fused`, `reparse/`,
- * `scaling/`, `pipeline/`), `--help`.
+ * `scaling/`, `pipeline/`, `snapshots/`), `--help`.
  *
  * @module
  */
+import { measureSharedSnapshots } from './shared-snapshots.ts';
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import {
@@ -261,6 +262,13 @@ async function main(): Promise<void> {
     progress,
     check: assertSameValue,
   });
+
+  // 5. Snapshots a UI can render: live vs structurally shared, one snapshot per 256 chunks (and,
+  //    in a full run, per chunk: the worst case, seconds per run on small objects).
+  if (selected('snapshots/shared')) {
+    progress('snapshots: live vs immutableSnapshots');
+    results.sharedSnapshots = await measureSharedSnapshots({ runs: cli.quick ? 1 : 3, cadences: cli.quick ? [256] : [256, 1] });
+  }
 
   const seconds = (performance.now() - started) / 1000;
   printReport(results, {

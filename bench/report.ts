@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { SharedSnapshotTiming } from './shared-snapshots.ts';
 import { REPARSE, STREAMING, type ContenderId } from './contenders.ts';
 import type { Timing } from './measure.ts';
 import {
@@ -44,6 +45,8 @@ export interface Results {
   readonly failures: Map<string, number>;
   /** The pipeline benchmark (`bench/pipeline.ts`), when it ran. */
   pipeline?: PipelineResults;
+  /** Live vs structurally shared snapshots (`bench/shared-snapshots.ts`), when they ran. */
+  sharedSnapshots?: readonly SharedSnapshotTiming[];
 }
 
 export interface RunInfo {
@@ -210,6 +213,24 @@ export function printReport(results: Results, info: RunInfo): void {
 
   // Whole pipelines.
   const pipelineTargets = results.pipeline === undefined ? [] : pipelineSection(results.pipeline, out);
+
+  // Snapshots a UI can render.
+  if (results.sharedSnapshots !== undefined && results.sharedSnapshots.length > 0) {
+    out(`### Snapshots a UI can render: live vs \`immutableSnapshots\``);
+    out();
+    out(
+      `The fused engine on ~1 MB in ${results.sharedSnapshots[0]?.chunk}-character chunks, \`snapshot()\` every n-th chunk; ` +
+        `median of the timed runs, live and shared interleaved. "Extra per snapshot" is (shared − live) ÷ snapshots.`,
+    );
+    out();
+    out(`| workload | snapshots | live, ms | \`immutableSnapshots\`, ms | extra per snapshot |`);
+    out(`|---|--:|--:|--:|--:|`);
+    for (const row of results.sharedSnapshots) {
+      const extra = row.snapshots > 0 ? ((row.sharedMs - row.liveMs) * 1000) / row.snapshots : 0;
+      out(`| ${row.workload} | ${row.snapshots} | ${formatMs(row.liveMs)} | ${formatMs(row.sharedMs)} | ${extra.toFixed(1)} µs |`);
+    }
+    out();
+  }
 
   // Targets.
   const targets: Target[] = [];

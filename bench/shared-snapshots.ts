@@ -65,12 +65,12 @@ function median(values: number[]): number {
  * (5) timed runs per cell. The small objects with a snapshot after every chunk take the longest
  * (seconds per run in shared mode).
  */
-export async function measureSharedSnapshots({ runs = 5 }: { runs?: number } = {}): Promise<SharedSnapshotTiming[]> {
+export async function measureSharedSnapshots({ runs = 5, cadences = CADENCES }: { runs?: number; cadences?: readonly number[] } = {}): Promise<SharedSnapshotTiming[]> {
   const rows: SharedSnapshotTiming[] = [];
   for (const id of WORKLOADS) {
     const workload = makeWorkload(id, 1_000_000);
     const chunks = chunkText(workload.text, CHUNK);
-    for (const every of CADENCES) {
+    for (const every of cadences) {
       // Warm-up, and the gate: both modes' snapshots of the whole value are the value.
       const expected: JsonValue = JSON.parse(workload.text);
       for (const shared of [false, true]) {
