@@ -2,8 +2,9 @@
  * One pipeline: the stages chained in every order a user would write, over every recording,
  * fused (plain `pipeThrough`) and as separate hops (`pipeThrough(stage, {})`), whole and cut at
  * random. Each chain's output must give the same turn as the plain pipeline
- * (`ProviderEventStream` → `collectTurn`), each view in it must rebuild the manifest's
- * arguments, and the events no stage owns must come out unchanged and in order.
+ * (`ProviderEventStream` → `collectTurn`), each view in it must rebuild the call's arguments,
+ * and the events no stage owns must come out unchanged and in order. Inputs: each recording whole,
+ * cut at random, and as SDK event objects.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -27,7 +28,7 @@ import {
 } from '../../src/index.ts';
 import { randomCuts, readAll, rng, streamOf } from '../helpers.ts';
 import type { ManifestRecording } from '../manifest.ts';
-import { PROVIDER_OF_DIR, readableRecordings, recordingInput } from '../transforms/providers/event-stream-helpers.ts';
+import { PROVIDER_OF_DIR, readableRecordings, recordingInput, sdkObjectsOf } from '../transforms/providers/event-stream-helpers.ts';
 
 type AnyStage = { readonly writable: WritableStream<never>; readonly readable: ReadableStream<unknown> };
 
@@ -136,7 +137,8 @@ describe('One pipeline: every chain of stages gives the turn of the plain pipeli
         for (const recording of recordings) {
           const input = recordingInput(recording);
           const cuts = input.length === 1 && input[0] instanceof Uint8Array ? randomCuts(input[0], rng(recording.file.length), 6) : input;
-          for (const chunks of [input, cuts]) {
+          // Whole, cut at random, and as the objects an official SDK yields.
+          for (const chunks of [input, cuts, sdkObjectsOf(recording.file)]) {
             const provider = PROVIDER_OF_DIR[recording.dir] as ProviderName;
             const plainEvents = await readAll(streamOf(chunks).pipeThrough(new ProviderEventStream({ provider })));
             const plain = await collectTurn(streamOf(plainEvents), { isolateErrors: true });
