@@ -140,6 +140,7 @@ export type {
 export { Coalescer, CoalesceStream } from './transforms/coalesce-stream.ts';
 export type { CoalesceInput, CoalesceStreamOptions } from './transforms/coalesce-stream.ts';
 export {
+  ArgumentValidationCore,
   ArgumentValidationError,
   ArgumentValidationStream,
   validateArguments,

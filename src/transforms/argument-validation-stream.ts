@@ -389,60 +389,106 @@ function isPromise(value: unknown): value is PromiseLike<StandardSchemaResult> {
  */
 export class ArgumentValidationStream extends TransformStream<ArgumentValidationStreamInput, ArgumentValidationStreamOutput> {
   constructor(options: ArgumentValidationStreamOptions) {
-    if (options.tools === undefined && options.schema === undefined) {
-      throw new TypeError('ArgumentValidationStream: give `tools` (schemas by tool name) and/or `schema` (for every call)');
-    }
-    const validator = new ArgumentValidator(options);
-    const errorOnInvalid = options.errorOnInvalid === true;
-    // Raw argument text that no stage before parsed is parsed here, as ToolCallProgressStream would.
-    const progress = new TurnBuilder({ ...options.limits, progress: true, messages: false, isolateErrors: options.isolateErrors === true });
+    const core = new ArgumentValidationCore(options);
     const step = (
       controller: TransformStreamDefaultController<ArgumentValidationStreamOutput>,
-      run: (out: PipelineEvent[]) => void,
+      run: (out: PipelineEvent[]) => PipelineEvent[] | Promise<PipelineEvent[]>,
     ): Promise<void> | undefined => {
-      const events: PipelineEvent[] = [];
-      let failure: { error: unknown } | undefined;
-      try {
-        run(events);
-      } catch (error) {
-        failure = { error };
-      }
-      const validate = (from: number): Promise<void> | undefined => {
-        for (let i = from; i < events.length; i++) {
-          const event = events[i] as PipelineEvent;
-          controller.enqueue(event);
-          const checks: Check[] = [];
-          try {
-            validator.push(event, checks);
-          } catch (error) {
-            return failAfterDrain(controller as TransformStreamDefaultController<never>, error);
-          }
-          if (checks.length === 0) continue;
-          const pending = runChecks(checks, controller as TransformStreamDefaultController<ArgumentValidationErrorEvent>, errorOnInvalid);
-          if (pending !== undefined) return pending.then(() => validate(i + 1));
-        }
+      const out: PipelineEvent[] = [];
+      const deliver = (failure?: { error: unknown }): Promise<void> | undefined => {
+        for (const event of out) controller.enqueue(event);
         return failure === undefined ? undefined : failAfterDrain(controller as TransformStreamDefaultController<never>, failure.error);
       };
-      return validate(0);
+      let result: PipelineEvent[] | Promise<PipelineEvent[]>;
+      try {
+        result = run(out);
+      } catch (error) {
+        return deliver({ error });
+      }
+      // An async validator: what came before it is delivered once it has answered.
+      if (result instanceof Promise) return result.then(() => deliver(), (error: unknown) => deliver({ error }));
+      return deliver();
     };
     super(
       drainingTransformer({
-        transform: (event, controller) => step(controller, (out) => progress.push(event as PipelineEvent, out)),
-        flush: (controller) => step(controller, (out) => progress.end(out)),
+        transform: (event, controller) => step(controller, (out) => core.push(event as PipelineEvent, out)),
+        flush: (controller) => step(controller, (out) => core.end(out)),
       }),
     );
   }
 }
 
 /**
- * Run the checks in order; synchronous results are handled synchronously, and only an async
- * result makes the rest wait for it.
+ * The core of {@link ArgumentValidationStream}: `push(event) → outputs`, `end() → outputs`, where
+ * outputs are the events passed on with `validation-error` events after the ones that completed a
+ * value. The one core whose result may come later: while every validator answers synchronously
+ * (zod, valibot and arktype do for synchronous schemas) it returns the array; when one returns a
+ * promise, `push` returns a promise of the same array, and the next event must wait for it.
+ *
+ * @throws {ArgumentValidationError} with `errorOnInvalid`, at the first failure (the promise
+ *   rejects with it for an async validator); `out` then holds what came before.
+ * @example
+ * ```ts
+ * const core = new ArgumentValidationCore({ tools: { write_file: WriteFile } });
+ * for (const event of events) {
+ *   for (const output of await core.push(event)) if (output.type === 'validation-error') reject(output);
+ * }
+ * ```
  */
-function runChecks(
-  checks: readonly Check[],
-  controller: TransformStreamDefaultController<ArgumentValidationErrorEvent>,
-  errorOnInvalid: boolean,
-): Promise<void> | undefined {
+export class ArgumentValidationCore {
+  readonly #validator: ArgumentValidator;
+  readonly #progress: TurnBuilder;
+  readonly #errorOnInvalid: boolean;
+  readonly #events: PipelineEvent[] = [];
+
+  constructor(options: ArgumentValidationStreamOptions) {
+    if (options.tools === undefined && options.schema === undefined) {
+      throw new TypeError('ArgumentValidationStream: give `tools` (schemas by tool name) and/or `schema` (for every call)');
+    }
+    this.#validator = new ArgumentValidator(options);
+    this.#errorOnInvalid = options.errorOnInvalid === true;
+    // Raw argument text that no stage before parsed is parsed here, as ToolCallProgressStream would.
+    this.#progress = new TurnBuilder({ ...options.limits, progress: true, messages: false, isolateErrors: options.isolateErrors === true });
+  }
+
+  push(event: PipelineEvent, out: PipelineEvent[] = []): PipelineEvent[] | Promise<PipelineEvent[]> {
+    return this.#validate(() => this.#progress.push(event, this.#events), out);
+  }
+
+  end(out: PipelineEvent[] = []): PipelineEvent[] | Promise<PipelineEvent[]> {
+    return this.#validate(() => this.#progress.end(this.#events), out);
+  }
+
+  #validate(step: () => void, out: PipelineEvent[]): PipelineEvent[] | Promise<PipelineEvent[]> {
+    const events = this.#events;
+    let failure: { error: unknown } | undefined;
+    try {
+      step();
+    } catch (error) {
+      failure = { error };
+    }
+    const taken = events.splice(0);
+    const next = (from: number): PipelineEvent[] | Promise<PipelineEvent[]> => {
+      for (let i = from; i < taken.length; i++) {
+        const event = taken[i] as PipelineEvent;
+        out.push(event);
+        const checks: Check[] = [];
+        this.#validator.push(event, checks);
+        const pending = runChecks(checks, out, this.#errorOnInvalid);
+        if (pending !== undefined) return pending.then(() => next(i + 1));
+      }
+      if (failure !== undefined) throw failure.error;
+      return out;
+    };
+    return next(0);
+  }
+}
+
+/**
+ * Run the checks in order, appending a `validation-error` to `out` for each failure; synchronous
+ * results are handled synchronously, and only an async result makes the rest wait for it.
+ */
+function runChecks(checks: readonly Check[], out: PipelineEvent[], errorOnInvalid: boolean): Promise<void> | undefined {
   const report = (check: Check, result: StandardSchemaResult): void => {
     const issues = issuesOf(check, result);
     if (issues === undefined) return;
@@ -455,27 +501,18 @@ function runChecks(
       issues,
     };
     if (errorOnInvalid) throw new ArgumentValidationError(event);
-    controller.enqueue(event);
+    out.push(event);
   };
   for (let i = 0; i < checks.length; i++) {
     const check = checks[i] as Check;
-    let result: StandardSchemaResult | Promise<StandardSchemaResult>;
-    try {
-      result = check.schema['~standard'].validate(check.value);
-      if (!isPromise(result)) {
-        report(check, result);
-        continue;
-      }
-    } catch (error) {
-      return failAfterDrain(controller as TransformStreamDefaultController<never>, error);
+    const result = check.schema['~standard'].validate(check.value);
+    if (!isPromise(result)) {
+      report(check, result);
+      continue;
     }
     return (async () => {
-      try {
-        report(check, await result);
-        for (const rest of checks.slice(i + 1)) report(rest, await rest.schema['~standard'].validate(rest.value));
-      } catch (error) {
-        await failAfterDrain(controller as TransformStreamDefaultController<never>, error);
-      }
+      report(check, await result);
+      for (const rest of checks.slice(i + 1)) report(rest, await rest.schema['~standard'].validate(rest.value));
     })();
   }
   return undefined;

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
+  ArgumentValidationCore,
   ArgumentValidationStream,
   CoalesceStream,
   Coalescer,
@@ -126,6 +127,24 @@ describe('Push cores', () => {
     expect(run(new FragmentValueCore(), fragments).at(-1)).toEqual({ value: { a: [1, 'x'] }, complete: true });
     expect(run(new JsonTextCore(), fragments).join('')).toBe('{"a":[1,"x"]}');
     expect(run(new JsonValueCore(), ['{"a":[1,', '"x"]}']).at(-1)).toEqual({ value: { a: [1, 'x'] }, complete: true });
+  });
+
+  it('ArgumentValidationCore returns its outputs at once for synchronous validators and a promise of them for async ones', async () => {
+    const events: PipelineEvent[] = [start(0, 'c', 'write_file'), args(0, '{"path":"/etc/x"}'), flush(0)];
+    const sync = new ArgumentValidationCore({ schema: z.object({ path: z.string().refine((p) => !p.startsWith('/etc'), 'forbidden') }) });
+    const outputs = events.flatMap((event) => sync.push(event) as PipelineEvent[]);
+    expect(outputs.filter((e) => e.type === 'validation-error').map((e) => (e as { path: string }).path)).toEqual(['/path']);
+    const asyncCore = new ArgumentValidationCore({ schema: z.object({ path: z.string().refine(async (p) => !p.startsWith('/etc'), 'forbidden') }) });
+    const settled: PipelineEvent[] = [];
+    let promised = 0;
+    for (const event of events) {
+      const result = asyncCore.push(event);
+      if (result instanceof Promise) promised++;
+      settled.push(...(await result)); // the next event waits for this one
+    }
+    expect(promised).toBeGreaterThan(0);
+    expect(settled.filter((e) => e.type === 'validation-error').map((e) => (e as { path: string }).path)).toEqual(['/path']);
+    expect(settled.filter((e) => e.type !== 'validation-error').map((e) => e.type)).toEqual(['part', 'tool-call-progress', 'tool-call-progress', 'tool-call-progress', 'tool-call-progress', 'tool-call-progress', 'tool-call']);
   });
 
   it('TurnBuilder without streams gives the turn collectTurn gives', async () => {
