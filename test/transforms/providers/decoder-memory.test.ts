@@ -17,7 +17,7 @@ const chunkOf = (i) => (': padding ' + String(i).padStart(4, '0') + ' ' + 'x'.re
 new ProviderEventDecoder({ provider: 'anthropic' }).push(chunkOf(99));
 gc();
 const before = process.memoryUsage().heapUsed;
-for (let i = 0; i < 8; i++) {
+for (let i = 0; i < 16; i++) {
   // 1 MB of complete SSE comment lines: nothing in it needs to be buffered.
   const chunk = chunkOf(i);
   const decoder = new ProviderEventDecoder({ provider: 'anthropic' });
@@ -33,8 +33,9 @@ describe('ProviderEventDecoder memory', () => {
   it('ProviderEventDecoder does not keep its first chunk alive after decoding it', () => {
     const output = execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', SCRIPT], { encoding: 'utf8' });
     const { retainedBytes, decoders } = JSON.parse(output.trim().split('\n').at(-1) as string) as { retainedBytes: number; decoders: number };
-    expect(decoders).toBe(8);
-    // Eight 1 MB chunks: a decoder that kept its chunk would hold 8 MB.
-    expect(retainedBytes).toBeLessThan(1024 * 1024);
+    expect(decoders).toBe(16);
+    // Sixteen 1 MB chunks: decoders that kept their chunks would hold 16 MB (what V8 compiles
+    // and caches on the way is about 1 MB).
+    expect(retainedBytes).toBeLessThan(4 * 1024 * 1024);
   });
 });
