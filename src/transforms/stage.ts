@@ -23,7 +23,7 @@ export interface PushCore<I, O> {
 interface Fusion {
   /** The cores of this stage and of the stages fused after it, in order. */
   readonly cores: PushCore<unknown, unknown>[];
-  /** Set once the readable side has enqueued a chunk: from then on nothing can be fused. */
+  /** Set once the readable side has enqueued a chunk or the input ended: from then on nothing can be fused. */
   started: boolean;
   /** This stage was fused into another one: its own streams are unused. */
   absorbed: boolean;
@@ -119,6 +119,8 @@ export class Stage<I, O> extends TransformStream<I, O> {
         return enqueue(controller, out, failure);
       },
       flush(controller) {
+        // Ended: a stage fused from now on would never be ended itself.
+        fusion.started = true;
         const out: unknown[] = [];
         let failure: { error: unknown } | undefined;
         try {

@@ -88,3 +88,16 @@ describe('Stage fusion', () => {
     expect(live.filter((e) => e.type === 'tool-call-progress' && e.fragment.type === 'entry' && e.fragment.value.type === 'string')).toHaveLength(3);
   });
 });
+
+describe('Stage fusion after the input ended', () => {
+  it('Stage does not fuse into a stage whose input already ended, so the later stage still ends', async () => {
+    const first = new JsonFragmentStream({ allowTruncated: true });
+    const writer = first.writable.getWriter();
+    await writer.close(); // no input at all: nothing enqueued, but the input ended
+    const text = new JsonTextStream({ repair: true });
+    const out = first.readable.pipeThrough(text);
+    expect(out).toBe(text.readable);
+    expect(await readAll(out)).toEqual([]);
+    expect(text.truncated).toBe(true);
+  });
+});
