@@ -10,7 +10,7 @@ import type { JsonLimits } from '../json/scanner.ts';
 import { TurnBuilder } from '../turn/turn-builder.ts';
 import type { JsonObject, JsonValue, StreamEvent, ToolCallArgumentProgress, ToolCallEvent } from '../types.ts';
 import type { PipelineEvent } from '../view-types.ts';
-import { drainingTransformer, failAfterDrain } from './fail-after-drain.ts';
+import { Stage, type StageCore } from './stage.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The part of Standard Schema v1 this stage relies on, declared structurally (no dependency).
@@ -387,34 +387,9 @@ function isPromise(value: unknown): value is PromiseLike<StandardSchemaResult> {
  * }
  * ```
  */
-export class ArgumentValidationStream extends TransformStream<ArgumentValidationStreamInput, ArgumentValidationStreamOutput> {
+export class ArgumentValidationStream extends Stage<ArgumentValidationStreamInput, ArgumentValidationStreamOutput> {
   constructor(options: ArgumentValidationStreamOptions) {
-    const core = new ArgumentValidationCore(options);
-    const step = (
-      controller: TransformStreamDefaultController<ArgumentValidationStreamOutput>,
-      run: (out: PipelineEvent[]) => PipelineEvent[] | Promise<PipelineEvent[]>,
-    ): Promise<void> | undefined => {
-      const out: PipelineEvent[] = [];
-      const deliver = (failure?: { error: unknown }): Promise<void> | undefined => {
-        for (const event of out) controller.enqueue(event);
-        return failure === undefined ? undefined : failAfterDrain(controller as TransformStreamDefaultController<never>, failure.error);
-      };
-      let result: PipelineEvent[] | Promise<PipelineEvent[]>;
-      try {
-        result = run(out);
-      } catch (error) {
-        return deliver({ error });
-      }
-      // An async validator: what came before it is delivered once it has answered.
-      if (result instanceof Promise) return result.then(() => deliver(), (error: unknown) => deliver({ error }));
-      return deliver();
-    };
-    super(
-      drainingTransformer({
-        transform: (event, controller) => step(controller, (out) => core.push(event as PipelineEvent, out)),
-        flush: (controller) => step(controller, (out) => core.end(out)),
-      }),
-    );
+    super(new ArgumentValidationCore(options) as StageCore<ArgumentValidationStreamInput, ArgumentValidationStreamOutput>);
   }
 }
 

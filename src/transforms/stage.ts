@@ -19,10 +19,20 @@ export interface PushCore<I, O> {
   end(out?: O[]): O[];
 }
 
+/**
+ * What a stage runs: a push core, or one whose outputs may come later (`ArgumentValidationCore`
+ * with an async validator answers with a promise; the stage then waits for it before anything
+ * else goes through). Internal.
+ */
+export interface StageCore<I, O> {
+  push(input: I, out?: O[]): O[] | Promise<O[]>;
+  end(out?: O[]): O[] | Promise<O[]>;
+}
+
 /** Everything a fusion needs from a stage; keyed by the stage, out of users' sight. */
 interface Fusion {
   /** The cores of this stage and of the stages fused after it, in order. */
-  readonly cores: PushCore<unknown, unknown>[];
+  readonly cores: StageCore<unknown, unknown>[];
   /** Set once the readable side has enqueued a chunk or the input ended: from then on nothing can be fused. */
   started: boolean;
   /** This stage was fused into another one: its own streams are unused. */
@@ -44,6 +54,18 @@ export function canFuse(readable: ReadableStream<unknown>): boolean {
 
 const nativePipeThrough = ReadableStream.prototype.pipeThrough;
 
+/** Work a stage still waits for: only a core that answered with a promise makes any. */
+type Pending = Promise<void> | undefined;
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/** What the last core returned: its outputs (nothing to wait for), or a promise of them. */
+function settled(result: unknown, out: unknown[]): Pending {
+  return result === out || !isThenable(result) ? undefined : Promise.resolve(result).then(() => undefined);
+}
+
 
 /**
  * A `TransformStream` over a chain of push cores.
@@ -62,37 +84,94 @@ const nativePipeThrough = ReadableStream.prototype.pipeThrough;
  * chunk.
  */
 export class Stage<I, O> extends TransformStream<I, O> {
-  constructor(core: PushCore<I, O>) {
-    const fusion: Fusion = { cores: [core as PushCore<unknown, unknown>], started: false, absorbed: false };
+  constructor(core: StageCore<I, O>) {
+    const fusion: Fusion = { cores: [core as StageCore<unknown, unknown>], started: false, absorbed: false };
     const cores = fusion.cores;
     /** One scratch array per core after the first, reused: a level's array is empty between uses. */
     const scratch: unknown[][] = [];
+    const last = (): number => cores.length - 1;
 
-    /** Feed `item` to core `level` and what it produces to the cores after it; `out` gets the last core's outputs. */
-    const feed = (level: number, item: unknown, out: unknown[]): void => {
-      const core = cores[level] as PushCore<unknown, unknown>;
-      if (level === cores.length - 1) {
-        core.push(item, out);
-        return;
-      }
+    /**
+     * Feed `item` to core `level` and what it produces to the cores after it; `out` gets the last
+     * core's outputs. Synchronous unless a core answers with a promise (an async validator): then
+     * the rest waits for it, and a promise is returned.
+     */
+    const feed = (level: number, item: unknown, out: unknown[]): Pending => {
+      const core = cores[level] as StageCore<unknown, unknown>;
+      if (level === last()) return settled(core.push(item, out), out);
       const buffer = (scratch[level] ??= []);
-      let failure: { error: unknown } | undefined;
-      try {
-        core.push(item, buffer);
-      } catch (error) {
-        failure = { error };
-      }
-      forward(level, buffer, out);
-      if (failure !== undefined) throw failure.error;
+      return after(level, () => core.push(item, buffer), buffer, out);
     };
 
-    /** Pass what core `level` produced to the next core, then empty the buffer. */
-    const forward = (level: number, buffer: unknown[], out: unknown[]): void => {
+    /** Run one step of core `level` into `buffer`, then pass what it made on, even if it threw. */
+    const after = (level: number, step: () => unknown, buffer: unknown[], out: unknown[]): Pending => {
+      let result: unknown;
       try {
-        for (let i = 0; i < buffer.length; i++) feed(level + 1, buffer[i], out);
-      } finally {
-        buffer.length = 0;
+        result = step();
+      } catch (error) {
+        const rest = forward(level, buffer, out, 0);
+        if (rest === undefined) throw error;
+        return rest.then(() => Promise.reject(error));
       }
+      if (result === buffer || !isThenable(result)) return forward(level, buffer, out, 0);
+      return Promise.resolve(result).then(
+        () => forward(level, buffer, out, 0),
+        (error: unknown) => (forward(level, buffer, out, 0) ?? Promise.resolve()).then(() => Promise.reject(error)),
+      );
+    };
+
+    /** Pass what core `level` produced (from index `from`) to the next core, then empty the buffer. */
+    const forward = (level: number, buffer: unknown[], out: unknown[], from: number): Pending => {
+      try {
+        for (let i = from; i < buffer.length; i++) {
+          const pending = feed(level + 1, buffer[i], out);
+          if (pending !== undefined) {
+            return pending.then(
+              () => forward(level, buffer, out, i + 1),
+              (error: unknown) => {
+                buffer.length = 0;
+                throw error;
+              },
+            );
+          }
+        }
+      } catch (error) {
+        buffer.length = 0;
+        throw error;
+      }
+      buffer.length = 0;
+      return undefined;
+    };
+
+    /** End the cores from `level` on, each after everything before it has ended and been passed on. */
+    const endFrom = (level: number, out: unknown[]): Pending => {
+      for (; level < cores.length; level++) {
+        const core = cores[level] as StageCore<unknown, unknown>;
+        if (level === last()) return settled(core.end(out), out);
+        const buffer = (scratch[level] ??= []);
+        const pending = after(level, () => core.end(buffer), buffer, out);
+        if (pending !== undefined) {
+          const next = level + 1;
+          return pending.then(() => endFrom(next, out));
+        }
+      }
+      return undefined;
+    };
+
+    /** Run `step`, then enqueue what it produced — all of it, also when it failed — then fail. */
+    const run = (controller: TransformStreamDefaultController<O>, step: (out: unknown[]) => Pending): Promise<void> | undefined => {
+      const out: unknown[] = [];
+      let pending: Pending;
+      try {
+        pending = step(out);
+      } catch (error) {
+        return enqueue(controller, out, { error });
+      }
+      if (pending === undefined) return enqueue(controller, out, undefined);
+      return pending.then(
+        () => enqueue(controller, out, undefined),
+        (error: unknown) => enqueue(controller, out, { error }),
+      );
     };
 
     const enqueue = (controller: TransformStreamDefaultController<O>, out: unknown[], failure: { error: unknown } | undefined) => {
@@ -108,43 +187,12 @@ export class Stage<I, O> extends TransformStream<I, O> {
         readableController = controller;
       },
       transform(chunk, controller) {
-        const out: unknown[] = [];
-        let failure: { error: unknown } | undefined;
-        try {
-          if (cores.length === 1) (cores[0] as PushCore<unknown, unknown>).push(chunk, out);
-          else feed(0, chunk, out);
-        } catch (error) {
-          failure = { error };
-        }
-        return enqueue(controller, out, failure);
+        return run(controller, (out) => feed(0, chunk, out));
       },
       flush(controller) {
         // Ended: a stage fused from now on would never be ended itself.
         fusion.started = true;
-        const out: unknown[] = [];
-        let failure: { error: unknown } | undefined;
-        try {
-          // Each core ends after everything before it has ended and been passed on.
-          for (let level = 0; level < cores.length; level++) {
-            const core = cores[level] as PushCore<unknown, unknown>;
-            if (level === cores.length - 1) {
-              core.end(out);
-              break;
-            }
-            const buffer = (scratch[level] ??= []);
-            let error: { error: unknown } | undefined;
-            try {
-              core.end(buffer);
-            } catch (caught) {
-              error = { error: caught };
-            }
-            forward(level, buffer, out);
-            if (error !== undefined) throw error.error;
-          }
-        } catch (error) {
-          failure = { error };
-        }
-        return enqueue(controller, out, failure);
+        return run(controller, (out) => endFrom(0, out));
       },
       // The readable side keeps its queue when the writable side is aborted (the stage before
       // failed): the abort waits until the reader has taken what was produced. See
@@ -182,7 +230,7 @@ export class Stage<I, O> extends TransformStream<I, O> {
         ) {
           return nativePipeThrough.call(this, transform, options) as ReadableStream<T>;
         }
-        cores.push(next.cores[0] as PushCore<unknown, unknown>);
+        cores.push(next.cores[0] as StageCore<unknown, unknown>);
         next.absorbed = true;
         // As a pipe would: the absorbed stage's writable side is locked, and its output is ours.
         (transform as Stage<unknown, unknown>).writable.getWriter();

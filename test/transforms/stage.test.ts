@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  ArgumentValidationStream,
   ConversationEventStream,
   FieldEventStream,
   JsonFragmentStream,
@@ -99,5 +100,52 @@ describe('Stage fusion after the input ended', () => {
     expect(out).toBe(text.readable);
     expect(await readAll(out)).toEqual([]);
     expect(text.truncated).toBe(true);
+  });
+});
+
+describe('Stage with a core that answers later', () => {
+  const asyncSchema = (forbidden: string) => ({
+    '~standard': {
+      version: 1 as const,
+      vendor: 'test',
+      validate: async (value: unknown) => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        const path = (value as { path?: unknown }).path;
+        return typeof path === 'string' && path.startsWith(forbidden) ? { issues: [{ message: 'forbidden', path: ['path'] }] } : { value };
+      },
+    },
+  });
+  const events = (): PipelineEvent[] => [start(0, 'c', 'write_file'), args(0, '{"path":"/etc/x",'), text(1, 'between'), args(0, '"content":"y"}'), flush(0), flush(1), finished('tool-calls', 'tool_use')];
+
+  it('ArgumentValidationStream with an async validator fuses with the stages around it and keeps the order', async () => {
+    const validation = new ArgumentValidationStream({ schema: asyncSchema('/etc') });
+    const progress = new ToolCallProgressStream();
+    const fused = progress.readable.pipeThrough(validation).pipeThrough(new FieldEventStream());
+    expect(fused).toBe(progress.readable);
+    const writer = progress.writable.getWriter();
+    const read = readAll(fused);
+    for (const event of events()) await writer.write(event);
+    await writer.close();
+    const out = await read;
+    const hops = await readAll(
+      streamOf(events())
+        .pipeThrough(new ToolCallProgressStream(), {})
+        .pipeThrough(new ArgumentValidationStream({ schema: asyncSchema('/etc') }), {})
+        .pipeThrough(new FieldEventStream(), {}),
+    );
+    expect(joinAdjacentText([...out])).toEqual(joinAdjacentText([...hops]));
+    // The path's failure comes right after the field it ends, before the text that follows.
+    const types = out.map((e) => (e.type === 'field-end' ? `field-end:${e.key}` : e.type === 'part' ? `part:${e.part.type}` : e.type));
+    expect(types.indexOf('validation-error')).toBe(types.indexOf('field-end:path') + 1);
+    expect(types.indexOf('validation-error')).toBeLessThan(types.indexOf('part:message'));
+    expect(out.filter((e) => e.type === 'validation-error')).toHaveLength(1);
+  });
+
+  it('ArgumentValidationStream with an async validator and errorOnInvalid delivers what came before, then errors the fused chain', async () => {
+    const { values, error } = await settle(
+      streamOf(events()).pipeThrough(new ToolCallProgressStream()).pipeThrough(new ArgumentValidationStream({ schema: asyncSchema('/etc'), errorOnInvalid: true })),
+    );
+    expect(error).toMatchObject({ name: 'ArgumentValidationError', path: '/path' });
+    expect(values.map((e) => e.type)).toEqual(['part', 'tool-call-progress', 'tool-call-progress', 'tool-call-progress', 'tool-call-progress']);
   });
 });
