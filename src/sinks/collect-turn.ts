@@ -1,5 +1,5 @@
 import { type PushCore, Stage, canFuse } from '../transforms/stage.ts';
-import { TurnBuilder, type TurnBuilderOptions } from '../turn/turn-builder.ts';
+import { FINAL_EVENTS, TurnBuilder, type TurnBuilderOptions } from '../turn/turn-builder.ts';
 import type { PipelineEvent } from '../view-types.ts';
 import type {
   ConversationEvent,
@@ -10,16 +10,6 @@ import type {
   Usage,
 } from '../types.ts';
 
-/** What a turn is made of. */
-const TURN_EVENTS: ReadonlySet<string> = new Set([
-  'message',
-  'reasoning',
-  'structured',
-  'tool-call',
-  'tool-call-incomplete',
-  'tool-call-failed',
-  'finished',
-]);
 
 /** A turn builder that keeps only what `collectTurn` reads: run inside the stage before it. */
 class TurnEvents implements PushCore<PipelineEvent, PipelineEvent> {
@@ -43,7 +33,11 @@ class TurnEvents implements PushCore<PipelineEvent, PipelineEvent> {
     try {
       step();
     } finally {
-      for (let i = 0; i < all.length; i++) if (TURN_EVENTS.has((all[i] as PipelineEvent).type)) out.push(all[i] as PipelineEvent);
+      for (let i = 0; i < all.length; i++) {
+        const type = (all[i] as PipelineEvent).type;
+        // What a turn is made of: the conversation events and `finished`.
+        if (type === 'finished' || FINAL_EVENTS.has(type)) out.push(all[i] as PipelineEvent);
+      }
       all.length = 0;
     }
     return out;

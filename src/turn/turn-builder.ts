@@ -94,8 +94,8 @@ function withMetadata<T extends object>(event: T, metadata: Record<string, unkno
   return metadata === undefined ? event : { ...event, metadata };
 }
 
-/** The conversation events that close a slot: once one has passed, the slot is reported. */
-const FINAL_EVENTS: ReadonlySet<string> = new Set([
+/** The conversation events that close a slot: once one has passed, the slot is reported. Internal. */
+export const FINAL_EVENTS: ReadonlySet<string> = new Set([
   'message',
   'reasoning',
   'structured',
