@@ -89,7 +89,6 @@ export class Stage<I, O> extends TransformStream<I, O> {
     const cores = fusion.cores;
     /** One scratch array per core after the first, reused: a level's array is empty between uses. */
     const scratch: unknown[][] = [];
-    const last = (): number => cores.length - 1;
 
     /**
      * Feed `item` to core `level` and what it produces to the cores after it; `out` gets the last
@@ -98,9 +97,16 @@ export class Stage<I, O> extends TransformStream<I, O> {
      */
     const feed = (level: number, item: unknown, out: unknown[]): Pending => {
       const core = cores[level] as StageCore<unknown, unknown>;
-      if (level === last()) return settled(core.push(item, out), out);
+      if (level === cores.length - 1) return settled(core.push(item, out), out);
       const buffer = (scratch[level] ??= []);
-      return after(level, () => core.push(item, buffer), buffer, out);
+      // Written out, not through `after`: this runs for every event at every level.
+      let result: unknown;
+      try {
+        result = core.push(item, buffer);
+      } catch (error) {
+        return failed(level, buffer, out, error);
+      }
+      return result === buffer ? forward(level, buffer, out, 0) : later(level, result, buffer, out);
     };
 
     /** Run one step of core `level` into `buffer`, then pass what it made on, even if it threw. */
@@ -109,11 +115,21 @@ export class Stage<I, O> extends TransformStream<I, O> {
       try {
         result = step();
       } catch (error) {
-        const rest = forward(level, buffer, out, 0);
-        if (rest === undefined) throw error;
-        return rest.then(() => Promise.reject(error));
+        return failed(level, buffer, out, error);
       }
-      if (result === buffer || !isThenable(result)) return forward(level, buffer, out, 0);
+      return result === buffer ? forward(level, buffer, out, 0) : later(level, result, buffer, out);
+    };
+
+    /** Core `level` threw: what it made before the error still goes on, then the error. */
+    const failed = (level: number, buffer: unknown[], out: unknown[], error: unknown): Pending => {
+      const rest = forward(level, buffer, out, 0);
+      if (rest === undefined) throw error;
+      return rest.then(() => Promise.reject(error));
+    };
+
+    /** Core `level` answered with a promise (or something else than its buffer). */
+    const later = (level: number, result: unknown, buffer: unknown[], out: unknown[]): Pending => {
+      if (!isThenable(result)) return forward(level, buffer, out, 0);
       return Promise.resolve(result).then(
         () => forward(level, buffer, out, 0),
         (error: unknown) => (forward(level, buffer, out, 0) ?? Promise.resolve()).then(() => Promise.reject(error)),
@@ -147,7 +163,7 @@ export class Stage<I, O> extends TransformStream<I, O> {
     const endFrom = (level: number, out: unknown[]): Pending => {
       for (; level < cores.length; level++) {
         const core = cores[level] as StageCore<unknown, unknown>;
-        if (level === last()) return settled(core.end(out), out);
+        if (level === cores.length - 1) return settled(core.end(out), out);
         const buffer = (scratch[level] ??= []);
         const pending = after(level, () => core.end(buffer), buffer, out);
         if (pending !== undefined) {
