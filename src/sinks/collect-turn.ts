@@ -10,7 +10,6 @@ import type {
   Usage,
 } from '../types.ts';
 
-
 /** A turn builder that keeps only what `collectTurn` reads: run inside the stage before it. */
 class TurnEvents implements PushCore<PipelineEvent, PipelineEvent> {
   readonly #builder: TurnBuilder;

@@ -38,25 +38,6 @@ export async function failAfterDrain(controller: TransformStreamDefaultControlle
 }
 
 /**
- * Run one step of a synchronous core, then enqueue what it produced — all of it, even when the
- * step threw, before the stream errors.
- */
-export function runStep<T>(
-  controller: TransformStreamDefaultController<T>,
-  step: (out: T[]) => void,
-): Promise<never> | undefined {
-  const out: T[] = [];
-  let failure: { error: unknown } | undefined;
-  try {
-    step(out);
-  } catch (error) {
-    failure = { error };
-  }
-  for (const chunk of out) controller.enqueue(chunk);
-  return failure === undefined ? undefined : failAfterDrain(controller as TransformStreamDefaultController<never>, failure.error);
-}
-
-/**
  * A transformer whose readable side keeps its queue when the writable side is aborted — which is
  * what `pipeThrough` does when the stream before it errors: the abort waits until the reader has
  * taken what this stage already produced, then errors both ends. (`cancel` is also called when

@@ -1,6 +1,6 @@
 import { FieldEventParser } from '../json/field-event-parser.ts';
 import type { JsonLimits } from '../json/scanner.ts';
-import { TurnBuilder } from '../turn/turn-builder.ts';
+import { FINAL_EVENTS, TurnBuilder } from '../turn/turn-builder.ts';
 import type { StreamFragment } from '../types.ts';
 import type { FieldEvent, PipelineEvent } from '../view-types.ts';
 import { ChainedCore, type PushCore, Stage } from './stage.ts';
@@ -29,7 +29,6 @@ export interface FieldEventStreamOptions extends JsonLimits {
 }
 
 const FRAGMENT_TYPES: ReadonlySet<string> = new Set(['start', 'string', 'scalar', 'entry', 'item', 'done']);
-const FINAL_TYPES: ReadonlySet<string> = new Set(['tool-call', 'tool-call-incomplete', 'tool-call-failed', 'structured', 'flush']);
 
 /** Progress and fragments → field events; one {@link FieldEventParser} per slot. */
 class FieldSplitter implements PushCore<FieldEventStreamInput, FieldEventStreamOutput> {
@@ -79,7 +78,7 @@ class FieldSplitter implements PushCore<FieldEventStreamInput, FieldEventStreamO
           return out;
         }
         // The call is over: release its state.
-        if (FINAL_TYPES.has(input.type)) this.#documents.delete((input as { readonly index: number }).index);
+        if (input.type === 'flush' || FINAL_EVENTS.has(input.type)) this.#documents.delete((input as { readonly index: number }).index);
         out.push(input as PipelineEvent);
         return out;
     }

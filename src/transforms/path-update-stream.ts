@@ -7,7 +7,7 @@
  */
 import { escapeToken } from '../json/json-pointer.ts';
 import type { JsonLimits } from '../json/scanner.ts';
-import { TurnBuilder } from '../turn/turn-builder.ts';
+import { FINAL_EVENTS, TurnBuilder } from '../turn/turn-builder.ts';
 import type { StreamFragment, ValueKind } from '../types.ts';
 import type { PipelineEvent } from '../view-types.ts';
 import { ChainedCore, type PushCore, Stage } from './stage.ts';
@@ -231,7 +231,6 @@ function misplaced(fragment: StreamFragment): never {
 }
 
 const FRAGMENT_TYPES: ReadonlySet<string> = new Set(['start', 'string', 'scalar', 'entry', 'item', 'done']);
-const FINAL_TYPES: ReadonlySet<string> = new Set(['tool-call', 'tool-call-incomplete', 'tool-call-failed', 'structured', 'flush']);
 
 /** What {@link PathUpdateStream} accepts: fragments of one document, or any pipeline event. */
 export type PathUpdateStreamInput = StreamFragment | PipelineEvent;
@@ -277,7 +276,7 @@ class PathUpdateSplitter implements PushCore<PathUpdateStreamInput, PathUpdateSt
       this.#document ??= new PathUpdateEncoder();
       this.#document.push(input as StreamFragment, out as PathUpdate[]);
     } else {
-      if (FINAL_TYPES.has(input.type)) this.#calls.delete((input as { readonly index: number }).index);
+      if (input.type === 'flush' || FINAL_EVENTS.has(input.type)) this.#calls.delete((input as { readonly index: number }).index);
       out.push(input as PipelineEvent);
     }
     return out;

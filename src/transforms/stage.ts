@@ -6,7 +6,7 @@
  * @module
  */
 import { joinAdjacentText } from './batch.ts';
-import { drained, failAfterDrain } from './fail-after-drain.ts';
+import { drainingTransformer, failAfterDrain } from './fail-after-drain.ts';
 
 /**
  * The shape of every stage's synchronous core: `push(input) → outputs` and `end() → outputs`, no
@@ -65,7 +65,6 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 function settled(result: unknown, out: unknown[]): Pending {
   return result === out || !isThenable(result) ? undefined : Promise.resolve(result).then(() => undefined);
 }
-
 
 /**
  * A `TransformStream` over a chain of push cores.
@@ -197,28 +196,16 @@ export class Stage<I, O> extends TransformStream<I, O> {
       return failure === undefined ? undefined : failAfterDrain(controller as TransformStreamDefaultController<never>, failure.error);
     };
 
-    let readableController: TransformStreamDefaultController<O> | undefined;
-    const transformer: Transformer<I, O> & { cancel(reason: unknown): Promise<void> | undefined } = {
-      start(controller) {
-        readableController = controller;
-      },
-      transform(chunk, controller) {
-        return run(controller, (out) => feed(0, chunk, out));
-      },
-      flush(controller) {
-        // Ended: a stage fused from now on would never be ended itself.
-        fusion.started = true;
-        return run(controller, (out) => endFrom(0, out));
-      },
-      // The readable side keeps its queue when the writable side is aborted (the stage before
-      // failed): the abort waits until the reader has taken what was produced. See
-      // fail-after-drain.ts.
-      cancel: () =>
-        readableController === undefined || (readableController.desiredSize ?? 0) >= 0
-          ? undefined
-          : drained(readableController as TransformStreamDefaultController<never>),
-    };
-    super(transformer);
+    super(
+      drainingTransformer<I, O>({
+        transform: (chunk, controller) => run(controller, (out) => feed(0, chunk, out)),
+        flush: (controller) => {
+          // Ended: a stage fused from now on would never be ended itself.
+          fusion.started = true;
+          return run(controller, (out) => endFrom(0, out));
+        },
+      }),
+    );
     fusions.set(this, fusion);
     const readable = this.readable;
     readables.set(readable, fusion);
