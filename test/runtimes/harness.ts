@@ -31,10 +31,19 @@ export interface Runner {
   run(bundlesDir: string): Promise<RunOutcome>;
 }
 
-/** A binary the package installs under node_modules/.bin, or `undefined`. */
+/**
+ * A runtime binary that test/runtimes/package.json installs (`npm test` runs `npm ci` there on
+ * first run: install.mjs), from test/runtimes/node_modules/.bin, or `undefined` when it is not
+ * installed.
+ */
 export function localBin(name: string): string | undefined {
-  const path = join(ROOT, 'node_modules', '.bin', name);
+  const path = join(RUNTIMES_DIR, 'node_modules', '.bin', name);
   return existsSync(path) ? path : undefined;
+}
+
+/** What a runner's `missing()` says when a runtime of test/runtimes/package.json is not installed. */
+export function notInstalled(what: string): string {
+  return `${what} is missing from test/runtimes/node_modules: run \`npm test\` (it installs the runtimes on first run) or \`node test/runtimes/install.mjs\` (npm ci in test/runtimes)`;
 }
 
 export interface ProcessResult {

@@ -1,9 +1,9 @@
 /** Bun runner (`bun` npm package): the command-line bundle, then src/ run directly as TypeScript. */
 import { join } from 'node:path';
-import { execute, localBin, reportFrom, ROOT, RUNTIMES_DIR, smoke, versionOf, type Runner } from '../harness.ts';
+import { execute, localBin, notInstalled, reportFrom, ROOT, RUNTIMES_DIR, smoke, versionOf, type Runner } from '../harness.ts';
 
 export const bun: Runner = {
-  missing: () => (localBin('bun') ? undefined : 'node_modules/.bin/bun is missing: run `npm ci` (devDependency bun; its install script must be allowed)'),
+  missing: () => (localBin('bun') ? undefined : notInstalled('bun')),
   async run(bundlesDir) {
     const bin = localBin('bun')!;
     const version = await versionOf(bin);

@@ -7,10 +7,10 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execute, localBin, reportFrom, ROOT, RUNTIMES_DIR, smoke, versionOf, type Runner } from '../harness.ts';
+import { execute, localBin, notInstalled, reportFrom, ROOT, RUNTIMES_DIR, smoke, versionOf, type Runner } from '../harness.ts';
 
 export const deno: Runner = {
-  missing: () => (localBin('deno') ? undefined : 'node_modules/.bin/deno is missing: run `npm ci` (devDependency deno; its install script must be allowed)'),
+  missing: () => (localBin('deno') ? undefined : notInstalled('deno')),
   async run(bundlesDir) {
     const bin = localBin('deno')!;
     const version = await versionOf(bin);

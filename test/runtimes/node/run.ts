@@ -1,11 +1,12 @@
 /**
  * Node runners: the Node that runs the tests (the machine's, ≥ 20) and Node 24 from the `node`
- * npm package. Both run the command-line bundle; Node 24 also runs src/ as TypeScript directly
- * (its type stripping), as a user's `node app.ts` importing the sources would.
+ * npm package (a devDependency of test/runtimes/package.json). Both run the command-line bundle;
+ * Node 24 also runs src/ as TypeScript directly (its type stripping), as a user's `node app.ts`
+ * importing the sources would.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { execute, reportFrom, ROOT, RUNTIMES_DIR, smoke, versionOf, type Runner } from '../harness.ts';
+import { execute, notInstalled, reportFrom, RUNTIMES_DIR, smoke, versionOf, type Runner } from '../harness.ts';
 
 /** The machine's Node: the one running vitest. */
 export const hostNode: Runner = {
@@ -16,11 +17,14 @@ export const hostNode: Runner = {
   },
 };
 
-/** The Node 24 binary of the `node@24` devDependency (not linked as `node`: see package.json `prepare`). */
-export const NODE24 = join(ROOT, 'node_modules', 'node', 'bin', 'node');
+/**
+ * The Node 24 binary of test/runtimes' `node@24` devDependency, by its own path (its
+ * test/runtimes/node_modules/.bin/node link is on no PATH the tests run with).
+ */
+export const NODE24 = join(RUNTIMES_DIR, 'node_modules', 'node', 'bin', 'node');
 
 export const node24: Runner = {
-  missing: () => (existsSync(NODE24) ? undefined : 'node_modules/node/bin/node is missing: run `npm ci` (the devDependency node@24 ships the Node 24 binary)'),
+  missing: () => (existsSync(NODE24) ? undefined : notInstalled('node@24 (node/bin/node)')),
   async run(bundlesDir) {
     const version = await versionOf(NODE24);
     const result = await execute(NODE24, [join(bundlesDir, 'main.mjs')]);

@@ -6,10 +6,10 @@ import { spawn } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Report } from '../report.ts';
-import { fetchWhenUp, freePort, localBin, RUNTIMES_DIR, versionOf, type Runner } from '../harness.ts';
+import { fetchWhenUp, freePort, localBin, notInstalled, RUNTIMES_DIR, versionOf, type Runner } from '../harness.ts';
 
 export const workerd: Runner = {
-  missing: () => (localBin('workerd') ? undefined : 'node_modules/.bin/workerd is missing: run `npm ci` (devDependency workerd; its install script must be allowed)'),
+  missing: () => (localBin('workerd') ? undefined : notInstalled('workerd')),
   async run(bundlesDir) {
     const bin = localBin('workerd')!;
     const version = await versionOf(bin);
