@@ -156,3 +156,16 @@ export type {
   StandardSchemaResult,
   ToolArgumentsSchema,
 } from './transforms/argument-validation-stream.ts';
+
+// A terminal view: a sink that draws a streaming turn as text (ANSI styles optional)
+export { TerminalRenderer, TerminalSink, genericToolRenderer, writeFileRenderer } from './sinks/terminal.ts';
+export type {
+  TerminalOutput,
+  TerminalRendererOptions,
+  TerminalSinkOptions,
+  TerminalStyle,
+  TerminalToolCall,
+  ToolCallEndEvent,
+  ToolCallRenderer,
+  ToolRenderer,
+} from './sinks/terminal.ts';
