@@ -362,6 +362,8 @@ interface CallState {
   shown: boolean;
   /** Field events were rendered (else the arguments are drawn from the final event). */
   streamed: boolean;
+  /** Begun and not yet ended. */
+  open: boolean;
 }
 
 /** The slots reported by a stage before this one (field events or path updates came for them). */
@@ -419,6 +421,8 @@ export class TerminalRenderer {
   #written = false;
   #dim = false;
   #out = '';
+  /** `finished` came while a call was still open: drawn after that call's end. */
+  #pendingFinish: FinishedEvent | undefined;
 
   constructor(options: TerminalRendererOptions = {}) {
     const width = options.width ?? 80;
@@ -487,6 +491,8 @@ export class TerminalRenderer {
     } finally {
       buffer.length = 0;
     }
+    if (this.#pendingFinish !== undefined) this.#finished(this.#pendingFinish);
+    this.#pendingFinish = undefined;
     this.#newline();
     return this.#take();
   }
@@ -542,7 +548,9 @@ export class TerminalRenderer {
         this.#validation(event);
         return;
       case 'finished':
-        this.#finished(event);
+        // A call still open is reported at the end of input (cut off): the finish line goes after it.
+        if ([...this.#calls.values()].some((call) => call.open)) this.#pendingFinish = event;
+        else this.#finished(event);
         return;
       default:
         // `flush`, and what no stage of this version emits: nothing to draw.
@@ -563,7 +571,7 @@ export class TerminalRenderer {
   #call(index: number, toolCallId: string, toolName: string): CallState {
     let call = this.#calls.get(index);
     if (call === undefined) {
-      call = { index, toolCallId, toolName, renderer: undefined, shown: false, streamed: false };
+      call = { index, toolCallId, toolName, renderer: undefined, shown: false, streamed: false, open: true };
       this.#calls.set(index, call);
     } else {
       if (call.toolCallId === '' && toolCallId !== '') call.toolCallId = toolCallId;
@@ -628,6 +636,7 @@ export class TerminalRenderer {
     }
     if (renderer.end !== undefined) this.#plain(renderer.end(event));
     call.renderer = undefined;
+    call.open = false;
     this.#newline();
     this.#plain(`${this.#result(event, call)}\n`);
     this.#documents.delete(call.index);
