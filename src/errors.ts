@@ -1,6 +1,7 @@
 /**
- * The two error classes of argstream: {@link JsonStreamError} for JSON text, and
- * {@link ProviderError} for errors a provider sends inside its stream.
+ * The error classes of argstream: {@link JsonStreamError} for JSON text, {@link ProviderError}
+ * for errors a provider reports (an HTTP error status, or an error inside its stream), and
+ * {@link ToolCallArgumentsError} for a tool call's invalid arguments.
  *
  * @module
  */
@@ -52,18 +53,24 @@ export class JsonStreamError extends Error {
   }
 }
 
-/** The provider APIs argstream decodes. */
+/**
+ * The provider APIs argstream decodes. `'ai-sdk'` is not a wire format but the parts of the AI
+ * SDK's `streamText(…).fullStream`.
+ */
 export type ProviderName =
   | 'anthropic'
   | 'openai-chat'
   | 'openai-responses'
   | 'gemini'
   | 'ollama'
-  | 'bedrock';
+  | 'bedrock'
+  | 'ai-sdk';
 
 /**
- * A provider reported an error inside a stream that had started (HTTP 200), or sent something
- * that is not its wire format. Everything before the error has been delivered.
+ * A provider answered with an HTTP error status (then `status` is set; `type`, `code` and the
+ * message are the provider's own, read from its JSON error body), reported an error inside a
+ * stream that had started (HTTP 200), or sent something that is not its wire format (`type`
+ * `'invalid-stream'`). Everything before the error has been delivered.
  */
 export class ProviderError extends Error {
   override readonly name = 'ProviderError';
@@ -73,17 +80,20 @@ export class ProviderError extends Error {
   readonly type: string;
   /** The provider's error code, where it sends one apart from the type. */
   readonly code: string | undefined;
+  /** The HTTP status of the response, when the error is an HTTP error (4xx, 5xx). */
+  readonly status: number | undefined;
 
   constructor(
     provider: ProviderName,
     type: string,
     message: string,
-    options?: { code?: string | undefined; cause?: unknown },
+    options?: { code?: string | undefined; status?: number | undefined; cause?: unknown },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.provider = provider;
     this.type = type;
     this.code = options?.code;
+    this.status = options?.status;
   }
 }
 

@@ -169,3 +169,24 @@ export type {
   ToolCallRenderer,
   ToolRenderer,
 } from './sinks/terminal.ts';
+
+// Sources: a fetch Response with its status checked, and any (async) iterable (an SDK's stream) as
+// a ReadableStream. The AI SDK's stream parts are the provider 'ai-sdk' of ProviderEventStream.
+export { fromResponse } from './sources/response.ts';
+export type { FromResponseOptions } from './sources/response.ts';
+export { fromAsyncIterable } from './sources/iterable.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Relay: events to a browser as Server-Sent Events or NDJSON, and back
+export { EVENT_STREAM_HEADERS, EventStreamEncoder } from './relay/event-stream-encoder.ts';
+export type { EventStreamEncoderOptions } from './relay/event-stream-encoder.ts';
+export { EventStreamDecoder } from './relay/event-stream-decoder.ts';
+export type { EventStreamDecoderOptions } from './relay/event-stream-decoder.ts';
+export { NDJSON_HEADERS, NdjsonDecoder, NdjsonEncoder } from './relay/ndjson.ts';
+export type { NdjsonDecoderOptions, NdjsonEncoderOptions } from './relay/ndjson.ts';
+export { lastEventId, resumeEventStream } from './relay/resume.ts';
+export { RelayError } from './relay/relay-error.ts';
+export type { RelayErrorCode } from './relay/relay-error.ts';
+export type { RelayEncoderOptions } from './relay/relay-encoder.ts';
+export type { RelayDecoderOptions } from './relay/relay-decoder.ts';
+export type { ErrorClass } from './relay/wire.ts';

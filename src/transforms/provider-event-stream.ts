@@ -9,9 +9,11 @@ import { ProviderError, type ProviderName, excerpt } from '../errors.ts';
 import type { StreamEvent } from '../types.ts';
 import { type PushCore, Stage } from './stage.ts';
 import type { ProviderAdapter } from './providers/adapter.ts';
+import { createAiSdkAdapter } from './providers/ai-sdk.ts';
 import { createAnthropicAdapter } from './providers/anthropic.ts';
 import { type AwsEventStreamMessage, AwsEventStreamDecoder } from './providers/aws-event-stream.ts';
 import { createBedrockAdapter } from './providers/bedrock.ts';
+import { isErrorBody, providerErrorFromBody } from './providers/error-body.ts';
 import { createGeminiAdapter } from './providers/gemini.ts';
 import { createOllamaAdapter } from './providers/ollama.ts';
 import { createOpenAIChatAdapter } from './providers/openai-chat.ts';
@@ -59,7 +61,16 @@ export type InvalidStreamCode =
   | 'invalid-frame'
   | 'invalid-input';
 
-type Framing = 'sse' | 'ndjson' | 'aws-event-stream';
+/** `objects`: no wire format, only objects (the AI SDK's stream parts). */
+type Framing = 'sse' | 'ndjson' | 'aws-event-stream' | 'objects';
+
+/**
+ * How text input is read, decided by its first non-blank character: `sse` (the provider's SSE);
+ * `ndjson`, one JSON record per line (Ollama, or an SDK's `toReadableStream()` output of event
+ * objects for an SSE provider); `document`, one JSON document read whole at the end (an HTTP
+ * error body spread over several lines, Gemini's JSON-array stream without `alt=sse`).
+ */
+type TextMode = 'sse' | 'ndjson' | 'document';
 
 /** Each provider API's framing and adapter factory. */
 const PROVIDERS: Readonly<Record<ProviderName, { readonly framing: Framing; readonly create: () => ProviderAdapter }>> = {
@@ -69,6 +80,7 @@ const PROVIDERS: Readonly<Record<ProviderName, { readonly framing: Framing; read
   gemini: { framing: 'sse', create: () => createGeminiAdapter() },
   ollama: { framing: 'ndjson', create: () => createOllamaAdapter() },
   bedrock: { framing: 'aws-event-stream', create: () => createBedrockAdapter() },
+  'ai-sdk': { framing: 'objects', create: () => createAiSdkAdapter() },
 };
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
@@ -105,6 +117,10 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   /** Whether any input has arrived (a byte order mark is only skipped at the very start). */
   #started = false;
   #sse: EventSourceParser | undefined;
+  /** How text is read; `undefined` until the first non-blank character. */
+  #mode: TextMode | undefined;
+  /** The text of a JSON document read whole (`document` mode). */
+  #document = '';
   #aws: AwsEventStreamDecoder | undefined;
   /** The unterminated NDJSON line. */
   #line = '';
@@ -174,8 +190,14 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   }
 
   #push(chunk: ProviderEventStreamInput): void {
+    if (this.#framing === 'objects' && (typeof chunk === 'string' || toBytes(chunk) !== undefined)) {
+      throw this.#invalid(
+        'invalid-input',
+        `the ${this.#provider} input is the stream of part objects (\`streamText(…).fullStream\`), not text or bytes`,
+      );
+    }
     if (typeof chunk === 'string') {
-      if (this.#framing === 'aws-event-stream') {
+      if (this.#framing === 'aws-event-stream' && this.#mode !== 'document') {
         throw this.#invalid(
           'invalid-input',
           'Bedrock event streams are binary: pass the body bytes (Uint8Array), without a TextDecoderStream',
@@ -195,7 +217,12 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     }
     const bytes = toBytes(chunk);
     if (bytes !== undefined) {
-      if (this.#framing === 'aws-event-stream') {
+      // A frame begins with its length (big-endian, at most 16 MiB): a first byte of `{` is the
+      // JSON error body of an HTTP error instead.
+      if (this.#framing === 'aws-event-stream' && this.#aws === undefined && this.#mode === undefined && bytes.length > 0) {
+        if (bytes[0] === 0x7b) this.#mode = 'document';
+      }
+      if (this.#framing === 'aws-event-stream' && this.#mode !== 'document') {
         this.#aws ??= new AwsEventStreamDecoder({ maxFrameBytes: this.#maxBuffered });
         this.#aws.push(bytes, (frame) => this.#frame(frame));
       } else {
@@ -218,20 +245,26 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   }
 
   #end(): void {
+    if (this.#usedBytes && this.#framing !== 'aws-event-stream') this.#text(this.#textDecoder.decode());
+    if (this.#mode === 'document') {
+      if (this.#usedBytes) this.#text(this.#textDecoder.decode());
+      if (!this.#done) this.#endDocument();
+    } else if (this.#mode === 'ndjson') {
+      if (!this.#done && this.#line !== '') {
+        const line = this.#line;
+        this.#line = '';
+        this.#ndjsonLine(line);
+      }
+    }
     switch (this.#framing) {
-      case 'aws-event-stream':
-        this.#aws?.end();
-        break;
+      case 'objects':
       case 'ndjson':
-        if (this.#usedBytes) this.#text(this.#textDecoder.decode());
-        if (!this.#done && this.#line !== '') {
-          const line = this.#line;
-          this.#line = '';
-          this.#ndjsonLine(line);
-        }
+        break;
+      case 'aws-event-stream':
+        if (this.#mode !== 'document') this.#aws?.end();
         break;
       case 'sse': {
-        if (this.#usedBytes) this.#text(this.#textDecoder.decode());
+        if (this.#mode !== 'sse') break;
         if (this.#sse !== undefined && !this.#done) {
           // Terminate an unterminated last line unless the text already ended on a line break.
           const lineBreak = this.#lastChar === '\n' || this.#lastChar === '\r' || this.#lastChar === '' ? '' : '\n';
@@ -255,7 +288,21 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     this.#lastChar = text[text.length - 1] as string;
     // Copied, not sliced: a slice would keep the whole first chunk alive for the stream's life.
     if (this.#head.length < 30) this.#head = copyString((this.#head + text.slice(0, 60)).trimStart().slice(0, 30));
-    if (this.#framing === 'ndjson') {
+    if (this.#mode === undefined) {
+      // Blank lines before the first record mean nothing in SSE nor in NDJSON.
+      const first = text.search(/\S/);
+      if (first === -1) return;
+      const head = text[first];
+      this.#mode = this.#framing === 'ndjson' ? 'ndjson' : head === '{' ? 'ndjson' : head === '[' ? 'document' : 'sse';
+    }
+    if (this.#mode === 'document') {
+      this.#document += text;
+      if (this.#document.length > this.#maxBuffered) {
+        throw this.#invalid('max-buffered-bytes', `a JSON document grew beyond maxBufferedBytes (${this.#maxBuffered})`);
+      }
+      return;
+    }
+    if (this.#mode === 'ndjson') {
       this.#ndjson(text);
       return;
     }
@@ -339,6 +386,13 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
       const line = this.#line + text.slice(start, newline);
       this.#line = '';
       start = newline + 1;
+      if (this.#records === 0 && line.trim() !== '' && !parses(line)) {
+        // The first line is not a JSON value by itself: one document over several lines (a
+        // pretty-printed error body), read whole at the end.
+        this.#mode = 'document';
+        this.#text(`${line}\n${text.slice(start)}`);
+        return;
+      }
       this.#ndjsonLine(line);
     }
     this.#line += text.slice(start);
@@ -358,8 +412,32 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
         ? this.#invalid('truncated', `the stream ended inside an NDJSON line: "${excerpt(line)}" is incomplete`, cause)
         : this.#invalid('not-json', `NDJSON line is not JSON: "${excerpt(line)}"`, cause);
     }
+    this.#firstRecord(record, line);
+  }
+
+  /** A record of NDJSON or of a whole document: the first may be an HTTP error body. */
+  #firstRecord(record: unknown, text: string): void {
+    if (this.#records === 0 && isErrorBody(this.#provider, record)) {
+      throw providerErrorFromBody(this.#provider, text);
+    }
     this.#records++;
     this.#record(record);
+  }
+
+  #endDocument(): void {
+    const text = this.#document;
+    this.#document = '';
+    if (text.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (cause) {
+      throw this.#invalid('not-json', `expected ${this.#framing === 'sse' ? 'an SSE stream' : 'the provider\'s stream'}, got text that is not JSON: "${excerpt(text.trim())}"`, cause);
+    }
+    if (isErrorBody(this.#provider, value)) throw providerErrorFromBody(this.#provider, text);
+    // Gemini's streamGenerateContent without `alt=sse` answers a JSON array of its responses.
+    if (Array.isArray(value)) for (const record of value) this.#firstRecord(record, JSON.stringify(record));
+    else this.#firstRecord(value, text);
   }
 
   #frame(frame: AwsEventStreamMessage): void {
@@ -413,6 +491,15 @@ function copyString(text: string): string {
   let copy = '';
   for (let i = 0; i < text.length; i++) copy += text[i];
   return copy;
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function isFieldNamePrefix(line: string): boolean {

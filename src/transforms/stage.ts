@@ -29,8 +29,8 @@ export interface StageCore<I, O> {
   end(out?: O[]): O[] | Promise<O[]>;
 }
 
-/** Everything a fusion needs from a stage; keyed by the stage, out of users' sight. */
-interface Fusion {
+/** Everything a fusion needs from a stage; keyed by the stage, out of users' sight. Internal. */
+export interface Fusion {
   /** The cores of this stage and of the stages fused after it, in order. */
   readonly cores: StageCore<unknown, unknown>[];
   /** Set once the readable side has enqueued a chunk or the input ended: from then on nothing can be fused. */
@@ -207,41 +207,52 @@ export class Stage<I, O> extends TransformStream<I, O> {
       }),
     );
     fusions.set(this, fusion);
-    const readable = this.readable;
-    readables.set(readable, fusion);
-    Object.defineProperty(readable, 'pipeThrough', {
-      configurable: true,
-      writable: true,
-      value: function pipeThrough<T>(
-        this: ReadableStream<O>,
-        transform: ReadableWritablePair<T, O>,
-        options?: StreamPipeOptions,
-      ): ReadableStream<T> {
-        const next = transform instanceof Stage ? fusions.get(transform) : undefined;
-        if (
-          next === undefined ||
-          options !== undefined ||
-          this !== readable ||
-          fusion.started ||
-          fusion.absorbed ||
-          readable.locked ||
-          next.absorbed ||
-          next.started ||
-          next.cores.length !== 1 ||
-          (transform as Stage<unknown, unknown>).writable.locked ||
-          (transform as Stage<unknown, unknown>).readable.locked
-        ) {
-          return nativePipeThrough.call(this, transform, options) as ReadableStream<T>;
-        }
-        cores.push(next.cores[0] as StageCore<unknown, unknown>);
-        next.absorbed = true;
-        // As a pipe would: the absorbed stage's writable side is locked, and its output is ours.
-        (transform as Stage<unknown, unknown>).writable.getWriter();
-        Object.defineProperty(transform, 'readable', { configurable: true, get: () => readable });
-        return readable as unknown as ReadableStream<T>;
-      },
-    });
+    installFusion(this.readable as ReadableStream<unknown>, fusion);
   }
+}
+
+/**
+ * Make `readable` take the argstream stages piped after it into `fusion`'s chain of cores, as a
+ * stage's readable side does: `readable.pipeThrough(stage)` appends the stage's core to
+ * `fusion.cores` and returns `readable` when the fusion is possible, and pipes as usual
+ * otherwise. Whoever runs the cores sets `fusion.started` once it produced output. Internal: used
+ * by `Stage` and by sources that run a provider decoder themselves (`fromResponse`).
+ */
+export function installFusion(readable: ReadableStream<unknown>, fusion: Fusion): void {
+  const cores = fusion.cores;
+  readables.set(readable, fusion);
+  Object.defineProperty(readable, 'pipeThrough', {
+    configurable: true,
+    writable: true,
+    value: function pipeThrough<T>(
+      this: ReadableStream<unknown>,
+      transform: ReadableWritablePair<T, unknown>,
+      options?: StreamPipeOptions,
+    ): ReadableStream<T> {
+      const next = transform instanceof Stage ? fusions.get(transform) : undefined;
+      if (
+        next === undefined ||
+        options !== undefined ||
+        this !== readable ||
+        fusion.started ||
+        fusion.absorbed ||
+        readable.locked ||
+        next.absorbed ||
+        next.started ||
+        next.cores.length !== 1 ||
+        (transform as Stage<unknown, unknown>).writable.locked ||
+        (transform as Stage<unknown, unknown>).readable.locked
+      ) {
+        return nativePipeThrough.call(this, transform, options) as ReadableStream<T>;
+      }
+      cores.push(next.cores[0] as StageCore<unknown, unknown>);
+      next.absorbed = true;
+      // As a pipe would: the absorbed stage's writable side is locked, and its output is ours.
+      (transform as Stage<unknown, unknown>).writable.getWriter();
+      Object.defineProperty(transform, 'readable', { configurable: true, get: () => readable });
+      return readable as unknown as ReadableStream<T>;
+    },
+  });
 }
 
 /**

@@ -1,0 +1,236 @@
+/**
+ * The adapter of the AI SDK's stream parts (`streamText(…).fullStream`, AI SDK v5), so that an
+ * AI SDK user pipes `fullStream` into argstream's stages like a provider's body.
+ *
+ * @module
+ */
+import { ProviderError } from '../../errors.ts';
+import type { EventMetadata, FinishReason, StreamEvent, Usage } from '../../types.ts';
+import { type ProviderAdapter, partEvent } from './adapter.ts';
+import { type JsonRecord, isRecord, metadataOf, nonEmptyStringAt, numberAt, recordAt, stringAt, usageOf } from './json-access.ts';
+
+/** Options of {@link createAiSdkAdapter} (none yet). */
+export interface AiSdkAdapterOptions {}
+
+type SlotKind = 'text' | 'reasoning' | 'tool';
+
+interface Slot {
+  readonly index: number;
+  readonly kind: SlotKind;
+  /** Provider metadata seen on the slot's parts (the last one wins), for the flush. */
+  providerMetadata: unknown;
+}
+
+const FINISH_REASONS: ReadonlySet<string> = new Set(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'other']);
+
+/** The AI SDK's `LanguageModelUsage` (`inputTokens`, `outputTokens`, …) as a {@link Usage}. */
+function aiSdkUsage(raw: JsonRecord): Usage {
+  return usageOf({
+    inputTokens: numberAt(raw, 'inputTokens'),
+    outputTokens: numberAt(raw, 'outputTokens'),
+    totalTokens: numberAt(raw, 'totalTokens'),
+    reasoningTokens: numberAt(raw, 'reasoningTokens'),
+    cachedInputTokens: numberAt(raw, 'cachedInputTokens'),
+    raw,
+  });
+}
+
+/** A reasoning signature in provider metadata (`{anthropic: {signature}}`), if any. */
+function signatureOf(providerMetadata: unknown): string | undefined {
+  if (!isRecord(providerMetadata)) return undefined;
+  for (const value of Object.values(providerMetadata)) {
+    const signature = nonEmptyStringAt(value, 'signature');
+    if (signature !== undefined) return signature;
+  }
+  return undefined;
+}
+
+/**
+ * Creates the synchronous core that turns the parts of the AI SDK's `streamText(…).fullStream`
+ * (v5) into {@link StreamEvent}s. Each record is one part object; bytes and text are refused
+ * (`ProviderEventStream` errors with code `'invalid-input'`).
+ *
+ * - Content slots are numbered in order of first appearance, one per `text-*`, `reasoning-*` and
+ *   `tool-input-*` id (an id reused after its `-end`, as in a later step, is a new slot).
+ * - `text-delta` → `message` parts, `reasoning-delta` → `reasoning` parts; `text-end` /
+ *   `reasoning-end` flush the slot, with the provider metadata (`{providerMetadata}`) and a
+ *   reasoning signature found in it (`{signature}`).
+ * - `tool-input-start` → `tool-call-start {toolCallId: id, toolName}` (`{providerExecuted: true}`
+ *   in metadata for a tool the provider ran), `tool-input-delta` → `tool-call-arguments`
+ *   verbatim, `tool-input-end` flushes the call. A `tool-call` part for a call whose input did not
+ *   stream (providers that send whole calls) becomes the start, its `input` as one JSON argument
+ *   chunk (a string input verbatim) and the flush; for a call that streamed, it is ignored (its
+ *   arguments already went by).
+ * - `tool-result`, `tool-error`, `source` and `file` arrive whole: each is a slot with only a flush
+ *   whose metadata holds `{blockType, block}` (the part).
+ * - `finish` → `finished` with its `finishReason` (`unknown` becomes `other`; the raw value is
+ *   `rawReason`) and `totalUsage`. `start`, `start-step`, `finish-step`, `abort` and `raw` emit
+ *   nothing (an aborted stream ends without `finished`).
+ *
+ * `end()` flushes what is still open.
+ *
+ * @throws {ProviderError} on an `error` part: type is the error's `name` (`AI_APICallError`, …),
+ * `status` its `statusCode` where it has one, `cause` the error itself.
+ */
+export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): ProviderAdapter {
+  const open = new Map<string, Slot>();
+  /** Tool calls whose input streamed (`tool-input-start` seen), by id. */
+  const streamedCalls = new Set<string>();
+  let nextSlot = 0;
+  let finished = false;
+
+  function slotFor(kind: SlotKind, id: string, out: StreamEvent[], toolName?: string, metadata?: EventMetadata): Slot {
+    const key = `${kind}:${id}`;
+    let slot = open.get(key);
+    if (slot === undefined) {
+      slot = { index: nextSlot++, kind, providerMetadata: undefined };
+      open.set(key, slot);
+      if (kind === 'tool') {
+        streamedCalls.add(id);
+        out.push(partEvent(slot.index, { type: 'tool-call-start', toolCallId: id, toolName: toolName ?? '' }, metadata));
+      }
+    }
+    return slot;
+  }
+
+  function flush(kind: SlotKind, id: string, providerMetadata: unknown, out: StreamEvent[]): void {
+    const key = `${kind}:${id}`;
+    const slot = open.get(key);
+    if (slot === undefined) return;
+    open.delete(key);
+    const metadata = metadataOf({
+      providerMetadata: providerMetadata ?? slot.providerMetadata,
+      signature: kind === 'reasoning' ? signatureOf(providerMetadata ?? slot.providerMetadata) : undefined,
+    });
+    out.push(metadata === undefined ? { type: 'flush', index: slot.index } : { type: 'flush', index: slot.index, metadata });
+  }
+
+  function whole(part: JsonRecord, out: StreamEvent[]): void {
+    const index = nextSlot++;
+    out.push({ type: 'flush', index, metadata: { blockType: stringAt(part, 'type') ?? 'unknown', block: part } });
+  }
+
+  return {
+    push(data: unknown): StreamEvent[] {
+      if (!isRecord(data)) {
+        throw new ProviderError('ai-sdk', 'invalid-stream', 'ai-sdk: expected a stream part object of `fullStream`', {
+          code: 'invalid-input',
+        });
+      }
+      const out: StreamEvent[] = [];
+      const id = stringAt(data, 'id') ?? '';
+      const providerMetadata = data['providerMetadata'];
+      switch (stringAt(data, 'type')) {
+        case 'text-start':
+          slotFor('text', id, out);
+          break;
+        case 'text-delta': {
+          const slot = slotFor('text', id, out);
+          const text = stringAt(data, 'text') ?? stringAt(data, 'delta');
+          if (text) out.push(partEvent(slot.index, { type: 'message', text }));
+          if (providerMetadata !== undefined) slot.providerMetadata = providerMetadata;
+          break;
+        }
+        case 'text-end':
+          flush('text', id, providerMetadata, out);
+          break;
+        case 'reasoning-start':
+          slotFor('reasoning', id, out).providerMetadata = providerMetadata;
+          break;
+        case 'reasoning-delta': {
+          const slot = slotFor('reasoning', id, out);
+          const text = stringAt(data, 'text') ?? stringAt(data, 'delta');
+          if (text) out.push(partEvent(slot.index, { type: 'reasoning', text }));
+          if (providerMetadata !== undefined) slot.providerMetadata = providerMetadata;
+          break;
+        }
+        case 'reasoning-end':
+          flush('reasoning', id, providerMetadata, out);
+          break;
+        case 'tool-input-start':
+          slotFor(
+            'tool',
+            id,
+            out,
+            stringAt(data, 'toolName'),
+            metadataOf({ providerExecuted: data['providerExecuted'] === true ? true : undefined, dynamic: data['dynamic'] === true ? true : undefined }),
+          );
+          break;
+        case 'tool-input-delta': {
+          const slot = slotFor('tool', id, out);
+          const chunk = stringAt(data, 'delta');
+          if (chunk) out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk }));
+          break;
+        }
+        case 'tool-input-end':
+          flush('tool', id, providerMetadata, out);
+          break;
+        case 'tool-call': {
+          const toolCallId = stringAt(data, 'toolCallId') ?? '';
+          if (streamedCalls.has(toolCallId)) {
+            // Its input streamed: the arguments already went by (and were flushed at its end).
+            flush('tool', toolCallId, providerMetadata, out);
+            break;
+          }
+          const slot = slotFor(
+            'tool',
+            toolCallId,
+            out,
+            stringAt(data, 'toolName'),
+            metadataOf({ providerExecuted: data['providerExecuted'] === true ? true : undefined, dynamic: data['dynamic'] === true ? true : undefined }),
+          );
+          const input = data['input'];
+          const chunk = typeof input === 'string' ? input : input === undefined ? '' : JSON.stringify(input);
+          if (chunk !== '') out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk }));
+          flush('tool', toolCallId, providerMetadata, out);
+          break;
+        }
+        case 'tool-result':
+        case 'tool-error':
+        case 'source':
+        case 'file':
+          whole(data, out);
+          break;
+        case 'finish': {
+          if (finished) break;
+          finished = true;
+          for (const [key, slot] of [...open].sort((a, b) => a[1].index - b[1].index)) {
+            flush(slot.kind, key.slice(slot.kind.length + 1), undefined, out);
+          }
+          const raw = stringAt(data, 'finishReason') ?? 'unknown';
+          const usage = recordAt(data, 'totalUsage');
+          out.push({
+            type: 'finished',
+            reason: FINISH_REASONS.has(raw) ? (raw as FinishReason) : 'other',
+            rawReason: raw,
+            ...(usage !== undefined ? { usage: aiSdkUsage(usage) } : {}),
+          });
+          break;
+        }
+        case 'error': {
+          const error = data['error'];
+          const record = isRecord(error) ? error : undefined;
+          const message =
+            error instanceof Error ? error.message : (nonEmptyStringAt(record, 'message') ?? (typeof error === 'string' ? error : 'the AI SDK stream reported an error'));
+          const status = numberAt(record, 'statusCode');
+          throw new ProviderError('ai-sdk', nonEmptyStringAt(record, 'name') ?? (error instanceof Error ? error.name : 'error'), message, {
+            status,
+            cause: error,
+          });
+        }
+        default:
+          // start, start-step, finish-step, abort, raw, and part types added later.
+          break;
+      }
+      return out;
+    },
+
+    end(): StreamEvent[] {
+      const out: StreamEvent[] = [];
+      for (const [key, slot] of [...open].sort((a, b) => a[1].index - b[1].index)) {
+        flush(slot.kind, key.slice(slot.kind.length + 1), undefined, out);
+      }
+      return out;
+    },
+  };
+}
