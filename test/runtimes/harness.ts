@@ -72,6 +72,21 @@ export function execute(command: string, args: readonly string[], options: { cwd
   });
 }
 
+/**
+ * Run npm (the one running this process when there is one: `npm_execpath`, else `npm` on PATH) in
+ * `cwd` as a project of its own: the variables in which an npm script describes the root project
+ * to its children are left out.
+ */
+export function npm(args: readonly string[], cwd: string, timeoutMs = 120_000): Promise<ProcessResult> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!/^npm_(package_|lifecycle_|config_local_prefix$|config_allow_scripts$)/i.test(name)) env[name] = value;
+  }
+  const cli = process.env['npm_execpath'];
+  if (cli !== undefined && /\.[cm]?js$/.test(cli)) return execute(process.execPath, [cli, ...args], { cwd, env, timeoutMs });
+  return execute(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, { cwd, env, timeoutMs });
+}
+
 /** The report line a runtime printed, parsed; throws with the output when there is none. */
 export function reportFrom(result: ProcessResult, what: string): Report {
   const line = result.stdout.split('\n').find((l) => l.startsWith(REPORT_PREFIX));

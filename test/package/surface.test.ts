@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import * as argstream from '../src/index.ts';
+import * as argstream from '../../src/index.ts';
 
-const read = (file: string) => JSON.parse(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'));
+const read = (file: string) => JSON.parse(readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8'));
 
 describe('package surface', () => {
   it('package.json and deno.json export the same entry points (dist/X.js ↔ src/X.ts)', () => {
