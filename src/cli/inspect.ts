@@ -7,6 +7,7 @@
 /// <reference types="node" />
 import { open } from 'node:fs/promises';
 import { JsonStreamError, ProviderError, ToolCallArgumentsError, type ProviderName } from '../errors.ts';
+import { TerminalRenderer } from '../sinks/terminal.ts';
 import { ConversationEventStream } from '../transforms/conversation-event-stream.ts';
 import { FieldEventStream } from '../transforms/field-event-stream.ts';
 import { PathUpdateStream } from '../transforms/path-update-stream.ts';
@@ -17,7 +18,6 @@ import type { FailedToolCallEvent, FinishedEvent, IncompleteToolCallEvent, ToolC
 import type { PipelineEvent } from '../view-types.ts';
 import { formatEvent, formatEventJson } from './format.ts';
 import { guessProvider } from './guess-provider.ts';
-import { TurnRenderer } from './turn-renderer.ts';
 
 /** The provider APIs whose wire bytes `inspect` reads. */
 export const PROVIDERS: readonly ProviderName[] = ['anthropic', 'openai-chat', 'openai-responses', 'gemini', 'ollama', 'bedrock'];
@@ -50,6 +50,8 @@ export class UsageError extends Error {
 export interface Output {
   write(text: string): void;
   readonly color: boolean;
+  /** The terminal's width in columns; `undefined` when it is not a terminal. */
+  readonly columns: number | undefined;
 }
 
 export interface InspectOptions {
@@ -149,13 +151,9 @@ function viewOf(view: View, json: boolean, events: ReadableStream<PipelineEvent>
     case 'paths':
       return events.pipeThrough(new PathUpdateStream({ isolateErrors: true }));
     case 'turn':
-      // As JSON: the conversation events. As text: the parts as they stream and each tool call's
-      // fields as they complete.
-      return json
-        ? events.pipeThrough(new ConversationEventStream({ isolateErrors: true }))
-        : events
-            .pipeThrough(new ConversationEventStream({ isolateErrors: true, passthrough: true, progress: true }))
-            .pipeThrough(new FieldEventStream());
+      // As JSON: the conversation events. As text: the terminal renderer reads the events as
+      // they come (it parses the arguments itself).
+      return json ? events.pipeThrough(new ConversationEventStream({ isolateErrors: true })) : events;
   }
 }
 
@@ -216,6 +214,20 @@ class TurnOutcome {
         this.finished = event;
         break;
     }
+  }
+
+  /** One line saying what the turn came to, for the end of the `turn` view. */
+  summary(): string {
+    const counts: string[] = [];
+    const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+    if (this.toolCalls.length > 0) {
+      counts.push(`${plural(this.toolCalls.length, 'tool call')} (${this.toolCalls.map((call) => call.toolName || '(unnamed)').join(', ')})`);
+    }
+    if (this.incomplete.length > 0) counts.push(`${this.incomplete.length} incomplete`);
+    if (this.failed.length > 0) counts.push(`${this.failed.length} failed`);
+    if (this.finished === undefined) counts.push('no finish');
+    if (counts.length === 0) counts.push('no tool call');
+    return `── turn ${this.problem() === undefined ? 'complete' : 'not complete'}: ${counts.join(', ')}`;
   }
 
   /** Why the turn is not complete, in one line; `undefined` when it is. */
@@ -283,23 +295,30 @@ export async function inspect(options: InspectOptions, stdout: Output, stderr: O
 
   const events = inputStream(held, iterator, exhausted).pipeThrough(new ProviderEventStream({ provider }));
   const output = viewOf(options.view, options.json, events);
-  const outcome = new TurnOutcome(options.view === 'events');
-  const renderer = options.view === 'turn' && !options.json ? new TurnRenderer(stdout) : undefined;
+  const renderer =
+    options.view === 'turn' && !options.json
+      ? // Not a terminal: no width to cut the result lines to, the whole arguments are wanted.
+        new TerminalRenderer({ color: stdout.color, width: stdout.columns ?? 1_000_000 })
+      : undefined;
+  const outcome = new TurnOutcome(options.view === 'events' || renderer !== undefined);
   try {
     for await (const event of output) {
       outcome.push(event);
-      if (renderer !== undefined) renderer.push(event);
+      if (renderer !== undefined) stdout.write(renderer.push(event));
       else stdout.write(`${options.json ? formatEventJson(event) : formatEvent(event)}\n`);
     }
     outcome.end();
+    if (renderer !== undefined) {
+      stdout.write(renderer.end());
+      stdout.write(`${stdout.color ? `\x1b[2m${outcome.summary()}\x1b[22m` : outcome.summary()}\n`);
+    }
   } catch (error) {
-    renderer?.interrupt();
+    if (renderer !== undefined) stdout.write(renderer.error(error));
     stderr.write(`argstream: ${describeError(error)}\n`);
     return EXIT.error;
   }
-  if (options.view === 'turn') {
-    if (renderer !== undefined) renderer.summary(outcome);
-    else {
+  if (options.view === 'turn' && renderer === undefined) {
+    {
       stdout.write(
         `${formatEventJson({
           type: 'turn',

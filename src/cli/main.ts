@@ -84,7 +84,8 @@ function output(stream: NodeJS.WriteStream): Output {
     throw error;
   });
   const color = stream.isTTY === true && process.env['NO_COLOR'] === undefined;
-  return { write: (text) => void stream.write(text), color };
+  const columns = stream.isTTY === true ? stream.columns : undefined;
+  return { write: (text) => void (text === '' || stream.write(text)), color, columns };
 }
 
 function version(): string {

@@ -172,18 +172,19 @@ describe('argstream inspect, every view of one recording per provider', () => {
       });
     }
 
-    it(`${file}: turn (the default view) shows each call, its fields and a summary with the exact arguments`, async () => {
+    it(`${file}: turn (the default view) shows each call, its fields, its exact arguments and a summary`, async () => {
       const result = await runCli(['inspect', '--provider', provider, path]);
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       const lines = result.stdout.split('\n');
-      expect(lines.some((line) => line.startsWith('── finished: '))).toBe(true);
+      expect(lines.some((line) => line.startsWith('finished: '))).toBe(true);
+      expect(lines.at(-2)).toMatch(/^── turn complete: /);
       for (const call of recording.toolCalls) {
-        expect(lines.some((line) => line.startsWith(`▶ ${call.name}`))).toBe(true);
+        expect(lines.some((line) => line === `▶ ${call.name}`)).toBe(true);
+        // The result line: ✓ name {exact arguments} (not cut: the output is not a terminal).
         const summary = lines.find(
           (line) =>
-            line.startsWith(`✓ ${call.name} `) &&
-            line.includes(call.id) &&
+            line.startsWith(`✓ ${call.name} {`) &&
             JSON.stringify(JSON.parse(line.slice(line.indexOf('{')))) === JSON.stringify(expectedArguments(call.args)),
         );
         expect(summary, `${call.name} ${call.args} in\n${result.stdout}`).toBeDefined();
