@@ -1,0 +1,107 @@
+/**
+ * The server side of a relay: any stage's events as a `text/event-stream` (Server-Sent Events),
+ * ready for `new Response(…)` in an edge function, a Worker, Deno, Bun or Node.
+ *
+ * @module
+ */
+import type { PipelineEvent } from '../view-types.ts';
+import { RelayEncoder, type RelayEncoderOptions, type RelayFramer } from './relay-encoder.ts';
+import { writeError, writeEvent } from './wire.ts';
+
+/**
+ * The response headers of an event stream: the content type, no caching or transformation by
+ * proxies (compression would hold events back), and no buffering by nginx.
+ */
+export const EVENT_STREAM_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+});
+
+/** Options of {@link EventStreamEncoder}. */
+export interface EventStreamEncoderOptions extends RelayEncoderOptions {
+  /**
+   * The `id` of the first event; the next ones count up by one. A server resuming a stream after
+   * `Last-Event-ID: n` passes `n + 1` (see `resumeEventStream`). Ids are consecutive integers —
+   * not an option — so an id always says how many events came before it.
+   * @default 1
+   */
+  readonly firstId?: number;
+}
+
+/** An event's `type`, when it can be an SSE event name (a string without line breaks). */
+function eventName(event: unknown): string | undefined {
+  if (typeof event !== 'object' || event === null) return undefined;
+  const type = (event as { type?: unknown }).type;
+  return typeof type === 'string' && type !== '' && !/[\r\n]/.test(type) ? type : undefined;
+}
+
+/**
+ * Encodes events as Server-Sent Events, one UTF-8 chunk per event:
+ *
+ * ```
+ * id: 1
+ * event: field-delta
+ * data: {"type":"field-delta","key":"content","text":"fn main","index":1,…}
+ *
+ * ```
+ *
+ * `id` counts from `firstId`; `event` is the event's `type` (left out when it has none); `data`
+ * is the event as JSON on one line — `undefined` members left out, and `Error` objects inside it
+ * (a `tool-call-failed` event's `error`) written as records listed in a `"$errors"` member, which
+ * {@link EventStreamDecoder} turns back into errors of the same class.
+ *
+ * When the events end, a last `event: end` (no id) says the stream is complete, so the client
+ * can tell it from a cut connection. When the stream before errors (or an event cannot be
+ * written), the error goes as a last `event: error` (no id) carrying its `name`, `message`,
+ * `code` and the fields of argstream's error classes (never its stack), and the stream closes
+ * normally. With `keepAliveMs`, an idle stream gets `: keep-alive` comments.
+ *
+ * Not a `TransformStream` but a `{ writable, readable }` pair, usable with `pipeThrough` like one:
+ * a `TransformStream` drops its queue and errors its output when its input is aborted, and the
+ * browser would only see a broken connection. Cancelling the readable side (the client went
+ * away) errors the writable side, so the pipe cancels its source: the provider request stops.
+ *
+ * @typeParam T - the events: any JSON-able objects (and errors); argstream's {@link PipelineEvent}s by default.
+ * @example
+ * ```ts
+ * export default {
+ *   async fetch(request: Request): Promise<Response> {
+ *     const upstream = await fetch(PROVIDER_URL, { method: 'POST', headers, body });
+ *     const events = upstream.body!
+ *       .pipeThrough(new ProviderEventStream({ provider: 'anthropic' }))
+ *       .pipeThrough(new FieldEventStream())
+ *       .pipeThrough(new EventStreamEncoder());
+ *     return new Response(events, { headers: EVENT_STREAM_HEADERS });
+ *   },
+ * };
+ * ```
+ */
+export class EventStreamEncoder<T = PipelineEvent> implements ReadableWritablePair<Uint8Array, T> {
+  /** The event stream's bytes, for a `Response` body. */
+  readonly readable: ReadableStream<Uint8Array>;
+  /** Where the events go. */
+  readonly writable: WritableStream<T>;
+
+  /** @throws {RangeError} for a `firstId` that is not a non-negative safe integer, or a bad `keepAliveMs`. */
+  constructor(options: EventStreamEncoderOptions = {}) {
+    const firstId = options.firstId ?? 1;
+    if (!Number.isSafeInteger(firstId) || firstId < 0) {
+      throw new RangeError(`EventStreamEncoder: firstId must be a non-negative integer, got ${String(firstId)}`);
+    }
+    let nextId = firstId;
+    const framer: RelayFramer<T> = {
+      event(event) {
+        const data = writeEvent(event);
+        const name = eventName(event);
+        return `id: ${nextId++}\n${name === undefined ? '' : `event: ${name}\n`}data: ${data}\n\n`;
+      },
+      end: () => 'event: end\ndata: {}\n\n',
+      error: (reason) => `event: error\ndata: ${writeError(reason)}\n\n`,
+      keepAlive: ': keep-alive\n\n',
+    };
+    const pair = new RelayEncoder<T>(framer, options, 'EventStreamEncoder');
+    this.readable = pair.readable;
+    this.writable = pair.writable;
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * A relay as newline-delimited JSON: one event a line, for clients that read lines rather than
+ * Server-Sent Events (a CLI, a `fetch` in a script, a log).
+ *
+ * @module
+ */
+import type { PipelineEvent } from '../view-types.ts';
+import { ChunkText, decoderTransformer, maxEventLength, type DecoderCore, type RelayDecoderOptions } from './relay-decoder.ts';
+import { RelayEncoder, type RelayEncoderOptions, type RelayFramer } from './relay-encoder.ts';
+import { RelayError } from './relay-error.ts';
+import { errorClasses, readError, readEvent, writeError, writeEvent, type ErrorClass } from './wire.ts';
+
+/** The response headers of an NDJSON relay: its content type, no caching, no proxy buffering. */
+export const NDJSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'application/x-ndjson; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+});
+
+/** Options of {@link NdjsonEncoder}. */
+export type NdjsonEncoderOptions = RelayEncoderOptions;
+
+/** Options of {@link NdjsonDecoder}. */
+export type NdjsonDecoderOptions = RelayDecoderOptions;
+
+/** The type of the end and error lines; an event cannot have it. */
+function reservedType(event: unknown): string | undefined {
+  if (typeof event !== 'object' || event === null) return undefined;
+  const type = (event as { type?: unknown }).type;
+  return type === 'end' || type === 'error' ? type : undefined;
+}
+
+/**
+ * Encodes events as NDJSON, one UTF-8 chunk per line: each event as JSON (written as
+ * `EventStreamEncoder` writes its `data`: `undefined` members left out, errors inside listed in
+ * `"$errors"`), then `{"type":"end"}` when the events end, or `{"type":"error","error":{…}}` when
+ * the stream before errors (then the stream closes normally). With `keepAliveMs`, an idle
+ * stream gets empty lines.
+ *
+ * Events with the type `end` or `error` (none of argstream's) cannot be written: the stream
+ * errors with a {@link RelayError} `invalid-event`, and the client gets that error.
+ *
+ * @typeParam T - the events; argstream's {@link PipelineEvent}s by default.
+ * @example
+ * ```ts
+ * const body = upstream.body!
+ *   .pipeThrough(new ProviderEventStream({ provider: 'openai-chat' }))
+ *   .pipeThrough(new ConversationEventStream({ progress: true }))
+ *   .pipeThrough(new NdjsonEncoder());
+ * return new Response(body, { headers: NDJSON_HEADERS });
+ * ```
+ */
+export class NdjsonEncoder<T = PipelineEvent> implements ReadableWritablePair<Uint8Array, T> {
+  /** The NDJSON bytes, for a `Response` body. */
+  readonly readable: ReadableStream<Uint8Array>;
+  /** Where the events go. */
+  readonly writable: WritableStream<T>;
+
+  /** @throws {RangeError} for a bad `keepAliveMs`. */
+  constructor(options: NdjsonEncoderOptions = {}) {
+    const framer: RelayFramer<T> = {
+      event(event) {
+        const reserved = reservedType(event);
+        if (reserved !== undefined) {
+          throw new RelayError('invalid-event', `NdjsonEncoder: an event of type "${reserved}" cannot be written: the type marks the stream's ${reserved} line`);
+        }
+        return `${writeEvent(event)}\n`;
+      },
+      end: () => '{"type":"end"}\n',
+      error: (reason) => `{"type":"error","error":${writeError(reason)}}\n`,
+      keepAlive: '\n',
+    };
+    const pair = new RelayEncoder<T>(framer, options, 'NdjsonEncoder');
+    this.readable = pair.readable;
+    this.writable = pair.writable;
+  }
+}
+
+/** The decoding, without a stream. */
+class NdjsonDecoderCore<T> implements DecoderCore<T> {
+  readonly #classes: ReadonlyMap<string, ErrorClass>;
+  readonly #max: number;
+  readonly #text = new ChunkText();
+  #line = '';
+  #lines = 0;
+  #ended = false;
+  #failure: { error: unknown } | undefined;
+  #closed = false;
+
+  constructor(options: NdjsonDecoderOptions) {
+    this.#classes = errorClasses(options.errorClasses);
+    this.#max = maxEventLength(options, 'NdjsonDecoder');
+  }
+
+  push(chunk: string | Uint8Array, out: T[]): T[] {
+    this.#run(() => this.#feed(this.#text.text(chunk, 'NdjsonDecoder'), out));
+    return out;
+  }
+
+  end(out: T[]): T[] {
+    this.#run(() => {
+      this.#feed(this.#text.end(), out);
+      this.#closed = true;
+      if (this.#line !== '') {
+        // A last line without its newline is complete only if it is the end line.
+        const line = this.#line;
+        this.#line = '';
+        this.#lineOf(line, out, true);
+      }
+      if (!this.#ended) {
+        throw new RelayError('incomplete', `the NDJSON stream ended without its end line: the connection was cut after ${this.#lines} events`);
+      }
+    });
+    return out;
+  }
+
+  #run(step: () => void): void {
+    if (this.#failure !== undefined) throw this.#failure.error;
+    if (this.#closed) throw new TypeError('NdjsonDecoder: input already ended');
+    try {
+      step();
+    } catch (error) {
+      this.#failure = { error };
+      throw error;
+    }
+  }
+
+  #feed(text: string, out: T[]): void {
+    let start = 0;
+    for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
+      const line = this.#line + text.slice(start, newline);
+      this.#line = '';
+      start = newline + 1;
+      this.#lineOf(line, out, false);
+    }
+    this.#line += text.slice(start);
+    if (this.#line.length > this.#max) {
+      throw new RelayError('max-event-length', `an NDJSON line grew beyond maxEventLength (${this.#max}) without ending`);
+    }
+  }
+
+  #lineOf(rawLine: string, out: T[], last: boolean): void {
+    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
+    if (line.trim() === '') return;
+    let event: unknown;
+    try {
+      event = readEvent(line, this.#classes);
+    } catch (error) {
+      if (last && error instanceof RelayError && error.code === 'invalid-data') {
+        throw new RelayError('incomplete', `the NDJSON stream ended inside a line: the connection was cut after ${this.#lines} events`, { cause: error });
+      }
+      throw error;
+    }
+    const type = reservedType(event);
+    if (type === 'end') {
+      this.#ended = true;
+      return;
+    }
+    if (type === 'error') throw readError(JSON.stringify((event as { error?: unknown }).error ?? {}), this.#classes);
+    if (this.#ended) throw new RelayError('after-end', 'a line came after the end line');
+    if (last) {
+      // A whole event without its newline: the cut came right before it.
+      throw new RelayError('incomplete', `the NDJSON stream ended inside a line: the connection was cut after ${this.#lines} events`);
+    }
+    this.#lines++;
+    out.push(event as T);
+  }
+}
+
+/**
+ * Decodes NDJSON written by {@link NdjsonEncoder} (bytes or text, cut anywhere) back to the same
+ * events: errors inside events given back as instances of their class, the error line as the
+ * error the stream errors with (after every event before it), and input that ends without the end
+ * line as a {@link RelayError} `incomplete`. Empty lines (keep-alive) are skipped; `\r\n` line
+ * ends are read too.
+ *
+ * @typeParam T - the events; argstream's {@link PipelineEvent}s by default.
+ * @example
+ * ```ts
+ * const response = await fetch('/api/chat.ndjson', { method: 'POST', body });
+ * for await (const event of response.body!.pipeThrough(new NdjsonDecoder())) render(event);
+ * ```
+ */
+export class NdjsonDecoder<T = PipelineEvent> extends TransformStream<string | Uint8Array, T> {
+  /** @throws {RangeError} for a `maxEventLength` that is not positive. */
+  constructor(options: NdjsonDecoderOptions = {}) {
+    super(decoderTransformer(new NdjsonDecoderCore<T>(options)));
+  }
+}

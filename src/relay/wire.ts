@@ -1,0 +1,262 @@
+/**
+ * What the relay encoders write for one event and the decoders read back: the event's JSON, with
+ * the error objects inside it written as plain records and listed, so that the decoder can make
+ * them errors again. Internal.
+ *
+ * - `undefined` members are left out (as `JSON.stringify` does); `-0` is written `-0`, which
+ *   `JSON.parse` reads back as `-0`.
+ * - An `Error` anywhere in an event becomes `{name, message, …its own enumerable fields, cause}`
+ *   (never its stack: a server's internals stay on the server), and the event gets one more
+ *   top-level member, `"$errors"`: the JSON Pointers of those records, parents first.
+ * - The decoder gives each record the prototype of the class of that name (argstream's error
+ *   classes, the standard ones, or those given in its options; `Error` otherwise), so
+ *   `instanceof` holds and every field is back.
+ *
+ * @module
+ */
+import { ParseError } from 'eventsource-parser';
+import { ArgumentValidationError } from '../transforms/argument-validation-stream.ts';
+import { JsonStreamError, ProviderError, ToolCallArgumentsError } from '../errors.ts';
+import { escapeToken, unescapeToken } from '../json/json-pointer.ts';
+import { TaggedToolCallError } from '../turn/tagged-tool-call-extractor.ts';
+import { RelayError } from './relay-error.ts';
+
+/** The top-level member that lists where errors are in an event. */
+export const ERRORS_KEY = '$errors';
+
+/** An error class the decoder can give back: only its prototype is used (its constructor is not called). */
+export type ErrorClass = abstract new (...args: never[]) => Error;
+
+/** argstream's error classes and the standard ones, by name. */
+const KNOWN_CLASSES: ReadonlyArray<readonly [string, ErrorClass]> = [
+  ['JsonStreamError', JsonStreamError],
+  ['ProviderError', ProviderError],
+  ['ToolCallArgumentsError', ToolCallArgumentsError],
+  ['ArgumentValidationError', ArgumentValidationError],
+  ['TaggedToolCallError', TaggedToolCallError],
+  ['RelayError', RelayError],
+  // What ProviderEventStream's SSE parser (eventsource-parser) reports, as the cause of a ProviderError.
+  ['ParseError', ParseError],
+  ['Error', Error],
+  ['TypeError', TypeError],
+  ['RangeError', RangeError],
+  ['SyntaxError', SyntaxError],
+  ['ReferenceError', ReferenceError],
+  ['EvalError', EvalError],
+  ['URIError', URIError],
+];
+
+/** Classes that declare `cause` as a field of their own (so it is enumerable, unlike `Error`'s). */
+const FIELD_CAUSE = new Set<string>(['ToolCallArgumentsError', 'TaggedToolCallError']);
+
+/** The error classes by name: the known ones, then the caller's (which win). */
+export function errorClasses(extra: Readonly<Record<string, ErrorClass>> | undefined): ReadonlyMap<string, ErrorClass> {
+  const map = new Map<string, ErrorClass>(KNOWN_CLASSES);
+  if (extra !== undefined) for (const [name, cls] of Object.entries(extra)) map.set(name, cls);
+  return map;
+}
+
+/** The plain record an error is written as. */
+function errorRecord(error: Error): Record<string, unknown> {
+  const record: Record<string, unknown> = { name: String(error.name), message: String(error.message) };
+  for (const key of Object.keys(error)) {
+    if (key === 'stack' || key === 'name' || key === 'message') continue;
+    record[key] = (error as unknown as Record<string, unknown>)[key];
+  }
+  // A `code` from a getter (DOMException) still says what went wrong.
+  if (!('code' in record)) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' || typeof code === 'number') record['code'] = code;
+  }
+  if (!('cause' in record) && error.cause !== undefined) record['cause'] = error.cause;
+  return record;
+}
+
+/** What an upstream failure that is not an `Error` is written as. */
+function reasonRecord(reason: unknown): Record<string, unknown> {
+  if (reason instanceof Error) return errorRecord(reason);
+  if (reason === undefined) return { name: 'Error', message: 'the stream was aborted' };
+  let message: string;
+  try {
+    message = typeof reason === 'string' ? reason : JSON.stringify(reason) ?? String(reason);
+  } catch {
+    message = String(reason);
+  }
+  return { name: 'Error', message };
+}
+
+/** Writes JSON, recording where errors are. */
+class Writer {
+  readonly errors: string[] = [];
+  readonly #ancestors: object[] = [];
+
+  write(value: unknown, path: string): string | undefined {
+    switch (typeof value) {
+      case 'string':
+        return JSON.stringify(value);
+      case 'number':
+        if (!Number.isFinite(value)) return 'null';
+        return Object.is(value, -0) ? '-0' : String(value);
+      case 'boolean':
+        return value ? 'true' : 'false';
+      case 'undefined':
+      case 'function':
+      case 'symbol':
+        return undefined;
+      case 'bigint':
+        throw new RelayError('invalid-event', `a BigInt at ${path || '/'} cannot be written as JSON`);
+      default:
+        break;
+    }
+    if (value === null) return 'null';
+    const object = value as object;
+    if (this.#ancestors.includes(object)) throw new RelayError('invalid-event', `a cycle at ${path || '/'} cannot be written as JSON`);
+    this.#ancestors.push(object);
+    try {
+      if (object instanceof Error) {
+        this.errors.push(path);
+        return this.#object(errorRecord(object), path);
+      }
+      if (Array.isArray(object)) {
+        let text = '[';
+        for (let i = 0; i < object.length; i++) {
+          if (i > 0) text += ',';
+          text += this.write(object[i], `${path}/${i}`) ?? 'null';
+        }
+        return `${text}]`;
+      }
+      const toJSON = (object as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') return this.write(toJSON.call(object, path.slice(path.lastIndexOf('/') + 1)), path);
+      return this.#object(object as Record<string, unknown>, path);
+    } finally {
+      this.#ancestors.pop();
+    }
+  }
+
+  #object(object: Record<string, unknown>, path: string): string {
+    let text = '{';
+    for (const key of Object.keys(object)) {
+      const member = this.write(object[key], `${path}/${escapeToken(key)}`);
+      if (member === undefined) continue;
+      if (text.length > 1) text += ',';
+      text += `${JSON.stringify(key)}:${member}`;
+    }
+    return `${text}}`;
+  }
+}
+
+/** Add the list of error pointers to an object's JSON text. */
+function withErrors(text: string, errors: readonly string[]): string {
+  if (errors.length === 0) return text;
+  return `${text.slice(0, -1)}${text.length > 2 ? ',' : ''}"${ERRORS_KEY}":${JSON.stringify(errors)}}`;
+}
+
+/**
+ * One event as JSON text (no line break in it).
+ * @throws {RelayError} `invalid-event` for what JSON cannot hold (a `BigInt`, a cycle), or an
+ * event with a top-level `$errors` member of its own.
+ */
+export function writeEvent(event: unknown): string {
+  if (typeof event === 'object' && event !== null && !Array.isArray(event) && !(event instanceof Error) && Object.hasOwn(event, ERRORS_KEY)) {
+    throw new RelayError('invalid-event', `an event cannot have a member "${ERRORS_KEY}": the relay uses it to list the errors in an event`);
+  }
+  const writer = new Writer();
+  const text = writer.write(event, '') ?? 'null';
+  // Errors can only be listed in an object (an event of argstream always is one).
+  return text.startsWith('{') ? withErrors(text, writer.errors) : text;
+}
+
+/** An upstream failure as the JSON record of an error event (its nested errors listed). */
+export function writeError(reason: unknown): string {
+  const writer = new Writer();
+  let text: string;
+  try {
+    text = writer.write(reasonRecord(reason), '') as string;
+  } catch {
+    // A field JSON cannot hold: the name and message still go.
+    return JSON.stringify({ name: String((reason as Error | undefined)?.name ?? 'Error'), message: String((reason as Error | undefined)?.message ?? reason) });
+  }
+  return withErrors(text, writer.errors);
+}
+
+/** Make an error again from its record. */
+function reviveError(record: unknown, classes: ReadonlyMap<string, ErrorClass>): Error {
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+    throw new RelayError('invalid-data', 'an error record is not an object');
+  }
+  const fields = record as Record<string, unknown>;
+  const name = typeof fields['name'] === 'string' ? fields['name'] : 'Error';
+  const message = typeof fields['message'] === 'string' ? fields['message'] : '';
+  const cls = classes.get(name) ?? Error;
+  // An error of that class without running its constructor (whose parameters differ from class to
+  // class): Error's constructor gives the message and a stack, the prototype gives `instanceof`.
+  const error = Reflect.construct(Error, [message], cls) as Error;
+  if (error.name !== name) Object.defineProperty(error, 'name', { value: name, enumerable: true, writable: true, configurable: true });
+  for (const key of Object.keys(fields)) {
+    if (key === 'name' || key === 'message') continue;
+    const enumerable = key !== 'cause' || FIELD_CAUSE.has(name);
+    Object.defineProperty(error, key, { value: fields[key], enumerable, writable: true, configurable: true });
+  }
+  return error;
+}
+
+/** Put the errors listed in `$errors` back in place (children before their parents). */
+function reviveErrors(root: Record<string, unknown>, classes: ReadonlyMap<string, ErrorClass>): unknown {
+  const list = root[ERRORS_KEY];
+  delete root[ERRORS_KEY];
+  if (!Array.isArray(list)) throw new RelayError('invalid-data', `"${ERRORS_KEY}" is not a list of JSON Pointers`);
+  let result: unknown = root;
+  for (let i = list.length - 1; i >= 0; i--) {
+    const pointer = list[i];
+    if (typeof pointer !== 'string' || (pointer !== '' && !pointer.startsWith('/'))) {
+      throw new RelayError('invalid-data', `"${ERRORS_KEY}" holds something that is not a JSON Pointer`);
+    }
+    if (pointer === '') {
+      result = reviveError(root, classes);
+      continue;
+    }
+    const tokens = pointer.slice(1).split('/');
+    let parent: unknown = root;
+    for (let t = 0; t < tokens.length - 1; t++) parent = step(parent, tokens[t] as string);
+    const key = unescapeToken(tokens[tokens.length - 1] as string);
+    if (key === undefined || typeof parent !== 'object' || parent === null || !Object.hasOwn(parent, key)) {
+      throw new RelayError('invalid-data', `"${ERRORS_KEY}" points at ${pointer}, which is not in the event`);
+    }
+    (parent as Record<string, unknown>)[key] = reviveError((parent as Record<string, unknown>)[key], classes);
+  }
+  return result;
+}
+
+function step(value: unknown, token: string): unknown {
+  const key = unescapeToken(token);
+  if (key === undefined || typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) {
+    throw new RelayError('invalid-data', `"${ERRORS_KEY}" points at a member that is not in the event`);
+  }
+  return (value as Record<string, unknown>)[key];
+}
+
+function parse(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new RelayError('invalid-data', `${what} is not JSON: "${text.length > 30 ? `${text.slice(0, 30)}…` : text}"`, { cause });
+  }
+}
+
+/** Read one event written by {@link writeEvent}. @throws {RelayError} `invalid-data`. */
+export function readEvent(text: string, classes: ReadonlyMap<string, ErrorClass>): unknown {
+  const value = parse(text, 'event data');
+  if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, ERRORS_KEY)) {
+    return reviveErrors(value as Record<string, unknown>, classes);
+  }
+  return value;
+}
+
+/** Read an error record written by {@link writeError}. @throws {RelayError} `invalid-data`. */
+export function readError(text: string, classes: ReadonlyMap<string, ErrorClass>): Error {
+  const value = parse(text, 'error data');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new RelayError('invalid-data', 'error data is not a JSON object');
+  const record = value as Record<string, unknown>;
+  if (Object.hasOwn(record, ERRORS_KEY)) reviveErrors(record, classes);
+  return reviveError(record, classes);
+}

@@ -1,0 +1,125 @@
+/**
+ * Shared by the relay tests: the events of every stage over the recordings, encoding them to
+ * bytes, decoding bytes cut in given pieces, and a deep comparison that also checks the classes
+ * of the errors inside.
+ */
+import { expect } from 'vitest';
+import {
+  ArgumentValidationStream,
+  ConversationEventStream,
+  FieldEventStream,
+  PathUpdateStream,
+  ProviderEventStream,
+  TaggedToolCallStream,
+  ToolCallDeltaStream,
+  ToolCallProgressStream,
+  type PipelineEvent,
+  type ProviderName,
+  type StandardSchema,
+} from '../../src/index.ts';
+import { settle, streamOf } from '../helpers.ts';
+import type { ManifestRecording } from '../manifest.ts';
+import { PROVIDER_OF_DIR, recordingInput } from '../transforms/providers/event-stream-helpers.ts';
+
+type AnyStage = { readonly writable: WritableStream<never>; readonly readable: ReadableStream<unknown> };
+
+/** A schema that rejects every value, with issues at nested paths (keys, indices, `{key}` segments). */
+export const rejectAll: StandardSchema = {
+  '~standard': { version: 1, vendor: 'test', validate: () => ({ issues: [{ message: 'not allowed', path: ['content', 0, { key: 'x/y~z' }] }, { message: 'also wrong' }] }) },
+};
+
+/** Every stage (and a few chains), so that every event type of the vocabulary is made. */
+export const STAGES: ReadonlyArray<readonly [string, ReadonlyArray<() => AnyStage>]> = [
+  ['provider events', []],
+  ['progress', [() => new ToolCallProgressStream()]],
+  ['fields', [() => new FieldEventStream()]],
+  ['path updates', [() => new PathUpdateStream()]],
+  ['deltas', [() => new ToolCallDeltaStream({ messageId: 'msg_1' })]],
+  ['validation errors', [() => new ToolCallProgressStream(), () => new ArgumentValidationStream({ schema: rejectAll })]],
+  ['conversation+progress+passthrough', [() => new ConversationEventStream({ progress: true, passthrough: true, isolateErrors: true })]],
+  ['conversation, repaired', [() => new ConversationEventStream({ repair: true })]],
+  ['tagged → conversation', [() => new TaggedToolCallStream(), () => new ConversationEventStream({ isolateErrors: true, passthrough: true })]],
+];
+
+/** What a stage made: the events, and the error that ended them (`undefined` for none). */
+export interface Made {
+  readonly events: unknown[];
+  readonly error: unknown;
+}
+
+/** The events (and error) of `stages` over `input` events or a recording. */
+export async function made(source: ReadableStream<unknown>, stages: ReadonlyArray<() => AnyStage>): Promise<Made> {
+  let stream = source;
+  for (const make of stages) stream = stream.pipeThrough(make() as never);
+  const { values, error } = await settle(stream);
+  return { events: values, error };
+}
+
+export function recordingSource(recording: ManifestRecording): ReadableStream<unknown> {
+  const provider = PROVIDER_OF_DIR[recording.dir] as ProviderName;
+  return streamOf(recordingInput(recording)).pipeThrough(new ProviderEventStream({ provider }));
+}
+
+/** A stream of `events` that errors with `error` after them (or closes, when it is `undefined`). */
+export function eventsThen(events: readonly unknown[], error: unknown): ReadableStream<unknown> {
+  let i = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (i < events.length) controller.enqueue(events[i++]);
+      else if (error === undefined) controller.close();
+      else controller.error(error);
+    },
+  });
+}
+
+/** One byte array of everything a readable of bytes gave. */
+export async function bytesOf(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  const { values, error } = await settle(stream);
+  if (error !== undefined) throw error;
+  const out = new Uint8Array(values.reduce((n, v) => n + v.length, 0));
+  let at = 0;
+  for (const v of values) {
+    out.set(v, at);
+    at += v.length;
+  }
+  return out;
+}
+
+/** Encode `made` with `encoder`: its bytes. */
+export function encode(source: Made, encoder: ReadableWritablePair<Uint8Array, unknown>): Promise<Uint8Array> {
+  return bytesOf(eventsThen(source.events, source.error).pipeThrough(encoder));
+}
+
+/** Decode `pieces` with `decoder`. */
+export async function decode(pieces: ReadonlyArray<string | Uint8Array>, decoder: TransformStream<string | Uint8Array, unknown>): Promise<Made> {
+  const { values, error } = await settle(streamOf(pieces).pipeThrough(decoder));
+  return { events: values, error };
+}
+
+/** Every error inside `value`, with its path, in order. */
+function errorsIn(value: unknown, path = '', out: Array<[string, Error]> = []): Array<[string, Error]> {
+  if (value instanceof Error) {
+    out.push([path, value]);
+    if (value.cause !== undefined) errorsIn(value.cause, `${path}/cause`, out);
+    return out;
+  }
+  if (typeof value === 'object' && value !== null) for (const [key, member] of Object.entries(value)) errorsIn(member, `${path}/${key}`, out);
+  return out;
+}
+
+/**
+ * `actual` equals `expected` as the decoder promises: deep-equal (`undefined` members as absent,
+ * `-0` as `-0`), every error in it of the same class (prototype) with the same name, message,
+ * fields and cause.
+ */
+export function expectSame(actual: Made, expected: Made, how: string): void {
+  expect(actual.events, how).toEqual(expected.events);
+  expect(actual.error, how).toEqual(expected.error);
+  const want = [...errorsIn(expected.events), ...errorsIn(expected.error, 'error')];
+  const got = [...errorsIn(actual.events), ...errorsIn(actual.error, 'error')];
+  expect(got.map(([path, e]) => [path, Object.getPrototypeOf(e), e.name, e.message, { ...e }]), how).toEqual(
+    want.map(([path, e]) => [path, Object.getPrototypeOf(e), e.name, e.message, { ...e }]),
+  );
+}
+
+export type { PipelineEvent };
