@@ -1,22 +1,25 @@
 /**
- * The npm package as a user receives it: `npm pack` (of the built dist/: `npm test` builds first),
+ * The packages as a user receives them. npm: `npm pack` (of the built dist/: `npm test` builds first),
  * installed from the tarball into a fresh project, then imported from an ESM script, type-checked
  * from TypeScript under `node16` and `bundler` resolution, and linted by publint and
  * arethetypeswrong. Nothing here needs the internet: eventsource-parser, the one runtime
- * dependency, comes from npm's cache, which the contributor's `npm ci` filled.
+ * dependency, comes from npm's cache, which the contributor's `npm ci` filled. JSR: `deno publish
+ * --dry-run` of deno.json's `@argstream/argstream` (Deno finds eventsource-parser in node_modules).
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES } from '../helpers.ts';
 import { manifestEntry } from '../manifest.ts';
-import { execute, npm, ROOT, type ProcessResult } from '../runtimes/harness.ts';
+import { execute, localBin, notInstalled, npm, ROOT, type ProcessResult } from '../runtimes/harness.ts';
 
 const require = createRequire(import.meta.url);
+const IN_CI = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
 const TSC = require.resolve('typescript/bin/tsc');
 const ATTW = join(dirname(require.resolve('@arethetypeswrong/cli/package.json')), 'dist', 'index.js');
 
@@ -190,4 +193,32 @@ describe('the npm package, packed and installed into a fresh project', () => {
     expect(problems).toEqual([]);
     expect(result.code, result.stderr).toBe(0);
   });
+});
+
+describe('the JSR package (deno.json)', () => {
+  it('passes `deno publish --dry-run`: no slow types, only src/ (without the Node-only src/cli/), README.md and LICENSE', async (context) => {
+    const deno = localBin('deno');
+    if (deno === undefined) {
+      const missing = notInstalled('deno');
+      if (IN_CI) throw new Error(`deno is required in CI: ${missing}`);
+      console.warn(`skipped deno publish --dry-run: ${missing}`);
+      context.skip(`deno is not installed here: ${missing}`);
+      return;
+    }
+    // --allow-dirty: the working tree may hold uncommitted changes; publishing itself refuses them.
+    const result = await execute(deno, ['publish', '--dry-run', '--allow-dirty'], { env: { ...process.env, NO_COLOR: '1' }, timeoutMs: 120_000 });
+    const output = `${result.stdout}\n${result.stderr}`;
+    expect(result.code, output).toBe(0);
+    expect(output).toMatch(/Checking for slow types in the public API/);
+    expect(output).toMatch(/Success Dry run complete/);
+    expect(output.split('\n').filter((line) => /^\s*(warning|error)\b/i.test(line)), output).toEqual([]);
+    const root = pathToFileURL(ROOT).href.replace(/\/?$/, '/');
+    const files = [...output.matchAll(/^\s+(file:\/\/\S+) \(/gm)].map((m) => (m[1] ?? '').slice(root.length)).sort();
+    expect(files).toContain('src/index.ts');
+    expect(files).toContain('README.md');
+    expect(files).toContain('LICENSE');
+    expect(files).toContain('deno.json');
+    expect(files.filter((f) => !/^(src\/.*\.ts|README\.md|LICENSE|deno\.json)$/.test(f))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('src/cli/') || /\.test\.ts$/.test(f))).toEqual([]);
+  }, 180_000);
 });
