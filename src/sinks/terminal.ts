@@ -760,7 +760,7 @@ function usageText(usage: Usage | undefined): string {
   const parts: string[] = [];
   if (usage.inputTokens !== undefined) parts.push(`${usage.inputTokens} input`);
   if (usage.outputTokens !== undefined) parts.push(`${usage.outputTokens} output`);
-  if (usage.reasoningTokens !== undefined) parts.push(`${usage.reasoningTokens} reasoning`);
+  if (usage.reasoningTokens !== undefined && usage.reasoningTokens > 0) parts.push(`${usage.reasoningTokens} reasoning`);
   return parts.length === 0 ? '' : `, ${parts.join(' + ')} tokens`;
 }
 
