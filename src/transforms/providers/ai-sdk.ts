@@ -19,6 +19,8 @@ interface Slot {
   readonly kind: SlotKind;
   /** Provider metadata seen on the slot's parts (the last one wins), for the flush. */
   providerMetadata: unknown;
+  /** A tool call: whether an argument chunk went by. */
+  sawArguments: boolean;
 }
 
 const FINISH_REASONS: ReadonlySet<string> = new Set(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'other']);
@@ -57,10 +59,10 @@ function signatureOf(providerMetadata: unknown): string | undefined {
  *   reasoning signature found in it (`{signature}`).
  * - `tool-input-start` → `tool-call-start {toolCallId: id, toolName}` (`{providerExecuted: true}`
  *   in metadata for a tool the provider ran), `tool-input-delta` → `tool-call-arguments`
- *   verbatim, `tool-input-end` flushes the call. A `tool-call` part for a call whose input did not
- *   stream (providers that send whole calls) becomes the start, its `input` as one JSON argument
- *   chunk (a string input verbatim) and the flush; for a call that streamed, it is ignored (its
- *   arguments already went by).
+ *   verbatim. The call's `tool-call` part flushes it; when no delta came (providers that send a
+ *   call whole, with or without `tool-input-start`), its `input` is first emitted as one JSON
+ *   argument chunk (a string input verbatim). A call whose `tool-call` never comes is flushed at
+ *   `finish` or at the end of input (a cut call is then reported incomplete downstream).
  * - `tool-result`, `tool-error`, `source` and `file` arrive whole: each is a slot with only a flush
  *   whose metadata holds `{blockType, block}` (the part).
  * - `finish` → `finished` with its `finishReason` (`unknown` becomes `other`; the raw value is
@@ -83,7 +85,7 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
     const key = `${kind}:${id}`;
     let slot = open.get(key);
     if (slot === undefined) {
-      slot = { index: nextSlot++, kind, providerMetadata: undefined };
+      slot = { index: nextSlot++, kind, providerMetadata: undefined, sawArguments: false };
       open.set(key, slot);
       if (kind === 'tool') {
         streamedCalls.add(id);
@@ -159,19 +161,22 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
         case 'tool-input-delta': {
           const slot = slotFor('tool', id, out);
           const chunk = stringAt(data, 'delta');
-          if (chunk) out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk }));
+          if (chunk) {
+            slot.sawArguments = true;
+            out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk }));
+          }
           break;
         }
-        case 'tool-input-end':
-          flush('tool', id, providerMetadata, out);
+        case 'tool-input-end': {
+          // Flushed by the `tool-call` part that follows, which carries the input when no delta did.
+          const slot = open.get(`tool:${id}`);
+          if (slot !== undefined && providerMetadata !== undefined) slot.providerMetadata = providerMetadata;
           break;
+        }
         case 'tool-call': {
           const toolCallId = stringAt(data, 'toolCallId') ?? '';
-          if (streamedCalls.has(toolCallId)) {
-            // Its input streamed: the arguments already went by (and were flushed at its end).
-            flush('tool', toolCallId, providerMetadata, out);
-            break;
-          }
+          // A call whose input streamed and was already flushed: its arguments went by.
+          if (streamedCalls.has(toolCallId) && !open.has(`tool:${toolCallId}`)) break;
           const slot = slotFor(
             'tool',
             toolCallId,
@@ -181,7 +186,7 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
           );
           const input = data['input'];
           const chunk = typeof input === 'string' ? input : input === undefined ? '' : JSON.stringify(input);
-          if (chunk !== '') out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk }));
+          if (!slot.sawArguments && chunk !== '') out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk }));
           flush('tool', toolCallId, providerMetadata, out);
           break;
         }

@@ -1,0 +1,157 @@
+/**
+ * The AI SDK (`ai` v5 `streamText` with `@ai-sdk/anthropic` and `@ai-sdk/openai`) against the
+ * replay server: `fullStream` piped into `ProviderEventStream({provider: 'ai-sdk'})`, argstream's
+ * turn compared with `await result.toolCalls`, `result.text` and `result.finishReason`; and the
+ * adapter on hand-written parts.
+ */
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { jsonSchema, streamText, tool, type LanguageModel, type ToolSet } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { collectTurn, type Turn } from '../../src/sinks/collect-turn.ts';
+import { FieldEventStream } from '../../src/transforms/field-event-stream.ts';
+import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
+import { ProviderError } from '../../src/errors.ts';
+import type { ReplayProvider } from '../../src/cli/replay-server.ts';
+import { manifestRecordings, type ManifestRecording } from '../manifest.ts';
+import { readAll, settle, streamOf } from '../helpers.ts';
+import { closeServersAfterEach, replay, turnCalls } from './replay.ts';
+
+closeServersAfterEach();
+
+/** A tool without `execute` for each name the recording calls: the AI SDK then only reports the calls. */
+function toolsOf(recording: ManifestRecording): ToolSet {
+  const tools: ToolSet = {};
+  for (const call of recording.toolCalls) tools[call.name] = tool({ inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }) });
+  return tools;
+}
+
+const models: Record<string, { provider: ReplayProvider; model: (url: string) => LanguageModel }> = {
+  anthropic: { provider: 'anthropic', model: (url) => createAnthropic({ apiKey: 'replay', baseURL: `${url}/v1` })('claude-replay') },
+  'openai-chat': { provider: 'openai-chat', model: (url) => createOpenAI({ apiKey: 'replay', baseURL: `${url}/v1` }).chat('gpt-replay') },
+  'openai-responses': { provider: 'openai-responses', model: (url) => createOpenAI({ apiKey: 'replay', baseURL: `${url}/v1` }).responses('gpt-replay') },
+};
+
+const cases = [
+  // The code-execution recording needs the provider's server tool declared: the AI SDK fails without it.
+  ...manifestRecordings('anthropic').filter((r) => !r.file.includes('server-tool-use')),
+  ...manifestRecordings('openai-chat'),
+  ...manifestRecordings('openai-responses').filter((r) => r.errors === undefined),
+];
+
+describe('AI SDK streamText fullStream against the replay server', () => {
+  it.each(cases.map((recording) => [recording.file, recording] as const))('%s', async (file, recording) => {
+    const setup = models[recording.dir]!;
+    const server = await replay(file, setup.provider);
+    const result = streamText({ model: setup.model(server.url), prompt: 'hi', tools: toolsOf(recording), maxRetries: 0 });
+    const turn = await collectTurn(result.fullStream.pipeThrough(new ProviderEventStream({ provider: 'ai-sdk' })));
+    const sdkCalls = (await result.toolCalls).map((call) => ({ id: call.toolCallId, name: call.toolName, arguments: call.input }));
+    expect(turnCalls(turn)).toEqual(sdkCalls);
+    expect(turn.text).toBe(await result.text);
+    expect(turn.finishReason).toBe(await result.finishReason);
+    expect(turn.reasoning).toBe((await result.reasoning).map((part) => part.text).join(''));
+    // And the MANIFEST's calls; a call cut by max_tokens is incomplete on both sides.
+    const valid = recording.toolCalls.filter((call) => !call.remark?.startsWith('NOT valid JSON'));
+    expect(turnCalls(turn)).toEqual(valid.map((call) => ({ id: call.id, name: call.name, arguments: call.args === '' ? {} : JSON.parse(call.args) })));
+    expect(turn.incompleteToolCalls.map((call) => [call.toolCallId, call.toolName])).toEqual(
+      recording.toolCalls.filter((call) => !valid.includes(call)).map((call) => [call.id, call.name]),
+    );
+  });
+
+  it('one pipeThrough to FieldEventStream: the fields of a streaming call, then the call', async () => {
+    const server = await replay('anthropic/text-then-2-parallel-tool-use.sse', 'anthropic');
+    const result = streamText({ model: models.anthropic!.model(server.url), prompt: 'hi', tools: toolsOf(manifestRecordings('anthropic')[0]!), maxRetries: 0 });
+    const events = await readAll(result.fullStream.pipeThrough(new ProviderEventStream({ provider: 'ai-sdk' })).pipeThrough(new FieldEventStream()));
+    const fields: string[] = [];
+    for (const event of events) {
+      if (event.type === 'field-start') fields.push(`${event.toolName}.${event.key}=`);
+      else if (event.type === 'field-delta') fields[fields.length - 1] += event.text;
+    }
+    expect(fields).toEqual(['get_weather.location=New York, NY', 'get_weather.unit=fahrenheit', 'get_time.timezone=America/New_York']);
+    expect(events.filter((event) => event.type === 'tool-call').map((event) => (event as { toolName: string }).toolName)).toEqual(['get_weather', 'get_time']);
+  });
+
+  it('an HTTP error: the error part becomes a ProviderError with the AI SDK error name and status', async () => {
+    const { startReplayServer } = await import('../../src/cli/replay-server.ts');
+    const server = await startReplayServer({
+      recording: new TextEncoder().encode('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'),
+      provider: 'anthropic',
+      status: 529,
+    });
+    try {
+      const result = streamText({ model: models.anthropic!.model(server.url), prompt: 'hi', maxRetries: 0, onError: () => {} });
+      const { error } = await settle(result.fullStream.pipeThrough(new ProviderEventStream({ provider: 'ai-sdk' })));
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error).toMatchObject({ provider: 'ai-sdk', type: 'AI_APICallError', status: 529, message: 'Overloaded' });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("ProviderEventStream({provider: 'ai-sdk'}) on hand-written parts", () => {
+  const run = (parts: object[]) => collectTurn(streamOf(parts).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk' })));
+
+  it('ProviderEventStream ai-sdk: a tool-call part with no input deltas is still the call; one that streamed is not repeated', async () => {
+    const turn: Turn = await run([
+      { type: 'start' },
+      { type: 'start-step', request: {}, warnings: [] },
+      { type: 'reasoning-start', id: 'r0' },
+      { type: 'reasoning-delta', id: 'r0', text: 'Think' },
+      { type: 'reasoning-end', id: 'r0', providerMetadata: { anthropic: { signature: 'sig' } } },
+      { type: 'text-start', id: '0' },
+      { type: 'text-delta', id: '0', text: 'Hi ' },
+      { type: 'text-delta', id: '0', text: 'there' },
+      { type: 'text-end', id: '0' },
+      { type: 'tool-input-start', id: 'call_1', toolName: 'write_file' },
+      { type: 'tool-input-delta', id: 'call_1', delta: '{"path":"a.txt",' },
+      { type: 'tool-input-delta', id: 'call_1', delta: '"content":"x"}' },
+      { type: 'tool-input-end', id: 'call_1' },
+      { type: 'tool-call', toolCallId: 'call_1', toolName: 'write_file', input: { path: 'a.txt', content: 'x' } },
+      { type: 'tool-call', toolCallId: 'call_2', toolName: 'get_time', input: { zone: 'UTC' } },
+      { type: 'tool-result', toolCallId: 'call_2', toolName: 'get_time', input: { zone: 'UTC' }, output: '12:00' },
+      { type: 'finish-step', response: {}, usage: {}, finishReason: 'tool-calls', providerMetadata: undefined },
+      { type: 'finish', finishReason: 'tool-calls', totalUsage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 } },
+    ]);
+    expect(turn.reasoning).toBe('Think');
+    expect(turn.events.find((event) => event.type === 'reasoning')).toMatchObject({ signature: 'sig' });
+    expect(turn.text).toBe('Hi there');
+    expect(turnCalls(turn)).toEqual([
+      { id: 'call_1', name: 'write_file', arguments: { path: 'a.txt', content: 'x' } },
+      { id: 'call_2', name: 'get_time', arguments: { zone: 'UTC' } },
+    ]);
+    expect(turn.finishReason).toBe('tool-calls');
+    expect(turn.usage).toMatchObject({ inputTokens: 10, outputTokens: 5, totalTokens: 15 });
+  });
+
+  it("ProviderEventStream ai-sdk: 'unknown' finishes as other, an abort ends without finished, ids reused after their end are new slots", async () => {
+    const turn = await run([
+      { type: 'text-start', id: '0' },
+      { type: 'text-delta', id: '0', text: 'a' },
+      { type: 'text-end', id: '0' },
+      { type: 'text-start', id: '0' },
+      { type: 'text-delta', id: '0', text: 'b' },
+      { type: 'text-end', id: '0' },
+      { type: 'finish', finishReason: 'unknown', totalUsage: {} },
+    ]);
+    expect(turn.events.map((event) => event.type === 'message' && event.text)).toEqual(['a', 'b']);
+    expect([turn.finishReason, turn.rawFinishReason]).toEqual(['other', 'unknown']);
+    const aborted = await run([{ type: 'text-delta', id: '0', text: 'partial' }, { type: 'abort' }]);
+    expect(aborted.text).toBe('partial');
+    expect(aborted.finishReason).toBeUndefined();
+  });
+
+  it('ProviderEventStream ai-sdk: an error part is a ProviderError after the events before it; bytes and text are invalid-input', async () => {
+    const cause = Object.assign(new Error('Overloaded'), { name: 'AI_APICallError', statusCode: 529 });
+    const { values, error } = await settle(
+      streamOf<object>([{ type: 'text-delta', id: '0', text: 'so far' }, { type: 'error', error: cause }]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk' })),
+    );
+    expect(values).toEqual([{ type: 'part', index: 0, part: { type: 'message', text: 'so far' } }]);
+    expect(error).toMatchObject({ name: 'ProviderError', provider: 'ai-sdk', type: 'AI_APICallError', status: 529, message: 'Overloaded', cause });
+    for (const input of ['data: {}\n\n', new TextEncoder().encode('{}')]) {
+      const refused = await settle(streamOf<string | Uint8Array>([input]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk' })));
+      expect(refused.error).toMatchObject({ name: 'ProviderError', type: 'invalid-stream', code: 'invalid-input' });
+      expect((refused.error as Error).message).toContain('fullStream');
+    }
+  });
+});
