@@ -4,6 +4,10 @@
  * MANIFEST's tool calls, the same output however the input is cut, and the stream protocol
  * (upstream errors, abort, a failing output, backpressure).
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   ArgumentValidationStream,
@@ -26,6 +30,7 @@ import {
 } from '../../src/index.ts';
 import { args, finished, flush, recordingSource, rng, randomCuts, start, streamOf, text } from '../helpers.ts';
 import { readManifest, type ManifestRecording } from '../manifest.ts';
+import { ROOT, execute, localBin, notInstalled } from '../runtimes/harness.ts';
 import {
   PROVIDER_OF_DIR,
   bytesOf,
@@ -415,4 +420,64 @@ describe('TerminalSink as a stream citizen', () => {
     expect(error).toBeInstanceOf(TypeError);
     expect(out.split('\n').filter((l) => l.startsWith('✗ error: TypeError: '))).toHaveLength(1);
   });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Other runtimes, with the README's forms
+
+const IN_CI = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
+
+describe('TerminalSink on Deno and Bun', () => {
+  const index = pathToFileURL(join(ROOT, 'src', 'index.ts')).href;
+  const source = `const source = new ReadableStream({ start(c) { for (const e of ${JSON.stringify(TURN)}) c.enqueue(e); c.close(); } });`;
+  const scripts: ReadonlyArray<readonly [string, string, (script: string) => string[]]> = [
+    [
+      'deno',
+      [
+        `import { TerminalSink } from ${JSON.stringify(index)};`,
+        source,
+        'const encoder = new TextEncoder();',
+        'const stdout = Deno.stdout.writable.getWriter();',
+        'await source.pipeTo(new TerminalSink(',
+        '  { write: (text) => stdout.write(encoder.encode(text)) },',
+        '  { color: Deno.stdout.isTerminal(), width: Deno.stdout.isTerminal() ? Deno.consoleSize().columns : 200 },',
+        '));',
+      ].join('\n'),
+      (script) => ['run', '--no-lock', '--no-prompt', '--config', join(ROOT, 'deno.json'), script],
+    ],
+    [
+      'bun',
+      [
+        `import { TerminalSink } from ${JSON.stringify(index)};`,
+        source,
+        'await source.pipeTo(new TerminalSink(',
+        '  { write: (text) => process.stdout.write(text) },',
+        '  { color: process.stdout.isTTY === true, width: process.stdout.columns ?? 200 },',
+        '));',
+      ].join('\n'),
+      (script) => [script],
+    ],
+  ];
+  for (const [runtime, code, argsOf] of scripts) {
+    it(`TerminalSink draws the scripted turn on ${runtime} as on Node, plain when piped`, async (context) => {
+      const bin = localBin(runtime);
+      if (bin === undefined) {
+        if (IN_CI) throw new Error(`${runtime} is required in CI: ${notInstalled(runtime)}`);
+        console.warn(`skipped ${runtime}: ${notInstalled(runtime)}`);
+        context.skip(notInstalled(runtime));
+        return;
+      }
+      const dir = mkdtempSync(join(tmpdir(), 'argstream-terminal-'));
+      try {
+        const script = join(dir, 'draw.ts');
+        writeFileSync(script, code);
+        const result = await execute(bin, argsOf(script), { cwd: ROOT });
+        expect(result.stderr).toBe('');
+        expect(result.stdout).toBe(PLAIN);
+        expect(result.code).toBe(0);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 60_000);
+  }
 });
