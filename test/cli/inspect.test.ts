@@ -258,6 +258,19 @@ describe('argstream inspect exit codes', () => {
     expect(result.stderr.split('\n')).toHaveLength(2);
   });
 
+  it('stops at the first error without waiting for the rest of standard input', async () => {
+    const child = startCli(['inspect', '--provider', 'anthropic', '--view', 'events']);
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.stdin.on('error', () => undefined);
+    child.stdin.write('<html>\n');
+    // Standard input stays open: the command must end by itself.
+    expect(await exited).toBe(1);
+    expect(stderr).toBe('argstream: anthropic: expected an SSE stream, got a line that is not an SSE field: "<html>"\n');
+    child.stdin.destroy();
+  });
+
   it('a recording cut between events: exit 3, the turn has no finish', async () => {
     const text = readFileSync(recordingPath('anthropic/text-then-tool-use.sse'), 'utf8');
     const cut = text.indexOf('\n\n', text.indexOf('input_json_delta')) + 2;
@@ -378,6 +391,12 @@ describe('argstream --help and --version', () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     const result = await runCli(['--version']);
     expect(result.stdout).toBe(`${pkg.version}\n`);
+  });
+
+  it('package.json bin names this script, which starts with a node shebang (tsc keeps it)', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { bin: Record<string, string> };
+    expect(pkg.bin['argstream']).toBe('./dist/cli/main.js');
+    expect(readFileSync(new URL('../../dist/cli/main.js', import.meta.url), 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
   });
 
   it('no command: usage on stderr, exit 2', async () => {
