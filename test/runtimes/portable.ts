@@ -10,6 +10,9 @@ import { jsonTestSuite, recordings } from 'argstream-portable:fixtures';
 import {
   collectTurn,
   ConversationEventStream,
+  EVENT_STREAM_HEADERS,
+  EventStreamDecoder,
+  EventStreamEncoder,
   FieldEventStream,
   FragmentAggregator,
   IncrementalJsonParser,
@@ -19,9 +22,14 @@ import {
   JsonStreamError,
   JsonTextStream,
   JsonValueStream,
+  NdjsonDecoder,
+  NdjsonEncoder,
   PathUpdateStream,
   ProviderError,
   ProviderEventStream,
+  RelayError,
+  resumeEventStream,
+  ToolCallArgumentsError,
   ToolCallProgressStream,
   type FieldEvent,
   type JsonValue,
@@ -716,4 +724,118 @@ test('PathUpdateStream → JSON over the wire → JsonFragmentRebuilder rebuilds
     rebuilder.push(JSON.parse(JSON.stringify(update)) as typeof update);
   }
   assertEqual(rebuilder.value, JSON.parse(DOCUMENT), 'rebuilt value');
+});
+
+// ---------------------------------------------------------------------------------------------
+// Relaying to a browser: EventStreamEncoder / NdjsonEncoder in a Response, decoded again
+
+/**
+ * A value as the relay promises to give it back: `undefined` members absent, each error as its
+ * class, name, message, own fields and cause (so two values compare with `assertEqual`).
+ */
+function relayed(value: unknown): unknown {
+  if (value instanceof Error) {
+    const fields: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) if ((value as unknown as Record<string, unknown>)[key] !== undefined) fields[key] = relayed((value as unknown as Record<string, unknown>)[key]);
+    return { '#class': (Object.getPrototypeOf(value) as { constructor: { name: string } }).constructor.name, name: value.name, message: value.message, cause: relayed(value.cause) ?? null, fields };
+  }
+  if (Array.isArray(value)) return value.map(relayed);
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [key, member] of Object.entries(value)) if (member !== undefined) out[key] = relayed(member);
+    return out;
+  }
+  return value;
+}
+
+/** The events a stream gave and the error it ended with (`undefined` when it closed). */
+async function eventsOf(source: ReadableStream<unknown>): Promise<{ values: unknown[]; error: unknown }> {
+  return settle(source);
+}
+
+/** A stream of `events` that errors with `error` after them (closes when it is `undefined`). */
+function eventsThen(events: readonly unknown[], error: unknown): ReadableStream<unknown> {
+  let i = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (i < events.length) controller.enqueue(events[i++]);
+      else if (error === undefined) controller.close();
+      else controller.error(error);
+    },
+  });
+}
+
+/** The body of a Response made of `body`, as bytes (the runtime's own Response reads the stream). */
+async function responseBytes(body: ReadableStream<Uint8Array>, headers: Readonly<Record<string, string>>): Promise<Uint8Array> {
+  const response = new Response(body, { headers: { ...headers } });
+  assertEqual(response.headers.get('content-type'), headers['content-type'], 'content type');
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+function assertRelayed(actual: { values: unknown[]; error: unknown }, expected: { values: unknown[]; error: unknown }, label: string): void {
+  assertEqual(relayed(actual.values), relayed(expected.values), `${label}: events`);
+  assertEqual(relayed(actual.error) ?? null, relayed(expected.error) ?? null, `${label}: error`);
+}
+
+const RELAY_RECORDINGS = ['anthropic/text-then-2-parallel-tool-use.sse', 'anthropic/server-tool-use-code-execution-escapes-emoji.sse', 'openai-chat/parallel-2-tool-calls.sse'];
+
+test('EventStreamEncoder in a Response → EventStreamDecoder: recorded turns (progress, fields, tool calls) come back equal, whole, byte by byte and cut at random', async () => {
+  for (const file of RELAY_RECORDINGS) {
+    const provider: ProviderName = file.startsWith('openai-chat/') ? 'openai-chat' : 'anthropic';
+    const pipeline = () => streamOf([recording(file)]).pipeThrough(new ProviderEventStream({ provider })).pipeThrough(new ConversationEventStream({ progress: true, passthrough: true })).pipeThrough(new FieldEventStream({ keepProgress: true }));
+    const expected = await eventsOf(pipeline());
+    assert(expected.error === undefined && expected.values.length > 10, `${file}: events to relay`);
+    const bytes = await responseBytes(pipeline().pipeThrough(new EventStreamEncoder()), EVENT_STREAM_HEADERS);
+    for (const [how, chunks] of cuttings(bytes, file.length)) {
+      assertRelayed(await settle(streamOf(chunks).pipeThrough(new EventStreamDecoder())), expected, `${file}, ${how}`);
+    }
+    const ndjson = await responseBytes(pipeline().pipeThrough(new NdjsonEncoder()), { 'content-type': 'application/x-ndjson; charset=utf-8' });
+    for (const [how, chunks] of cuttings(ndjson, file.length + 1)) {
+      assertRelayed(await settle(streamOf(chunks).pipeThrough(new NdjsonDecoder())), expected, `${file} as NDJSON, ${how}`);
+    }
+  }
+});
+
+test('EventStreamEncoder sends a provider error as event: error, and errors inside events, as their classes', async () => {
+  // An Anthropic stream that fails after its text: the provider's error event.
+  const text = new TextDecoder().decode(recording('anthropic/text-then-2-parallel-tool-use.sse'));
+  const cut = text.indexOf('event: content_block_stop');
+  const failing = `${text.slice(0, cut)}event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n`;
+  const pipeline = () => streamOf([new TextEncoder().encode(failing)]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })).pipeThrough(new FieldEventStream());
+  const expected = await eventsOf(pipeline());
+  assert(expected.error instanceof ProviderError, 'the provider error ends the events');
+  for (const [encoder, decoder] of [[() => new EventStreamEncoder(), () => new EventStreamDecoder()], [() => new NdjsonEncoder(), () => new NdjsonDecoder()]] as const) {
+    const bytes = await responseBytes(pipeline().pipeThrough(encoder()), EVENT_STREAM_HEADERS);
+    const decoded = await settle(streamOf(oneByOne(bytes)).pipeThrough(decoder()));
+    assert(decoded.error instanceof ProviderError, `a ProviderError, got ${String(decoded.error)}`);
+    assertEqual([decoded.error.provider, decoded.error.type, decoded.error.message], ['anthropic', 'overloaded_error', (expected.error as ProviderError).message], 'its fields');
+    assertRelayed(decoded, expected, 'events and error');
+  }
+  // A tool call with invalid arguments, isolated: the event carries a ToolCallArgumentsError.
+  const failed = await eventsOf(
+    streamOf([
+      { type: 'part', index: 0, part: { type: 'tool-call-start', toolCallId: 'call_1', toolName: 'write_file' } },
+      { type: 'part', index: 0, part: { type: 'tool-call-arguments', chunk: '{"path":"é🙂"x}' } },
+      { type: 'flush', index: 0 },
+    ] as StreamEvent[]).pipeThrough(new ConversationEventStream({ isolateErrors: true })),
+  );
+  const decoded = await settle(streamOf([await responseBytes(eventsThen(failed.values, undefined).pipeThrough(new EventStreamEncoder<unknown>()), EVENT_STREAM_HEADERS)]).pipeThrough(new EventStreamDecoder()));
+  const event = decoded.values.find((e) => (e as { type: string }).type === 'tool-call-failed') as { error: ToolCallArgumentsError } | undefined;
+  assert(event !== undefined && event.error instanceof ToolCallArgumentsError && event.error.cause instanceof JsonStreamError, 'a ToolCallArgumentsError with its JsonStreamError');
+  assertEqual([event.error.toolCallId, event.error.offset, event.error.code, event.error.cause.offset], ['call_1', 13, 'invalid-json', 13], 'its fields (the offset of x, counted by hand)');
+  assertRelayed(decoded, failed, 'failed call');
+});
+
+test('EventStreamDecoder: a connection cut mid-stream resumes with Last-Event-ID (resumeEventStream) and the events join up', async () => {
+  const kept = (await eventsOf(streamOf([recording('anthropic/text-then-2-parallel-tool-use.sse')]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })).pipeThrough(new FieldEventStream()))).values;
+  const bytes = await responseBytes(eventsThen(kept, undefined).pipeThrough(new EventStreamEncoder<unknown>()), EVENT_STREAM_HEADERS);
+  for (const cut of [0, 17, Math.floor(bytes.length / 2), bytes.length - 20]) {
+    const decoder = new EventStreamDecoder<unknown>();
+    const before = await settle(streamOf([bytes.slice(0, cut)]).pipeThrough(decoder));
+    assert(before.error instanceof RelayError && before.error.code === 'incomplete', `cut at ${cut}: incomplete`);
+    const request = new Request('http://127.0.0.1/events', { headers: decoder.lastEventId === undefined ? {} : { 'last-event-id': decoder.lastEventId } });
+    const rest = await responseBytes(resumeEventStream(kept, request), EVENT_STREAM_HEADERS);
+    const after = await settle(streamOf([rest]).pipeThrough(new EventStreamDecoder<unknown>()));
+    assertRelayed({ values: [...before.values, ...after.values], error: after.error }, { values: kept, error: undefined }, `cut at ${cut}`);
+  }
 });
