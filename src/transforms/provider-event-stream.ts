@@ -22,13 +22,16 @@ import { createOpenAIResponsesAdapter } from './providers/openai-responses.ts';
 /**
  * What a {@link ProviderEventStream} accepts: the response body's bytes (`Uint8Array`), text
  * (after a `TextDecoderStream`; not for Bedrock, whose framing is binary), or event objects an
- * official SDK already decoded.
+ * official SDK already decoded (for `'ai-sdk'`, only the part objects of `fullStream`).
  */
 export type ProviderEventStreamInput = string | Uint8Array | object;
 
 /** Options of {@link ProviderEventStream}. */
 export interface ProviderEventStreamOptions {
-  /** The provider API the input comes from; it chooses the framing and the adapter. */
+  /**
+   * The provider API the input comes from; it chooses the framing and the adapter. `'ai-sdk'`
+   * reads the parts of the AI SDK's `streamText(…).fullStream` (objects only).
+   */
   readonly provider: ProviderName;
   /**
    * Most input held while waiting for the end of a line, an SSE event or an AWS event-stream
@@ -50,7 +53,8 @@ export interface ProviderEventStreamOptions {
  * - `truncated`: the input ended inside an SSE event, an NDJSON line or an AWS frame.
  * - `max-buffered-bytes`: see {@link ProviderEventStreamOptions.maxBufferedBytes}.
  * - `crc-mismatch`, `invalid-frame`: a corrupt AWS event-stream frame.
- * - `invalid-input`: a chunk of the wrong kind (text for Bedrock, `null`, a number).
+ * - `invalid-input`: a chunk of the wrong kind (text for Bedrock, text or bytes for `'ai-sdk'`,
+ *   `null`, a number).
  */
 export type InvalidStreamCode =
   | 'not-json'
@@ -432,7 +436,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     try {
       value = JSON.parse(text);
     } catch (cause) {
-      throw this.#invalid('not-json', `expected ${this.#framing === 'sse' ? 'an SSE stream' : 'the provider\'s stream'}, got text that is not JSON: "${excerpt(text.trim())}"`, cause);
+      throw this.#invalid('not-json', `expected ${this.#framing === 'sse' ? 'an SSE stream' : 'the provider\'s stream'}, got text that is not JSON: "${excerpt(text.trim().replace(/\s+/g, ' '))}"`, cause);
     }
     if (isErrorBody(this.#provider, value)) throw providerErrorFromBody(this.#provider, text);
     // Gemini's streamGenerateContent without `alt=sse` answers a JSON array of its responses.
@@ -522,6 +526,16 @@ function headerText(value: unknown): string | undefined {
  * the provider: SSE (decoded by `eventsource-parser`; comments skipped; `data: [DONE]` ends the
  * input; a byte order mark at the start of the input is skipped, as in NDJSON) for Anthropic, OpenAI Chat, OpenAI Responses and Gemini (`alt=sse`); NDJSON for Ollama;
  * AWS event-stream binary frames, CRC-checked, for Bedrock.
+ *
+ * Other text forms are recognised by their first non-blank character, for the SSE providers:
+ * `{` starts newline-delimited JSON of event objects — what the Anthropic and OpenAI SDKs'
+ * `toReadableStream()` write (one `JSON.stringify(event)` per line) — read like the SSE it came
+ * from; `[` starts one JSON array of records, read whole at the end (Gemini's
+ * `streamGenerateContent` without `alt=sse`). An HTTP error body fed as the stream (the output of
+ * `curl` on a failed request: Anthropic's `{"type":"error","error":{…}}`, OpenAI's and Gemini's
+ * `{"error":{…}}`, Ollama's `{"error":"…"}`, Bedrock's `{"message":"…"}`) errors the stream with
+ * the `ProviderError` `fromResponse` gives for it — the provider's type, code and message — less
+ * the `status`, which only the response knows.
  *
  * `flush` decodes trailing input: a last SSE event without its blank line, or a last NDJSON line
  * without its newline, is emitted if it is complete JSON; then every slot still open is flushed
