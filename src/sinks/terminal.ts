@@ -362,8 +362,6 @@ interface CallState {
   shown: boolean;
   /** Field events were rendered (else the arguments are drawn from the final event). */
   streamed: boolean;
-  /** Begun and not yet ended. */
-  open: boolean;
 }
 
 /** The slots reported by a stage before this one (field events or path updates came for them). */
@@ -384,7 +382,9 @@ const UPSTREAM_DONE: StreamFragment = { type: 'done' };
  *   complete through the call's {@link ToolRenderer}, then `✓ name {exact arguments}` (cut to
  *   the width), or `✗ name incomplete …` / `✗ name failed: …`, and `✗ name /field: …` for a
  *   validation error;
- * - `finished: <reason> (<provider's reason>), <usage>`.
+ * - `finished: <reason> (<provider's reason>), <usage>`, at the end of input (below any call a
+ *   stage reports as cut off after `finished`);
+ * - with {@link error}, `✗ error: <name>: <message>` (the first line of it).
  *
  * The text does not depend on how the input was cut: with color on, escapes are written where
  * the style changes, not per chunk. Control characters in model output are made visible.
@@ -398,6 +398,7 @@ const UPSTREAM_DONE: StreamFragment = { type: 'done' };
  * for (const event of decoder.end()) text += renderer.push(event);
  * text += renderer.end();
  * ```
+ * @throws {RangeError} from the constructor, for a `width` that is not a positive number.
  */
 export class TerminalRenderer {
   readonly #style: TerminalStyle;
@@ -421,7 +422,7 @@ export class TerminalRenderer {
   #written = false;
   #dim = false;
   #out = '';
-  /** `finished` came while a call was still open: drawn after that call's end. */
+  /** The `finished` event, drawn at the end of input. */
   #pendingFinish: FinishedEvent | undefined;
 
   constructor(options: TerminalRendererOptions = {}) {
@@ -491,14 +492,14 @@ export class TerminalRenderer {
     } finally {
       buffer.length = 0;
     }
-    if (this.#pendingFinish !== undefined) this.#finished(this.#pendingFinish);
-    this.#pendingFinish = undefined;
+    this.#drawFinish();
     this.#newline();
     return this.#take();
   }
 
   /** The input failed: a one-line reason (`✗ error: ProviderError: Overloaded`), on a line of its own. */
   error(reason: unknown): string {
+    this.#drawFinish();
     this.#newline();
     this.#plain(`${this.#style.red(`✗ error: ${errorLine(reason)}`)}\n`);
     this.#block = 'error';
@@ -548,9 +549,9 @@ export class TerminalRenderer {
         this.#validation(event);
         return;
       case 'finished':
-        // A call still open is reported at the end of input (cut off): the finish line goes after it.
-        if ([...this.#calls.values()].some((call) => call.open)) this.#pendingFinish = event;
-        else this.#finished(event);
+        // Drawn last, at the end of input: a call cut off is reported after `finished` (by this
+        // renderer's builder or a stage before it), and belongs above the finish line.
+        this.#pendingFinish = event;
         return;
       default:
         // `flush`, and what no stage of this version emits: nothing to draw.
@@ -571,7 +572,7 @@ export class TerminalRenderer {
   #call(index: number, toolCallId: string, toolName: string): CallState {
     let call = this.#calls.get(index);
     if (call === undefined) {
-      call = { index, toolCallId, toolName, renderer: undefined, shown: false, streamed: false, open: true };
+      call = { index, toolCallId, toolName, renderer: undefined, shown: false, streamed: false };
       this.#calls.set(index, call);
     } else {
       if (call.toolCallId === '' && toolCallId !== '') call.toolCallId = toolCallId;
@@ -636,7 +637,6 @@ export class TerminalRenderer {
     }
     if (renderer.end !== undefined) this.#plain(renderer.end(event));
     call.renderer = undefined;
-    call.open = false;
     this.#newline();
     this.#plain(`${this.#result(event, call)}\n`);
     this.#documents.delete(call.index);
@@ -650,11 +650,12 @@ export class TerminalRenderer {
       case 'tool-call':
       case 'structured': {
         const args = event.type === 'tool-call' ? event.arguments : event.data;
-        const truncated = event.type === 'tool-call' && event.truncated === true;
-        const mark = truncated ? '⚠' : '✓';
-        const head = `${mark} ${name}${truncated ? ' (repaired: its arguments were cut off)' : ''} `;
-        const json = fit(clean(JSON.stringify(args)), Math.max(1, style.width - Array.from(head).length));
-        return `${truncated ? style.yellow(mark) : style.green(mark)} ${style.bold(name)}${truncated ? style.yellow(' (repaired: its arguments were cut off)') : ''} ${style.dim(json)}`;
+        const repaired = event.type === 'tool-call' && event.truncated === true ? ' (repaired: its arguments were cut off)' : '';
+        const mark = repaired === '' ? '✓' : '⚠';
+        // The JSON takes the columns the mark, the name and the note leave.
+        const room = style.width - Array.from(`${mark} ${name}${repaired} `).length;
+        const json = fit(clean(JSON.stringify(args)), Math.max(1, room));
+        return `${repaired === '' ? style.green(mark) : style.yellow(mark)} ${style.bold(name)}${style.yellow(repaired)} ${style.dim(json)}`;
       }
       case 'tool-call-incomplete': {
         const where = event.path === '' ? 'at the top level' : `in ${oneLine(event.path)}`;
@@ -688,6 +689,12 @@ export class TerminalRenderer {
     }
     if (kind === 'reasoning') this.#dimmed(clean(text));
     else this.#plain(clean(text));
+  }
+
+  #drawFinish(): void {
+    const event = this.#pendingFinish;
+    this.#pendingFinish = undefined;
+    if (event !== undefined) this.#finished(event);
   }
 
   #finished(event: FinishedEvent): void {

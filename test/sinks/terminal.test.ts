@@ -202,6 +202,20 @@ describe('TerminalSink tool calls', () => {
     );
   });
 
+  it('TerminalSink marks a call that a stage before repaired', async () => {
+    const events = streamOf([start(0, 'c', 'find'), args(0, '{"q":"ab'), finished('length', 'max_tokens')]).pipeThrough(new ConversationEventStream({ repair: true }));
+    expect(await draw(events)).toBe('▶ find\n  q: ab\n⚠ find (repaired: its arguments were cut off) {"q":"ab"}\n\nfinished: length (max_tokens)\n');
+  });
+
+  it('TerminalSink draws a structured-output document as it streams', async () => {
+    const events: StreamEvent[] = [
+      { type: 'part', index: 0, part: { type: 'structured', json: '{"city":"Pa' } },
+      { type: 'part', index: 0, part: { type: 'structured', json: 'ris","n":2}' } },
+      flush(0),
+    ];
+    expect(await draw(events)).toBe('▶ structured output\n  city: Paris\n  n: 2\n✓ structured output {"city":"Paris","n":2}\n');
+  });
+
   it('TerminalSink draws a call still open when the input ends as incomplete', async () => {
     const out = await draw([start(0, 'c', 'find'), args(0, '{"q":"ab')]);
     expect(out).toBe('▶ find\n  q: ab\n✗ find incomplete: its arguments stopped in /q (the stream ended)\n');
