@@ -25,6 +25,7 @@ export const PROVIDERS: readonly ProviderName[] = ['anthropic', 'openai-chat', '
 /** What `--view` chooses: which stage's output is printed. */
 export type View = 'events' | 'fragments' | 'fields' | 'paths' | 'turn';
 
+/** Every `--view`. */
 export const VIEWS: readonly View[] = ['events', 'fragments', 'fields', 'paths', 'turn'];
 
 /**
@@ -54,6 +55,7 @@ export interface Output {
   readonly columns: number | undefined;
 }
 
+/** What `argstream inspect` was asked for. */
 export interface InspectOptions {
   /** Omitted: guessed from the first records of the input. */
   readonly provider: ProviderName | undefined;

@@ -38,7 +38,7 @@ and print the chosen view as each chunk arrives.
 Options:
   -p, --provider <name>  ${PROVIDERS.join(', ')}
                          (default: recognised from the first records)
-  -V, --view <view>      what to print (default: turn):
+      --view <view>      what to print (default: turn):
                            events     the provider's StreamEvents (ProviderEventStream)
                            fragments  each tool call's argument fragments (ToolCallProgressStream)
                            fields     field-start / field-delta / field-end (FieldEventStream)
@@ -127,7 +127,7 @@ async function runInspect(args: string[], stdout: Output, stderr: Output): Promi
     strict: true,
     options: {
       provider: { type: 'string', short: 'p' },
-      view: { type: 'string', short: 'V' },
+      view: { type: 'string' },
       json: { type: 'boolean', short: 'j' },
       help: { type: 'boolean', short: 'h' },
     },

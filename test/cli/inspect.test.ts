@@ -198,7 +198,7 @@ describe('argstream inspect on standard input', () => {
   it('reads a recording piped in (no file, and "-"), provider given or recognised', async () => {
     const recording = manifestEntry('anthropic/text-then-tool-use.sse');
     const bytes = readFileSync(recordingPath(recording.file));
-    for (const args of [['inspect', '--json', '-V', 'turn'], ['inspect', '--provider', 'anthropic', '--json', '-']]) {
+    for (const args of [['inspect', '--json', '--view', 'turn'], ['inspect', '--provider', 'anthropic', '--json', '-']]) {
       const result = await runCli(args, bytes);
       expect(result.code).toBe(0);
       const turn = jsonLines(result.stdout).at(-1) as { toolCalls: SeenCall[] };
