@@ -70,7 +70,7 @@ const TURN = {
 };
 
 // 2. The embedded "model": a local server that streams the turn in the provider's wire format,
-//    one event every 20 ms (about what a model writing 250 characters a second sends).
+//    one event every 20 ms (a delta of 3 to 10 characters each: about 300 characters a second).
 const scripted = scriptedResponse(provider, TURN);
 const server = createServer(async (request, response) => {
   for await (const _ of request); // the request body (the prompt) is not read further
@@ -142,7 +142,7 @@ if (seen.path !== undefined && seen.complete !== undefined) {
   const content = seen.content === undefined ? '' : ` and the content from ${seen.content.toFixed(2)} s on`;
   process.stdout.write(
     `argstream showed the path after ${seen.path.toFixed(2)} s${content}; ` +
-      `a complete-call SDK would have shown it after ${seen.complete.toFixed(2)} s` +
+      `a complete-call SDK would have shown it after ${seen.complete.toFixed(2)} s, when the call's last event arrived` +
       `${scripted.wholeCalls ? ` (${provider} sends each tool call whole)` : ''}.\n`,
   );
 }

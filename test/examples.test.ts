@@ -52,7 +52,7 @@ describe('examples: the terminal demo (npm start)', () => {
       expect(stdout).toContain(`  ┌────────\n${FILE}  └────────\n`);
       expect(stdout).toContain('arguments equal what the model sent: yes\n');
       expect(stdout).toMatch(/\nfinished: tool-calls \([^)]+\), 120 input \+ 210 output tokens\n/);
-      expect(stdout).toMatch(/argstream showed the path after \d+\.\d\d s and the content from \d+\.\d\d s on; a complete-call SDK would have shown it after \d+\.\d\d s/);
+      expect(stdout).toMatch(/argstream showed the path after \d+\.\d\d s and the content from \d+\.\d\d s on; a complete-call SDK would have shown it after \d+\.\d\d s, when the call's last event arrived/);
       expect(stdout).toContain(provider === 'ollama' ? 'ollama sent the call whole: any SDK shows it now' : 'an SDK that waits for the complete call shows nothing yet');
       expect(stdout).not.toContain('\x1b');
     });
