@@ -49,7 +49,9 @@ export function providerErrorFromBody(provider: ProviderName, text: string, info
   }
   const status = info.status;
   const statusText = nonEmptyString(info.statusText);
-  const http = status === undefined ? '' : `HTTP ${status}${statusText === undefined ? '' : ` ${statusText}`}`;
+  // The status text only where the body says nothing: with the provider's own message it adds
+  // nothing, and Node's server calls the statuses it does not know (529) "unknown".
+  const http = status === undefined ? '' : `HTTP ${status}`;
   const body = Array.isArray(value) && value.length >= 1 ? value[0] : value;
   if (parsed && isRecord(body)) {
     const read = readErrorBody(provider, body, info);
@@ -64,10 +66,11 @@ export function providerErrorFromBody(provider: ProviderName, text: string, info
     }
   }
   const shown = text.replace(/\s+/g, ' ').trim();
+  const httpText = http === '' ? '' : ` ${http}${statusText === undefined ? '' : ` ${statusText}`}`;
   return new ProviderError(
     provider,
     'http-error',
-    `${provider}${http === '' ? '' : ` ${http}`}${shown === '' ? ' (empty body)' : `: "${excerpt(shown)}"`}`,
+    `${provider}${httpText}${shown === '' ? ' (empty body)' : `: "${excerpt(shown)}"`}`,
     { status, cause: parsed ? value : undefined },
   );
 }
