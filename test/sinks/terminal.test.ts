@@ -4,11 +4,13 @@
  * MANIFEST's tool calls, the same output however the input is cut, and the stream protocol
  * (upstream errors, abort, a failing output, backpressure).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { transform } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import * as argstream from '../../src/index.ts';
 import {
   ArgumentValidationStream,
   CoalesceStream,
@@ -28,7 +30,7 @@ import {
   type TerminalSinkOptions,
   type ToolRenderer,
 } from '../../src/index.ts';
-import { args, finished, flush, recordingSource, rng, randomCuts, start, streamOf, text } from '../helpers.ts';
+import { args, finished, flush, readFixture, recordingSource, rng, randomCuts, start, streamOf, text } from '../helpers.ts';
 import { readManifest, type ManifestRecording } from '../manifest.ts';
 import { ROOT, execute, localBin, notInstalled } from '../runtimes/harness.ts';
 import {
@@ -494,4 +496,71 @@ describe('TerminalSink on Deno and Bun', () => {
       }
     }, 60_000);
   }
+});
+
+// ---------------------------------------------------------------------------------------------
+// The README's examples, run as written
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const terminalSection = readme.slice(readme.indexOf('## In a terminal'));
+const README_BLOCKS = [...terminalSection.slice(0, terminalSection.indexOf('\n## ', 5)).matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] as string);
+/** A recording whose MANIFEST call the README's snippets must draw. */
+const RECORDING = 'anthropic/text-then-tool-use.sse';
+
+/** A README block as a function of the names it uses: types stripped, `argstream` imports taken from src/. */
+async function readmeBlock(code: string, names: readonly string[]): Promise<(...values: unknown[]) => Promise<void>> {
+  const { code: js } = await transform(code, { loader: 'ts' });
+  const body = js.replace(/^import \{([^}]*)\} from "argstream";$/gm, 'const {$1} = argstream;');
+  const AsyncFunction = (async () => undefined).constructor as new (...args: string[]) => (...values: unknown[]) => Promise<void>;
+  return new AsyncFunction('argstream', ...names, body);
+}
+
+describe("TerminalSink: the README's examples", () => {
+  it('the README shows the Node form, the Deno form and a custom renderer', () => {
+    expect(README_BLOCKS).toHaveLength(3);
+  });
+
+  it("the README's Node example draws a recording's call", async () => {
+    let out = '';
+    const stdout = { isTTY: false, columns: 80, write: (t: string) => void (out += t) };
+    const run = await readmeBlock(README_BLOCKS[0] as string, ['response', 'process']);
+    await run(argstream, new Response(readFixture(`providers/${RECORDING}`)), { stdout });
+    expect(out).toContain('▶ get_weather\n  location: Paris\n✓ get_weather {"location":"Paris"}\n');
+    expect(out).not.toContain('\x1b');
+  });
+
+  it("the README's custom renderer draws its own line for its tool", async () => {
+    let out = '';
+    const output = { write: (t: string) => void (out += t) };
+    const run = await readmeBlock(`${README_BLOCKS[2]}\nawait streamOf(events).pipeTo(sink);`, ['output', 'streamOf', 'events']);
+    await run(argstream, output, streamOf, [start(0, 'c1', 'search'), args(0, '{"query":"rust wc"}'), flush(0), start(1, 'c2', 'create_file'), args(1, '{"path":"a.txt","content":"x"}'), flush(1)]);
+    expect(out).toBe('▶ search\n  searching for rust wc\n✓ search {"query":"rust wc"}\n\n▶ create_file\n  creating a.txt\n  ┌────────\nx\n  └────────\n✓ create_file {"path":"a.txt","content":"x"}\n');
+  });
+
+  it("the README's Deno example draws a recording's call in Deno", async (context) => {
+    const bin = localBin('deno');
+    if (bin === undefined) {
+      if (IN_CI) throw new Error(`deno is required in CI: ${notInstalled('deno')}`);
+      context.skip(notInstalled('deno'));
+      return;
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'argstream-terminal-'));
+    try {
+      const script = join(dir, 'readme.ts');
+      const sse = new TextDecoder().decode(readFixture(`providers/${RECORDING}`));
+      writeFileSync(
+        script,
+        [
+          `import { ProviderEventStream, TerminalSink } from ${JSON.stringify(pathToFileURL(join(ROOT, 'src', 'index.ts')).href)};`,
+          `const response = new Response(${JSON.stringify(sse)});`,
+          README_BLOCKS[1] as string,
+        ].join('\n'),
+      );
+      const result = await execute(bin, ['run', '--no-lock', '--no-prompt', '--config', join(ROOT, 'deno.json'), script], { cwd: ROOT });
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toContain('▶ get_weather\n  location: Paris\n✓ get_weather {"location":"Paris"}\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
