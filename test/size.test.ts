@@ -24,8 +24,10 @@ describe('bundle size', () => {
     expect(await bundledSize(['IncrementalJsonParser', 'FragmentAggregator', 'IncrementalJsonValueParser', 'JsonFragmentStream', 'JsonValueStream'])).toBeLessThan(8 * 1024);
   });
 
-  it('the provider-to-turn pipeline stays under 24 KB, the whole library under 40 KB', async () => {
-    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(24 * 1024);
+  // 26 KB since the 'ai-sdk' provider and the parsing of HTTP error bodies (+1.9 KB): every
+  // provider's adapter is in ProviderEventStream's table, so a new one costs every pipeline.
+  it('the provider-to-turn pipeline stays under 26 KB, the whole library under 40 KB', async () => {
+    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(26 * 1024);
     const { readFileSync } = await import('node:fs');
     const all = [...readFileSync(new URL('../src/index.ts', import.meta.url), 'utf8').matchAll(/^export \{([^}]*)\}/gm)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter(Boolean));
     expect(await bundledSize(all)).toBeLessThan(40 * 1024);

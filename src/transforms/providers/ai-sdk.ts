@@ -47,6 +47,11 @@ function signatureOf(providerMetadata: unknown): string | undefined {
   return undefined;
 }
 
+/** `{providerExecuted, dynamic}` of a tool part, where true. */
+function toolMetadata(part: JsonRecord): EventMetadata | undefined {
+  return metadataOf({ providerExecuted: part['providerExecuted'] === true || undefined, dynamic: part['dynamic'] === true || undefined });
+}
+
 /**
  * Creates the synchronous core that turns the parts of the AI SDK's `streamText(…).fullStream`
  * (v5) into {@link StreamEvent}s. Each record is one part object; bytes and text are refused
@@ -107,6 +112,10 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
     out.push(metadata === undefined ? { type: 'flush', index: slot.index } : { type: 'flush', index: slot.index, metadata });
   }
 
+  function flushOpen(out: StreamEvent[]): void {
+    for (const [key, slot] of [...open].sort((a, b) => a[1].index - b[1].index)) flush(slot.kind, key.slice(slot.kind.length + 1), undefined, out);
+  }
+
   function whole(part: JsonRecord, out: StreamEvent[]): void {
     const index = nextSlot++;
     out.push({ type: 'flush', index, metadata: { blockType: stringAt(part, 'type') ?? 'unknown', block: part } });
@@ -150,13 +159,7 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
           flush('reasoning', id, providerMetadata, out);
           break;
         case 'tool-input-start':
-          slotFor(
-            'tool',
-            id,
-            out,
-            stringAt(data, 'toolName'),
-            metadataOf({ providerExecuted: data['providerExecuted'] === true ? true : undefined, dynamic: data['dynamic'] === true ? true : undefined }),
-          );
+          slotFor('tool', id, out, stringAt(data, 'toolName'), toolMetadata(data));
           break;
         case 'tool-input-delta': {
           const slot = slotFor('tool', id, out);
@@ -177,13 +180,7 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
           const toolCallId = stringAt(data, 'toolCallId') ?? '';
           // A call whose input streamed and was already flushed: its arguments went by.
           if (streamedCalls.has(toolCallId) && !open.has(`tool:${toolCallId}`)) break;
-          const slot = slotFor(
-            'tool',
-            toolCallId,
-            out,
-            stringAt(data, 'toolName'),
-            metadataOf({ providerExecuted: data['providerExecuted'] === true ? true : undefined, dynamic: data['dynamic'] === true ? true : undefined }),
-          );
+          const slot = slotFor('tool', toolCallId, out, stringAt(data, 'toolName'), toolMetadata(data));
           const input = data['input'];
           const chunk = typeof input === 'string' ? input : input === undefined ? '' : JSON.stringify(input);
           if (!slot.sawArguments && chunk !== '') out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk }));
@@ -199,9 +196,7 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
         case 'finish': {
           if (finished) break;
           finished = true;
-          for (const [key, slot] of [...open].sort((a, b) => a[1].index - b[1].index)) {
-            flush(slot.kind, key.slice(slot.kind.length + 1), undefined, out);
-          }
+          flushOpen(out);
           const raw = stringAt(data, 'finishReason') ?? 'unknown';
           const usage = recordAt(data, 'totalUsage');
           out.push({
@@ -232,9 +227,7 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
 
     end(): StreamEvent[] {
       const out: StreamEvent[] = [];
-      for (const [key, slot] of [...open].sort((a, b) => a[1].index - b[1].index)) {
-        flush(slot.kind, key.slice(slot.kind.length + 1), undefined, out);
-      }
+      flushOpen(out);
       return out;
     },
   };
