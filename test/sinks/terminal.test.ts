@@ -524,7 +524,7 @@ describe("TerminalSink: the README's examples", () => {
     let out = '';
     const stdout = { isTTY: false, columns: 80, write: (t: string) => void (out += t) };
     const run = await readmeBlock(README_BLOCKS[0] as string, ['response', 'process']);
-    await run(argstream, new Response(readFixture(`providers/${RECORDING}`)), { stdout });
+    await run(argstream, new Response(new TextDecoder().decode(readFixture(`providers/${RECORDING}`))), { stdout });
     expect(out).toContain('▶ get_weather\n  location: Paris\n✓ get_weather {"location":"Paris"}\n');
     expect(out).not.toContain('\x1b');
   });
