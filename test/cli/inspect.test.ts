@@ -227,6 +227,26 @@ describe('argstream inspect on standard input', () => {
     expect(stdout).toContain(`tool-call #2 ${recording.toolCalls[1]!.name}`);
   });
 
+  it('draws the turn view as it arrives: the first call complete before standard input ends', async () => {
+    const recording = manifestEntry('anthropic/text-then-2-parallel-tool-use.sse');
+    const text = readFileSync(recordingPath(recording.file), 'utf8');
+    const [first, second] = recording.toolCalls as [ManifestToolCall, ManifestToolCall];
+    const cut = text.indexOf('\n\n', text.indexOf('content_block_stop', text.indexOf(first.id))) + 2;
+    const child = startCli(['inspect', '--provider', 'anthropic']);
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const firstCallDone = waitForOutput(child.stdout, (out) => out.includes(`✓ ${first.name} `), 'first tool call');
+    child.stdin.write(text.slice(0, cut));
+    const early = await firstCallDone;
+    expect(early).toContain(`▶ ${first.name}\n  location: New York, NY\n  unit: fahrenheit\n✓ ${first.name} {"location":"New York, NY","unit":"fahrenheit"}\n`);
+    expect(early).not.toContain(second.name);
+    child.stdin.end(text.slice(cut));
+    expect(await exited).toBe(0);
+    expect(stdout).toContain(`✓ ${second.name} {"timezone":"America/New_York"}\n`);
+    expect(stdout).toMatch(/── turn complete: 2 tool calls \(get_weather, get_time\)\n$/);
+  });
+
   it('stops quietly when the reader goes away (| head)', async () => {
     const bytes = readFileSync(recordingPath('anthropic/thinking-then-text.sse'));
     const child = startCli(['inspect', '--provider', 'anthropic', '--view', 'events']);
