@@ -18,6 +18,7 @@ import { manifestEntry } from '../manifest.ts';
 import { expectedArguments } from '../transforms/providers/event-stream-helpers.ts';
 import { edgeRuntimeMissing, serveEdgeScript } from '../runtimes/edge-runtime/serve-script.ts';
 import { serveModuleWorker, workerdMissing } from '../runtimes/workerd/serve-module.ts';
+import { anthropicToolTurn, FIRST_ARGUMENT_EVENT, startGatedModel } from './gated-model.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RECORDING = 'anthropic/text-then-2-parallel-tool-use.sse';
@@ -98,6 +99,43 @@ describe('examples/edge-function', () => {
         expect(turn.text.length).toBeGreaterThan(0);
       } finally {
         await served.close();
+      }
+    });
+
+    it(`streams on ${runtime}: a file's content reaches the client while the model is still writing it`, async (context) => {
+      const why = missing();
+      if (why !== undefined) {
+        if (IN_CI) throw new Error(`${runtime} is required in CI: ${why}`);
+        context.skip(why);
+      }
+      // Written by hand; the model stops after the first pieces of the content until released.
+      const expected = { path: 'notes/todo.md', content: '# To do\n\n- relay the stream 🚀\n- "quote" it\n' };
+      const pieces = JSON.stringify(expected).match(/[\s\S]{1,5}/g)!;
+      const holdAt = pieces.findIndex((_, i) => pieces.slice(0, i).join('').includes('"content":"# To'));
+      const model = await startGatedModel(anthropicToolTurn('Writing it.', { id: 'toolu_gate', name: 'write_file' }, pieces), FIRST_ARGUMENT_EVENT + holdAt);
+      const served = await serve({ ANTHROPIC_URL: model.url });
+      try {
+        const response = await post(served.url, { prompt: 'Write my to-do list' });
+        const reader = response.body!.pipeThrough(new EventStreamDecoder()).getReader();
+        const before: PipelineEvent[] = [];
+        await model.held;
+        // Read until the content has begun: only possible if the runtime passes events on as they come.
+        while (!before.some((e) => e.type === 'field-delta' && e.key === 'content')) {
+          const { done, value } = await reader.read();
+          if (done) throw new Error('the stream ended while the model was held');
+          before.push(value);
+        }
+        const content = before.filter((e) => e.type === 'field-delta' && e.key === 'content').map((e) => (e as { text: string }).text).join('');
+        expect(expected.content.startsWith(content) && content.length < expected.content.length).toBe(true);
+        expect(before.some((e) => e.type === 'tool-call')).toBe(false);
+        model.release();
+        const after: PipelineEvent[] = [];
+        for (let read = await reader.read(); !read.done; read = await reader.read()) after.push(read.value);
+        const call = after.find((e) => e.type === 'tool-call');
+        expect(call).toMatchObject({ toolCallId: 'toolu_gate', toolName: 'write_file', arguments: expected });
+      } finally {
+        await served.close();
+        await model.close();
       }
     });
 
