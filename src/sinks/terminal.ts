@@ -627,15 +627,25 @@ export class TerminalRenderer {
   }
 
   #end(event: ToolCallEndEvent, call: CallState): void {
-    this.#enter(call);
     const renderer = this.#rendererOf(call);
     if (!call.streamed && (event.type === 'tool-call' || event.type === 'structured')) {
       // No stage streamed this call's fields: draw them from its arguments.
+      this.#enter(call);
       call.streamed = true;
       const args = event.type === 'tool-call' ? event.arguments : event.data;
       for (const field of fieldsOf(args)) this.#plain(renderer.field(cleanField(field)));
     }
-    if (renderer.end !== undefined) this.#plain(renderer.end(event));
+    const closing = renderer.end !== undefined ? renderer.end(event) : '';
+    const block = `call:${call.index}`;
+    if (closing !== '' || !call.shown) this.#enter(call);
+    else if (this.#block !== block) {
+      // The result line names its call: after another call's fields (parallel calls end
+      // together), it needs no second header.
+      if (this.#block.startsWith('call:')) this.#newline();
+      else this.#blankLine();
+      this.#block = block;
+    }
+    this.#plain(closing);
     call.renderer = undefined;
     this.#newline();
     this.#plain(`${this.#result(event, call)}\n`);

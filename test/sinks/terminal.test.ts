@@ -246,9 +246,9 @@ describe('TerminalSink tool calls', () => {
     expect(out).toBe('▶ write_file\n  creating /etc/passwd\n✗ write_file /path: forbidden path\n  ┌────────\nx\n  └────────\n✓ write_file {"path":"/etc/passwd","content":"x"}\n');
   });
 
-  it('TerminalSink shows a call header again, marked (continued), when calls interleave', async () => {
+  it('TerminalSink shows a call header again, marked (continued), when calls interleave, and their result lines together', async () => {
     const out = await draw([start(0, 'a', 'one'), start(1, 'b', 'two'), args(0, '{"x":"1"}'), args(1, '{"y":"2"}'), flush(0), flush(1)]);
-    expect(out).toBe('▶ one\n\n▶ two\n\n▶ one (continued)\n  x: 1\n\n▶ two (continued)\n  y: 2\n\n▶ one (continued)\n✓ one {"x":"1"}\n\n▶ two (continued)\n✓ two {"y":"2"}\n');
+    expect(out).toBe('▶ one\n\n▶ two\n\n▶ one (continued)\n  x: 1\n\n▶ two (continued)\n  y: 2\n✓ one {"x":"1"}\n✓ two {"y":"2"}\n');
   });
 
   it('TerminalSink uses a renderer registered for a tool name', async () => {
