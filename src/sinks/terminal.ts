@@ -340,7 +340,8 @@ export interface TerminalRendererOptions {
   readonly color?: boolean;
   /**
    * The terminal's width in columns: a call's result line is cut to it (`process.stdout.columns`
-   * in Node, `Deno.consoleSize().columns` in Deno).
+   * in Node, `Deno.consoleSize().columns` in Deno). `0` (a terminal that does not know its size)
+   * means the default; `Infinity` cuts nothing.
    * @default 80
    */
   readonly width?: number;
@@ -398,7 +399,7 @@ const UPSTREAM_DONE: StreamFragment = { type: 'done' };
  * for (const event of decoder.end()) text += renderer.push(event);
  * text += renderer.end();
  * ```
- * @throws {RangeError} from the constructor, for a `width` that is not a positive number.
+ * @throws {RangeError} from the constructor, for a negative or NaN `width`.
  */
 export class TerminalRenderer {
   readonly #style: TerminalStyle;
@@ -426,8 +427,9 @@ export class TerminalRenderer {
   #pendingFinish: FinishedEvent | undefined;
 
   constructor(options: TerminalRendererOptions = {}) {
-    const width = options.width ?? 80;
-    if (!Number.isFinite(width) || width < 1) throw new RangeError(`TerminalRenderer: width must be a positive number of columns, not ${String(width)}`);
+    // A terminal that does not know its size reports 0 columns: take the default.
+    const width = options.width === undefined || options.width === 0 ? 80 : options.width;
+    if (Number.isNaN(width) || width < 1) throw new RangeError(`TerminalRenderer: width must be a positive number of columns, not ${String(width)}`);
     this.#style = makeStyle(options.color === true, Math.floor(width));
     this.#tools = { write_file: writeFileRenderer, ...options.tools };
   }
@@ -813,7 +815,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
  *   `✗ error: <reason>`, and `pipeTo` rejects with it as usual.
  * - A failing `write` of the output errors the sink (and cancels the source of a pipe).
  *
- * @throws {RangeError} for a `width` that is not a positive number.
+ * @throws {RangeError} for a negative or NaN `width`.
  * @example
  * ```ts
  * // Node

@@ -273,9 +273,13 @@ describe('TerminalSink tool calls', () => {
     expect(out).toBe('a␛[2Jb\nc␇\n\n▶ x␛]0;t␇\n  k: ␛[31m\n✓ x␛]0;t␇ {"k":"\\u001b[31m"}\n');
   });
 
-  it('TerminalRenderer refuses a width that is not a positive number', () => {
-    expect(() => new TerminalRenderer({ width: 0 })).toThrow(RangeError);
+  it('TerminalRenderer refuses a negative or NaN width, and takes 0 columns (a terminal that does not know) as 80', () => {
+    expect(() => new TerminalRenderer({ width: -1 })).toThrow(RangeError);
     expect(() => new TerminalSink({ write: () => undefined }, { width: Number.NaN })).toThrow(/width/);
+    const long = [start(0, 'c', 'find'), args(0, `{"q":"${'a'.repeat(100)}"}`), flush(0)];
+    // "✓ find " is 7 columns: 73 remain, 72 characters of JSON and the ellipsis.
+    expect(render(long, { width: 0 }).split('\n')[2]).toBe(`✓ find {"q":"${'a'.repeat(66)}…`);
+    expect(render(long, { width: Infinity }).split('\n')[2]).toBe(`✓ find {"q":"${'a'.repeat(100)}"}`);
   });
 });
 
