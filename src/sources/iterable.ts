@@ -20,6 +20,8 @@ type ReadableStreamFrom = <T>(iterable: AsyncIterable<T> | Iterable<T | PromiseL
  * the iterator errors the stream. Typed so that TypeScript with only the DOM library accepts it
  * (its `ReadableStream` has no `from`).
  *
+ * @throws {TypeError} when the argument is neither an async iterable nor an iterable.
+ *
  * @example
  * ```ts
  * const stream = client.messages.stream({ model, max_tokens: 1024, tools, messages });
@@ -34,6 +36,10 @@ export function fromAsyncIterable<T>(iterable: AsyncIterable<T> | Iterable<T | P
 
 /** The pull-based stream of {@link fromAsyncIterable}, for runtimes without `ReadableStream.from`. Internal. */
 export function iterableStream<T>(iterable: AsyncIterable<T> | Iterable<T | PromiseLike<T>>): ReadableStream<T> {
+  const candidate = iterable as Partial<AsyncIterable<T> & Iterable<T>> | null | undefined;
+  if (typeof candidate?.[Symbol.asyncIterator] !== 'function' && typeof candidate?.[Symbol.iterator] !== 'function') {
+    throw new TypeError('fromAsyncIterable: the argument is neither an async iterable nor an iterable');
+  }
   let iterator: AsyncIterator<T> | Iterator<T | PromiseLike<T>> | undefined;
   const open = () => {
     if (iterator !== undefined) return iterator;

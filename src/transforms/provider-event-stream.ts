@@ -424,6 +424,9 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     if (this.#records === 0 && isErrorBody(this.#provider, record)) {
       throw providerErrorFromBody(this.#provider, text);
     }
+    if (this.#records === 0 && this.#framing === 'sse' && isCompleteResponse(this.#provider, record)) {
+      throw this.#invalid('not-sse', 'got a complete response, not a stream: request it with `stream: true`');
+    }
     this.#records++;
     this.#record(record);
   }
@@ -495,6 +498,17 @@ function copyString(text: string): string {
   let copy = '';
   for (let i = 0; i < text.length; i++) copy += text[i];
   return copy;
+}
+
+/** A non-streaming response body (the request lacked `stream: true`): it holds no stream event. */
+function isCompleteResponse(provider: ProviderName, record: unknown): boolean {
+  if (typeof record !== 'object' || record === null) return false;
+  const { type, object } = record as { type?: unknown; object?: unknown };
+  return (
+    (provider === 'anthropic' && type === 'message') ||
+    (provider === 'openai-chat' && object === 'chat.completion') ||
+    (provider === 'openai-responses' && object === 'response')
+  );
 }
 
 function parses(text: string): boolean {

@@ -55,4 +55,9 @@ describe.each(implementations)('%s', (_, from) => {
     expect(values).toEqual([1, 2]);
     expect(error).toEqual(new Error('failed at 2'));
   });
+
+  it('fromAsyncIterable refuses what is not iterable with a TypeError', () => {
+    expect(() => from(42 as never)).toThrow(TypeError);
+    expect(() => from({} as never)).toThrow(TypeError);
+  });
 });

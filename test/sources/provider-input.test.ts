@@ -105,4 +105,17 @@ describe('ProviderEventStream input forms', () => {
     const events2 = await events(['{"type":"message_start","message":{"id":"m","usage":{}}}\nnot json\n'], 'anthropic');
     expect(events2.error).toMatchObject({ name: 'ProviderError', type: 'invalid-stream', code: 'not-json' });
   });
+
+  it('ProviderEventStream: a complete (non-streaming) response says to ask for stream: true', async () => {
+    const bodies: Array<[ProviderName, string]> = [
+      ['anthropic', '{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"text","text":"Hi"}],"stop_reason":"end_turn"}'],
+      ['openai-chat', '{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}]}'],
+      ['openai-responses', '{\n  "id": "resp_1",\n  "object": "response",\n  "status": "completed",\n  "output": []\n}'],
+    ];
+    for (const [provider, body] of bodies) {
+      const { error } = await events([body], provider);
+      expect(error, provider).toMatchObject({ name: 'ProviderError', type: 'invalid-stream', code: 'not-sse' });
+      expect((error as Error).message).toBe(`${provider}: got a complete response, not a stream: request it with \`stream: true\``);
+    }
+  });
 });
