@@ -49,7 +49,8 @@ export interface ProviderEventStreamOptions {
  *
  * - `not-json`: a record (SSE `data`, NDJSON line, frame payload) is not JSON.
  * - `not-sse`: a line that is not an SSE field or comment, or text with no SSE event at all (an
- *   HTML error page served with status 200, a proxy's response).
+ *   HTML error page served with status 200, a proxy's response), or a complete non-streaming
+ *   response (a request without `stream: true`).
  * - `truncated`: the input ended inside an SSE event, an NDJSON line or an AWS frame.
  * - `max-buffered-bytes`: see {@link ProviderEventStreamOptions.maxBufferedBytes}.
  * - `crc-mismatch`, `invalid-frame`: a corrupt AWS event-stream frame.
