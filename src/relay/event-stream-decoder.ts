@@ -146,8 +146,9 @@ export class EventStreamDecoder<T = PipelineEvent> extends TransformStream<strin
   }
 
   /**
-   * The `id` of the last event read so far (`undefined` before the first): what to send as
-   * `Last-Event-ID` when reconnecting after a cut.
+   * The `id` of the last event decoded so far (`undefined` before the first): what to send as
+   * `Last-Event-ID` when reconnecting after a cut. When the stream errors with `incomplete`, every
+   * event up to this one has been delivered.
    */
   get lastEventId(): string | undefined {
     return this.#core.lastEventId;

@@ -25,7 +25,7 @@ export interface RelayDecoderOptions {
   readonly maxEventLength?: number;
 }
 
-export const DEFAULT_MAX_EVENT_LENGTH = 64 * 1024 * 1024;
+export const DEFAULT_MAX_EVENT_LENGTH: number = 64 * 1024 * 1024;
 
 /** The limit from the options, checked. */
 export function maxEventLength(options: RelayDecoderOptions, what: string): number {

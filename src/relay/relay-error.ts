@@ -32,6 +32,7 @@ export type RelayErrorCode =
 /** A relay stream could not be encoded or decoded, or was cut before its end. */
 export class RelayError extends Error {
   override readonly name = 'RelayError';
+  /** What went wrong; see {@link RelayErrorCode}. */
   readonly code: RelayErrorCode;
   /** The id of the last event decoded before the failure (SSE), for reconnecting; `undefined` if none. */
   readonly lastEventId: string | undefined;

@@ -22,7 +22,7 @@ import { TaggedToolCallError } from '../turn/tagged-tool-call-extractor.ts';
 import { RelayError } from './relay-error.ts';
 
 /** The top-level member that lists where errors are in an event. */
-export const ERRORS_KEY = '$errors';
+export const ERRORS_KEY: string = '$errors';
 
 /** An error class the decoder can give back: only its prototype is used (its constructor is not called). */
 export type ErrorClass = abstract new (...args: never[]) => Error;
