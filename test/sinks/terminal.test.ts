@@ -148,6 +148,8 @@ describe('TerminalSink draws a scripted turn exactly', () => {
     ['ToolCallProgressStream', [() => new ToolCallProgressStream()]],
     ['ConversationEventStream (conversation events only)', [() => new ConversationEventStream()]],
     ['ConversationEventStream({progress, passthrough})', [() => new ConversationEventStream({ progress: true, passthrough: true })]],
+    ['ConversationEventStream({passthrough})', [() => new ConversationEventStream({ passthrough: true })]],
+    ['ToolCallDeltaStream → ConversationEventStream({passthrough})', [() => new ToolCallDeltaStream(), () => new ConversationEventStream({ passthrough: true })]],
     ['FieldEventStream', [() => new FieldEventStream()]],
     ['ToolCallProgressStream → FieldEventStream', [() => new ToolCallProgressStream(), () => new FieldEventStream()]],
     ['ConversationEventStream({progress, passthrough}) → FieldEventStream', [() => new ConversationEventStream({ progress: true, passthrough: true }), () => new FieldEventStream()]],
