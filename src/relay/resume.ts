@@ -18,9 +18,11 @@ import { RelayError } from './relay-error.ts';
  * ```
  */
 export function lastEventId(source: Request | Headers | string | null | undefined): number {
-  const value = typeof source === 'string' || source === null || source === undefined
-    ? source
-    : (source instanceof Headers ? source : source.headers).get('last-event-id');
+  // Headers-like by shape, not by class: a request may come from another realm (a VM, a framework's polyfill).
+  const value =
+    typeof source === 'string' || source === null || source === undefined
+      ? source
+      : ('headers' in source ? source.headers : source).get('last-event-id');
   if (value === null || value === undefined || value.trim() === '') return 0;
   const text = value.trim();
   const id = /^\d{1,16}$/.test(text) ? Number(text) : Number.NaN;
