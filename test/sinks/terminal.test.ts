@@ -325,6 +325,23 @@ describe('TerminalSink on every recording', () => {
     });
   }
 
+  for (const recording of recordings) {
+    it(`TerminalSink draws ${recording.file} the same after any stage`, async () => {
+      const direct = await drawRecording(recording, recordingInput(recording));
+      const stages: Array<[string, () => AnyStage]> = [
+        ['ToolCallProgressStream', () => new ToolCallProgressStream({ isolateErrors: true })],
+        ['FieldEventStream', () => new FieldEventStream({ isolateErrors: true })],
+        ['PathUpdateStream', () => new PathUpdateStream({ isolateErrors: true })],
+        ['ToolCallDeltaStream', () => new ToolCallDeltaStream()],
+        ['ConversationEventStream({progress, passthrough})', () => new ConversationEventStream({ progress: true, passthrough: true, isolateErrors: true })],
+      ];
+      for (const [name, make] of stages) {
+        const events = streamOf(recordingInput(recording)).pipeThrough(new ProviderEventStream({ provider: providerOf(recording) })).pipeThrough(make() as never);
+        expect(await draw(events as ReadableStream<PipelineEvent>, { width: 100_000 }), name).toBe(direct);
+      }
+    });
+  }
+
   for (const recording of recordings.filter((r) => recordingInput(r)[0] instanceof Uint8Array)) {
     it(`TerminalSink writes the same text however ${recording.file} is cut (plain and color)`, async () => {
       const bytes = bytesOf(recording.file);
