@@ -14,6 +14,8 @@ import {
   EventStreamDecoder,
   EventStreamEncoder,
   FieldEventStream,
+  fromAsyncIterable,
+  fromResponse,
   FragmentAggregator,
   IncrementalJsonParser,
   IncrementalJsonValueParser,
@@ -39,6 +41,7 @@ import {
   type ToolCallArgumentProgress,
   type Turn,
 } from '../../src/index.ts';
+import { iterableStream } from '../../src/sources/iterable.ts';
 import { REPORT_PREFIX, type CheckResult, type Report } from './report.ts';
 
 export type { CheckResult, Report };
@@ -838,4 +841,60 @@ test('EventStreamDecoder: a connection cut mid-stream resumes with Last-Event-ID
     const after = await settle(streamOf([rest]).pipeThrough(new EventStreamDecoder<unknown>()));
     assertRelayed({ values: [...before.values, ...after.values], error: after.error }, { values: kept, error: undefined }, `cut at ${cut}`);
   }
+});
+
+// ---------------------------------------------------------------------------------------------
+// Sources: fetch responses, (async) iterables, and the NDJSON of an SDK's toReadableStream()
+
+/** The JSON `data` of each SSE event of a recording: the objects an SDK yields. */
+function sseDataObjects(bytes: Uint8Array): unknown[] {
+  return new TextDecoder()
+    .decode(bytes)
+    .split(/\r\n\r\n|\n\n|\r\r/)
+    .map((event) => event.split(/\r\n|\n|\r/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim()).join('\n'))
+    .filter((data) => data !== '' && data !== '[DONE]')
+    .map((data) => JSON.parse(data) as unknown);
+}
+
+test('fromAsyncIterable (ReadableStream.from where present, and the pull-based fallback): SDK event objects give the manifest turn; cancel calls return()', async () => {
+  const expected = RECORDINGS.find((r) => r.file === 'openai-chat/parallel-2-tool-calls.sse')!;
+  const objects = sseDataObjects(recording(expected.file));
+  async function* sdkStream() {
+    for (const object of objects) yield object;
+  }
+  for (const [how, from] of [['fromAsyncIterable', fromAsyncIterable], ['fallback', iterableStream]] as const) {
+    checkTurn(await collectTurn(from(sdkStream()).pipeThrough(new ProviderEventStream({ provider: 'openai-chat' }))), expected, how);
+    let returned = false;
+    const iterable: AsyncIterable<number> = {
+      [Symbol.asyncIterator]: () => ({ next: async () => ({ done: false, value: 1 }), return: async () => ((returned = true), { done: true, value: undefined }) }),
+    };
+    const reader = from(iterable).getReader();
+    await reader.read();
+    await reader.cancel();
+    assert(returned, `${how}: cancel calls return()`);
+  }
+});
+
+test('fromResponse: a Response gives the manifest turn (fused with the stages after it); an error status a ProviderError with the provider\'s fields', async () => {
+  const expected = RECORDINGS.find((r) => r.file === 'openai-chat/single-tool-call.sse')!;
+  const bytes = recording(expected.file);
+  checkTurn(await collectTurn(fromResponse(new Response(streamOf(oneByOne(bytes))), { provider: 'openai-chat' })), expected, 'byte by byte');
+  const events = await readAll(fromResponse(new Response(bytes), { provider: 'openai-chat' }).pipeThrough(new ConversationEventStream()));
+  assertEqual(events.filter((e) => e.type === 'tool-call').map((e) => (e as { toolName: string }).toolName), ['GetWeatherArgs'], 'conversation events');
+  const failed = await settle(
+    fromResponse(new Response('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}', { status: 529 }), { provider: 'anthropic' }),
+  );
+  assert(failed.error instanceof ProviderError, `a ProviderError, got ${String(failed.error)}`);
+  assertEqual([failed.error.status, failed.error.type, failed.error.message], [529, 'overloaded_error', 'anthropic HTTP 529: overloaded_error: Overloaded'], 'its fields');
+});
+
+test('ProviderEventStream reads the NDJSON of event objects (an SDK toReadableStream()) as the SSE, and an HTTP error body as the provider error', async () => {
+  const expected = RECORDINGS.find((r) => r.file === 'anthropic/text-then-2-parallel-tool-use.sse')!;
+  const ndjson = new TextEncoder().encode(sseDataObjects(recording(expected.file)).map((object) => `${JSON.stringify(object)}\n`).join(''));
+  for (const [how, chunks] of cuttings(ndjson, 7)) {
+    checkTurn(await collectTurn(streamOf(chunks).pipeThrough(new ProviderEventStream({ provider: 'anthropic' }))), expected, how);
+  }
+  const error = await settle(streamOf([new TextEncoder().encode('{"error":{"code":429,"message":"Quota","status":"RESOURCE_EXHAUSTED"}}')]).pipeThrough(new ProviderEventStream({ provider: 'gemini' })));
+  assert(error.error instanceof ProviderError, `a ProviderError, got ${String(error.error)}`);
+  assertEqual([error.error.type, error.error.code, error.error.message], ['RESOURCE_EXHAUSTED', '429', 'gemini: RESOURCE_EXHAUSTED: Quota'], 'its fields');
 });
