@@ -1,7 +1,8 @@
 /**
  * examples/edge-function on the runtimes it is written for: bundled with esbuild (`argstream`
  * resolved to src/, as a user's bundler resolves the package), served by workerd (Cloudflare
- * Workers) and by edge-runtime (Vercel Edge), with the provider replaced by a local replay server
+ * Workers) and by edge-runtime (Vercel Edge) — and, as any fetch handler, by Deno.serve and
+ * Bun.serve — with the provider replaced by a local replay server
  * serving a recording from test/fixtures. The test reads the SSE response with
  * EventStreamDecoder in Node and checks the turn against the MANIFEST's expected tool calls.
  */
@@ -18,6 +19,8 @@ import { manifestEntry } from '../manifest.ts';
 import { expectedArguments } from '../transforms/providers/event-stream-helpers.ts';
 import { edgeRuntimeMissing, serveEdgeScript } from '../runtimes/edge-runtime/serve-script.ts';
 import { serveModuleWorker, workerdMissing } from '../runtimes/workerd/serve-module.ts';
+import { denoMissing, serveModuleWithDeno } from '../runtimes/deno/serve-module.ts';
+import { bunMissing, serveModuleWithBun } from '../runtimes/bun/serve-module.ts';
 import { anthropicToolTurn, FIRST_ARGUMENT_EVENT, startGatedModel } from './gated-model.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -58,6 +61,9 @@ afterAll(async () => {
 const RUNTIMES: ReadonlyArray<readonly [string, () => string | undefined, (env: Record<string, string>) => Promise<Served>]> = [
   ['workerd', workerdMissing, (env) => serveModuleWorker(join(dir, 'worker.mjs'), env)],
   ['edge-runtime', edgeRuntimeMissing, (env) => serveEdgeScript(readFileSync(join(dir, 'edge.js'), 'utf8'), env)],
+  // The same module under Deno.serve and Bun.serve, as those runtimes serve a fetch handler.
+  ['deno', denoMissing, (env) => serveModuleWithDeno(join(dir, 'worker.mjs'), env)],
+  ['bun', bunMissing, (env) => serveModuleWithBun(join(dir, 'worker.mjs'), env)],
 ];
 
 async function post(url: string, body: unknown): Promise<Response> {
