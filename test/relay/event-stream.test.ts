@@ -249,16 +249,29 @@ describe('EventStreamEncoder → EventStreamDecoder', () => {
   it('EventStreamEncoder: cancelling its readable side (the client went away) cancels the source; backpressure holds writes', async () => {
     const { stream, log } = recordingChunks<unknown>(Array.from({ length: 100 }, (_, i) => ({ type: 'n', i })));
     let pulled = 0;
-    const counted = stream.pipeThrough(new TransformStream({ transform: (event, controller) => { pulled++; controller.enqueue(event); } }), );
+    const counted = stream.pipeThrough(
+      new TransformStream({
+        transform: (event, controller) => {
+          pulled++;
+          controller.enqueue(event);
+        },
+      }),
+    );
     const encoded = counted.pipeThrough(new EventStreamEncoder<unknown>());
     const reader = encoded.getReader();
     await reader.read();
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    const macrotask = () => new Promise((resolve) => setTimeout(resolve, 0));
+    // Let the pipe fill the encoder's queue: wait until the count stops moving.
+    for (let stable = 0, last = -1, turns = 0; stable < 5 && turns < 500; turns++) {
+      await macrotask();
+      stable = pulled === last ? stable + 1 : 0;
+      last = pulled;
+    }
     // A reader that read one event holds the pipe: the encoder queues up to 16 events, not all 100.
     expect(pulled).toBeGreaterThan(1);
     expect(pulled).toBeLessThan(25);
     await reader.cancel(new Error('client left'));
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    for (let turns = 0; turns < 500 && log.cancelled === undefined; turns++) await macrotask();
     expect(log.cancelled).toEqual(new Error('client left'));
     expect(log.pullsAfterEnd).toBe(0);
   });
