@@ -22,6 +22,13 @@ export interface Env {
   readonly ANTHROPIC_API_KEY?: string | undefined;
   /** @default 'claude-sonnet-4-5' */
   readonly ANTHROPIC_MODEL?: string | undefined;
+  /**
+   * Milliseconds without output before a `: keep-alive` comment. Besides keeping proxies from
+   * closing an idle stream, a write is how some runtimes (workerd, edge-runtime) notice that the
+   * browser went away — and then cancel the provider request.
+   * @default '15000'
+   */
+  readonly KEEP_ALIVE_MS?: string | undefined;
 }
 
 /** The tool the model is offered. */
@@ -73,7 +80,7 @@ export async function handleRequest(request: Request, env: Env): Promise<Respons
   // the browser as an `error` event: the response itself is a 200 event stream either way.
   const events = fromResponse(upstream, { provider: 'anthropic' })
     .pipeThrough(new FieldEventStream())
-    .pipeThrough(new EventStreamEncoder({ keepAliveMs: 15_000 }));
+    .pipeThrough(new EventStreamEncoder({ keepAliveMs: Number(env.KEEP_ALIVE_MS ?? 15_000) }));
   return new Response(events, { headers: EVENT_STREAM_HEADERS });
 }
 

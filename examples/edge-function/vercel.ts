@@ -15,5 +15,6 @@ export default function handler(request: Request): Promise<Response> {
     ANTHROPIC_URL: process.env['ANTHROPIC_URL'],
     ANTHROPIC_API_KEY: process.env['ANTHROPIC_API_KEY'],
     ANTHROPIC_MODEL: process.env['ANTHROPIC_MODEL'],
+    KEEP_ALIVE_MS: process.env['KEEP_ALIVE_MS'],
   });
 }

@@ -145,6 +145,34 @@ describe('examples/edge-function', () => {
       }
     });
 
+    it(`cancels the model's request on ${runtime} when the client goes away mid-stream`, async (context) => {
+      const why = missing();
+      if (why !== undefined) {
+        if (IN_CI) throw new Error(`${runtime} is required in CI: ${why}`);
+        context.skip(why);
+      }
+      const pieces = JSON.stringify({ path: 'a.txt', content: 'x'.repeat(200) }).match(/[\s\S]{1,8}/g)!;
+      const model = await startGatedModel(anthropicToolTurn('Writing.', { id: 'toolu_cancel', name: 'write_file' }, pieces), FIRST_ARGUMENT_EVENT + 6);
+      // workerd and edge-runtime notice a closed client connection at the next write: a short
+      // keep-alive makes one (Deno and Bun notice at once).
+      const served = await serve({ ANTHROPIC_URL: model.url, KEEP_ALIVE_MS: '50' });
+      try {
+        const client = new AbortController();
+        const response = await fetch(served.url, { method: 'POST', body: JSON.stringify({ prompt: 'go' }), signal: client.signal });
+        const reader = response.body!.pipeThrough(new EventStreamDecoder()).getReader();
+        await model.held;
+        for (let read = await reader.read(); !(read.value?.type === 'field-delta' && read.value.key === 'content'); read = await reader.read()) {
+          if (read.done) throw new Error('the stream ended while the model was held');
+        }
+        client.abort();
+        // The model's connection is closed before it sent its last event: the relay let go of it.
+        await model.abandoned;
+      } finally {
+        await served.close();
+        await model.close();
+      }
+    });
+
     it(`sends the provider's HTTP error to the browser as an error event on ${runtime}; refuses a GET and a bad body`, async (context) => {
       const why = missing();
       if (why !== undefined) {

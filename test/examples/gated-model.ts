@@ -14,6 +14,8 @@ export interface GatedModel {
   readonly held: Promise<void>;
   /** Let the rest of the events go. */
   release(): void;
+  /** Resolves when the client closed the connection before the last event was written. */
+  readonly abandoned: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -23,9 +25,15 @@ export async function startGatedModel(events: readonly string[], holdAfter: numb
   const held = new Promise<void>((resolve) => (reachHold = resolve));
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
+  let abandon!: () => void;
+  const abandoned = new Promise<void>((resolve) => (abandon = resolve));
   const write = (response: import('node:http').ServerResponse, chunk: string) => new Promise<void>((resolve) => response.write(chunk, () => resolve()));
   const server = createServer(async (request, response) => {
     request.resume();
+    let complete = false;
+    response.on('close', () => {
+      if (!complete) abandon();
+    });
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     for (let i = 0; i < events.length; i++) {
       if (i === holdAfter) {
@@ -36,6 +44,7 @@ export async function startGatedModel(events: readonly string[], holdAfter: numb
       await write(response, events[i] as string);
     }
     if (holdAfter >= events.length) reachHold();
+    complete = true;
     response.end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -44,6 +53,7 @@ export async function startGatedModel(events: readonly string[], holdAfter: numb
     url: `http://127.0.0.1:${port}/v1/messages`,
     held,
     release,
+    abandoned,
     close: () => {
       release();
       server.closeAllConnections();
