@@ -8,7 +8,7 @@ import { ProviderError } from '../errors.ts';
 import { joinAdjacentText } from '../transforms/batch.ts';
 import { ProviderEventDecoder, type ProviderEventStreamOptions } from '../transforms/provider-event-stream.ts';
 import { providerErrorFromBody } from '../transforms/providers/error-body.ts';
-import { type Fusion, type StageCore, installFusion } from '../transforms/stage.ts';
+import { type Fusion, type StageCore, chainRunner, installFusion } from '../transforms/stage.ts';
 import type { StreamEvent } from '../types.ts';
 
 /** Options of {@link fromResponse}: those of `ProviderEventStream`. */
@@ -149,104 +149,4 @@ async function httpError(response: Response, provider: FromResponseOptions['prov
     statusText: response.statusText,
     amznErrorType: response.headers.get('x-amzn-errortype'),
   });
-}
-
-/** What may still be running: only a core that answered with a promise makes something to wait for. */
-type Pending = Promise<void> | undefined;
-
-interface ChainRunner {
-  push(input: unknown, out: unknown[]): Pending;
-  end(out: unknown[]): Pending;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
-}
-
-/**
- * Runs inputs through a chain of cores (the list may grow while it runs, as stages fuse): what a
- * core produces goes to the next, the last core's outputs to `out`. Synchronous unless a core
- * answers with a promise. A core that throws still passes on what it produced before the error.
- */
-function chainRunner(cores: StageCore<unknown, unknown>[]): ChainRunner {
-  const scratch: unknown[][] = [];
-
-  /** Core `level` produced `buffer` (and returned `result`) or threw `error`: pass on what it made. */
-  const settle = (level: number, result: unknown, buffer: unknown[], out: unknown[], failure?: { error: unknown }): Pending => {
-    if (failure !== undefined) {
-      const rest = forward(level, buffer, out, 0);
-      if (rest === undefined) throw failure.error;
-      return rest.then(() => Promise.reject(failure.error));
-    }
-    if (result === buffer || !isThenable(result)) return forward(level, buffer, out, 0);
-    return Promise.resolve(result).then(
-      () => forward(level, buffer, out, 0),
-      (error: unknown) => (forward(level, buffer, out, 0) ?? Promise.resolve()).then(() => Promise.reject(error)),
-    );
-  };
-
-  const last = (result: unknown, out: unknown[]): Pending =>
-    result === out || !isThenable(result) ? undefined : Promise.resolve(result).then(() => undefined);
-
-  // Written out (no closure per call): this runs for every event at every level.
-  const feed = (level: number, item: unknown, out: unknown[]): Pending => {
-    const core = cores[level] as StageCore<unknown, unknown>;
-    if (level === cores.length - 1) return last(core.push(item, out), out);
-    const buffer = (scratch[level] ??= []);
-    let result: unknown;
-    try {
-      result = core.push(item, buffer);
-    } catch (error) {
-      return settle(level, undefined, buffer, out, { error });
-    }
-    return settle(level, result, buffer, out);
-  };
-
-  const forward = (level: number, buffer: unknown[], out: unknown[], from: number): Pending => {
-    try {
-      for (let i = from; i < buffer.length; i++) {
-        const pending = feed(level + 1, buffer[i], out);
-        if (pending !== undefined) {
-          return pending.then(
-            () => forward(level, buffer, out, i + 1),
-            (error: unknown) => {
-              buffer.length = 0;
-              throw error;
-            },
-          );
-        }
-      }
-    } catch (error) {
-      buffer.length = 0;
-      throw error;
-    }
-    buffer.length = 0;
-    return undefined;
-  };
-
-  const endFrom = (level: number, out: unknown[]): Pending => {
-    for (; level < cores.length; level++) {
-      const core = cores[level] as StageCore<unknown, unknown>;
-      let pending: Pending;
-      if (level === cores.length - 1) {
-        pending = last(core.end(out), out);
-      } else {
-        const buffer = (scratch[level] ??= []);
-        let result: unknown;
-        try {
-          result = core.end(buffer);
-        } catch (error) {
-          pending = settle(level, undefined, buffer, out, { error });
-        }
-        pending ??= settle(level, result, buffer, out);
-      }
-      if (pending !== undefined) {
-        const next = level + 1;
-        return pending.then(() => endFrom(next, out));
-      }
-    }
-    return undefined;
-  };
-
-  return { push: (input, out) => feed(0, input, out), end: (out) => endFrom(0, out) };
 }

@@ -66,6 +66,110 @@ function settled(result: unknown, out: unknown[]): Pending {
   return result === out || !isThenable(result) ? undefined : Promise.resolve(result).then(() => undefined);
 }
 
+/** Runs inputs through a chain of cores; what the last core produces goes to `out`. Internal. */
+export interface ChainRunner {
+  push(input: unknown, out: unknown[]): Promise<void> | undefined;
+  end(out: unknown[]): Promise<void> | undefined;
+}
+
+/**
+ * The engine of a fused chain: `push` feeds an input to the first core and what each core produces
+ * to the next; `end` ends the cores in order, each after everything before it was passed on. The
+ * list of cores may grow while it runs (a stage fusing). Synchronous unless a core answers with a
+ * promise; a core that throws still passes on what it produced before the error. Internal: used by
+ * `Stage` and by sources that run a decoder themselves (`fromResponse`).
+ */
+export function chainRunner(cores: readonly StageCore<unknown, unknown>[]): ChainRunner {
+  /** One scratch array per core after the first, reused: a level's array is empty between uses. */
+  const scratch: unknown[][] = [];
+
+  /**
+   * Feed `item` to core `level` and what it produces to the cores after it; `out` gets the last
+   * core's outputs. Synchronous unless a core answers with a promise (an async validator): then
+   * the rest waits for it, and a promise is returned.
+   */
+  const feed = (level: number, item: unknown, out: unknown[]): Pending => {
+    const core = cores[level] as StageCore<unknown, unknown>;
+    if (level === cores.length - 1) return settled(core.push(item, out), out);
+    const buffer = (scratch[level] ??= []);
+    // Written out, not through `after`: this runs for every event at every level.
+    let result: unknown;
+    try {
+      result = core.push(item, buffer);
+    } catch (error) {
+      return failed(level, buffer, out, error);
+    }
+    return result === buffer ? forward(level, buffer, out, 0) : later(level, result, buffer, out);
+  };
+
+  /** Run one step of core `level` into `buffer`, then pass what it made on, even if it threw. */
+  const after = (level: number, step: () => unknown, buffer: unknown[], out: unknown[]): Pending => {
+    let result: unknown;
+    try {
+      result = step();
+    } catch (error) {
+      return failed(level, buffer, out, error);
+    }
+    return result === buffer ? forward(level, buffer, out, 0) : later(level, result, buffer, out);
+  };
+
+  /** Core `level` threw: what it made before the error still goes on, then the error. */
+  const failed = (level: number, buffer: unknown[], out: unknown[], error: unknown): Pending => {
+    const rest = forward(level, buffer, out, 0);
+    if (rest === undefined) throw error;
+    return rest.then(() => Promise.reject(error));
+  };
+
+  /** Core `level` answered with a promise (or something else than its buffer). */
+  const later = (level: number, result: unknown, buffer: unknown[], out: unknown[]): Pending => {
+    if (!isThenable(result)) return forward(level, buffer, out, 0);
+    return Promise.resolve(result).then(
+      () => forward(level, buffer, out, 0),
+      (error: unknown) => (forward(level, buffer, out, 0) ?? Promise.resolve()).then(() => Promise.reject(error)),
+    );
+  };
+
+  /** Pass what core `level` produced (from index `from`) to the next core, then empty the buffer. */
+  const forward = (level: number, buffer: unknown[], out: unknown[], from: number): Pending => {
+    try {
+      for (let i = from; i < buffer.length; i++) {
+        const pending = feed(level + 1, buffer[i], out);
+        if (pending !== undefined) {
+          return pending.then(
+            () => forward(level, buffer, out, i + 1),
+            (error: unknown) => {
+              buffer.length = 0;
+              throw error;
+            },
+          );
+        }
+      }
+    } catch (error) {
+      buffer.length = 0;
+      throw error;
+    }
+    buffer.length = 0;
+    return undefined;
+  };
+
+  /** End the cores from `level` on, each after everything before it has ended and been passed on. */
+  const endFrom = (level: number, out: unknown[]): Pending => {
+    for (; level < cores.length; level++) {
+      const core = cores[level] as StageCore<unknown, unknown>;
+      if (level === cores.length - 1) return settled(core.end(out), out);
+      const buffer = (scratch[level] ??= []);
+      const pending = after(level, () => core.end(buffer), buffer, out);
+      if (pending !== undefined) {
+        const next = level + 1;
+        return pending.then(() => endFrom(next, out));
+      }
+    }
+    return undefined;
+  };
+
+  return { push: (input, out) => feed(0, input, out), end: (out) => endFrom(0, out) };
+}
+
 /**
  * A `TransformStream` over a chain of push cores.
  *
@@ -85,94 +189,7 @@ function settled(result: unknown, out: unknown[]): Pending {
 export class Stage<I, O> extends TransformStream<I, O> {
   constructor(core: StageCore<I, O>) {
     const fusion: Fusion = { cores: [core as StageCore<unknown, unknown>], started: false, absorbed: false };
-    const cores = fusion.cores;
-    /** One scratch array per core after the first, reused: a level's array is empty between uses. */
-    const scratch: unknown[][] = [];
-
-    /**
-     * Feed `item` to core `level` and what it produces to the cores after it; `out` gets the last
-     * core's outputs. Synchronous unless a core answers with a promise (an async validator): then
-     * the rest waits for it, and a promise is returned.
-     */
-    const feed = (level: number, item: unknown, out: unknown[]): Pending => {
-      const core = cores[level] as StageCore<unknown, unknown>;
-      if (level === cores.length - 1) return settled(core.push(item, out), out);
-      const buffer = (scratch[level] ??= []);
-      // Written out, not through `after`: this runs for every event at every level.
-      let result: unknown;
-      try {
-        result = core.push(item, buffer);
-      } catch (error) {
-        return failed(level, buffer, out, error);
-      }
-      return result === buffer ? forward(level, buffer, out, 0) : later(level, result, buffer, out);
-    };
-
-    /** Run one step of core `level` into `buffer`, then pass what it made on, even if it threw. */
-    const after = (level: number, step: () => unknown, buffer: unknown[], out: unknown[]): Pending => {
-      let result: unknown;
-      try {
-        result = step();
-      } catch (error) {
-        return failed(level, buffer, out, error);
-      }
-      return result === buffer ? forward(level, buffer, out, 0) : later(level, result, buffer, out);
-    };
-
-    /** Core `level` threw: what it made before the error still goes on, then the error. */
-    const failed = (level: number, buffer: unknown[], out: unknown[], error: unknown): Pending => {
-      const rest = forward(level, buffer, out, 0);
-      if (rest === undefined) throw error;
-      return rest.then(() => Promise.reject(error));
-    };
-
-    /** Core `level` answered with a promise (or something else than its buffer). */
-    const later = (level: number, result: unknown, buffer: unknown[], out: unknown[]): Pending => {
-      if (!isThenable(result)) return forward(level, buffer, out, 0);
-      return Promise.resolve(result).then(
-        () => forward(level, buffer, out, 0),
-        (error: unknown) => (forward(level, buffer, out, 0) ?? Promise.resolve()).then(() => Promise.reject(error)),
-      );
-    };
-
-    /** Pass what core `level` produced (from index `from`) to the next core, then empty the buffer. */
-    const forward = (level: number, buffer: unknown[], out: unknown[], from: number): Pending => {
-      try {
-        for (let i = from; i < buffer.length; i++) {
-          const pending = feed(level + 1, buffer[i], out);
-          if (pending !== undefined) {
-            return pending.then(
-              () => forward(level, buffer, out, i + 1),
-              (error: unknown) => {
-                buffer.length = 0;
-                throw error;
-              },
-            );
-          }
-        }
-      } catch (error) {
-        buffer.length = 0;
-        throw error;
-      }
-      buffer.length = 0;
-      return undefined;
-    };
-
-    /** End the cores from `level` on, each after everything before it has ended and been passed on. */
-    const endFrom = (level: number, out: unknown[]): Pending => {
-      for (; level < cores.length; level++) {
-        const core = cores[level] as StageCore<unknown, unknown>;
-        if (level === cores.length - 1) return settled(core.end(out), out);
-        const buffer = (scratch[level] ??= []);
-        const pending = after(level, () => core.end(buffer), buffer, out);
-        if (pending !== undefined) {
-          const next = level + 1;
-          return pending.then(() => endFrom(next, out));
-        }
-      }
-      return undefined;
-    };
-
+    const runner = chainRunner(fusion.cores);
     /** Run `step`, then enqueue what it produced — all of it, also when it failed — then fail. */
     const run = (controller: TransformStreamDefaultController<O>, step: (out: unknown[]) => Pending): Promise<void> | undefined => {
       const out: unknown[] = [];
@@ -198,11 +215,11 @@ export class Stage<I, O> extends TransformStream<I, O> {
 
     super(
       drainingTransformer<I, O>({
-        transform: (chunk, controller) => run(controller, (out) => feed(0, chunk, out)),
+        transform: (chunk, controller) => run(controller, (out) => runner.push(chunk, out)),
         flush: (controller) => {
           // Ended: a stage fused from now on would never be ended itself.
           fusion.started = true;
-          return run(controller, (out) => endFrom(0, out));
+          return run(controller, (out) => runner.end(out));
         },
       }),
     );
