@@ -1,4 +1,4 @@
-// `npm run build`: compile src/ to dist/ (tsconfig.build.json), then remove from dist/ what this
+// `npm run build`: compile src/ to dist/, then remove from dist/ what this
 // compile did not write — the output of a source file deleted or renamed since the last build —
 // so that `npm pack` never ships it. Nothing is removed when the compile reports errors.
 import { spawnSync } from 'node:child_process';
@@ -11,14 +11,19 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
-const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--listEmittedFiles'], { cwd: ROOT, encoding: 'utf8' });
+// Two programs: the library (tsconfig.build.json: web-platform types only, so Node-only code in it
+// fails the build) and the CLI (tsconfig.cli.json: src/cli/ with Node's types; it re-emits the
+// library files it imports, byte for byte the same).
 const emitted = new Set();
-for (const line of result.stdout.split('\n')) {
-  if (line.startsWith('TSFILE: ')) emitted.add(resolve(line.slice('TSFILE: '.length).trim()));
-  else if (line.trim() !== '') console.log(line);
+for (const project of ['tsconfig.build.json', 'tsconfig.cli.json']) {
+  const result = spawnSync(process.execPath, [tsc, '-p', project, '--listEmittedFiles'], { cwd: ROOT, encoding: 'utf8' });
+  for (const line of result.stdout.split('\n')) {
+    if (line.startsWith('TSFILE: ')) emitted.add(resolve(line.slice('TSFILE: '.length).trim()));
+    else if (line.trim() !== '') console.log(line);
+  }
+  if (result.stderr) process.stderr.write(result.stderr);
+  if (result.status !== 0) process.exit(result.status ?? 1);
 }
-if (result.stderr) process.stderr.write(result.stderr);
-if (result.status !== 0) process.exit(result.status ?? 1);
 
 let removed = 0;
 /** Remove the files under `dir` that were not emitted; true when `dir` is left empty. */
