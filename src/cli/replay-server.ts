@@ -160,7 +160,7 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
     const path = new URL(request.url ?? '/', 'http://replay.invalid').pathname;
     const matches = (endpoints as readonly Endpoint[]).some((endpoint) => endpoint.pattern.test(path));
     if (!matches || request.method !== 'POST') {
-      const message = `argstream replay serves a ${provider} recording at ${(endpoints as readonly Endpoint[])
+      const message = `argstream replay serves the ${provider} recording at ${(endpoints as readonly Endpoint[])
         .map((endpoint) => endpoint.display)
         .join(' and ')}; got ${request.method ?? '?'} ${path}`;
       const body = JSON.stringify({ error: { type: 'not_found', message } });

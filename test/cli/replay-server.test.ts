@@ -56,7 +56,7 @@ describe('startReplayServer', () => {
     const missing = await post(`${server.url}/v1/chat/completions`);
     expect(missing.status).toBe(404);
     const body = JSON.parse(Buffer.concat(missing.chunks).toString('utf8'));
-    expect(body.error.message).toBe('argstream replay serves a anthropic recording at POST /v1/messages; got POST /v1/chat/completions');
+    expect(body.error.message).toBe('argstream replay serves the anthropic recording at POST /v1/messages; got POST /v1/chat/completions');
     const get = await fetch(`${server.url}/v1/messages`);
     expect(get.status).toBe(405);
     expect(get.headers.get('content-type')).toBe('application/json');
