@@ -12,6 +12,8 @@ import { FragmentAggregator } from '../json/fragment-aggregator.ts';
 import { FragmentCollector } from '../json/incremental-json-parser.ts';
 import { JsonScanner, type JsonLimits } from '../json/scanner.ts';
 import { ValueBuilder } from '../json/value-builder.ts';
+import type { ProviderAdapter } from '../transforms/providers/adapter.ts';
+import { createAiSdkAdapter, isAiSdkPart } from '../transforms/providers/ai-sdk.ts';
 import type { PushCore } from '../transforms/stage.ts';
 import type {
   EventMetadata,
@@ -116,8 +118,14 @@ export const FINAL_EVENTS: ReadonlySet<string> = new Set([
  *
  * A conversation event or a progress event that arrives from a stage before it (another builder,
  * a view with its own progress) hands its slot to that stage: the builder drops what it holds for
- * the slot, passes its parts on unparsed and never reports it twice. Everything else passes through unchanged and in order, `finished` after the
- * incomplete calls it releases.
+ * the slot, passes its parts on unparsed and never reports it twice. Everything else passes
+ * through unchanged and in order, `finished` after the incomplete calls it releases.
+ *
+ * The parts of the AI SDK's `streamText(…).fullStream` are an input of their own: they are read
+ * as `ProviderEventStream({provider: 'ai-sdk'})` reads them, and what that makes is handled as
+ * above (so they never pass through), which lets every stage built on this one — progress,
+ * conversation events, `collectTurn`, fields, path updates, validation, the terminal sink — take
+ * `fullStream` directly.
  *
  * @example
  * ```ts
@@ -140,6 +148,8 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
   /** Incomplete calls wait for the stop reason, which providers send after the flush. */
   #incomplete: JsonSlot[] = [];
   #finished: FinishedEvent | undefined;
+  /** Reads the AI SDK's `fullStream` parts, once one arrives. */
+  #aiSdk: ProviderAdapter | undefined;
 
   constructor(options: TurnBuilderOptions = {}) {
     this.#options = options;
@@ -158,6 +168,12 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
    * @throws {ToolCallArgumentsError} for invalid arguments, unless `isolateErrors` is set.
    */
   push(event: PipelineEvent, out: PipelineEvent[] = []): PipelineEvent[] {
+    if (isAiSdkPart(event)) {
+      // An AI SDK part (`streamText(…).fullStream` piped in directly): read as the 'ai-sdk'
+      // provider's events would be.
+      for (const streamEvent of (this.#aiSdk ??= createAiSdkAdapter()).push(event)) this.push(streamEvent, out);
+      return out;
+    }
     switch (event.type) {
       case 'part':
         this.#part(event, out);
@@ -190,6 +206,7 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
 
   /** The input ended: close what was never flushed and report what is still waiting. */
   end(out: PipelineEvent[] = []): PipelineEvent[] {
+    if (this.#aiSdk !== undefined) for (const streamEvent of this.#aiSdk.end()) this.push(streamEvent, out);
     const open = [...this.#slots.values()].sort((a, b) => a.index - b.index);
     this.#slots.clear();
     for (const slot of open) this.#close(slot, out, true);

@@ -9,10 +9,16 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { jsonSchema, streamText, tool, type LanguageModel, type ToolSet } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { collectTurn, type Turn } from '../../src/sinks/collect-turn.ts';
+import { ArgumentValidationStream } from '../../src/transforms/argument-validation-stream.ts';
+import { ConversationEventStream } from '../../src/transforms/conversation-event-stream.ts';
 import { FieldEventStream } from '../../src/transforms/field-event-stream.ts';
+import { PathUpdateStream } from '../../src/transforms/path-update-stream.ts';
+import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-stream.ts';
+import { TerminalSink } from '../../src/sinks/terminal.ts';
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import { ProviderError } from '../../src/errors.ts';
 import type { ReplayProvider } from '../../src/cli/replay-server.ts';
+import type { PipelineEvent } from '../../src/view-types.ts';
 import { manifestRecordings, type ManifestRecording } from '../manifest.ts';
 import { readAll, settle, streamOf } from '../helpers.ts';
 import { closeServersAfterEach, replay, turnCalls } from './replay.ts';
@@ -86,6 +92,61 @@ describe('AI SDK streamText fullStream against the replay server', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('fullStream piped straight into the stages (its parts an input of their own)', () => {
+  /** The parts `fullStream` yields for a recording, collected once. */
+  async function partsOf(recording: ManifestRecording): Promise<object[]> {
+    const setup = models[recording.dir]!;
+    const server = await replay(recording.file, setup.provider);
+    const result = streamText({ model: setup.model(server.url), prompt: 'hi', tools: toolsOf(recording), maxRetries: 0 });
+    return readAll(result.fullStream as ReadableStream<object>);
+  }
+
+  const stages: Record<string, () => TransformStream<any, any>> = {
+    ToolCallProgressStream: () => new ToolCallProgressStream(),
+    'ConversationEventStream({progress})': () => new ConversationEventStream({ progress: true }),
+    FieldEventStream: () => new FieldEventStream(),
+    PathUpdateStream: () => new PathUpdateStream(),
+    ArgumentValidationStream: () => new ArgumentValidationStream({ tools: {} }),
+  };
+
+  it.each(cases.filter((recording) => recording.dir !== 'openai-responses').map((recording) => [recording.file, recording] as const))('%s', async (_file, recording) => {
+    const parts = await partsOf(recording);
+    const viaProvider = () => streamOf(parts).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk' }));
+    for (const [name, stage] of Object.entries(stages)) {
+      expect(await readAll(streamOf(parts).pipeThrough(stage())), name).toEqual(await readAll(viaProvider().pipeThrough(stage())));
+    }
+    const direct = await collectTurn(streamOf(parts as PipelineEvent[]));
+    expect(direct).toEqual(await collectTurn(viaProvider()));
+    expect(direct.toolCalls.length + direct.incompleteToolCalls.length).toBe(recording.toolCalls.length);
+    const drawn = async (stream: ReadableStream<unknown>) => {
+      let text = '';
+      await stream.pipeTo(new TerminalSink({ write: (piece) => void (text += piece) }) as WritableStream<unknown>);
+      return text;
+    };
+    const text = await drawn(streamOf(parts));
+    expect(text).toBe(await drawn(viaProvider()));
+    for (const call of recording.toolCalls) expect(text).toContain(`▶ ${call.name}`);
+  });
+
+  it('the AI SDK tool-call and start parts are told from argstream events of the same type', async () => {
+    const parts = [
+      { type: 'start' },
+      { type: 'tool-call', toolCallId: 'c1', toolName: 'get_time', input: { zone: 'UTC' } },
+      { type: 'finish', finishReason: 'tool-calls', totalUsage: {} },
+    ];
+    const events = await readAll(streamOf<object>(parts).pipeThrough(new ToolCallProgressStream()));
+    expect(events.filter((event) => event.type === 'tool-call')).toEqual([
+      { type: 'tool-call', index: 0, toolCallId: 'c1', toolName: 'get_time', arguments: { zone: 'UTC' } },
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: 'finished', reason: 'tool-calls' });
+    // A `start` fragment (it has a `kind`) and argstream's own `tool-call` event pass through as they are.
+    const own = [{ type: 'tool-call', index: 3, toolCallId: 'x', toolName: 'y', arguments: {} }];
+    expect(await readAll(streamOf<object>(own).pipeThrough(new ToolCallProgressStream()))).toEqual(own);
+    const fields = await readAll(streamOf<object>([{ type: 'start', kind: 'object' }, { type: 'done' }]).pipeThrough(new FieldEventStream()));
+    expect(fields).toEqual([]);
   });
 });
 

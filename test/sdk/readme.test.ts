@@ -122,7 +122,7 @@ describe('README: Official SDKs and fetch responses', () => {
     expect(blocks[2]).toContain('chat.completions.create');
     expect(blocks[3]).toContain('responses.stream');
     expect(blocks[4]).toContain("from '@google/genai'");
-    expect(blocks[5]).toContain("provider: 'ai-sdk'");
+    expect(blocks[5]).toContain('result.fullStream.pipeThrough(new FieldEventStream())');
   });
 
   it('README fetch + fromResponse: the tool calls, and an HTTP error as status, type and message', async () => {

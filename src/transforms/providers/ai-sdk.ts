@@ -52,6 +52,41 @@ function toolMetadata(part: JsonRecord): EventMetadata | undefined {
   return metadataOf({ providerExecuted: part['providerExecuted'] === true || undefined, dynamic: part['dynamic'] === true || undefined });
 }
 
+/** The `type`s of the AI SDK's `fullStream` parts that no argstream event has. */
+const AI_SDK_PART_TYPES: ReadonlySet<string> = new Set([
+  'start-step',
+  'text-start',
+  'text-delta',
+  'text-end',
+  'reasoning-start',
+  'reasoning-delta',
+  'reasoning-end',
+  'tool-input-start',
+  'tool-input-delta',
+  'tool-input-end',
+  'tool-result',
+  'tool-error',
+  'finish-step',
+  'finish',
+  'abort',
+  'raw',
+  'source',
+  'file',
+  'error',
+]);
+
+/**
+ * Whether `event` is a part of the AI SDK's `fullStream` rather than an argstream event: its
+ * `type` is one no argstream event has, or it is the AI SDK's `start` (no `kind`, unlike a
+ * `start` fragment) or `tool-call` (with `input`, where argstream's has `arguments`). Internal:
+ * the turn builder reads such parts through {@link createAiSdkAdapter}.
+ */
+export function isAiSdkPart(event: { readonly type: string }): boolean {
+  if (AI_SDK_PART_TYPES.has(event.type)) return true;
+  if (event.type === 'start') return !('kind' in event);
+  return event.type === 'tool-call' && 'input' in event && !('arguments' in event);
+}
+
 /**
  * Creates the synchronous core that turns the parts of the AI SDK's `streamText(…).fullStream`
  * (v5) into {@link StreamEvent}s. Each record is one part object; bytes and text are refused
