@@ -122,16 +122,16 @@ function parse<R>(run: () => R): R {
 async function runInspect(args: string[], stdout: Output, stderr: Output): Promise<number> {
   const { values, positionals } = parse(() =>
     parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      provider: { type: 'string', short: 'p' },
-      view: { type: 'string' },
-      json: { type: 'boolean', short: 'j' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  }),
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        provider: { type: 'string', short: 'p' },
+        view: { type: 'string' },
+        json: { type: 'boolean', short: 'j' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }),
   );
   if (values.help) {
     stdout.write(INSPECT_HELP);
@@ -178,19 +178,19 @@ function howToReach(provider: ReplayProvider, url: string): { path: string; sdk:
 async function runReplay(args: string[], stdout: Output, stderr: Output): Promise<number> {
   const { values, positionals } = parse(() =>
     parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      provider: { type: 'string', short: 'p' },
-      host: { type: 'string' },
-      port: { type: 'string' },
-      delay: { type: 'string' },
-      'chunk-size': { type: 'string' },
-      status: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  }),
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        provider: { type: 'string', short: 'p' },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        delay: { type: 'string' },
+        'chunk-size': { type: 'string' },
+        status: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }),
   );
   if (values.help) {
     stdout.write(REPLAY_HELP);

@@ -8,24 +8,13 @@ import { ArgumentValidationStream } from '../../src/transforms/argument-validati
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import { fromResponse } from '../../src/sources/response.ts';
 import { listFixtures, readAll, readFixture, recordingSource, settle, streamOf } from '../helpers.ts';
+import { PROVIDER_OF_DIR } from '../transforms/providers/event-stream-helpers.ts';
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
-/** The recordings and their provider, per directory (Cohere has no adapter). */
-const DIRS: Record<string, Exclude<ProviderName, 'ai-sdk'>> = {
-  anthropic: 'anthropic',
-  'openai-chat': 'openai-chat',
-  'openai-compatible': 'openai-chat',
-  mistral: 'openai-chat',
-  'openai-responses': 'openai-responses',
-  gemini: 'gemini',
-  ollama: 'ollama',
-  bedrock: 'bedrock',
-};
-
 function recordings(): Array<[string, Exclude<ProviderName, 'ai-sdk'>]> {
   const out: Array<[string, Exclude<ProviderName, 'ai-sdk'>]> = [];
-  for (const [dir, provider] of Object.entries(DIRS)) {
+  for (const [dir, provider] of Object.entries(PROVIDER_OF_DIR) as Array<[string, Exclude<ProviderName, 'ai-sdk'>]>) {
     for (const file of listFixtures(`providers/${dir}`)) if (!file.endsWith('.jsonl')) out.push([`providers/${dir}/${file}`, provider]);
   }
   return out;
