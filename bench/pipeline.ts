@@ -37,6 +37,7 @@ import {
   ProviderEventStream,
   ToolCallProgressStream,
   collectTurn,
+  fromResponse,
   type FieldEvent,
   type JsonValue,
   type PathUpdate,
@@ -80,6 +81,8 @@ export type ProviderPathId =
   | 'hop-core-turn'
   | 'stream-turn'
   | 'collect-turn'
+  | 'response-turn'
+  | 'response-collect'
   | 'core-fields'
   | 'stream-fields'
   | 'core-paths'
@@ -92,6 +95,8 @@ export const PROVIDER_PATHS: readonly ProviderPathId[] = [
   'hop-core-turn',
   'stream-turn',
   'collect-turn',
+  'response-turn',
+  'response-collect',
   'core-fields',
   'stream-fields',
   'core-paths',
@@ -127,6 +132,8 @@ export const PROVIDER_PATH_LABELS: Readonly<Record<ProviderPathId, string>> = {
   'hop-core-turn': 'the same core behind one identity `TransformStream` (the runtime\'s floor for any stage)',
   'stream-turn': 'stream: `ProviderEventStream` → `ConversationEventStream({progress: true})`',
   'collect-turn': 'stream: `collectTurn(ProviderEventStream)` (no progress)',
+  'response-turn': 'from a `Response`: `fromResponse` → `ConversationEventStream({progress: true})` (no stream hop)',
+  'response-collect': 'from a `Response`: `collectTurn(fromResponse(…))`',
   'core-fields': 'core: decoder → progress builder → `FieldEventParser` per call',
   'stream-fields': 'stream: `ProviderEventStream` → `ToolCallProgressStream` → `FieldEventStream`',
   'core-paths': 'core: decoder → progress builder → `PathUpdateEncoder` per call',
@@ -794,6 +801,21 @@ async function streamCollectTurn(provider: PipelineProvider, reads: readonly Uin
   return call.arguments;
 }
 
+/** `fromResponse` reads the body itself: the stages after it run in its read, with no stream hop. */
+async function responseTurn(provider: PipelineProvider, reads: readonly Uint8Array[]): Promise<JsonValue> {
+  const events = fromResponse(new Response(bodyOf(reads)), { provider }).pipeThrough(new ConversationEventStream({ progress: true }));
+  const sink = new TurnSink();
+  for await (const event of events as ReadableStream<AnyEvent>) sink.add(event);
+  return sink.value(true);
+}
+
+async function responseCollectTurn(provider: PipelineProvider, reads: readonly Uint8Array[]): Promise<JsonValue> {
+  const turn = await collectTurn(fromResponse(new Response(bodyOf(reads)), { provider }));
+  const call = turn.toolCalls[0];
+  if (call === undefined || call.toolName !== TOOL_NAME) throw new Error('collectTurn(fromResponse): no write_file call');
+  return call.arguments;
+}
+
 async function streamFields(provider: PipelineProvider, reads: readonly Uint8Array[]): Promise<JsonValue> {
   const events = bodyOf(reads)
     .pipeThrough(new ProviderEventStream({ provider }))
@@ -1071,6 +1093,8 @@ function providerCells(bytes: number, provider: PipelineProvider, feeding: Feedi
     'hop-core-turn': async(() => bodyCoreTurn(provider, reads, true)),
     'stream-turn': async(() => streamTurn(provider, reads)),
     'collect-turn': async(() => streamCollectTurn(provider, reads)),
+    'response-turn': async(() => responseTurn(provider, reads)),
+    'response-collect': async(() => responseCollectTurn(provider, reads)),
     'core-fields': sync(() => coreFields(provider, reads)),
     'stream-fields': async(() => streamFields(provider, reads)),
     'core-paths': sync(() => corePaths(provider, reads)),
