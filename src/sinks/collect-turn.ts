@@ -6,6 +6,7 @@ import type {
   FailedToolCallEvent,
   FinishReason,
   IncompleteToolCallEvent,
+  JsonValue,
   ToolCallEvent,
   Usage,
 } from '../types.ts';
@@ -54,6 +55,13 @@ export interface Turn {
   readonly text: string;
   /** The text of all `reasoning` events, joined. */
   readonly reasoning: string;
+  /**
+   * The parsed data of the first `structured` event: the JSON document of a response whose
+   * request asked for JSON output (`ProviderEventStream`'s `structuredOutput`); `undefined` if
+   * there is none (not asked for, refused, cut off, or invalid — see `incompleteToolCalls` and
+   * `failedToolCalls`, where such a document is reported with `toolName: ''`).
+   */
+  readonly structured: JsonValue | undefined;
   /** Tool calls with complete arguments (and, only with `repair`, repaired ones marked `truncated`). */
   readonly toolCalls: readonly ToolCallEvent[];
   /** Tool calls whose arguments stopped early (never in `toolCalls`). */
@@ -132,12 +140,14 @@ export async function collectTurn(
   const finished = builder.finished;
   let text = '';
   let reasoning = '';
+  let structured: JsonValue | undefined;
   const toolCalls: ToolCallEvent[] = [];
   const incompleteToolCalls: IncompleteToolCallEvent[] = [];
   const failedToolCalls: FailedToolCallEvent[] = [];
   for (const event of events) {
     if (event.type === 'message') text += event.text;
     else if (event.type === 'reasoning') reasoning += event.text;
+    else if (event.type === 'structured') structured ??= event.data;
     else if (event.type === 'tool-call') toolCalls.push(event);
     else if (event.type === 'tool-call-incomplete') incompleteToolCalls.push(event);
     else if (event.type === 'tool-call-failed') failedToolCalls.push(event);
@@ -146,6 +156,7 @@ export async function collectTurn(
     events,
     text,
     reasoning,
+    structured,
     toolCalls,
     incompleteToolCalls,
     failedToolCalls,

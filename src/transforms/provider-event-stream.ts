@@ -41,6 +41,20 @@ export interface ProviderEventStreamOptions {
    * @default 16 MiB (16 777 216)
    */
   readonly maxBufferedBytes?: number;
+  /**
+   * The request asked for JSON output (OpenAI Chat `response_format` `json_schema`/`json_object`,
+   * Responses `text.format` `json_schema`, Gemini `responseMimeType: "application/json"`,
+   * Anthropic `output_config.format` (beta: `output_format`), Ollama `format`, …): the message
+   * text of the response is that JSON document. Its `message` parts become `structured` parts
+   * (`{type: 'structured', json}`), so the stages after this one parse it as they parse tool-call
+   * arguments: `structured-progress` fragments, a `structured` event with the parsed `data`,
+   * field events, path updates, validation (`ArgumentValidationStream`'s `structured` schema).
+   * Reasoning stays reasoning, tool calls stay tool calls, and a refusal (a `refusal` part, or
+   * a message slot the adapter marks `{refusal: true}`) stays text: it is not JSON. Empty message
+   * text is dropped (it opens no document).
+   * @default false
+   */
+  readonly structuredOutput?: boolean;
 }
 
 /**
@@ -117,6 +131,8 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   readonly #framing: Framing;
   readonly #adapter: ProviderAdapter;
   readonly #maxBuffered: number;
+  /** Set with `structuredOutput`: the message slots that are refusals, left as text. */
+  readonly #refusals: Set<number> | undefined;
   readonly #textDecoder = new TextDecoder('utf-8');
   #usedBytes = false;
   /** Whether any input has arrived (a byte order mark is only skipped at the very start). */
@@ -153,6 +169,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     this.#framing = provider.framing;
     this.#adapter = provider.create();
     this.#maxBuffered = max;
+    this.#refusals = options.structuredOutput === true ? new Set() : undefined;
   }
 
   /**
@@ -284,7 +301,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     for (const event of this.#adapter.end()) {
       // A slot the provider never closed is flushed here, at the end of input: say so, so that a
       // call cut before its first argument byte is not taken for a call without arguments.
-      this.#out?.push(event.type === 'flush' ? { ...event, metadata: { ...event.metadata, endOfInput: true } } : event);
+      this.#emit(event.type === 'flush' ? { ...event, metadata: { ...event.metadata, endOfInput: true } } : event);
     }
   }
 
@@ -478,8 +495,25 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   }
 
   #record(record: unknown, event?: string): void {
-    const out = this.#out;
-    for (const streamEvent of this.#adapter.push(record, event)) out?.push(streamEvent);
+    for (const streamEvent of this.#adapter.push(record, event)) this.#emit(streamEvent);
+  }
+
+  /** Append an adapter's event; with `structuredOutput`, message text becomes structured JSON. */
+  #emit(event: StreamEvent): void {
+    const refusals = this.#refusals;
+    if (refusals === undefined || event.type !== 'part' || event.part.type !== 'message') {
+      this.#out?.push(event);
+      return;
+    }
+    // A refusal is text about the JSON that was not written, not part of it.
+    if (event.metadata?.['refusal'] === true) refusals.add(event.index);
+    if (refusals.has(event.index)) {
+      this.#out?.push(event);
+      return;
+    }
+    if (event.part.text === '') return;
+    const part = { type: 'structured', json: event.part.text } as const;
+    this.#out?.push(event.metadata === undefined ? { type: 'part', index: event.index, part } : { type: 'part', index: event.index, part, metadata: event.metadata });
   }
 
   #invalid(code: InvalidStreamCode, message: string, cause?: unknown): ProviderError {
