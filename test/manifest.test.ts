@@ -5,9 +5,9 @@ import { manifestEntry, readManifest } from './manifest.ts';
 describe('readManifest', () => {
   it('finds every recording and every tool call the manifest lists', () => {
     const recordings = readManifest();
-    expect(recordings).toHaveLength(54);
-    expect(recordings.reduce((n, r) => n + r.toolCalls.length, 0)).toBe(61);
-    expect(recordings.filter((r) => r.toolCalls.length === 0)).toHaveLength(12);
+    expect(recordings).toHaveLength(60);
+    expect(recordings.reduce((n, r) => n + r.toolCalls.length, 0)).toBe(62);
+    expect(recordings.filter((r) => r.toolCalls.length === 0)).toHaveLength(17);
   });
 
   it('names only files that exist', () => {

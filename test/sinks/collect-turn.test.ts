@@ -60,6 +60,13 @@ function oracleTexts(recording: ManifestRecording, objects: readonly object[]): 
   for (const object of objects as Array<Record<string, any>>) {
     switch (PROVIDER_OF_DIR[recording.dir]) {
       case 'anthropic':
+        // Blocks a message_start already carries whole (programmatic tool calling).
+        if (object.type === 'message_start') {
+          for (const [i, block] of (object.message?.content ?? []).entries()) {
+            add(messages, `${i}`, block.text);
+            add(reasoning, `${i}`, block.thinking);
+          }
+        }
         if (object.type === 'content_block_delta') {
           add(messages, `${object.index}`, object.delta?.text);
           add(reasoning, `${object.index}`, object.delta?.thinking);

@@ -4,7 +4,7 @@
  * @module
  */
 import { ProviderError } from '../../errors.ts';
-import type { FinishReason, StreamEvent, Usage } from '../../types.ts';
+import type { FinishReason, JsonValue, StreamEvent, Usage } from '../../types.ts';
 import type { ProviderAdapter } from './adapter.ts';
 import {
   type JsonRecord,
@@ -22,12 +22,13 @@ import {
 export interface AnthropicAdapterOptions {}
 
 /** What a content block is, as far as the events it produces go. */
-type BlockKind = 'text' | 'thinking' | 'redacted-thinking' | 'tool' | 'other';
+type BlockKind = 'text' | 'thinking' | 'redacted-thinking' | 'tool' | 'tool-result' | 'other';
 
 interface Block {
   readonly kind: BlockKind;
   /** `content_block.type` as sent (`text`, `tool_use`, `server_tool_use`, `web_search_tool_result`, …). */
   readonly blockType: string;
+  /** A call Anthropic runs itself (`server_tool_use`, `mcp_tool_use`). */
   readonly serverTool: boolean;
   signature: string;
   /** Whether any `input_json_delta` (even an empty one) arrived. */
@@ -56,7 +57,7 @@ export function anthropicFinishReason(stopReason: string): FinishReason {
     case 'model_context_window_exceeded':
       return 'length';
     case 'refusal':
-      return 'content-filter';
+      return 'refusal';
     default:
       return 'other';
   }
@@ -92,17 +93,30 @@ function anthropicUsage(raw: JsonRecord): Usage {
  * - `text` blocks give `message` parts, `thinking` blocks `reasoning` parts; the thinking
  *   `signature` is kept in the flush metadata (`{signature}`), `redacted_thinking` data as
  *   `{redactedThinking}`, and `citations_delta`s as `{citations: [...]}`.
- * - `tool_use` and `server_tool_use` blocks give `tool-call-start {id, name}` when the block
- *   starts, then every non-empty `partial_json` verbatim as `tool-call-arguments`. A tool with
- *   no arguments sends only `partial_json: ""`, so no argument chunk is emitted: downstream reads
- *   "no chunks" as `{}`. A server tool (executed by Anthropic) carries `{serverTool: true}` in the
- *   start part's and the flush's metadata. If a block's start carries a non-empty `input` object
- *   and no delta follows, that object is emitted as one JSON chunk before the flush.
- * - Server tool result blocks (`web_search_tool_result`, `bash_code_execution_tool_result`, …)
- *   arrive whole: their slot emits only a flush with `{blockType, block}` in its metadata.
+ * - `tool_use`, `server_tool_use` and `mcp_tool_use` blocks give `tool-call-start {id, name}`
+ *   when the block starts, then every non-empty `partial_json` verbatim as `tool-call-arguments`.
+ *   A tool with no arguments sends only `partial_json: ""`, so no argument chunk is emitted:
+ *   downstream reads "no chunks" as `{}`. A call Anthropic runs itself (`server_tool_use`,
+ *   `mcp_tool_use`) has `providerExecuted: true` on its start part (and `{blockType, serverName?}`
+ *   in its metadata), so it becomes a `provider-tool-call`, never a `tool-call`. If a block's
+ *   start carries a non-empty `input` object and no delta follows, that object is emitted as one
+ *   JSON chunk before the flush.
+ * - Server tool result blocks (`web_search_tool_result`, `code_execution_tool_result`,
+ *   `bash_code_execution_tool_result`, `mcp_tool_result`, … — any `*_tool_result` with a
+ *   `tool_use_id`) arrive whole: a `provider-tool-result` part `{toolCallId: tool_use_id,
+ *   toolName, result: content}`, `isError` for `is_error: true` or a `content.type` ending in
+ *   `_error`; the flush carries `{blockType}`. Other blocks the adapter does not know emit only a
+ *   flush with `{blockType, block}` in its metadata.
+ * - `stop_reason: "refusal"` finishes with reason `refusal`; the text written before it stays
+ *   message text (Anthropic sends no refusal text of its own).
+ * - Blocks that `message_start` already carries whole in `message.content` (programmatic tool
+ *   calling sends a complete `tool_use` there, then `message_stop`) come through as if streamed:
+ *   each block's start with its whole text, thinking or `input` as one chunk, then its flush,
+ *   at its position in `content`.
  * - `content_block_stop` flushes the slot; `message_stop` flushes any block still open (a
  *   truncated recording may lack its stop) and emits `finished` with the `stop_reason` from
- *   `message_delta` and the cumulative usage of `message_start` and `message_delta`.
+ *   `message_delta` (else `message_start`'s `message.stop_reason`) and the cumulative usage of
+ *   `message_start` and `message_delta`.
  * - `ping` and unknown event types are ignored.
  *
  * `end()` flushes every slot still open (a cut stream: downstream decides completeness from the
@@ -119,6 +133,10 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
   let stopReason: string | undefined;
   let messageInfo: Record<string, unknown> = {};
   let finished = false;
+  /** The names of the server tool calls seen, by id, for their result blocks. */
+  const serverToolNames = new Map<string, string>();
+  /** `message.stop_reason` of `message_start`: the finish reason when no `message_delta` brings one. */
+  let startStopReason: string | undefined;
 
   function flushBlock(index: number, block: Block, out: StreamEvent[]): void {
     blocks.delete(index);
@@ -127,7 +145,6 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
     }
     const metadata = metadataOf({
       signature: block.signature === '' ? undefined : block.signature,
-      serverTool: block.serverTool ? true : undefined,
       citations: block.citations.length > 0 ? block.citations : undefined,
       ...block.extra,
     });
@@ -162,12 +179,14 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
             ? 'redacted-thinking'
             : blockType === 'tool_use' || blockType === 'server_tool_use' || blockType === 'mcp_tool_use'
               ? 'tool'
-              : 'other';
+              : blockType.endsWith('_tool_result') && nonEmptyStringAt(contentBlock, 'tool_use_id') !== undefined
+                ? 'tool-result'
+                : 'other';
     const input = recordAt(contentBlock, 'input');
     const block: Block = {
       kind,
       blockType,
-      serverTool: blockType === 'server_tool_use',
+      serverTool: blockType === 'server_tool_use' || blockType === 'mcp_tool_use',
       signature: stringAt(contentBlock, 'signature') ?? '',
       sawInputDelta: false,
       startInput: input !== undefined && Object.keys(input).length > 0 ? input : undefined,
@@ -193,14 +212,37 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
         const id = nonEmptyStringAt(contentBlock, 'id') ?? '';
         const name = nonEmptyStringAt(contentBlock, 'name') ?? '';
         const metadata = metadataOf({
-          serverTool: block.serverTool ? true : undefined,
           blockType: blockType === 'tool_use' ? undefined : blockType,
           caller: contentBlock?.caller,
           serverName: stringAt(contentBlock, 'server_name'),
         });
+        if (block.serverTool && id !== '') serverToolNames.set(id, name);
         if (id !== '' || name !== '') {
-          out.push({ type: 'part', index, part: { type: 'tool-call-start', toolCallId: id, toolName: name }, ...(metadata ? { metadata } : {}) });
+          const part = block.serverTool
+            ? ({ type: 'tool-call-start', toolCallId: id, toolName: name, providerExecuted: true } as const)
+            : ({ type: 'tool-call-start', toolCallId: id, toolName: name } as const);
+          out.push({ type: 'part', index, part, ...(metadata ? { metadata } : {}) });
         }
+        break;
+      }
+      case 'tool-result': {
+        // The result of a server tool (`web_search_tool_result`, `mcp_tool_result`, …), whole.
+        const toolCallId = nonEmptyStringAt(contentBlock, 'tool_use_id') ?? '';
+        const toolName = serverToolNames.get(toolCallId);
+        const result = (contentBlock?.content ?? null) as JsonValue;
+        const failed = contentBlock?.is_error === true || (stringAt(result, 'type') ?? '').endsWith('_error');
+        out.push({
+          type: 'part',
+          index,
+          part: {
+            type: 'provider-tool-result',
+            toolCallId,
+            ...(toolName ? { toolName } : {}),
+            result,
+            ...(failed ? { isError: true as const } : {}),
+          },
+        });
+        block.extra.blockType = blockType;
         break;
       }
       case 'other':
@@ -211,6 +253,23 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
         break;
     }
     return block;
+  }
+
+  /**
+   * Blocks already complete in `message_start`'s `message.content` (programmatic tool calling):
+   * each comes through as if streamed — its start with the whole text, thinking or input as one
+   * chunk, then its flush — at its position in `content`.
+   */
+  function startContent(content: unknown, out: StreamEvent[]): void {
+    if (!Array.isArray(content)) return;
+    for (const [index, contentBlock] of content.entries()) {
+      if (!isRecord(contentBlock)) continue;
+      const previous = blocks.get(index);
+      if (previous !== undefined) flushBlock(index, previous, out);
+      const block = openBlock(index, contentBlock, out);
+      if (Array.isArray(contentBlock.citations)) block.citations.push(...(contentBlock.citations as unknown[]));
+      flushBlock(index, block, out);
+    }
   }
 
   function onDelta(data: JsonRecord, out: StreamEvent[]): void {
@@ -268,6 +327,8 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
             usage = { ...startUsage };
             sawUsage = true;
           }
+          startStopReason = nonEmptyStringAt(message, 'stop_reason');
+          startContent(message?.content, out);
           break;
         }
         case 'content_block_start': {
@@ -306,6 +367,9 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
         }
         case 'message_stop':
           flushAll(out);
+          // Content sent whole in `message_start` comes with its stop reason there, and may have
+          // no `message_delta` after it.
+          stopReason ??= startStopReason;
           finish(out);
           break;
         case 'error': {

@@ -37,7 +37,7 @@ describe('ProviderEventStream with provider anthropic, on every recording', () =
   const recordings = manifestRecordings('anthropic');
 
   it('ProviderEventStream covers every Anthropic recording of the manifest', () => {
-    expect(recordings).toHaveLength(8);
+    expect(recordings).toHaveLength(10);
   });
 
   for (const recording of recordings) {
@@ -125,6 +125,53 @@ describe('ProviderEventStream with provider anthropic, details', () => {
       },
       metadata: { messageId: 'msg_019Q1hrJbZG26Fb9BQhrkHEr', model: 'claude-opus-4-8' },
     });
+  });
+
+  it('ProviderEventStream emits the blocks message_start carries as if streamed, and its stop_reason as the finish', async () => {
+    const file = 'anthropic/handmade-message-start-content-programmatic-tool-use.sse';
+    const events = await eventsOf('anthropic', [bytesOf(file)]);
+    expect(events).toEqual([
+      { type: 'part', index: 0, part: { type: 'reasoning', text: "The script needs the West region's rows: call query_database from the code." } },
+      { type: 'flush', index: 0, metadata: { signature: 'EqQBCkYIBxgCKkBhandmadeSignatureForTheRecordingOnlyZ2V0X3Jvd3M=' } },
+      { type: 'part', index: 1, part: { type: 'message', text: "I'll query each region from the script." } },
+      { type: 'flush', index: 1 },
+      {
+        type: 'part',
+        index: 2,
+        part: { type: 'tool-call-start', toolCallId: 'toolu_01HandMadeQdb8Kx2Wm5Lr7N', toolName: 'query_database' },
+        metadata: { caller: { type: 'code_execution_20250825', tool_id: 'srvtoolu_01HandMadeExec3Vn6Tq9Jc2P' } },
+      },
+      {
+        type: 'part',
+        index: 2,
+        part: { type: 'tool-call-arguments', chunk: `{"sql":"SELECT region, SUM(revenue) AS revenue FROM sales WHERE region = 'West' GROUP BY region"}` },
+      },
+      { type: 'flush', index: 2 },
+      {
+        type: 'finished',
+        reason: 'tool-calls',
+        rawReason: 'tool_use',
+        usage: {
+          inputTokens: 3150,
+          outputTokens: 212,
+          totalTokens: 3362,
+          cachedInputTokens: 0,
+          raw: { input_tokens: 3150, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 212, service_tier: 'standard' },
+        },
+        metadata: { messageId: 'msg_01PtcHandMade7x9QmZr2Vd4K', model: 'claude-sonnet-4-5-20250929' },
+      },
+    ]);
+  });
+
+  it('ProviderEventStream lets message_delta override the stop_reason of message_start', async () => {
+    const events = await eventsOf('anthropic', [
+      { type: 'message_start', message: { id: 'm', content: [], stop_reason: 'tool_use' } },
+      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: 'hi' } },
+      { type: 'content_block_stop', index: 0 },
+      { type: 'message_delta', delta: { stop_reason: 'end_turn' } },
+      { type: 'message_stop' },
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: 'finished', reason: 'stop', rawReason: 'end_turn' });
   });
 
   it('ProviderEventStream reports thinking tokens and keeps the thinking signature in the flush', async () => {
