@@ -190,3 +190,14 @@ export type { RelayErrorCode } from './relay/relay-error.ts';
 export type { RelayEncoderOptions } from './relay/relay-encoder.ts';
 export type { RelayDecoderOptions } from './relay/relay-decoder.ts';
 export type { ErrorClass } from './relay/wire.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Provider-run tool calls and refusals
+export type {
+  ProviderToolCallEvent,
+  ProviderToolResultEvent,
+  ProviderToolResultPart,
+  RefusalEvent,
+  ToolCallStartPart,
+} from './types.ts';
+export type { ProviderToolCall } from './sinks/collect-turn.ts';

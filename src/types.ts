@@ -77,19 +77,57 @@ export interface DoneFragment {
 // ---------------------------------------------------------------------------------------------
 // Streaming events (RFD 012)
 
-/** A chunk of streamed content for one content slot. */
+/**
+ * A chunk of streamed content for one content slot.
+ *
+ * - `refusal`: text of a refusal the provider sends apart from the message (OpenAI's
+ *   `refusal`); its slot becomes a `refusal` event.
+ * - `tool-call-start` with `providerExecuted: true`: a call the provider runs itself (Anthropic
+ *   `server_tool_use`, a Responses `web_search_call`, …). Its arguments stream like any call's,
+ *   and its slot becomes a `provider-tool-call` event, never a `tool-call`.
+ * - `provider-tool-result`: the result of a provider-run call, sent whole; its slot becomes a
+ *   `provider-tool-result` event.
+ */
 export type EventPart =
   | { readonly type: 'message'; readonly text: string }
   | { readonly type: 'reasoning'; readonly text: string }
+  | { readonly type: 'refusal'; readonly text: string }
   | { readonly type: 'structured'; readonly json: string }
-  | { readonly type: 'tool-call-start'; readonly toolCallId: string; readonly toolName: string }
-  | { readonly type: 'tool-call-arguments'; readonly chunk: string };
+  | ToolCallStartPart
+  | { readonly type: 'tool-call-arguments'; readonly chunk: string }
+  | ProviderToolResultPart;
+
+/** A tool call's identity, as far as it is known. */
+export interface ToolCallStartPart {
+  readonly type: 'tool-call-start';
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /** The provider runs this call itself: it is not the application's to run. */
+  readonly providerExecuted?: true;
+}
+
+/** The whole result of a call the provider ran (a web search's results, code execution output). */
+export interface ProviderToolResultPart {
+  readonly type: 'provider-tool-result';
+  /** The id of the provider-run call this is the result of. */
+  readonly toolCallId: string;
+  /** The call's tool name, where the provider says it. */
+  readonly toolName?: string;
+  /** The result as the provider sent it (a result block's `content`, a hosted item's outputs). */
+  readonly result: JsonValue;
+  /** The provider reports the call failed. */
+  readonly isError?: true;
+}
 
 /** Provider metadata attached to a part or a flush (reasoning signatures, item ids, …). */
 export type EventMetadata = Readonly<Record<string, unknown>>;
 
-/** Normalized reason a response ended. */
-export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'error' | 'other';
+/**
+ * Normalized reason a response ended. `refusal`: the provider's stop reason says the model
+ * declined (Anthropic `stop_reason: "refusal"`); a refusal sent as text (OpenAI's `refusal`) ends
+ * with the provider's own reason, usually `stop`, and shows as a `refusal` event.
+ */
+export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'refusal' | 'error' | 'other';
 
 /** Token usage, as far as the provider reports it. */
 export interface Usage {
@@ -136,6 +174,8 @@ export interface ToolCallArgumentProgress {
   readonly index: number;
   readonly toolCallId: string;
   readonly toolName: string;
+  /** The call is run by the provider (see {@link ProviderToolCallEvent}). */
+  readonly providerExecuted?: true;
   readonly fragment: StreamFragment;
 }
 
@@ -166,6 +206,17 @@ export interface ReasoningEvent {
   readonly metadata?: EventMetadata;
 }
 
+/**
+ * A complete refusal: the model declined, and the provider sent why as text of its own (OpenAI's
+ * `refusal`). Not part of the turn's message text.
+ */
+export interface RefusalEvent {
+  readonly type: 'refusal';
+  readonly index: number;
+  readonly text: string;
+  readonly metadata?: EventMetadata;
+}
+
 /** A complete structured-output document. */
 export interface StructuredEvent {
   readonly type: 'structured';
@@ -189,12 +240,44 @@ export interface ToolCallEvent {
   readonly metadata?: EventMetadata;
 }
 
-/** A tool call whose arguments stopped before their JSON document was complete. */
+/**
+ * A call the provider ran itself (a web search, code execution, an MCP call), with complete
+ * arguments: shown for what the model did, never run by the application. Its result, where the
+ * stream carries it, is a {@link ProviderToolResultEvent} with the same `toolCallId`.
+ */
+export interface ProviderToolCallEvent {
+  readonly type: 'provider-tool-call';
+  readonly index: number;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly arguments: JsonValue;
+  /** Only with `repair`: the arguments were cut and closed where they stopped. */
+  readonly truncated?: true;
+  readonly metadata?: EventMetadata;
+}
+
+/** The result of a call the provider ran, as the stream carried it. */
+export interface ProviderToolResultEvent {
+  readonly type: 'provider-tool-result';
+  readonly index: number;
+  readonly toolCallId: string;
+  readonly toolName?: string;
+  readonly result: JsonValue;
+  readonly isError?: true;
+  readonly metadata?: EventMetadata;
+}
+
+/**
+ * A tool call whose arguments stopped before their JSON document was complete. With
+ * `providerExecuted: true` it is a call the provider runs (cut, so its arguments are partial).
+ */
 export interface IncompleteToolCallEvent {
   readonly type: 'tool-call-incomplete';
   readonly index: number;
   readonly toolCallId: string;
   readonly toolName: string;
+  /** The call is run by the provider, not the application. */
+  readonly providerExecuted?: true;
   /** What had arrived, as a snapshot (partial strings, open containers); `undefined` if nothing. */
   readonly partialArguments: JsonValue | undefined;
   /** JSON Pointer of the value that was open when the arguments stopped. */
@@ -204,12 +287,17 @@ export interface IncompleteToolCallEvent {
   readonly metadata?: EventMetadata;
 }
 
-/** A tool call whose arguments were not valid JSON (reported when errors are isolated). */
+/**
+ * A tool call whose arguments were not valid JSON (reported when errors are isolated). With
+ * `providerExecuted: true` it is a call the provider runs.
+ */
 export interface FailedToolCallEvent {
   readonly type: 'tool-call-failed';
   readonly index: number;
   readonly toolCallId: string;
   readonly toolName: string;
+  /** The call is run by the provider, not the application. */
+  readonly providerExecuted?: true;
   readonly error: Error;
   readonly metadata?: EventMetadata;
 }
@@ -218,7 +306,10 @@ export interface FailedToolCallEvent {
 export type ConversationEvent =
   | AssistantMessageEvent
   | ReasoningEvent
+  | RefusalEvent
   | StructuredEvent
   | ToolCallEvent
+  | ProviderToolCallEvent
+  | ProviderToolResultEvent
   | IncompleteToolCallEvent
   | FailedToolCallEvent;

@@ -63,6 +63,8 @@ export interface StreamingToolCallEvent {
   readonly toolCallId: string;
   /** The tool name as known so far (`''` until the provider sends it). */
   readonly toolName: string;
+  /** The call is run by the provider, not the application (its start part said so). */
+  readonly providerExecuted?: true;
   /** This delta of the raw argument text (`''` on a start or completion event). */
   readonly argumentsDelta: string;
   /** True on the one final event of the call, at its flush. */

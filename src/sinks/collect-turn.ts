@@ -47,6 +47,29 @@ class TurnEvents implements PushCore<PipelineEvent, PipelineEvent> {
 /** Options of {@link collectTurn}. */
 export interface CollectTurnOptions extends Omit<TurnBuilderOptions, 'messages' | 'passthrough' | 'progress'> {}
 
+/**
+ * A call the provider ran itself (Anthropic `server_tool_use` / `mcp_tool_use`, a Responses
+ * `web_search_call`, an AI SDK part with `providerExecuted`), joined with its result by
+ * `toolCallId`. The application does not run it; it is there to show what the model did.
+ */
+export interface ProviderToolCall {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /**
+   * The call's arguments; for an `incomplete` call, what had arrived (`{}` if nothing or if they
+   * were invalid).
+   */
+  readonly arguments: JsonValue;
+  /** The arguments did not arrive whole (the stream was cut, or they were invalid). */
+  readonly incomplete?: true;
+  /** The result, when the stream carried one (Anthropic's `*_tool_result` block's `content`, …). */
+  readonly result?: JsonValue;
+  /** The provider reported the call failed. */
+  readonly isError?: true;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 /** A complete model turn. */
 export interface Turn {
   /** Every conversation event, in the order the slots were flushed. */
@@ -62,12 +85,29 @@ export interface Turn {
    * `failedToolCalls`, where such a document is reported with `toolName: ''`).
    */
   readonly structured: JsonValue | undefined;
-  /** Tool calls with complete arguments (and, only with `repair`, repaired ones marked `truncated`). */
+  /**
+   * Why the model declined, or `undefined` if it did not. The text of all `refusal` events,
+   * joined (OpenAI's `refusal`); when the finish reason is `refusal` and no refusal text came
+   * (Anthropic's `stop_reason: "refusal"`), the turn's message text — what was written before
+   * the model stopped, often `''`. Test it with `!== undefined`.
+   */
+  readonly refusal: string | undefined;
+  /**
+   * The tool calls the application must run, with complete arguments (and, only with `repair`,
+   * repaired ones marked `truncated`). Never a call the provider runs itself: those are in
+   * `providerToolCalls`.
+   */
   readonly toolCalls: readonly ToolCallEvent[];
-  /** Tool calls whose arguments stopped early (never in `toolCalls`). */
+  /** The application's tool calls whose arguments stopped early (never in `toolCalls`). */
   readonly incompleteToolCalls: readonly IncompleteToolCallEvent[];
-  /** Tool calls whose arguments were invalid (with `isolateErrors`). */
+  /** The application's tool calls whose arguments were invalid (with `isolateErrors`). */
   readonly failedToolCalls: readonly FailedToolCallEvent[];
+  /**
+   * The calls the provider ran itself, in the order they were flushed, each joined with its
+   * result by id where the stream carried one (a result whose call is not in the stream is
+   * listed under its id, with the result's `toolName` or `''`, and arguments `{}`).
+   */
+  readonly providerToolCalls: readonly ProviderToolCall[];
   /** The normalized finish reason; `undefined` if the stream ended without one (it was cut). */
   readonly finishReason: FinishReason | undefined;
   /** The provider's own finish reason. */
@@ -101,15 +141,7 @@ export async function collectTurn(
   const events: ConversationEvent[] = [];
   const take = (outputs: PipelineEvent[]) => {
     for (const output of outputs) {
-      switch (output.type) {
-        case 'message':
-        case 'reasoning':
-        case 'structured':
-        case 'tool-call':
-        case 'tool-call-incomplete':
-        case 'tool-call-failed':
-          events.push(output);
-      }
+      if (FINAL_EVENTS.has(output.type)) events.push(output as ConversationEvent);
     }
   };
   // Straight after an argstream stage, the turn is built inside that stage's hop: the reader then
@@ -141,25 +173,72 @@ export async function collectTurn(
   let text = '';
   let reasoning = '';
   let structured: JsonValue | undefined;
+  let refusal: string | undefined;
   const toolCalls: ToolCallEvent[] = [];
   const incompleteToolCalls: IncompleteToolCallEvent[] = [];
   const failedToolCalls: FailedToolCallEvent[] = [];
+  const providerCalls = new Map<string, Mutable<ProviderToolCall>>();
+  const providerCall = (toolCallId: string, toolName: string, args: JsonValue): Mutable<ProviderToolCall> => {
+    let call = providerCalls.get(toolCallId);
+    if (call === undefined) {
+      call = { toolCallId, toolName, arguments: args };
+      providerCalls.set(toolCallId, call);
+    } else {
+      // Its result came first: the call brings the name and arguments.
+      call.toolName ||= toolName;
+      call.arguments = args;
+    }
+    return call;
+  };
   for (const event of events) {
-    if (event.type === 'message') text += event.text;
-    else if (event.type === 'reasoning') reasoning += event.text;
-    else if (event.type === 'structured') structured ??= event.data;
-    else if (event.type === 'tool-call') toolCalls.push(event);
-    else if (event.type === 'tool-call-incomplete') incompleteToolCalls.push(event);
-    else if (event.type === 'tool-call-failed') failedToolCalls.push(event);
+    switch (event.type) {
+      case 'message':
+        text += event.text;
+        break;
+      case 'reasoning':
+        reasoning += event.text;
+        break;
+      case 'refusal':
+        refusal = (refusal ?? '') + event.text;
+        break;
+      case 'structured':
+        structured ??= event.data;
+        break;
+      case 'tool-call':
+        toolCalls.push(event);
+        break;
+      case 'provider-tool-call':
+        providerCall(event.toolCallId, event.toolName, event.arguments);
+        break;
+      case 'provider-tool-result': {
+        const call = providerCalls.get(event.toolCallId) ?? providerCall(event.toolCallId, event.toolName ?? '', {});
+        call.result = event.result;
+        if (event.isError === true) call.isError = true;
+        break;
+      }
+      case 'tool-call-incomplete':
+        if (event.providerExecuted === true) providerCall(event.toolCallId, event.toolName, event.partialArguments ?? {}).incomplete = true;
+        else incompleteToolCalls.push(event);
+        break;
+      case 'tool-call-failed':
+        if (event.providerExecuted === true) providerCall(event.toolCallId, event.toolName, {}).incomplete = true;
+        else failedToolCalls.push(event);
+        break;
+      default:
+        event satisfies never;
+    }
   }
+  if (refusal === undefined && finished?.reason === 'refusal') refusal = text;
   return {
     events,
     text,
     reasoning,
     structured,
+    refusal,
     toolCalls,
     incompleteToolCalls,
     failedToolCalls,
+    providerToolCalls: [...providerCalls.values()],
     finishReason: finished?.reason,
     rawFinishReason: finished?.rawReason,
     usage: finished?.usage,

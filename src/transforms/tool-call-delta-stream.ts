@@ -28,6 +28,8 @@ interface CallState {
   metadata: EventMetadata | undefined;
   /** Some argument text has gone out. */
   text: boolean;
+  /** The provider runs the call (its start part or progress said so). */
+  providerExecuted: boolean;
 }
 
 /**
@@ -46,7 +48,7 @@ export class ToolCallDeltaCore implements PushCore<PipelineEvent, PipelineEvent>
   #call(index: number): CallState {
     let call = this.#calls.get(index);
     if (call === undefined) {
-      call = { toolCallId: '', toolName: '', writer: undefined, metadata: undefined, text: false };
+      call = { toolCallId: '', toolName: '', writer: undefined, metadata: undefined, text: false, providerExecuted: false };
       this.#calls.set(index, call);
     }
     return call;
@@ -69,6 +71,7 @@ export class ToolCallDeltaCore implements PushCore<PipelineEvent, PipelineEvent>
             call.toolName = part.toolName;
             changed = true;
           }
+          if (part.providerExecuted === true) call.providerExecuted = true;
           if (event.metadata !== undefined) call.metadata = { ...call.metadata, ...event.metadata };
           if (changed && this.#announce) out.push(this.#event(event.index, call, '', false));
         } else if (part.type === 'tool-call-arguments') {
@@ -84,6 +87,7 @@ export class ToolCallDeltaCore implements PushCore<PipelineEvent, PipelineEvent>
         const call = this.#call(event.index);
         call.toolCallId ||= event.toolCallId;
         call.toolName ||= event.toolName;
+        if (event.providerExecuted === true) call.providerExecuted = true;
         call.writer ??= new JsonWriter();
         const text = call.writer.push(event.fragment);
         if (text !== '') out.push(this.#event(event.index, call, text, false));
@@ -99,7 +103,8 @@ export class ToolCallDeltaCore implements PushCore<PipelineEvent, PipelineEvent>
         out.push(event);
         break;
       }
-      case 'tool-call': {
+      case 'tool-call':
+      case 'provider-tool-call': {
         // The call's flush was replaced by its conversation event before this stage.
         const call = this.#calls.get(event.index);
         if (call !== undefined) {
@@ -134,6 +139,7 @@ export class ToolCallDeltaCore implements PushCore<PipelineEvent, PipelineEvent>
       index,
       toolCallId: call.toolCallId,
       toolName: call.toolName,
+      ...(call.providerExecuted ? { providerExecuted: true as const } : {}),
       argumentsDelta: delta,
       isComplete,
     };

@@ -21,6 +21,7 @@ import type {
   FlushEvent,
   JsonValue,
   PartEvent,
+  ProviderToolResultPart,
   StreamFragment,
 } from '../types.ts';
 import type { PipelineEvent, StreamingToolCallEvent } from '../view-types.ts';
@@ -60,7 +61,7 @@ export interface TurnBuilderOptions extends JsonLimits {
 }
 
 interface TextSlot {
-  readonly kind: 'message' | 'reasoning';
+  readonly kind: 'message' | 'reasoning' | 'refusal';
   readonly index: number;
   readonly parts: string[];
   metadata: Record<string, unknown> | undefined;
@@ -71,6 +72,8 @@ interface JsonSlot {
   readonly index: number;
   id: string;
   name: string;
+  /** The provider runs the call (`providerExecuted` on a start part or delta). */
+  provider: boolean;
   metadata: Record<string, unknown> | undefined;
   scanner: JsonScanner | undefined;
   /** Set when fragments are wanted: the collector the scanner reports to, and the aggregator. */
@@ -82,7 +85,15 @@ interface JsonSlot {
   error: Error | undefined;
 }
 
-type Slot = TextSlot | JsonSlot;
+/** A provider-run call's result: one whole part. */
+interface ResultSlot {
+  readonly kind: 'provider-tool-result';
+  readonly index: number;
+  result: ProviderToolResultPart | undefined;
+  metadata: Record<string, unknown> | undefined;
+}
+
+type Slot = TextSlot | JsonSlot | ResultSlot;
 
 function mergeMetadata(
   target: Record<string, unknown> | undefined,
@@ -90,6 +101,11 @@ function mergeMetadata(
 ): Record<string, unknown> | undefined {
   if (source === undefined) return target;
   return target === undefined ? { ...source } : Object.assign(target, source);
+}
+
+/** `{providerExecuted: true}` for a call the provider runs, else nothing. */
+function providerField(slot: JsonSlot): { readonly providerExecuted?: true } {
+  return slot.provider ? { providerExecuted: true } : {};
 }
 
 function withMetadata<T extends object>(event: T, metadata: Record<string, unknown> | undefined): T {
@@ -100,8 +116,11 @@ function withMetadata<T extends object>(event: T, metadata: Record<string, unkno
 export const FINAL_EVENTS: ReadonlySet<string> = new Set([
   'message',
   'reasoning',
+  'refusal',
   'structured',
   'tool-call',
+  'provider-tool-call',
+  'provider-tool-result',
   'tool-call-incomplete',
   'tool-call-failed',
 ]);
@@ -223,7 +242,10 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
 
   #part(event: PartEvent, out: PipelineEvent[]): void {
     const { index, part } = event;
-    if (this.#reported.has(index) || (!this.#messages && (part.type === 'message' || part.type === 'reasoning'))) {
+    if (
+      this.#reported.has(index) ||
+      (!this.#messages && (part.type === 'message' || part.type === 'reasoning' || part.type === 'refusal'))
+    ) {
       out.push(event);
       return;
     }
@@ -236,25 +258,31 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
     switch (part.type) {
       case 'message':
       case 'reasoning':
+      case 'refusal':
         if ('parts' in slot) slot.parts.push(part.text);
         if (this.#passthrough) out.push(event);
         break;
       case 'tool-call-start':
-        if (!('parts' in slot)) {
+        if ('scanner' in slot) {
           // First non-empty value wins per field (RFD 012).
           if (slot.id === '' && part.toolCallId) slot.id = part.toolCallId;
           if (slot.name === '' && part.toolName) slot.name = part.toolName;
+          if (part.providerExecuted === true) slot.provider = true;
         }
         if (this.#passthrough || !this.#messages) out.push(event);
         break;
       // The progress a chunk makes goes before the chunk itself (with passthrough): a builder
       // after this one sees the slot is parsed before it sees raw text to parse.
       case 'tool-call-arguments':
-        if (!('parts' in slot)) this.#feed(slot, part.chunk, out);
+        if ('scanner' in slot) this.#feed(slot, part.chunk, out);
         if (this.#passthrough) out.push(event);
         break;
       case 'structured':
-        if (!('parts' in slot)) this.#feed(slot, part.json, out);
+        if ('scanner' in slot) this.#feed(slot, part.json, out);
+        if (this.#passthrough) out.push(event);
+        break;
+      case 'provider-tool-result':
+        if (slot.kind === 'provider-tool-result') slot.result = part;
         if (this.#passthrough) out.push(event);
         break;
       default:
@@ -271,9 +299,10 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
       slot = this.#open(index, 'tool-call-start');
       this.#slots.set(index, slot);
     }
-    if ('parts' in slot) return;
+    if (!('scanner' in slot)) return;
     if (slot.id === '' && event.toolCallId) slot.id = event.toolCallId;
     if (slot.name === '' && event.toolName) slot.name = event.toolName;
+    if (event.providerExecuted === true) slot.provider = true;
     slot.metadata = mergeMetadata(slot.metadata, event.metadata);
     if (event.argumentsDelta !== '') this.#feed(slot, event.argumentsDelta, out);
   }
@@ -288,7 +317,7 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
     this.#slots.delete(event.index);
     // An upstream stage (e.g. TaggedToolCallStream) may flush a call it knows is broken.
     const failure = event.metadata?.['toolCallError'];
-    if (failure instanceof Error && !('parts' in slot) && slot.error === undefined) {
+    if (failure instanceof Error && 'scanner' in slot && slot.error === undefined) {
       slot.error = failure;
       if (!this.#options.isolateErrors) throw failure;
     }
@@ -299,12 +328,14 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
   }
 
   #open(index: number, type: string): Slot {
-    if (type === 'message' || type === 'reasoning') return { kind: type, index, parts: [], metadata: undefined };
+    if (type === 'message' || type === 'reasoning' || type === 'refusal') return { kind: type, index, parts: [], metadata: undefined };
+    if (type === 'provider-tool-result') return { kind: type, index, result: undefined, metadata: undefined };
     return {
       kind: type === 'structured' ? 'structured' : 'tool-call',
       index,
       id: '',
       name: '',
+      provider: false,
       metadata: undefined,
       scanner: undefined,
       collector: undefined,
@@ -358,7 +389,9 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
       out.push(
         slot.kind === 'structured'
           ? { type: 'structured-progress', index: slot.index, fragment }
-          : { type: 'tool-call-progress', index: slot.index, toolCallId: slot.id, toolName: slot.name, fragment },
+          : slot.provider
+            ? { type: 'tool-call-progress', index: slot.index, toolCallId: slot.id, toolName: slot.name, providerExecuted: true, fragment }
+            : { type: 'tool-call-progress', index: slot.index, toolCallId: slot.id, toolName: slot.name, fragment },
       );
     }
   }
@@ -384,9 +417,17 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
 
   /** `endOfInput`: the input ended with the slot still open (it was never flushed). */
   #close(slot: Slot, out: PipelineEvent[], endOfInput = false): void {
+    if (slot.kind === 'provider-tool-result') {
+      // A result slot flushed without its part (a cut stream) reports nothing.
+      const part = slot.result;
+      if (part === undefined) return;
+      const { type, ...result } = part;
+      out.push(withMetadata({ type, index: slot.index, ...result }, slot.metadata));
+      return;
+    }
     if ('parts' in slot) {
       const text = slot.parts.join('');
-      if (slot.kind === 'message') out.push(withMetadata({ type: 'message', index: slot.index, text }, slot.metadata));
+      if (slot.kind === 'message' || slot.kind === 'refusal') out.push(withMetadata({ type: slot.kind, index: slot.index, text }, slot.metadata));
       else {
         const signature = slot.metadata?.['signature'];
         out.push(
@@ -410,7 +451,8 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
       }
     }
     if (slot.error !== undefined) {
-      out.push(withMetadata({ type: 'tool-call-failed', index: slot.index, toolCallId: slot.id, toolName: slot.name, error: slot.error }, slot.metadata));
+      const failed = { type: 'tool-call-failed' as const, index: slot.index, toolCallId: slot.id, toolName: slot.name };
+      out.push(withMetadata({ ...failed, ...providerField(slot), error: slot.error }, slot.metadata));
       return;
     }
     const value = this.#snapshot(slot);
@@ -429,7 +471,8 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
       out.push(withMetadata({ type: 'structured', index: slot.index, data }, slot.metadata));
       return;
     }
-    const call = { type: 'tool-call' as const, index: slot.index, toolCallId: slot.id, toolName: slot.name, arguments: data };
+    const identity = { index: slot.index, toolCallId: slot.id, toolName: slot.name, arguments: data };
+    const call = slot.provider ? { type: 'provider-tool-call' as const, ...identity } : { type: 'tool-call' as const, ...identity };
     out.push(withMetadata(truncated ? { ...call, truncated: true as const } : call, slot.metadata));
   }
 
@@ -443,6 +486,7 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
             index: slot.index,
             toolCallId: slot.id,
             toolName: slot.name,
+            ...providerField(slot),
             partialArguments: this.#snapshot(slot),
             path: slot.scanner?.path() ?? '',
             stopReason,

@@ -20,7 +20,7 @@ export interface OpenAIChatAdapterOptions {
   readonly createToolCallId?: ToolCallIdFactory;
 }
 
-/** The text streams of one choice; a refusal is message text in a slot of its own. */
+/** The text streams of one choice; a refusal is a slot of its own, of `refusal` parts. */
 type TextStream = 'message' | 'reasoning' | 'refusal';
 
 interface ToolCallState {
@@ -31,6 +31,35 @@ interface ToolCallState {
   /** The id and name of the last `tool-call-start` emitted (`undefined`: none yet). */
   startedId: string | undefined;
   startedName: string | undefined;
+  /** Where the arguments sent so far stand as JSON text: complete once a whole value closed. */
+  readonly json: JsonScan;
+}
+
+/**
+ * A scan of argument text kept to know whether the arguments form a complete JSON value (an
+ * object or array closed at depth 0): three numbers, whatever the length of the arguments.
+ */
+interface JsonScan {
+  depth: number;
+  /** 0: outside a string; 1: inside one; 2: inside one, right after a backslash. */
+  string: 0 | 1 | 2;
+  closed: boolean;
+}
+
+function scanJson(scan: JsonScan, text: string): void {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (scan.string === 2) scan.string = 1;
+    else if (scan.string === 1) {
+      if (c === 0x5c) scan.string = 2;
+      else if (c === 0x22) scan.string = 0;
+    } else if (c === 0x22) scan.string = 1;
+    else if (c === 0x7b || c === 0x5b) scan.depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      scan.depth--;
+      if (scan.depth === 0) scan.closed = true;
+    }
+  }
 }
 
 interface OpenSlot {
@@ -61,6 +90,9 @@ const LEGACY_FUNCTION_CALL_INDEX = -1;
  * stream (`content`; `reasoning_content` or `reasoning`; `refusal`) and one per tool call, for each
  * choice. The first part of every slot and its flush carry `metadata.choiceIndex`.
  *
+ * - `delta.refusal` gives `refusal` parts, in a slot of their own (a `refusal` event downstream,
+ *   not message text). The `finish_reason` stays the server's (`stop`).
+ *
  * - Tool-call fragments are keyed by `index`; without an index (Mistral, old Ollama), by `id`, else
  *   they continue the last call. An index reused with a different non-empty id starts a new call.
  *   A non-empty id or name wins, `""` and `null` never overwrite, a repeated name is a no-op.
@@ -68,12 +100,16 @@ const LEGACY_FUNCTION_CALL_INDEX = -1;
  *   name it did not have (first non-empty value wins per field downstream).
  * - Argument pieces are emitted verbatim. A call whose arguments are empty emits no
  *   `tool-call-arguments` at all: downstream reads no chunks as `{}`.
- * - Every slot of a choice is flushed at its `finish_reason`; slots still open when the input ends
- *   are flushed by `end()`, truncated or not (the JSON parser downstream decides completeness).
+ * - Every slot of a choice is flushed at its `finish_reason`, except a tool call whose arguments
+ *   are not yet one complete JSON value: some compatible servers send a call's last argument
+ *   delta after the `finish_reason`, so the call stays open and is flushed when its arguments
+ *   close, or by `end()`. Slots still open when the input ends are flushed by `end()`, truncated
+ *   or not (the JSON parser downstream decides completeness).
  *   A call that never got an id gets one from `createToolCallId` before its flush.
  * - `finished` is held until every choice has a `finish_reason` and a chunk carries usage (the
  *   finish chunk itself, or the trailing `choices: []` chunk of `stream_options.include_usage`),
- *   or else emitted by `end()` with the last usage seen, if any; never if the server sent no `finish_reason`. Its reason is choice 0's;
+ *   and no call is held open for a late argument delta, or else emitted by `end()` with the last
+ *   usage seen, if any; never if the server sent no `finish_reason`. Its reason is choice 0's;
  *   with several choices, `metadata.finishReasons` maps each choice index to its raw reason.
  * - Reasoning continuity tokens (OpenRouter `reasoning_details` with a signature or encrypted
  *   data, Gemini's `extra_content.google.thought_signature`) are kept in part metadata.
@@ -114,9 +150,9 @@ export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}):
       slot = nextSlot++;
       state.textSlots.set(stream, slot);
       state.openSlots.push({ slot });
-      metadata = { choiceIndex: state.choiceIndex, ...(stream === 'refusal' ? { refusal: true } : {}), ...extra };
+      metadata = { choiceIndex: state.choiceIndex, ...extra };
     }
-    out.push(partEvent(slot, { type: stream === 'reasoning' ? 'reasoning' : 'message', text }, metadata));
+    out.push(partEvent(slot, { type: stream, text }, metadata));
   }
 
   function emitStart(state: ChoiceState, call: ToolCallState, extra: EventMetadata | undefined, out: StreamEvent[]): void {
@@ -142,10 +178,25 @@ export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}):
     out.push({ type: 'flush', index: open.slot, metadata: { choiceIndex: state.choiceIndex } });
   }
 
+  /**
+   * Flush the slots of a choice that has its `finish_reason`, except a tool call whose arguments
+   * are not yet a complete JSON value: some compatible servers send a call's last argument delta
+   * after the `finish_reason`, so that call stays open for it (until it completes, the `finished`
+   * or the end of input).
+   */
   function flushChoice(state: ChoiceState, out: StreamEvent[]): void {
     const open = state.openSlots;
-    state.openSlots = [];
-    for (const slot of open) flushSlot(state, slot, out);
+    state.openSlots = open.filter((slot) => slot.toolCall !== undefined && !slot.toolCall.json.closed);
+    for (const slot of open) if (!state.openSlots.includes(slot)) flushSlot(state, slot, out);
+  }
+
+  /** Flush every slot still open, in slot order (before `finished`, and at the end of input). */
+  function flushEverything(out: StreamEvent[]): void {
+    const open = [...choices.values()]
+      .flatMap((state) => state.openSlots.map((slot) => ({ state, slot })))
+      .sort((a, b) => a.slot.slot - b.slot.slot);
+    for (const state of choices.values()) state.openSlots = [];
+    for (const { state, slot } of open) flushSlot(state, slot, out);
   }
 
   function newToolCall(state: ChoiceState, toolIndex: number | undefined): ToolCallState {
@@ -156,6 +207,7 @@ export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}):
       name: '',
       startedId: undefined,
       startedName: undefined,
+      json: { depth: 0, string: 0, closed: false },
     };
     state.toolCalls.push(call);
     state.openSlots.push({ slot: call.slot, toolCall: call });
@@ -210,8 +262,12 @@ export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}):
       emitStart(state, call, extra, out);
       extra = undefined;
     }
-    if (args !== '') out.push(partEvent(call.slot, { type: 'tool-call-arguments', chunk: args }, extra));
-    else if (extra !== undefined) emitStart(state, call, extra, out);
+    if (args !== '') {
+      scanJson(call.json, args);
+      out.push(partEvent(call.slot, { type: 'tool-call-arguments', chunk: args }, extra));
+      // The late last delta of a call held open past its choice's finish_reason.
+      if (state.finishReason !== undefined && call.json.closed) flushChoice(state, out);
+    } else if (extra !== undefined) emitStart(state, call, extra, out);
   }
 
   function handleContent(state: ChoiceState, content: unknown, out: StreamEvent[]): void {
@@ -311,7 +367,13 @@ export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}):
       // Usage from a chunk before the last finish_reason may not be final (vLLM's continuous usage
       // stats): wait for a chunk that has both, or comes after, else for end().
       const states = [...choices.values()];
-      if (!finishedSent && rawUsage !== undefined && states.length > 0 && states.every((c) => c.finishReason !== undefined)) {
+      // A call held open for a late argument delta holds the finish too (see flushChoice).
+      if (
+        !finishedSent &&
+        rawUsage !== undefined &&
+        states.length > 0 &&
+        states.every((c) => c.finishReason !== undefined && c.openSlots.length === 0)
+      ) {
         finishedSent = true;
         out.push(finishedEvent());
       }
@@ -320,11 +382,7 @@ export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}):
 
     end() {
       const out: StreamEvent[] = [];
-      const open = [...choices.values()]
-        .flatMap((state) => state.openSlots.map((slot) => ({ state, slot })))
-        .sort((a, b) => a.slot.slot - b.slot.slot);
-      for (const state of choices.values()) state.openSlots = [];
-      for (const { state, slot } of open) flushSlot(state, slot, out);
+      flushEverything(out);
       if (!finishedSent && [...choices.values()].some((c) => c.finishReason !== undefined)) {
         finishedSent = true;
         out.push(finishedEvent());
