@@ -52,7 +52,7 @@ describe('createOpenAIChatAdapter on every recording', () => {
   const recordings = DIRS.flatMap((dir) => manifestRecordings(dir));
 
   it('covers every chat-format recording of the manifest', () => {
-    expect(recordings.map((r) => r.file)).toHaveLength(20);
+    expect(recordings.map((r) => r.file)).toHaveLength(22);
   });
 
   for (const recording of recordings) {
@@ -314,6 +314,30 @@ describe('createOpenAIChatAdapter merge rules', () => {
     expect(assembled.toolCalls[0]?.id).toBe('call_c91SqDXlYFuETYv8mUHzz6pp');
     expect('{"city":"Edinburgh","country":"UK","units":"c"}'.startsWith(assembled.toolCalls[0]?.args ?? 'x')).toBe(true);
     expect(assembled.toolCalls[0]?.args.length).toBeLessThan(47);
+  });
+
+  it('createOpenAIChatAdapter keeps a call open for an argument delta sent after its finish_reason', () => {
+    const file = 'openai-compatible/handmade-finish-reason-before-last-argument-delta.sse';
+    const { events } = run(file);
+    const assembled = assemble(events);
+    expect(assembled.toolCalls.map((c) => [c.id, c.name, c.args])).toEqual([
+      ['call_c91SqDXlYFuETYv8mUHzz6pp', 'GetWeatherArgs', '{"city":"Edinburgh","country":"UK","units":"c"}'],
+    ]);
+    // The late delta reaches the call before its flush, and the flush comes before the finish.
+    const lastChunk = events.findLastIndex((e) => e.type === 'part' && e.part.type === 'tool-call-arguments');
+    expect(events[lastChunk]).toMatchObject({ part: { chunk: '"}' } });
+    expect(events.slice(lastChunk + 1).map((e) => e.type)).toEqual(['flush', 'finished']);
+    expect(assembled.finished).toMatchObject({ reason: 'tool-calls', rawReason: 'tool_calls', usage: { totalTokens: 100 } });
+  });
+
+  it('createOpenAIChatAdapter flushes a complete call at its finish_reason, and a call never completed at the end', () => {
+    const adapter = createOpenAIChatAdapter();
+    adapter.push(toolDelta({ index: 0, id: 'a', function: { name: 'f', arguments: '{"s":"}{\\"' } }).data);
+    adapter.push(toolDelta({ index: 1, id: 'b', function: { name: 'g', arguments: '{"x":[1]}' } }).data);
+    // Call a's arguments are still inside a string: only b is flushed.
+    expect(adapter.push(chunk({}, 'tool_calls').data)).toEqual([{ type: 'flush', index: 1, metadata: { choiceIndex: 0 } }]);
+    expect(adapter.push({ choices: [], usage: { total_tokens: 3 } })).toEqual([]);
+    expect(adapter.end().map((e) => e.type)).toEqual(['flush', 'finished']);
   });
 
   it('createOpenAIChatAdapter emits finished from end() when the server sent no usage', () => {
