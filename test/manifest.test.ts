@@ -5,8 +5,8 @@ import { manifestEntry, readManifest } from './manifest.ts';
 describe('readManifest', () => {
   it('finds every recording and every tool call the manifest lists', () => {
     const recordings = readManifest();
-    expect(recordings).toHaveLength(60);
-    expect(recordings.reduce((n, r) => n + r.toolCalls.length, 0)).toBe(62);
+    expect(recordings).toHaveLength(61);
+    expect(recordings.reduce((n, r) => n + r.toolCalls.length, 0)).toBe(63);
     expect(recordings.filter((r) => r.toolCalls.length === 0)).toHaveLength(17);
   });
 
