@@ -41,7 +41,7 @@ describe('createGeminiAdapter on every recording', () => {
   const recordings = manifestRecordings('gemini');
 
   it('covers every Gemini recording of the manifest', () => {
-    expect(recordings).toHaveLength(7);
+    expect(recordings).toHaveLength(8);
   });
 
   for (const recording of recordings) {
@@ -62,7 +62,7 @@ describe('createGeminiAdapter on every recording', () => {
       expect(new Set(ids).size).toBe(ids.length);
       expect(assemble(run(recording.file).events).toolCalls.map((c) => c.id)).toEqual(ids);
       expect(JSON.parse(recording.finish)).toBe('STOP');
-      expect(assembled.finished).toMatchObject({ reason: 'tool-calls', rawReason: 'STOP' });
+      expect(assembled.finished).toMatchObject({ reason: recording.toolCalls.length > 0 ? 'tool-calls' : 'stop', rawReason: 'STOP' });
     });
   }
 });
@@ -354,7 +354,7 @@ describe('ProviderEventStream with provider gemini, on every recording', () => {
           expect(assembled.toolCalls.map((c) => [c.name, c.args === '' ? {} : JSON.parse(c.args)])).toEqual(
             recording.toolCalls.map((c) => [c.name, JSON.parse(c.args)]),
           );
-          expect(assembled.finished).toMatchObject({ reason: 'tool-calls', rawReason: 'STOP' });
+          expect(assembled.finished).toMatchObject({ reason: recording.toolCalls.length > 0 ? 'tool-calls' : 'stop', rawReason: 'STOP' });
         });
       }
 

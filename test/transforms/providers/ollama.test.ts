@@ -35,7 +35,7 @@ describe('createOllamaAdapter on every recording', () => {
   const recordings = manifestRecordings('ollama');
 
   it('covers every Ollama recording of the manifest', () => {
-    expect(recordings).toHaveLength(3);
+    expect(recordings).toHaveLength(4);
   });
 
   for (const recording of recordings) {

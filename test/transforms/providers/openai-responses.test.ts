@@ -35,7 +35,7 @@ describe('ProviderEventStream with provider openai-responses, on every recording
   const recordings = manifestRecordings('openai-responses');
 
   it('ProviderEventStream covers every Responses recording of the manifest', () => {
-    expect(recordings).toHaveLength(8);
+    expect(recordings).toHaveLength(9);
   });
 
   for (const recording of recordings) {
