@@ -56,13 +56,14 @@ interface ComparedCall {
   readonly id: unknown;
   readonly name: string;
   readonly arguments?: unknown;
+  readonly result?: unknown;
 }
 
 /** The parts of a turn both sides state. */
 interface Compared {
   readonly text: string;
   readonly reasoning: string;
-  readonly refusal: string;
+  readonly refusal: string | undefined;
   readonly toolCalls: readonly ComparedCall[];
   /** Calls cut before their arguments were complete: identity only. */
   readonly incompleteToolCalls: readonly ComparedCall[];
@@ -85,6 +86,7 @@ function fromWire(wire: WireTurn, dir: string): Compared {
     id: c.id === '' ? ANY_ID : c.id,
     name: c.name,
     ...(withArguments ? { arguments: c.arguments } : {}),
+    ...(c.result !== undefined ? { result: c.result } : {}),
   });
   let usage = wire.usage === undefined ? undefined : { ...wire.usage };
   if (usage !== undefined && dir === 'gemini' && usage.reasoningTokens !== undefined) {
@@ -105,26 +107,20 @@ function fromWire(wire: WireTurn, dir: string): Compared {
   };
 }
 
-/** The turn's calls the provider ran, and its refusal, in whichever shape the turn has them. */
-interface TurnExtras {
-  readonly providerToolCalls?: ReadonlyArray<{ toolCallId: string; toolName: string; arguments: unknown }>;
-  readonly refusal?: string;
-}
-
 /** The adapter's turn as compared. */
 function fromTurn(turn: Turn, dir: string): Compared {
-  const extras = turn as Turn & TurnExtras;
   const { raw: _raw, ...usage } = turn.usage ?? {};
   return {
     text: turn.text,
     reasoning: turn.reasoning,
-    refusal: extras.refusal ?? '',
+    refusal: turn.refusal,
     toolCalls: turn.toolCalls.map((c) => ({ id: c.toolCallId, name: c.toolName, arguments: c.arguments })),
     incompleteToolCalls: turn.incompleteToolCalls.map((c) => ({ id: c.toolCallId, name: c.toolName })),
-    providerToolCalls: (extras.providerToolCalls ?? []).map((c) => ({
+    providerToolCalls: turn.providerToolCalls.map((c) => ({
       id: c.toolCallId,
       name: c.toolName,
       ...(dir === 'anthropic' ? { arguments: c.arguments } : {}),
+      ...(c.result !== undefined ? { result: c.result } : {}),
     })),
     finishReason: turn.rawFinishReason,
     usage: turn.usage === undefined ? undefined : usage,
@@ -136,18 +132,7 @@ function fromTurn(turn: Turn, dir: string): Compared {
  * the wire's, each named after the bullet of "Provider fidelity" that fixes it. The test asserts
  * this difference exactly, so a fix shows up as a failure here to delete the entry.
  */
-const PENDING: Readonly<Record<string, { readonly bullet: string; readonly turn: (wire: Compared) => Compared }>> = {
-  // Anthropic's server_tool_use is in turn.toolCalls, marked only by metadata.
-  'anthropic/server-tool-use-code-execution-escapes-emoji.sse': {
-    bullet: 'server-executed tools are mixed with the application\'s tools',
-    turn: (wire) => ({ ...wire, toolCalls: [...wire.toolCalls, ...wire.providerToolCalls], providerToolCalls: [] }),
-  },
-  // OpenAI's refusal deltas come out as message text.
-  'openai-chat/refusal.sse': {
-    bullet: 'refusals are message text',
-    turn: (wire) => ({ ...wire, text: wire.text + wire.refusal, refusal: '' }),
-  },
-};
+const PENDING: Readonly<Record<string, { readonly bullet: string; readonly turn: (wire: Compared) => Compared }>> = {};
 
 // ---------------------------------------------------------------------------------------------
 // Running both sides.
@@ -195,6 +180,25 @@ describe('differential: an independent accumulation of the wire agrees with coll
         }
         const expected = pending ? pending.turn(wire) : wire;
         expect(await adapterTurn(provider, chunks, recording.dir), label).toEqual(expected);
+      }
+    });
+  }
+});
+
+describe('differential: structured output is the JSON of the message text', () => {
+  // The recordings of a request that asked for JSON output, read with `structuredOutput`.
+  for (const recording of RECORDINGS.filter((r) => /structured-output|format-json-schema/.test(r.file))) {
+    const format = FORMATS[recording.dir];
+    const provider = format?.provider;
+    if (format === undefined || provider === undefined) continue;
+    it(recording.file, async () => {
+      const bytes = readFixture(`providers/${recording.file}`);
+      const wire = format.read(bytes, recording.file);
+      for (const [label, chunks] of feeds(bytes, recording.file)) {
+        const turn = await collectTurn(streamOf(chunks).pipeThrough(new ProviderEventStream({ provider, structuredOutput: true })));
+        expect(turn.structured, label).toEqual(JSON.parse(wire.text));
+        expect(turn.text, label).toBe('');
+        expect(turn.reasoning, label).toBe(wire.reasoning);
       }
     });
   }

@@ -18,15 +18,17 @@ export interface WireToolCall {
   readonly arguments: unknown;
   /** False when the arguments are not valid JSON (cut by a length limit). */
   readonly complete: boolean;
+  /** A provider-run call's result, where the stream carries it. */
+  result?: unknown;
 }
 
 /** The usage counts the wire states (only the ones it states). */
 export interface WireUsage {
-  inputTokens?: number;
-  outputTokens?: number;
-  totalTokens?: number;
-  reasoningTokens?: number;
-  cachedInputTokens?: number;
+  inputTokens?: number | undefined;
+  outputTokens?: number | undefined;
+  totalTokens?: number | undefined;
+  reasoningTokens?: number | undefined;
+  cachedInputTokens?: number | undefined;
 }
 
 /** What a turn is, according to the wire. */
@@ -37,9 +39,8 @@ export interface WireTurn {
   toolCalls: WireToolCall[];
   /** The calls the provider ran itself (Anthropic server tools, Responses hosted tools). */
   serverToolCalls: WireToolCall[];
-  /** Refusal text, or `''`; `refused` also when the refusal is only a stop reason. */
-  refusal: string;
-  refused: boolean;
+  /** Refusal text (`''` when the refusal is only a stop reason), `undefined` when none. */
+  refusal: string | undefined;
   /** The provider's own finish reason, as on the wire. */
   finishReason: string | undefined;
   usage: WireUsage | undefined;
@@ -48,7 +49,7 @@ export interface WireTurn {
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 function emptyTurn(): WireTurn {
-  return { text: '', reasoning: '', toolCalls: [], serverToolCalls: [], refusal: '', refused: false, finishReason: undefined, usage: undefined };
+  return { text: '', reasoning: '', toolCalls: [], serverToolCalls: [], refusal: undefined, finishReason: undefined, usage: undefined };
 }
 
 /** Arguments text to a call: `''` is `{}`, invalid JSON stays a string. */
@@ -139,6 +140,11 @@ export function anthropicTurn(text: string): WireTurn {
     else if (block['type'] === 'thinking') turn.reasoning += entry.text;
     else if (block['type'] === 'tool_use') turn.toolCalls.push(toolCall(block['id'], block['name'], entry.args));
     else if (ANTHROPIC_SERVER_CALLS.has(block['type'])) turn.serverToolCalls.push(toolCall(block['id'], block['name'], entry.args));
+    else if (String(block['type']).endsWith('_tool_result')) {
+      // A server tool's result block (whole in its start event): its `content`, by `tool_use_id`.
+      const call = turn.serverToolCalls.find((c) => c.id === block['tool_use_id']);
+      if (call) call.result = block['content'];
+    }
   };
   // A block given whole (in message_start): its text, or its input as the arguments.
   const whole = (block: Json) => ({
@@ -184,10 +190,13 @@ export function anthropicTurn(text: string): WireTurn {
   }
   // Blocks the stream left open (cut off).
   for (const entry of blocks.values()) finishBlock(entry);
-  if (turn.finishReason === 'refusal') turn.refused = true;
+  // A refusal is a stop reason only: the text written before it is all the turn says.
+  if (turn.finishReason === 'refusal') turn.refusal = turn.text;
   if (Object.keys(counts).length > 0) {
+    // `input_tokens` leaves out the prompt cache's reads and writes: the whole prompt is all three.
+    const input = ['input_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'].reduce((n, k) => n + (counts[k] ?? 0), 0);
     turn.usage = usage({
-      inputTokens: counts['input_tokens'],
+      inputTokens: counts['input_tokens'] === undefined ? undefined : input,
       outputTokens: counts['output_tokens'],
       cachedInputTokens: counts['cache_read_input_tokens'],
       reasoningTokens: counts['output_tokens_details']?.['thinking_tokens'],
@@ -202,7 +211,7 @@ export function anthropicTurn(text: string): WireTurn {
 /** OpenAI Chat SSE: per choice, tool calls keyed by `index`, else by `id`, else the last one. */
 export function openAIChatTurn(text: string): WireTurn {
   interface Call { id: string; name: string; args: string }
-  interface Choice { text: string; reasoning: string; refusal: string; calls: Call[]; byIndex: Map<number, Call>; finish?: string }
+  interface Choice { text: string; reasoning: string; refusal: string | undefined; calls: Call[]; byIndex: Map<number, Call>; finish?: string }
   const choices = new Map<number, Choice>();
   let counts: Json | undefined;
   for (const { event, data } of sseRecords(text)) {
@@ -210,7 +219,7 @@ export function openAIChatTurn(text: string): WireTurn {
     for (const c of data['choices'] ?? []) {
       const key = c['index'] ?? 0;
       let choice = choices.get(key);
-      if (!choice) choices.set(key, (choice = { text: '', reasoning: '', refusal: '', calls: [], byIndex: new Map() }));
+      if (!choice) choices.set(key, (choice = { text: '', reasoning: '', refusal: undefined, calls: [], byIndex: new Map() }));
       const delta = c['delta'] ?? {};
       choice.reasoning += delta['reasoning_content'] || delta['reasoning'] || '';
       if (typeof delta['content'] === 'string') choice.text += delta['content'];
@@ -221,7 +230,7 @@ export function openAIChatTurn(text: string): WireTurn {
           if (chunk['type'] === 'thinking') for (const t of chunk['thinking']) choice.reasoning += t['text'];
         }
       }
-      choice.refusal += delta['refusal'] ?? '';
+      if (delta['refusal']) choice.refusal = (choice.refusal ?? '') + delta['refusal'];
       for (const fragment of delta['tool_calls'] ?? []) {
         const id: string = fragment['id'] || '';
         const index: number | undefined = fragment['index'] ?? undefined;
@@ -247,10 +256,9 @@ export function openAIChatTurn(text: string): WireTurn {
   for (const [, choice] of [...choices].sort(([a], [b]) => a - b)) {
     turn.text += choice.text;
     turn.reasoning += choice.reasoning;
-    turn.refusal += choice.refusal;
+    if (choice.refusal !== undefined) turn.refusal = (turn.refusal ?? '') + choice.refusal;
     for (const call of choice.calls) turn.toolCalls.push(toolCall(call.id, call.name, call.args));
   }
-  turn.refused = turn.refusal !== '';
   turn.finishReason = choices.get(0)?.finish;
   if (counts) {
     turn.usage = usage({
@@ -297,7 +305,7 @@ export function openAIResponsesTurn(text: string): WireTurn {
     if (item['type'] === 'message') {
       (item['content'] ?? []).forEach((part: Json, i: number) => {
         if (part['type'] === 'output_text') turn.text += part['text'] || streamed('output_text', i);
-        if (part['type'] === 'refusal') turn.refusal += part['refusal'] || streamed('refusal', i);
+        if (part['type'] === 'refusal') turn.refusal = (turn.refusal ?? '') + (part['refusal'] || streamed('refusal', i));
       });
     } else if (item['type'] === 'reasoning') {
       (item['summary'] ?? []).forEach((part: Json, i: number) => (turn.reasoning += part['text'] || streamed('reasoning_summary_text', i)));
@@ -309,7 +317,6 @@ export function openAIResponsesTurn(text: string): WireTurn {
       turn.serverToolCalls.push(toolCall(item['id'], item['type'], JSON.stringify(item['action'] ?? {})));
     }
   });
-  turn.refused = turn.refusal !== '';
   if (final) {
     turn.finishReason = final['incomplete_details']?.['reason'] ?? final['status'];
     const counts = final['usage'];
@@ -434,8 +441,9 @@ export function bedrockTurn(records: readonly Json[]): WireTurn {
     if (record['messageStop']) turn.finishReason = record['messageStop']['stopReason'];
     const counts = record['metadata']?.['usage'];
     if (counts) {
+      // As Anthropic's: `inputTokens` leaves out the prompt cache's reads and writes.
       turn.usage = usage({
-        inputTokens: counts['inputTokens'],
+        inputTokens: counts['inputTokens'] + (counts['cacheReadInputTokens'] ?? 0) + (counts['cacheWriteInputTokens'] ?? 0),
         outputTokens: counts['outputTokens'],
         totalTokens: counts['totalTokens'],
         cachedInputTokens: counts['cacheReadInputTokens'],
