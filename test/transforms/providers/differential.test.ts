@@ -119,8 +119,9 @@ function fromTurn(turn: Turn, dir: string): Compared {
     providerToolCalls: turn.providerToolCalls.map((c) => ({
       id: c.toolCallId,
       name: c.toolName,
-      ...(dir === 'anthropic' ? { arguments: c.arguments } : {}),
-      ...(c.result !== undefined ? { result: c.result } : {}),
+      // Anthropic's server calls stream their input and carry their result blocks whole; of
+      // other providers' hosted calls the identity is compared.
+      ...(dir === 'anthropic' ? { arguments: c.arguments, ...(c.result !== undefined ? { result: c.result } : {}) } : {}),
     })),
     finishReason: turn.rawFinishReason,
     usage: turn.usage === undefined ? undefined : usage,

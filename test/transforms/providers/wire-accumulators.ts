@@ -275,9 +275,25 @@ export function openAIChatTurn(text: string): WireTurn {
 // ---------------------------------------------------------------------------------------------
 // OpenAI Responses.
 
-/** Item types of the Responses API that the provider runs itself. */
-const RESPONSES_CLIENT_ITEMS = new Set(['function_call', 'custom_tool_call']);
-const RESPONSES_NOT_CALLS = new Set(['message', 'reasoning']);
+/**
+ * Output item types of the Responses API by who runs the call: the application (function and
+ * custom tools, computer use, local shell, apply patch), or OpenAI (its hosted tools). A
+ * `shell_call` runs where its `environment` says. Other items (messages, reasoning, MCP tool
+ * listings and approval requests) are not calls.
+ */
+const RESPONSES_APP_CALLS = new Set(['function_call', 'custom_tool_call', 'computer_call', 'local_shell_call', 'apply_patch_call']);
+const RESPONSES_HOSTED_CALLS = new Set(['web_search_call', 'file_search_call', 'code_interpreter_call', 'image_generation_call', 'mcp_call']);
+
+/** Who runs a Responses output item's call, if it is one. */
+function responsesCaller(item: Json): 'app' | 'provider' | undefined {
+  if (item['type'] === 'shell_call') return (item['environment']?.['type'] ?? 'local') === 'local' ? 'app' : 'provider';
+  return RESPONSES_APP_CALLS.has(item['type']) ? 'app' : RESPONSES_HOSTED_CALLS.has(item['type']) ? 'provider' : undefined;
+}
+
+/** A call item's tool name: its own `name`, else the item type without `_call`. */
+function responsesToolName(item: Json): string {
+  return item['name'] ?? String(item['type']).replace(/_call$/, '');
+}
 
 /**
  * OpenAI Responses SSE: the items of the terminal response are the turn (each `.done` event and
@@ -310,11 +326,15 @@ export function openAIResponsesTurn(text: string): WireTurn {
     } else if (item['type'] === 'reasoning') {
       (item['summary'] ?? []).forEach((part: Json, i: number) => (turn.reasoning += part['text'] || streamed('reasoning_summary_text', i)));
       (item['content'] ?? []).forEach((part: Json, i: number) => (turn.reasoning += part['text'] || streamed('reasoning_text', i)));
-    } else if (RESPONSES_CLIENT_ITEMS.has(item['type'])) {
-      const args = item['arguments'] || item['input'] || streamed('function_call_arguments');
-      turn.toolCalls.push(toolCall(item['call_id'], item['name'], args));
-    } else if (!RESPONSES_NOT_CALLS.has(item['type'])) {
-      turn.serverToolCalls.push(toolCall(item['id'], item['type'], JSON.stringify(item['action'] ?? {})));
+    } else if (item['type'] === 'function_call') {
+      turn.toolCalls.push(toolCall(item['call_id'], item['name'], item['arguments'] || streamed('function_call_arguments')));
+    } else if (responsesCaller(item) === 'app') {
+      // A custom tool's input is free text; the others' arguments are their action or operation.
+      const args = item['type'] === 'custom_tool_call' ? JSON.stringify(item['input']) : JSON.stringify(item['action'] ?? item['operation'] ?? {});
+      turn.toolCalls.push(toolCall(item['call_id'], responsesToolName(item), args));
+    } else if (responsesCaller(item) === 'provider') {
+      // A hosted call is known by its item id; its arguments and result are left to the adapter's tests.
+      turn.serverToolCalls.push({ id: item['id'], name: responsesToolName(item), arguments: undefined, complete: true });
     }
   });
   if (final) {
