@@ -485,7 +485,9 @@ export function cohereTurn(text: string): WireTurn {
     const message = data['delta']?.['message'] ?? {};
     switch (data['type']) {
       case 'content-delta':
+        // A reasoning model's thinking comes in content deltas of its own (`content.thinking`).
         turn.text += message['content']?.['text'] ?? '';
+        turn.reasoning += message['content']?.['thinking'] ?? '';
         break;
       case 'tool-plan-delta':
         turn.reasoning += message['tool_plan'] ?? '';
@@ -500,8 +502,15 @@ export function cohereTurn(text: string): WireTurn {
       }
       case 'message-end': {
         turn.finishReason = data['delta']['finish_reason'];
-        const tokens = data['delta']['usage']?.['tokens'];
-        if (tokens) turn.usage = usage({ inputTokens: tokens['input_tokens'], outputTokens: tokens['output_tokens'] });
+        // `tokens` are what the model read and wrote; `billed_units` is what is charged.
+        const counts = data['delta']['usage'];
+        if (counts?.['tokens']) {
+          turn.usage = usage({
+            inputTokens: counts['tokens']['input_tokens'],
+            outputTokens: counts['tokens']['output_tokens'],
+            cachedInputTokens: counts['cached_tokens'],
+          });
+        }
         break;
       }
     }
