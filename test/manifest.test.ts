@@ -5,9 +5,11 @@ import { manifestEntry, readManifest } from './manifest.ts';
 describe('readManifest', () => {
   it('finds every recording and every tool call the manifest lists', () => {
     const recordings = readManifest();
-    expect(recordings).toHaveLength(61);
-    expect(recordings.reduce((n, r) => n + r.toolCalls.length, 0)).toBe(63);
-    expect(recordings.filter((r) => r.toolCalls.length === 0)).toHaveLength(17);
+    expect(recordings).toHaveLength(65);
+    expect(recordings.reduce((n, r) => n + r.toolCalls.length, 0)).toBe(62);
+    // Calls the provider runs (Anthropic server tools, a Responses web search) are listed apart.
+    expect(recordings.reduce((n, r) => n + r.providerToolCalls.length, 0)).toBe(3);
+    expect(recordings.filter((r) => r.toolCalls.length === 0)).toHaveLength(22);
   });
 
   it('names only files that exist', () => {
@@ -45,7 +47,9 @@ describe('readManifest', () => {
     expect(cohere.map((c) => c.args)).toEqual(['{\n    "location": "Tokyo"\n}', '{\n    "location": "Tokyo"\n}']);
     const gemini = manifestEntry('gemini/function-call-whole-args-crlf.sse').toolCalls[0];
     expect(gemini).toMatchObject({ id: '', name: 'get_capital', args: '{"country":"France"}', serialized: true });
-    const server = manifestEntry('anthropic/server-tool-use-code-execution-escapes-emoji.sse').toolCalls[0];
+    const serverEntry = manifestEntry('anthropic/server-tool-use-code-execution-escapes-emoji.sse');
+    expect(serverEntry.toolCalls).toEqual([]);
+    const server = serverEntry.providerToolCalls[0];
     expect(server?.note).toBe('server_tool_use, executed by Anthropic');
     expect(server?.args).toBe('{"command": "echo \\"65465-6544 * 65464-6+1.02255\\" | bc -l"}');
   });

@@ -43,7 +43,18 @@ export interface ManifestRecording {
   readonly errors?: string;
   /** The "Status" line (`real capture …`, `**hand-written** …`). */
   readonly status: string;
+  /** The calls the application runs: what `turn.toolCalls` must hold. */
   readonly toolCalls: readonly ManifestToolCall[];
+  /**
+   * The calls the provider runs itself (a bullet whose note says `executed by …`): what
+   * `turn.providerToolCalls` must hold, never in `toolCalls`.
+   */
+  readonly providerToolCalls: readonly ManifestToolCall[];
+}
+
+/** Whether a manifest bullet is a call the provider runs (its note says `executed by …`). */
+export function isProviderExecuted(call: ManifestToolCall): boolean {
+  return call.note?.includes('executed by') === true;
 }
 
 const MANIFEST_PATH = join(FIXTURES, 'providers', 'MANIFEST.md');
@@ -128,7 +139,8 @@ export function parseManifest(markdown: string): ManifestRecording[] {
       finish: finishText === undefined ? '' : unquote(finishText),
       ...(errorsText !== undefined ? { errors: unquote(errorsText) } : {}),
       status: field('Status') ?? '',
-      toolCalls,
+      toolCalls: toolCalls.filter((call) => !isProviderExecuted(call)),
+      providerToolCalls: toolCalls.filter(isProviderExecuted),
     };
   });
 }

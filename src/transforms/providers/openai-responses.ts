@@ -5,7 +5,7 @@
  * @module
  */
 import { ProviderError } from '../../errors.ts';
-import type { FinishReason, StreamEvent, Usage } from '../../types.ts';
+import type { FinishReason, JsonValue, StreamEvent, Usage } from '../../types.ts';
 import type { ProviderAdapter } from './adapter.ts';
 import {
   type JsonRecord,
@@ -46,6 +46,56 @@ interface OutputItem {
   startedId: string;
   startedName: string;
   closed: boolean;
+  /** A tool call item other than `function_call`: who runs it (see {@link callKind}). */
+  call: 'app' | 'provider' | undefined;
+}
+
+/** The tool name of the calls OpenAI runs itself, by item type (`mcp_call`s carry their own `name`). */
+const HOSTED_TOOLS: Readonly<Record<string, string>> = {
+  web_search_call: 'web_search',
+  file_search_call: 'file_search',
+  code_interpreter_call: 'code_interpreter',
+  image_generation_call: 'image_generation',
+  mcp_call: 'mcp',
+  shell_call: 'shell',
+};
+
+/** The tool name of the calls other than `function_call` that the application runs, by item type. */
+const APP_TOOLS: Readonly<Record<string, string>> = {
+  custom_tool_call: 'custom',
+  computer_call: 'computer',
+  local_shell_call: 'local_shell',
+  shell_call: 'shell',
+  apply_patch_call: 'apply_patch',
+};
+
+/** The item fields that are a call's arguments; the rest (but `id`, `type`, `call_id`) is a hosted call's result. */
+const ARGUMENT_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  web_search_call: ['action'],
+  file_search_call: ['queries'],
+  code_interpreter_call: ['code', 'container_id'],
+  image_generation_call: [],
+  mcp_call: ['name', 'server_label', 'arguments', 'approval_request_id'],
+  shell_call: ['action'],
+  computer_call: ['action'],
+  local_shell_call: ['action'],
+  apply_patch_call: ['operation'],
+};
+
+/**
+ * Who runs a tool call item other than `function_call`: `provider` for OpenAI's hosted tools (web
+ * search, file search, code interpreter, image generation, remote MCP, the shell in a hosted
+ * container), `app` for the calls the application executes and returns the output of (custom
+ * tools, computer use, local shell, the shell in the application's environment, apply patch).
+ */
+function callKind(type: string, item: JsonRecord | undefined): 'app' | 'provider' | undefined {
+  if (type === 'shell_call') {
+    const environment = stringAt(recordAt(item, 'environment'), 'type');
+    return environment !== undefined && environment !== 'local' ? 'provider' : 'app';
+  }
+  if (HOSTED_TOOLS[type] !== undefined) return 'provider';
+  if (APP_TOOLS[type] !== undefined) return 'app';
+  return undefined;
 }
 
 /** Maps a Responses terminal status (and its `incomplete_details.reason`) to a {@link FinishReason}. */
@@ -102,16 +152,32 @@ function responsesUsage(raw: JsonRecord): Usage {
  *   servers that send no deltas, like LM Studio) is emitted from them, assuming the deltas were a
  *   prefix. Empty arguments emit no chunk (downstream reads that as `{}`). The item's slot is
  *   flushed at `output_item.done`.
- * - `message` items: `message` parts from `output_text.delta` (and `refusal.delta`, with
- *   `{refusal: true}` in the flush metadata), completed from `.done` the same way; each content
+ * - `message` items: `message` parts from `output_text.delta` (and `refusal` parts from
+ *   `refusal.delta`, with `{refusal: true}` in the flush metadata), completed from `.done` the same way; each content
  *   part is flushed at `content_part.done` with `{itemId, outputIndex, contentIndex, phase?,
  *   annotations?}`.
  * - `reasoning` items: one slot; `reasoning_summary_text.delta` gives `reasoning` parts with
  *   `{summaryIndex}` metadata (summary parts are paragraphs), `reasoning_text.delta` (compatible
  *   servers) plain `reasoning` parts; the flush carries `{itemId, encryptedContent?}` from
  *   `output_item.done` — the continuity token to send back on the next turn.
- * - Other items (`web_search_call`, `custom_tool_call`, `mcp_call`, …) are not tool calls this
- *   library runs: their slot emits only a flush with `{itemId, itemType, item}` (the whole item).
+ * - Calls OpenAI runs itself (`web_search_call`, `file_search_call`, `code_interpreter_call`,
+ *   `image_generation_call`, `mcp_call`, a `shell_call` in a hosted container):
+ *   `tool-call-start {id: item id, name, providerExecuted: true}` (name `web_search`,
+ *   `file_search`, `code_interpreter`, `image_generation`, `shell`, or the MCP tool's `name`),
+ *   with `{itemId, itemType}` metadata; the arguments are the item's input fields as one chunk at
+ *   `output_item.done` (the `action` of a web search or shell call; `{queries}`,
+ *   `{code, container_id}`; an MCP call's `arguments`, streamed from `mcp_call_arguments.delta`).
+ *   After the call's flush, a slot of its own carries a `provider-tool-result` part whose
+ *   `result` is the rest of the finished item (`status`, `results`, `outputs`, `output`, `error`,
+ *   …), `isError` when its status is `failed` or it has an `error`.
+ * - Calls the application runs other than `function_call` (`custom_tool_call`, `computer_call`,
+ *   `local_shell_call`, `shell_call` in the local environment, `apply_patch_call`) are tool calls
+ *   like a function call: id `call_id`, name the custom tool's `name` or `computer`,
+ *   `local_shell`, `shell`, `apply_patch`, metadata `{itemId, itemType}`, and as arguments at
+ *   `output_item.done` the `action` / `operation` object, or a custom tool's `input` text as a
+ *   JSON string. They count as function calls for the finish reason.
+ * - Other items (`mcp_list_tools`, `mcp_approval_request`, …) emit only a flush with
+ *   `{itemId, itemType, item}` (the whole item).
  * - `response.completed` / `response.incomplete` flush every open slot and emit `finished`:
  *   `tool-calls` when a function call was seen, else `stop`; `incomplete` maps
  *   `max_output_tokens` to `length` and `content_filter` to `content-filter`. `rawReason` is the
@@ -148,6 +214,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
         startedId: '',
         startedName: '',
         closed: false,
+        call: undefined,
       };
       items.set(outputIndex, item);
       if (impliedType === 'function_call') sawFunctionCall = true;
@@ -170,13 +237,63 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
   /** Emit the tool-call identity if a non-empty id or name is newly known. */
   function startCall(item: OutputItem, source: JsonRecord | undefined, out: StreamEvent[]): void {
     if (item.slot === undefined || source === undefined) return;
-    const id = item.startedId || (nonEmptyStringAt(source, 'call_id') ?? '');
-    const name = item.startedName || (nonEmptyStringAt(source, 'name') ?? '');
+    // A hosted call has no `call_id`: its item id is the one its result is tied to.
+    const ownId = item.call === 'provider' ? item.itemId : nonEmptyStringAt(source, 'call_id');
+    const ownName = nonEmptyStringAt(source, 'name') ?? (item.call === 'provider' ? HOSTED_TOOLS[item.type] : APP_TOOLS[item.type]);
+    const id = item.startedId || (ownId ?? '');
+    const name = item.startedName || (ownName ?? '');
     if (id === item.startedId && name === item.startedName) return;
     item.startedId = id;
     item.startedName = name;
-    const metadata = metadataOf({ itemId: item.itemId });
-    out.push({ type: 'part', index: item.slot, part: { type: 'tool-call-start', toolCallId: id, toolName: name }, ...(metadata ? { metadata } : {}) });
+    const metadata = metadataOf({ itemId: item.itemId, itemType: item.call === undefined ? undefined : item.type });
+    const part =
+      item.call === 'provider'
+        ? ({ type: 'tool-call-start', toolCallId: id, toolName: name, providerExecuted: true } as const)
+        : ({ type: 'tool-call-start', toolCallId: id, toolName: name } as const);
+    out.push({ type: 'part', index: item.slot, part, ...(metadata ? { metadata } : {}) });
+  }
+
+  /** The arguments of a call item other than `function_call`, as JSON text (`''`: none). */
+  function callArguments(item: OutputItem, source: JsonRecord | undefined): string | undefined {
+    if (source === undefined) return undefined;
+    // MCP arguments and a custom tool's input are text already (its input is a JSON string value).
+    if (item.type === 'mcp_call') return stringAt(source, 'arguments');
+    if (item.type === 'custom_tool_call') {
+      const input = stringAt(source, 'input');
+      return input === undefined ? undefined : JSON.stringify(input);
+    }
+    const fields = ARGUMENT_FIELDS[item.type] ?? [];
+    // A single field that is an object (an action, an operation) is the arguments themselves.
+    const only = fields.length === 1 ? recordAt(source, fields[0] as string) : undefined;
+    if (only !== undefined) return JSON.stringify(only);
+    const args: Record<string, unknown> = {};
+    for (const field of fields) if (source[field] !== undefined) args[field] = source[field];
+    return Object.keys(args).length > 0 ? JSON.stringify(args) : '';
+  }
+
+  /** A hosted call's result: its item without the identity and the argument fields. */
+  function hostedResult(item: OutputItem, out: StreamEvent[]): void {
+    const source = item.item;
+    if (source === undefined) return;
+    const fields = new Set(['id', 'type', 'call_id', ...(ARGUMENT_FIELDS[item.type] ?? [])]);
+    const result: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(source)) if (!fields.has(key) && value !== undefined) result[key] = value;
+    const error = source['error'];
+    const failed = stringAt(source, 'status') === 'failed' || (error !== undefined && error !== null);
+    const slot = nextSlot++;
+    out.push({
+      type: 'part',
+      index: slot,
+      part: {
+        type: 'provider-tool-result',
+        toolCallId: item.startedId,
+        ...(item.startedName ? { toolName: item.startedName } : {}),
+        result: result as JsonValue,
+        ...(failed ? { isError: true as const } : {}),
+      },
+    });
+    const metadata = metadataOf({ itemId: item.itemId, itemType: item.type });
+    out.push(metadata === undefined ? { type: 'flush', index: slot } : { type: 'flush', index: slot, metadata });
   }
 
   /** Emit what a `.done` text has beyond what the deltas delivered. */
@@ -184,18 +301,13 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
     slot: number,
     emitted: number,
     full: string | undefined,
-    kind: 'message' | 'reasoning' | 'tool-call-arguments',
+    kind: 'message' | 'reasoning' | 'refusal' | 'tool-call-arguments',
     out: StreamEvent[],
     metadata?: Record<string, unknown>,
   ): number {
     if (full === undefined || full.length <= emitted) return emitted;
     const rest = full.slice(emitted);
-    const part =
-      kind === 'message'
-        ? ({ type: 'message', text: rest } as const)
-        : kind === 'reasoning'
-          ? ({ type: 'reasoning', text: rest } as const)
-          : ({ type: 'tool-call-arguments', chunk: rest } as const);
+    const part = kind === 'tool-call-arguments' ? ({ type: kind, chunk: rest } as const) : ({ type: kind, text: rest } as const);
     out.push({ type: 'part', index: slot, part, ...(metadata ? { metadata } : {}) });
     return full.length;
   }
@@ -213,15 +325,19 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
     out.push(metadata === undefined ? { type: 'flush', index: part.slot } : { type: 'flush', index: part.slot, metadata });
   }
 
-  function closeItem(item: OutputItem, out: StreamEvent[]): void {
+  /** `done`: closed by its `output_item.done`, so the item is final. */
+  function closeItem(item: OutputItem, out: StreamEvent[], done = false): void {
     if (item.closed) return;
     item.closed = true;
     for (const part of [...item.parts.values()]) flushPart(item, part, out);
     if (item.slot === undefined) return;
     let metadata;
-    switch (item.type) {
+    switch (item.call !== undefined ? 'call' : item.type) {
       case 'function_call':
         metadata = metadataOf({ itemId: item.itemId });
+        break;
+      case 'call':
+        metadata = metadataOf({ itemId: item.itemId, itemType: item.type });
         break;
       case 'reasoning':
         metadata = metadataOf({ itemId: item.itemId, encryptedContent: stringAt(item.item, 'encrypted_content') });
@@ -231,6 +347,8 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
         break;
     }
     out.push(metadata === undefined ? { type: 'flush', index: item.slot } : { type: 'flush', index: item.slot, metadata });
+    // A hosted call's result is its finished item (a cut stream's item has none).
+    if (item.call === 'provider' && done) hostedResult(item, out);
   }
 
   function closeAll(out: StreamEvent[]): void {
@@ -248,8 +366,12 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
       if (done && known.slot !== undefined) {
         known.emitted.set('args', complete(known.slot, known.emitted.get('args') ?? 0, stringAt(source, 'arguments'), 'tool-call-arguments', out));
       }
+    } else if (known.slot !== undefined && (known.call ??= callKind(type, source)) !== undefined) {
+      if (known.call === 'app') sawFunctionCall = true;
+      startCall(known, source, out);
+      if (done) known.emitted.set('args', complete(known.slot, known.emitted.get('args') ?? 0, callArguments(known, source), 'tool-call-arguments', out));
     }
-    if (done) closeItem(known, out);
+    if (done) closeItem(known, out, true);
   }
 
   function finish(response: JsonRecord | undefined, fallbackStatus: string, out: StreamEvent[]): void {
@@ -259,7 +381,8 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
     const status = stringAt(response, 'status') ?? fallbackStatus;
     const incompleteReason = nonEmptyStringAt(recordAt(response, 'incomplete_details'), 'reason');
     const output = response?.output;
-    const functionCallInOutput = Array.isArray(output) && output.some((o) => stringAt(o, 'type') === 'function_call');
+    const functionCallInOutput =
+      Array.isArray(output) && output.some((o) => stringAt(o, 'type') === 'function_call' || (isRecord(o) && callKind(stringAt(o, 'type') ?? '', o) === 'app'));
     const rawUsage = recordAt(response, 'usage');
     const metadata = metadataOf({ ...responseInfo, responseId: stringAt(response, 'id') ?? responseInfo.responseId, status });
     out.push({
@@ -316,7 +439,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
           const part = ensurePart(item, data);
           if (type === 'response.refusal.delta') part.refusal = true;
           part.emitted += text.length;
-          out.push({ type: 'part', index: part.slot, part: { type: 'message', text } });
+          out.push({ type: 'part', index: part.slot, part: { type: part.refusal ? 'refusal' : 'message', text } });
           break;
         }
         case 'response.output_text.done':
@@ -325,7 +448,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
           if (item === undefined) break;
           const part = ensurePart(item, data);
           if (type === 'response.refusal.done') part.refusal = true;
-          part.emitted = complete(part.slot, part.emitted, stringAt(data, type === 'response.refusal.done' ? 'refusal' : 'text'), 'message', out);
+          part.emitted = complete(part.slot, part.emitted, stringAt(data, type === 'response.refusal.done' ? 'refusal' : 'text'), part.refusal ? 'refusal' : 'message', out);
           break;
         }
         case 'response.output_text.annotation.added': {
@@ -341,7 +464,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
             const part = ensurePart(item, data);
             const refusal = stringAt(source, 'refusal');
             if (refusal !== undefined) part.refusal = true;
-            part.emitted = complete(part.slot, part.emitted, refusal ?? stringAt(source, 'text'), 'message', out);
+            part.emitted = complete(part.slot, part.emitted, refusal ?? stringAt(source, 'text'), part.refusal ? 'refusal' : 'message', out);
             const annotations = source?.annotations;
             if (part.annotations.length === 0 && Array.isArray(annotations) && annotations.length > 0) {
               part.annotations = annotations;
@@ -389,6 +512,14 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
           const item = ensureItem(data, 'function_call');
           const chunk = stringAt(data, 'delta');
           if (item?.slot === undefined || !chunk) break;
+          item.emitted.set('args', (item.emitted.get('args') ?? 0) + chunk.length);
+          out.push({ type: 'part', index: item.slot, part: { type: 'tool-call-arguments', chunk } });
+          break;
+        }
+        case 'response.mcp_call_arguments.delta': {
+          const item = ensureItem(data, 'mcp_call');
+          const chunk = stringAt(data, 'delta');
+          if (item?.slot === undefined || item.type !== 'mcp_call' || !chunk) break;
           item.emitted.set('args', (item.emitted.get('args') ?? 0) + chunk.length);
           out.push({ type: 'part', index: item.slot, part: { type: 'tool-call-arguments', chunk } });
           break;
