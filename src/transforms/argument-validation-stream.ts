@@ -8,7 +8,7 @@ import { escapeToken } from '../json/json-pointer.ts';
 import { FragmentAggregator } from '../json/fragment-aggregator.ts';
 import type { JsonLimits } from '../json/scanner.ts';
 import { TurnBuilder } from '../turn/turn-builder.ts';
-import type { JsonObject, JsonValue, StreamEvent, ToolCallArgumentProgress, ToolCallEvent } from '../types.ts';
+import type { JsonObject, JsonValue, StreamEvent, StreamFragment, StructuredProgress, ToolCallArgumentProgress, ToolCallEvent } from '../types.ts';
 import type { PipelineEvent } from '../view-types.ts';
 import { Stage, type StageCore } from './stage.ts';
 
@@ -76,6 +76,11 @@ export interface ArgumentValidationErrorEvent {
    */
   readonly path: string;
   readonly issues: readonly ArgumentIssue[];
+  /**
+   * The document is structured output (checked with the `structured` schema), not a tool call's
+   * arguments; `toolCallId` and `toolName` are then `""`.
+   */
+  readonly structured?: true;
 }
 
 /** The stream was errored because a tool call's arguments failed validation (`errorOnInvalid`). */
@@ -87,14 +92,16 @@ export class ArgumentValidationError extends Error {
   /** As {@link ArgumentValidationErrorEvent.path}. */
   readonly path: string;
   readonly issues: readonly ArgumentIssue[];
+  /** As {@link ArgumentValidationErrorEvent.structured}. */
+  readonly structured: boolean;
 
   constructor(event: ArgumentValidationErrorEvent) {
-    const where = event.path === '' ? 'arguments' : `argument ${event.path}`;
     const first = event.issues[0];
-    super(
-      `Invalid ${where} for tool call ${event.toolCallId || `#${event.index}`}${event.toolName ? ` (${event.toolName})` : ''}` +
-        (first === undefined ? '' : `: ${first.message}${first.path.length > 0 ? ` at ${first.path.join('.')}` : ''}`),
-    );
+    const where = event.structured
+      ? `Invalid structured output${event.path === '' ? '' : ` field ${event.path}`} #${event.index}`
+      : `Invalid ${event.path === '' ? 'arguments' : `argument ${event.path}`} for tool call ${event.toolCallId || `#${event.index}`}${event.toolName ? ` (${event.toolName})` : ''}`;
+    super(where + (first === undefined ? '' : `: ${first.message}${first.path.length > 0 ? ` at ${first.path.join('.')}` : ''}`));
+    this.structured = event.structured === true;
     this.index = event.index;
     this.toolCallId = event.toolCallId;
     this.toolName = event.toolName;
@@ -109,6 +116,14 @@ export interface ArgumentValidationStreamOptions {
   readonly tools?: Readonly<Record<string, ToolArgumentsSchema>>;
   /** The schema for every call whose tool is not in `tools` (calls with neither are not validated). */
   readonly schema?: ToolArgumentsSchema;
+  /**
+   * The schema of structured output: the JSON document of a response whose request asked for JSON
+   * (`ProviderEventStream`'s `structuredOutput`), read from `structured-progress` events (or
+   * `structured` parts, parsed here). Checked like a tool's arguments — each top-level field as
+   * it completes, then the whole — and reported with `structured: true`. Without it, structured
+   * output is not validated (`tools` and `schema` are for tool calls only).
+   */
+  readonly structured?: ToolArgumentsSchema;
   /**
    * Error the stream with an {@link ArgumentValidationError} at the first failure (after
    * everything before it has been delivered), instead of emitting `validation-error` events.
@@ -138,7 +153,7 @@ interface ResolvedSchemas {
 
 /** One validation to run, in order. */
 interface Check {
-  readonly call: { readonly index: number; readonly toolCallId: string; readonly toolName: string };
+  readonly call: CallIdentity;
   /** `""` for the whole, else the field's pointer. */
   readonly path: string;
   readonly schema: StandardSchema;
@@ -152,6 +167,14 @@ interface Check {
    * check of the whole leaves out issues under them, so no failure is reported twice.
    */
   readonly failedKeys: Set<string>;
+}
+
+/** Whose document a check is about. */
+interface CallIdentity {
+  readonly index: number;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly structured?: true;
 }
 
 interface CallState {
@@ -210,6 +233,7 @@ function hasOwn(record: object, key: string): boolean {
 class ArgumentValidator {
   readonly #tools: Readonly<Record<string, ToolArgumentsSchema>>;
   readonly #fallback: ToolArgumentsSchema | undefined;
+  readonly #structured: ToolArgumentsSchema | undefined;
   readonly #resolved = new Map<ToolArgumentsSchema, ResolvedSchemas>();
   readonly #calls = new Map<number, CallState | null>();
   /** Slots opened by `tool-call-start`, and whether fragments came for them. */
@@ -218,10 +242,14 @@ class ArgumentValidator {
   constructor(options: ArgumentValidationStreamOptions) {
     this.#tools = options.tools ?? {};
     this.#fallback = options.schema;
+    this.#structured = options.structured;
   }
 
   #schemasFor(toolName: string): ResolvedSchemas | undefined {
-    const spec = hasOwn(this.#tools, toolName) ? this.#tools[toolName] : this.#fallback;
+    return this.#resolve(hasOwn(this.#tools, toolName) ? this.#tools[toolName] : this.#fallback);
+  }
+
+  #resolve(spec: ToolArgumentsSchema | undefined): ResolvedSchemas | undefined {
     if (spec === undefined) return undefined;
     let resolved = this.#resolved.get(spec);
     if (resolved === undefined) {
@@ -233,6 +261,7 @@ class ArgumentValidator {
 
   push(event: { readonly type: string }, checks: Check[]): void {
     if (event.type === 'tool-call-progress') this.#progress(event as ToolCallArgumentProgress, checks);
+    else if (event.type === 'structured-progress') this.#structuredProgress(event as StructuredProgress, checks);
     else if (event.type === 'part') {
       const { index, part } = event as Extract<StreamEvent, { type: 'part' }>;
       if (part.type !== 'tool-call-start') return;
@@ -256,11 +285,23 @@ class ArgumentValidator {
           checks.push({ call, path: '', schema: whole, value: complete.arguments, prefix: [], onlyKey: undefined, failedKeys: new Set() });
         }
       }
-    } else if (event.type === 'tool-call-incomplete' || event.type === 'tool-call-failed') {
+    } else if (event.type === 'tool-call-incomplete' || event.type === 'tool-call-failed' || event.type === 'structured') {
       const index = (event as unknown as { readonly index: number }).index;
       this.#slots.delete(index);
       this.#calls.delete(index);
     }
+  }
+
+  /** A fragment of structured output: followed as a call whose schema is the `structured` one. */
+  #structuredProgress(event: StructuredProgress, checks: Check[]): void {
+    let state = this.#calls.get(event.index);
+    if (state === undefined) {
+      const schemas = this.#resolve(this.#structured);
+      state = schemas === undefined ? null : { schemas, aggregator: new FragmentAggregator(), completed: {}, waiting: [], failedKeys: new Set() };
+      this.#calls.set(event.index, state);
+    }
+    if (state === null) return;
+    this.#follow(state, { index: event.index, toolCallId: '', toolName: '', structured: true }, event.fragment, checks);
   }
 
   #progress(event: ToolCallArgumentProgress, checks: Check[]): void {
@@ -276,14 +317,17 @@ class ArgumentValidator {
       this.#calls.set(event.index, state);
     }
     if (state === null) return;
-    const fragment = event.fragment;
+    this.#follow(state, { index: event.index, toolCallId: event.toolCallId, toolName: event.toolName }, event.fragment, checks);
+  }
+
+  /** Add one fragment of a followed document; the checks it makes due go to `checks`. */
+  #follow(state: CallState, call: CallIdentity, fragment: StreamFragment, checks: Check[]): void {
     const whole = state.aggregator.push(fragment);
-    const call = { index: event.index, toolCallId: event.toolCallId, toolName: event.toolName };
-    if (state.schemas === undefined && (event.toolName !== '' || whole !== undefined)) {
+    if (state.schemas === undefined && (call.toolName !== '' || whole !== undefined)) {
       // The name is known now (or never will be: the whole is complete without it).
-      state.schemas = this.#schemasFor(event.toolName);
+      state.schemas = this.#schemasFor(call.toolName);
       if (state.schemas === undefined) {
-        this.#calls.set(event.index, null);
+        this.#calls.set(call.index, null);
         return;
       }
       for (const key of state.waiting.splice(0)) this.#fieldCheck(state, call, key, checks);
@@ -294,7 +338,7 @@ class ArgumentValidator {
       else this.#fieldCheck(state, call, fragment.key, checks);
     }
     if (whole !== undefined) {
-      this.#calls.delete(event.index);
+      this.#calls.delete(call.index);
       const schema = state.schemas?.whole;
       if (schema !== undefined) checks.push({ call, path: '', schema, value: whole, prefix: [], onlyKey: undefined, failedKeys: state.failedKeys });
     }
@@ -417,8 +461,10 @@ export class ArgumentValidationCore {
   readonly #events: PipelineEvent[] = [];
 
   constructor(options: ArgumentValidationStreamOptions) {
-    if (options.tools === undefined && options.schema === undefined) {
-      throw new TypeError('ArgumentValidationStream: give `tools` (schemas by tool name) and/or `schema` (for every call)');
+    if (options.tools === undefined && options.schema === undefined && options.structured === undefined) {
+      throw new TypeError(
+        'ArgumentValidationStream: give `tools` (schemas by tool name), `schema` (for every call) and/or `structured` (for structured output)',
+      );
     }
     this.#validator = new ArgumentValidator(options);
     this.#errorOnInvalid = options.errorOnInvalid === true;
@@ -474,6 +520,7 @@ function runChecks(checks: readonly Check[], out: PipelineEvent[], errorOnInvali
       toolName: check.call.toolName,
       path: check.path,
       issues,
+      ...(check.call.structured ? { structured: true as const } : {}),
     };
     if (errorOnInvalid) throw new ArgumentValidationError(event);
     out.push(event);

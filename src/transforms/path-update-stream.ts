@@ -29,8 +29,13 @@ export interface PathUpdateBase {
   readonly path: string;
   /** The tool call's id, when the update was made from a `tool-call-progress` event (may be `""`). */
   readonly toolCallId?: string;
-  /** The tool call's content slot, when the update was made from a `tool-call-progress` event. */
+  /**
+   * The content slot, when the update was made from a `tool-call-progress` (the tool call's) or a
+   * `structured-progress` event (the structured-output document's).
+   */
   readonly index?: number;
+  /** The update is of a structured-output document (made from a `structured-progress` event). */
+  readonly structured?: true;
 }
 
 /** A container or string begins (`start-*`) or a container ends (`end-*`) at `path`. */
@@ -109,6 +114,7 @@ export type PathUpdate =
 interface CallIdentity {
   readonly toolCallId: string;
   readonly index: number;
+  readonly structured?: true;
 }
 
 const START_KIND = { object: 'start-object', array: 'start-array', string: 'start-string' } as const;
@@ -127,7 +133,9 @@ type Body =
 function make(body: Body, call: CallIdentity | undefined): PathUpdate {
   return (call === undefined
     ? { type: 'path-update', ...body }
-    : { type: 'path-update', toolCallId: call.toolCallId, index: call.index, ...body }) as PathUpdate;
+    : call.structured
+      ? { type: 'path-update', index: call.index, structured: true, ...body }
+      : { type: 'path-update', toolCallId: call.toolCallId, index: call.index, ...body }) as PathUpdate;
 }
 
 /**
@@ -241,8 +249,8 @@ export type PathUpdateStreamOutput = PathUpdate | PipelineEvent;
 /** Options of {@link PathUpdateStream} and {@link PathUpdateCore}. */
 export interface PathUpdateStreamOptions extends JsonLimits {
   /**
-   * Keep the `tool-call-progress` events in the output, each before its updates (to chain
-   * another view after this one).
+   * Keep the `tool-call-progress` (and `structured-progress`) events in the output, each before
+   * its updates (to chain another view after this one).
    * @default false
    */
   readonly keepProgress?: boolean;
@@ -263,14 +271,14 @@ class PathUpdateSplitter implements PushCore<PathUpdateStreamInput, PathUpdateSt
   }
 
   push(input: PathUpdateStreamInput, out: PathUpdateStreamOutput[] = []): PathUpdateStreamOutput[] {
-    if (input.type === 'tool-call-progress') {
+    if (input.type === 'tool-call-progress' || input.type === 'structured-progress') {
       if (this.#keepProgress) out.push(input);
       let encoder = this.#calls.get(input.index);
       if (encoder === undefined) {
         encoder = new PathUpdateEncoder();
         this.#calls.set(input.index, encoder);
       }
-      encoder.push(input.fragment, out as PathUpdate[], input);
+      encoder.push(input.fragment, out as PathUpdate[], input.type === 'tool-call-progress' ? input : { toolCallId: '', index: input.index, structured: true });
       if (encoder.complete) this.#calls.delete(input.index);
     } else if (FRAGMENT_TYPES.has(input.type)) {
       this.#document ??= new PathUpdateEncoder();
@@ -308,7 +316,8 @@ export class PathUpdateCore extends ChainedCore<PathUpdateStreamInput, PathUpdat
  * - `tool-call-progress` events are replaced by their updates, each carrying the call's
  *   `toolCallId` (as known when the fragment was made, possibly `""` at first) and `index`;
  *   calls interleave freely. Raw argument parts with no progress stage before are parsed here
- *   first. Every other event (text and reasoning parts, `tool-call-start`, the call's `tool-call`
+ *   first. `structured-progress` events (structured output) likewise, their updates carrying
+ *   `index` and `structured: true` instead of a `toolCallId`. Every other event (text and reasoning parts, `tool-call-start`, the call's `tool-call`
  *   event, `finished`, …) passes through unchanged and in place, so a downstream
  *   {@link ToolCallRebuilder} still sees tool names and the end of each call, and a relay sends
  *   the updates and the text without raw argument chunks.
