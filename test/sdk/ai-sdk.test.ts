@@ -4,7 +4,7 @@
  * turn compared with `await result.toolCalls`, `result.text` and `result.finishReason`; and the
  * adapter on hand-written parts.
  */
-import { createAnthropic } from '@ai-sdk/anthropic';
+import { anthropic, createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { jsonSchema, streamText, tool, type LanguageModel, type ToolSet } from 'ai';
 import { describe, expect, it } from 'vitest';
@@ -92,6 +92,29 @@ describe('AI SDK streamText fullStream against the replay server', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('AI SDK provider-executed tools', () => {
+  it("anthropic code execution: the AI SDK's providerExecuted call is a provider tool call with its result, never an application call", async () => {
+    const server = await replay('anthropic/server-tool-use-code-execution-escapes-emoji.sse', 'anthropic');
+    const model = createAnthropic({ apiKey: 'replay', baseURL: `${server.url}/v1` })('claude-replay');
+    const result = streamText({ model, prompt: 'hi', tools: { code_execution: anthropic.tools.codeExecution_20250825() } as ToolSet, maxRetries: 0 });
+    const turn = await collectTurn(result.fullStream.pipeThrough(new ProviderEventStream({ provider: 'ai-sdk' })));
+    const sdkCalls = await result.toolCalls;
+    const sdkResults = await result.toolResults;
+    // The SDK's own view: one call, run by Anthropic, with its result.
+    expect(sdkCalls.map((call) => call.providerExecuted)).toEqual([true]);
+    expect(turnCalls(turn)).toEqual([]);
+    expect(turn.providerToolCalls).toEqual(
+      sdkCalls.map((call) => ({
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        arguments: call.input,
+        result: sdkResults.find((r) => r.toolCallId === call.toolCallId)?.output,
+      })),
+    );
+    expect(turn.text).toBe(await result.text);
   });
 });
 

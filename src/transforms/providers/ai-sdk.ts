@@ -5,7 +5,7 @@
  * @module
  */
 import { ProviderError } from '../../errors.ts';
-import type { EventMetadata, FinishReason, StreamEvent, Usage } from '../../types.ts';
+import type { EventMetadata, FinishReason, JsonValue, StreamEvent, Usage } from '../../types.ts';
 import { type ProviderAdapter, partEvent } from './adapter.ts';
 import { type JsonRecord, isRecord, metadataOf, nonEmptyStringAt, numberAt, recordAt, stringAt, usageOf } from './json-access.ts';
 
@@ -97,14 +97,16 @@ export function isAiSdkPart(event: { readonly type: string }): boolean {
  * - `text-delta` → `message` parts, `reasoning-delta` → `reasoning` parts; `text-end` /
  *   `reasoning-end` flush the slot, with the provider metadata (`{providerMetadata}`) and a
  *   reasoning signature found in it (`{signature}`).
- * - `tool-input-start` → `tool-call-start {toolCallId: id, toolName}` (`{providerExecuted: true}`
- *   in metadata for a tool the provider ran), `tool-input-delta` → `tool-call-arguments`
+ * - `tool-input-start` → `tool-call-start {toolCallId: id, toolName}` (with `providerExecuted:
+ *   true`, also in metadata, for a tool the provider ran: a `provider-tool-call` downstream, never
+ *   a `tool-call`), `tool-input-delta` → `tool-call-arguments`
  *   verbatim. The call's `tool-call` part flushes it; when no delta came (providers that send a
  *   call whole, with or without `tool-input-start`), its `input` is first emitted as one JSON
  *   argument chunk (a string input verbatim). A call whose `tool-call` never comes is flushed at
  *   `finish` or at the end of input (a cut call is then reported incomplete downstream).
- * - `tool-result`, `tool-error`, `source` and `file` arrive whole: each is a slot with only a flush
- *   whose metadata holds `{blockType, block}` (the part).
+ * - `tool-result`, `tool-error`, `source` and `file` arrive whole: each is a slot with a flush
+ *   whose metadata holds `{blockType, block}` (the part). The result of a provider-run call is
+ *   also a `provider-tool-result` part (`result` the `output`, or the error with `isError`).
  * - `finish` → `finished` with its `finishReason` (`unknown` becomes `other`; the raw value is
  *   `rawReason`) and `totalUsage`. `start`, `start-step`, `finish-step`, `abort` and `raw` emit
  *   nothing (an aborted stream ends without `finished`).
@@ -129,7 +131,9 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
       open.set(key, slot);
       if (kind === 'tool') {
         streamedCalls.add(id);
-        out.push(partEvent(slot.index, { type: 'tool-call-start', toolCallId: id, toolName: toolName ?? '' }, metadata));
+        // A call the provider ran (a server tool) is not the application's to run.
+        const provider = metadata?.['providerExecuted'] === true ? ({ providerExecuted: true } as const) : {};
+        out.push(partEvent(slot.index, { type: 'tool-call-start', toolCallId: id, toolName: toolName ?? '', ...provider }, metadata));
       }
     }
     return slot;
@@ -153,7 +157,22 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
 
   function whole(part: JsonRecord, out: StreamEvent[]): void {
     const index = nextSlot++;
-    out.push({ type: 'flush', index, metadata: { blockType: stringAt(part, 'type') ?? 'unknown', block: part } });
+    const type = stringAt(part, 'type') ?? 'unknown';
+    // The result of a call the provider ran: a `provider-tool-result` part, joined to its call by id.
+    if (part['providerExecuted'] === true && (type === 'tool-result' || type === 'tool-error')) {
+      const error = part['error'];
+      const result = type === 'tool-result' ? part['output'] : error instanceof Error ? { name: error.name, message: error.message } : error;
+      out.push(
+        partEvent(index, {
+          type: 'provider-tool-result',
+          toolCallId: stringAt(part, 'toolCallId') ?? '',
+          ...(stringAt(part, 'toolName') !== undefined ? { toolName: stringAt(part, 'toolName') as string } : {}),
+          result: (result ?? null) as JsonValue,
+          ...(type === 'tool-error' ? { isError: true as const } : {}),
+        }),
+      );
+    }
+    out.push({ type: 'flush', index, metadata: { blockType: type, block: part } });
   }
 
   return {
