@@ -214,13 +214,18 @@ describe('the accumulators agree with the manifest', () => {
     if (format === undefined || recording.errors !== undefined) continue;
     it(recording.file, () => {
       const wire = format.read(readFixture(`providers/${recording.file}`), recording.file);
-      const calls = [...wire.toolCalls, ...wire.serverToolCalls];
-      expect(calls.map((c) => ({ id: c.id, name: c.name }))).toEqual(recording.toolCalls.map((c) => ({ id: c.id, name: c.name })));
-      recording.toolCalls.forEach((expected, i) => {
-        const call = calls[i];
-        if (call?.complete) expect(call.arguments).toEqual(expected.args === '' ? {} : JSON.parse(expected.args));
-        else expect(call?.arguments).toBe(expected.args);
-      });
+      const same = (calls: WireTurn['toolCalls'], expected: typeof recording.toolCalls): void => {
+        expect(calls.map((c) => ({ id: c.id, name: c.name }))).toEqual(expected.map((c) => ({ id: c.id, name: c.name })));
+        expected.forEach((call, i) => {
+          const wireCall = calls[i];
+          // A Responses hosted call's arguments are left to the adapter's own tests.
+          if (wireCall?.arguments === undefined) return;
+          if (wireCall.complete) expect(wireCall.arguments).toEqual(call.args === '' ? {} : JSON.parse(call.args));
+          else expect(wireCall.arguments).toBe(call.args);
+        });
+      };
+      same(wire.toolCalls, recording.toolCalls);
+      same(wire.serverToolCalls, recording.providerToolCalls);
       // The manifest quotes the raw finish reason (a JSON string, or a map per choice).
       if (recording.finish !== '') {
         const finish = JSON.parse(recording.finish) as unknown;
