@@ -2,7 +2,8 @@
  * Differential test of the provider adapters: for every recording under fixtures/providers/, the
  * turn an independent accumulation of the raw wire records states (wire-accumulators.ts, written
  * from the providers' documentation, sharing nothing with `src/`) must be the turn
- * `collectTurn(ProviderEventStream)` assembles, with the bytes fed whole and at random cuts.
+ * `collectTurn(ProviderEventStream)` assembles, with the bytes fed whole and at random cuts, and
+ * the records fed as the objects an SDK yields.
  */
 import { describe, expect, it } from 'vitest';
 import type { ProviderName } from '../../../src/errors.ts';
@@ -23,6 +24,7 @@ import {
   ollamaTurn,
   openAIChatTurn,
   openAIResponsesTurn,
+  sseRecords,
 } from './wire-accumulators.ts';
 
 /** Each recording folder: the accumulator of its wire format and the provider API it is read as. */
@@ -38,8 +40,7 @@ const FORMATS: Readonly<Record<string, { readonly provider: ProviderName | undef
     provider: 'bedrock',
     read: (bytes, file) => bedrockTurn(file.endsWith('.eventstream') ? awsEventStreamRecords(bytes) : ndjsonRecords(textOf(bytes))),
   },
-  // No adapter reads Cohere v2 yet: its accumulator is checked against the manifest only.
-  cohere: { provider: undefined, read: (bytes) => cohereTurn(textOf(bytes)) },
+  cohere: { provider: 'cohere', read: (bytes) => cohereTurn(textOf(bytes)) },
 };
 
 function textOf(bytes: Uint8Array): string {
@@ -143,12 +144,21 @@ async function adapterTurn(provider: ProviderName, chunks: readonly ProviderEven
   return fromTurn(turn, dir);
 }
 
-/** The input a recording is fed as: whole, and at random cuts (a `.jsonl` file is SDK objects, one a chunk). */
+/**
+ * The input a recording is fed as: whole, at random cuts, and as the objects an SDK yields (each
+ * SSE event's parsed `data`, each NDJSON line; a `.jsonl` file is SDK objects already).
+ */
 function feeds(bytes: Uint8Array, file: string): Array<[string, ProviderEventStreamInput[]]> {
   if (file.endsWith('.jsonl')) return [['SDK objects', ndjsonRecords(textOf(bytes))]];
+  const objects: Array<[string, ProviderEventStreamInput[]]> = file.endsWith('.sse')
+    ? [['SDK objects', sseRecords(textOf(bytes)).map((r) => r.data)]]
+    : file.endsWith('.ndjson')
+      ? [['SDK objects', ndjsonRecords(textOf(bytes))]]
+      : [];
   return [
     ['whole', [bytes]],
     ...[11, 12, 13].map((seed): [string, ProviderEventStreamInput[]] => [`random cuts (seed ${seed})`, randomCuts(bytes, rng(seed), 12)]),
+    ...objects,
   ];
 }
 
