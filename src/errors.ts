@@ -64,6 +64,7 @@ export type ProviderName =
   | 'gemini'
   | 'ollama'
   | 'bedrock'
+  | 'cohere'
   | 'ai-sdk';
 
 /**

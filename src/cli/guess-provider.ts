@@ -23,6 +23,8 @@ const MAX_RECORDS = 20;
  * - `chat.completion.chunk` objects, or `choices` arrays: `openai-chat`
  * - `candidates` / `usageMetadata`, or an error `{"error":{"code","message","status"}}`: `gemini`
  * - `done` with `message` or `response`, or `{"error":"…"}`: `ollama`
+ * - `message-start`, `content-*`, `tool-plan-delta`, `tool-call-*`, `citation-*`, `message-end`
+ *   types: `cohere`
  *
  * Returns `undefined` when nothing matches (an OpenAI error body `{"error":{"message","type"}}`
  * is `openai-chat`; pass the provider explicitly for the Responses API).
@@ -99,6 +101,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function guessEventName(event: string): Exclude<ProviderName, 'ai-sdk'> | undefined {
   if (/^(?:message_start|message_delta|message_stop|content_block_(?:start|delta|stop)|ping)$/.test(event)) return 'anthropic';
   if (event.startsWith('response.')) return 'openai-responses';
+  if (/^(?:message-(?:start|end)|content-(?:start|delta|end)|tool-plan-delta|tool-call-(?:start|delta|end)|citation-(?:start|end))$/.test(event)) {
+    return 'cohere';
+  }
   return undefined;
 }
 

@@ -170,6 +170,8 @@ function howToReach(provider: ReplayProvider, url: string): { path: string; sdk:
       return { path: '/api/chat', sdk: `new Ollama({ host: '${url}' })` };
     case 'bedrock':
       return { path: '/model/replay/converse-stream', sdk: `new BedrockRuntimeClient({ endpoint: '${url}' })` };
+    case 'cohere':
+      return { path: '/v2/chat', sdk: `new CohereClientV2({ token: 'replay', environment: '${url}' })` };
     default:
       return { path: '/', sdk: '' };
   }

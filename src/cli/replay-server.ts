@@ -86,6 +86,7 @@ const ENDPOINTS: Readonly<Record<ReplayProvider, readonly Endpoint[]>> = {
     { display: 'POST /api/generate', pattern: /^\/api\/generate$/ },
   ],
   bedrock: [{ display: 'POST /model/{modelId}/converse-stream', pattern: /^\/model\/[^/]+\/converse-stream$/ }],
+  cohere: [{ display: 'POST /v2/chat', pattern: /^\/v2\/chat$/ }],
 };
 
 const CONTENT_TYPES: Readonly<Record<ReplayProvider, string>> = {
@@ -95,6 +96,7 @@ const CONTENT_TYPES: Readonly<Record<ReplayProvider, string>> = {
   gemini: 'text/event-stream; charset=utf-8',
   ollama: 'application/x-ndjson',
   bedrock: 'application/vnd.amazon.eventstream',
+  cohere: 'text/event-stream; charset=utf-8',
 };
 
 /**
@@ -110,6 +112,7 @@ const CONTENT_TYPES: Readonly<Record<ReplayProvider, string>> = {
  * | `gemini` | `…/models/{model}:streamGenerateContent` (`?alt=sse`) | `text/event-stream` |
  * | `ollama` | `/api/chat`, `/api/generate` | `application/x-ndjson` |
  * | `bedrock` | `/model/{modelId}/converse-stream` | `application/vnd.amazon.eventstream` |
+ * | `cohere` | `/v2/chat` | `text/event-stream` |
  *
  * @throws {TypeError} for a provider without a wire format (`'ai-sdk'`) or an unknown one.
  * @throws {RangeError} for a `chunkSize` or `chunkDelayMs` that is not a non-negative number.

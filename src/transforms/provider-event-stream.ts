@@ -13,6 +13,7 @@ import { createAiSdkAdapter } from './providers/ai-sdk.ts';
 import { createAnthropicAdapter } from './providers/anthropic.ts';
 import { type AwsEventStreamMessage, AwsEventStreamDecoder } from './providers/aws-event-stream.ts';
 import { createBedrockAdapter } from './providers/bedrock.ts';
+import { createCohereAdapter } from './providers/cohere.ts';
 import { isErrorBody, providerErrorFromBody } from './providers/error-body.ts';
 import { createGeminiAdapter } from './providers/gemini.ts';
 import { createOllamaAdapter } from './providers/ollama.ts';
@@ -99,6 +100,7 @@ const PROVIDERS: Readonly<Record<ProviderName, { readonly framing: Framing; read
   gemini: { framing: 'sse', create: () => createGeminiAdapter() },
   ollama: { framing: 'ndjson', create: () => createOllamaAdapter() },
   bedrock: { framing: 'aws-event-stream', create: () => createBedrockAdapter() },
+  cohere: { framing: 'sse', create: () => createCohereAdapter() },
   'ai-sdk': { framing: 'objects', create: () => createAiSdkAdapter() },
 };
 
@@ -542,7 +544,8 @@ function isCompleteResponse(provider: ProviderName, record: unknown): boolean {
   return (
     (provider === 'anthropic' && type === 'message') ||
     (provider === 'openai-chat' && object === 'chat.completion') ||
-    (provider === 'openai-responses' && object === 'response')
+    (provider === 'openai-responses' && object === 'response') ||
+    (provider === 'cohere' && type === undefined && 'finish_reason' in record && 'message' in record)
   );
 }
 

@@ -366,7 +366,7 @@ describe('argstream inspect exit codes', () => {
   it('usage errors: exit 2 with one line', async () => {
     for (const args of [
       ['inspect', '--provider', 'anthropic', '--nope'],
-      ['inspect', '--provider', 'cohere'],
+      ['inspect', '--provider', 'mistral'],
       ['inspect', '--view', 'everything'],
       ['inspect', 'a.sse', 'b.sse'],
       ['frobnicate'],

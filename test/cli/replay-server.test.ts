@@ -39,6 +39,7 @@ describe('startReplayServer', () => {
       ['gemini', 'gemini/function-call-whole-args-crlf.sse', '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse', 'text/event-stream; charset=utf-8'],
       ['ollama', 'ollama/docs-chat-stream-tool-call.ndjson', '/api/chat', 'application/x-ndjson'],
       ['bedrock', 'bedrock/text-then-tool-use.eventstream', '/model/anthropic.claude-3-haiku-20240307-v1%3A0/converse-stream', 'application/vnd.amazon.eventstream'],
+      ['cohere', 'cohere/v2-tool-call-no-args.sse', '/v2/chat', 'text/event-stream; charset=utf-8'],
     ];
     for (const [provider, file, path, contentType] of cases) {
       const recording = readFixture(`providers/${file}`);
@@ -146,6 +147,7 @@ describe('guessProvider', () => {
       gemini: 'gemini',
       ollama: 'ollama',
       mistral: 'openai-chat',
+      cohere: 'cohere',
     };
     for (const [dir, provider] of Object.entries(expected)) {
       for (const file of listFixtures(`providers/${dir}`)) {

@@ -1,5 +1,5 @@
 /**
- * `collectTurn` after `ProviderEventStream` on every recording of the six provider APIs: the
+ * `collectTurn` after `ProviderEventStream` on every recording of the provider APIs: the
  * turn's tool calls, text, reasoning, finish reason and errors against the MANIFEST and against
  * test-side oracles read from the decoded records — for the bytes whole, byte by byte and at
  * random cuts, and for the objects an SDK yields.
@@ -17,13 +17,14 @@ import { manifestError, PROVIDER_OF_DIR, sdkObjectsOf, streamCuttings } from '..
 
 /** Each API's raw finish reasons and what they normalize to (from the API references). */
 const FINISH: Readonly<Record<string, Readonly<Record<string, FinishReason>>>> = {
-  anthropic: { end_turn: 'stop', tool_use: 'tool-calls', max_tokens: 'length' },
+  anthropic: { end_turn: 'stop', tool_use: 'tool-calls', max_tokens: 'length', refusal: 'refusal' },
   'openai-chat': { stop: 'stop', tool_calls: 'tool-calls', length: 'length' },
   // Responses, Gemini and Ollama say `completed` / `STOP` / `stop` whether or not the model called tools.
   'openai-responses': { completed: 'stop' },
   gemini: { STOP: 'stop' },
   ollama: { stop: 'stop' },
   bedrock: { end_turn: 'stop', tool_use: 'tool-calls' },
+  cohere: { COMPLETE: 'stop', TOOL_CALL: 'tool-calls', MAX_TOKENS: 'length' },
 };
 
 const RECORDINGS = readManifest().filter((r) => r.dir in PROVIDER_OF_DIR);
@@ -45,7 +46,7 @@ function manifestArguments(recording: ManifestRecording): unknown[] {
   return recording.toolCalls.map((c) => (c.args === '' ? {} : (JSON.parse(c.args) as unknown)));
 }
 
-type Texts = { messages: string[]; reasoning: string[] };
+type Texts = { messages: string[]; reasoning: string[]; refusals: string[] };
 
 /**
  * Test-side oracle of the texts: per content slot, the concatenated text and reasoning deltas of
@@ -54,6 +55,7 @@ type Texts = { messages: string[]; reasoning: string[] };
 function oracleTexts(recording: ManifestRecording, objects: readonly object[]): Texts {
   const messages = new Map<string, string>();
   const reasoning = new Map<string, string>();
+  const refusals = new Map<string, string>();
   const add = (map: Map<string, string>, key: string, text: unknown): void => {
     if (typeof text === 'string' && text !== '') map.set(key, (map.get(key) ?? '') + text);
   };
@@ -81,12 +83,13 @@ function oracleTexts(recording: ManifestRecording, objects: readonly object[]): 
             if (item.type === 'text') add(messages, `${choice.index}/content`, item.text);
             for (const inner of item.type === 'thinking' ? item.thinking : []) add(reasoning, `${choice.index}`, inner.text);
           }
-          add(messages, `${choice.index}/refusal`, delta.refusal);
+          add(refusals, `${choice.index}`, delta.refusal);
           add(reasoning, `${choice.index}`, delta.reasoning_content ?? delta.reasoning);
         }
         break;
       case 'openai-responses':
         if (object.type === 'response.output_text.delta') add(messages, `${object.output_index}`, object.delta);
+        if (object.type === 'response.refusal.delta') add(refusals, `${object.output_index}/${object.content_index}`, object.delta);
         if (object.type === 'response.reasoning_summary_text.delta' || object.type === 'response.reasoning_text.delta') {
           add(reasoning, `${object.output_index}`, object.delta);
         }
@@ -100,6 +103,14 @@ function oracleTexts(recording: ManifestRecording, objects: readonly object[]): 
         add(messages, 'content', object.message?.content ?? object.response);
         add(reasoning, 'thinking', object.message?.thinking);
         break;
+      case 'cohere':
+        // The tool plan (the model's plan before it calls tools) is reasoning; content is text or thinking.
+        if (object.type === 'tool-plan-delta') add(reasoning, 'plan', object.delta?.message?.tool_plan);
+        if (object.type === 'content-start' || object.type === 'content-delta') {
+          add(messages, `${object.index}`, object.delta?.message?.content?.text);
+          add(reasoning, `content/${object.index}`, object.delta?.message?.content?.thinking);
+        }
+        break;
       case 'bedrock': {
         const delta = object.contentBlockDelta;
         if (delta !== undefined) {
@@ -110,7 +121,7 @@ function oracleTexts(recording: ManifestRecording, objects: readonly object[]): 
       }
     }
   }
-  return { messages: [...messages.values()], reasoning: [...reasoning.values()] };
+  return { messages: [...messages.values()], reasoning: [...reasoning.values()], refusals: [...refusals.values()] };
 }
 
 /** What every turn of a recording without an error must hold. */
@@ -136,6 +147,24 @@ function expectTurn(recording: ManifestRecording, turn: Turn, texts: Texts): voi
   expect(turn.text).toBe(messages.join(''));
   expect(turn.reasoning).toBe(reasoning.join(''));
 
+  // Refusal text is its own event, never message text; a refusal stop reason without text of its
+  // own (Anthropic) makes the turn's text the refusal.
+  const refusals = turn.events.flatMap((e) => (e.type === 'refusal' ? [e.text] : []));
+  expect(refusals).toEqual(texts.refusals);
+  const refusedByStop = FINISH[provider]?.[rawFinish(recording)] === 'refusal';
+  expect(turn.refusal).toBe(refusals.length > 0 ? refusals.join('') : refusedByStop ? turn.text : undefined);
+
+  // Calls the provider ran are never the application's: apart, with the result the stream carried.
+  expect(turn.providerToolCalls.map((c) => [c.toolCallId, c.toolName])).toEqual(recording.providerToolCalls.map((c) => [c.id, c.name]));
+  expect(turn.providerToolCalls.map((c) => c.arguments)).toEqual(
+    recording.providerToolCalls.map((c) => (c.args === '' ? {} : (JSON.parse(c.args) as unknown))),
+  );
+  // Every provider-run call of the recordings has its result in the stream.
+  for (const call of turn.providerToolCalls) {
+    expect(call.result).toBeDefined();
+    expect(call.incomplete).toBeUndefined();
+  }
+
   const raw = rawFinish(recording);
   const reasons = FINISH[provider] as Record<string, FinishReason>;
   const saysToolCalls = provider === 'openai-responses' || provider === 'gemini' || provider === 'ollama';
@@ -151,9 +180,9 @@ function inputCuttings(recording: ManifestRecording): Array<[string, ProviderEve
   return [2, 3].reduce((all, seed) => [...all, ...cuttings(bytes, seed).slice(2)], cuttings(bytes, 1) as Array<[string, Uint8Array[]]>);
 }
 
-describe('collectTurn on every recording of the six APIs', () => {
-  it('collectTurn covers every recording outside cohere/', () => {
-    expect(RECORDINGS).toHaveLength(readManifest().filter((r) => r.dir !== 'cohere').length);
+describe('collectTurn on every recording of every API', () => {
+  it('collectTurn covers every recording', () => {
+    expect(RECORDINGS).toHaveLength(readManifest().length);
     expect(new Set(RECORDINGS.map((r) => r.dir))).toEqual(new Set(Object.keys(PROVIDER_OF_DIR)));
   });
 

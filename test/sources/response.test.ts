@@ -213,7 +213,7 @@ describe('fromResponse', () => {
 
   it('fromResponse refuses ai-sdk, unknown providers and a body already read', async () => {
     expect(() => fromResponse(new Response('x'), { provider: 'ai-sdk' })).toThrow(TypeError);
-    expect(() => fromResponse(new Response('x'), { provider: 'cohere' as never })).toThrow(TypeError);
+    expect(() => fromResponse(new Response('x'), { provider: 'mistral' as never })).toThrow(TypeError);
     const used = new Response('data: {}\n\n');
     await used.text();
     expect(() => fromResponse(used, { provider: 'anthropic' })).toThrow('fromResponse: the response body was already read');

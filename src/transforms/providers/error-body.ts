@@ -23,7 +23,7 @@ const MAX_MESSAGE = 1000;
  * Whether a decoded JSON value is an HTTP error body rather than a stream record: Anthropic's
  * `{"type":"error","error":{…}}`, OpenAI's and Gemini's `{"error":{…}}` (Gemini's also in an
  * array), Ollama's `{"error":"…"}`, and for Bedrock a body with a `message` and nothing else a
- * ConverseStream event carries.
+ * ConverseStream event carries, for Cohere a body with a `message` and no event `type`.
  */
 export function isErrorBody(provider: ProviderName, value: unknown): boolean {
   const body = Array.isArray(value) && value.length === 1 ? value[0] : value;
@@ -31,6 +31,8 @@ export function isErrorBody(provider: ProviderName, value: unknown): boolean {
   const error = body['error'];
   if (isRecord(error) || nonEmptyString(error) !== undefined) return true;
   if (provider === 'bedrock') return nonEmptyStringAt(body, 'message') !== undefined || nonEmptyStringAt(body, 'Message') !== undefined;
+  // Cohere's `{"id": "…", "message": "…"}`; its stream events all have a `type`.
+  if (provider === 'cohere') return nonEmptyStringAt(body, 'message') !== undefined && body['type'] === undefined;
   return false;
 }
 
@@ -101,7 +103,8 @@ function readErrorBody(provider: ProviderName, body: Readonly<Record<string, unk
   }
   const message = nonEmptyStringAt(body, 'message') ?? nonEmptyStringAt(body, 'Message');
   if (message !== undefined) {
-    // Bedrock {message} with the type in `x-amzn-errortype` (or `__type`: `…#ValidationException`).
+    // Bedrock {message} with the type in `x-amzn-errortype` (or `__type`: `…#ValidationException`);
+    // Cohere {id, message}.
     const header = nonEmptyString(info.amznErrorType ?? undefined)?.split(':', 1)[0];
     const dunder = nonEmptyStringAt(body, '__type')?.split('#').pop();
     const type = header ?? nonEmptyString(dunder) ?? nonEmptyStringAt(body, 'type') ?? nonEmptyStringAt(body, 'code') ?? 'error';

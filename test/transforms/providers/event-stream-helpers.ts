@@ -20,7 +20,7 @@ import { readManifest, type ManifestRecording } from '../../manifest.ts';
 // ---------------------------------------------------------------------------------------------
 // The recordings.
 
-/** The provider API each recording folder of the manifest is read with (`cohere/` has none). */
+/** The provider API each recording folder of the manifest is read with. */
 export const PROVIDER_OF_DIR: Readonly<Record<string, ProviderName>> = {
   anthropic: 'anthropic',
   'openai-chat': 'openai-chat',
@@ -30,6 +30,7 @@ export const PROVIDER_OF_DIR: Readonly<Record<string, ProviderName>> = {
   gemini: 'gemini',
   ollama: 'ollama',
   bedrock: 'bedrock',
+  cohere: 'cohere',
 };
 
 /** The text of a recording under `fixtures/providers/`. */
@@ -43,8 +44,8 @@ export function bytesOf(file: string): Uint8Array {
 }
 
 /**
- * The recordings a provider adapter reads without an error in the stream (`cohere/` has no
- * adapter; a `.decoded.jsonl` file is the twin of an `.eventstream` capture).
+ * The recordings a provider adapter reads without an error in the stream (a `.decoded.jsonl`
+ * file is the twin of an `.eventstream` capture).
  */
 export function readableRecordings(): ManifestRecording[] {
   return readManifest().filter((r) => PROVIDER_OF_DIR[r.dir] !== undefined && r.errors === undefined && !r.file.endsWith('.decoded.jsonl'));

@@ -324,7 +324,7 @@ describe('createOpenAIChatAdapter merge rules', () => {
       ['call_c91SqDXlYFuETYv8mUHzz6pp', 'GetWeatherArgs', '{"city":"Edinburgh","country":"UK","units":"c"}'],
     ]);
     // The late delta reaches the call before its flush, and the flush comes before the finish.
-    const lastChunk = events.findLastIndex((e) => e.type === 'part' && e.part.type === 'tool-call-arguments');
+    const lastChunk = events.map((e) => e.type === 'part' && e.part.type === 'tool-call-arguments').lastIndexOf(true);
     expect(events[lastChunk]).toMatchObject({ part: { chunk: '"}' } });
     expect(events.slice(lastChunk + 1).map((e) => e.type)).toEqual(['flush', 'finished']);
     expect(assembled.finished).toMatchObject({ reason: 'tool-calls', rawReason: 'tool_calls', usage: { totalTokens: 100 } });
