@@ -410,6 +410,10 @@ function isPromise(value: unknown): value is PromiseLike<StandardSchemaResult> {
  *   the arguments' root). With `errorOnInvalid`, the stream errors with an
  *   {@link ArgumentValidationError} instead, after everything before it has been delivered.
  *
+ * - **Structured output.** With `structured`, the JSON document of a response that was asked for
+ *   JSON (`structured-progress` events, or `structured` parts parsed here) is validated the same
+ *   way, its errors marked `structured: true` with `toolCallId` and `toolName` `""`.
+ *
  * Async validators keep the order: the stage waits for each result before it takes the next
  * event (backpressure reaches the source; nothing is queued aside). Sync validators cost no
  * microtask. A validator that throws errors the stream. `flush` adds nothing.
