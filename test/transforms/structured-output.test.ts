@@ -218,6 +218,24 @@ describe('structured output: what is not a document', () => {
     expect(turn.failedToolCalls).toEqual([]);
   });
 
+  it('a Responses refusal part stays a refusal (hand-written events of the documented refusal shape)', async () => {
+    const event = (data: object) => `event: ${(data as { type: string }).type}\ndata: ${JSON.stringify(data)}\n\n`;
+    const item = { id: 'msg_1', type: 'message', status: 'in_progress', content: [], role: 'assistant' };
+    const sse = [
+      event({ type: 'response.output_item.added', output_index: 0, item }),
+      event({ type: 'response.content_part.added', item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'refusal', refusal: '' } }),
+      event({ type: 'response.refusal.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: "I can't" }),
+      event({ type: 'response.refusal.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: ' help with that.' }),
+      event({ type: 'response.refusal.done', item_id: 'msg_1', output_index: 0, content_index: 0, refusal: "I can't help with that." }),
+      event({ type: 'response.output_item.done', output_index: 0, item: { ...item, status: 'completed', content: [{ type: 'refusal', refusal: "I can't help with that." }] } }),
+      event({ type: 'response.completed', response: { id: 'resp_1', object: 'response', status: 'completed', output: [] } }),
+    ].join('');
+    const turn = await collectTurn(streamOf([sse]).pipeThrough(structured('openai-responses')));
+    expect(turn.refusal).toBe("I can't help with that.");
+    expect(turn.structured).toBeUndefined();
+    expect(turn.failedToolCalls).toEqual([]);
+  });
+
   it('reasoning stays reasoning, tool calls stay tool calls', async () => {
     const sse = [
       'event: message_start',
