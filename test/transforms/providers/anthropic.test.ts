@@ -12,7 +12,7 @@ const FINISH: Record<string, FinishReason> = {
   stop_sequence: 'stop',
   tool_use: 'tool-calls',
   max_tokens: 'length',
-  refusal: 'content-filter',
+  refusal: 'refusal',
   pause_turn: 'other',
 };
 
@@ -37,7 +37,7 @@ describe('ProviderEventStream with provider anthropic, on every recording', () =
   const recordings = manifestRecordings('anthropic');
 
   it('ProviderEventStream covers every Anthropic recording of the manifest', () => {
-    expect(recordings).toHaveLength(10);
+    expect(recordings).toHaveLength(12);
   });
 
   for (const recording of recordings) {
@@ -56,10 +56,14 @@ describe('ProviderEventStream with provider anthropic, on every recording', () =
               recording.toolCalls.map((c) => ({ id: c.id, name: c.name, index: c.index, args: c.args })),
             );
             for (const [i, expected] of recording.toolCalls.entries()) {
-              const serverTool = expected.note?.includes('server_tool_use') ? true : undefined;
-              expect(assembly.toolCalls[i]?.partMetadata.serverTool).toBe(serverTool);
               if (expected.args === '') expect(assembly.toolCalls[i]?.argumentChunks).toBe(0);
             }
+            // A server tool call is marked on its start part, and its result block is a part of its own.
+            expect(assembly.providerToolCalls.map((c) => ({ id: c.id, name: c.name, index: c.index, args: c.args }))).toEqual(
+              recording.providerToolCalls.map((c) => ({ id: c.id, name: c.name, index: c.index, args: c.args })),
+            );
+            const results = assembly.slots.flatMap((s) => (s.result === undefined ? [] : [s.result.toolCallId]));
+            expect(results).toEqual(recording.providerToolCalls.map((c) => c.id));
 
             const rawReason = JSON.parse(recording.finish) as string;
             expect(assembly.finished).toMatchObject({ reason: FINISH[rawReason], rawReason });
@@ -163,6 +167,27 @@ describe('ProviderEventStream with provider anthropic, details', () => {
     ]);
   });
 
+  it('ProviderEventStream marks an error result and an mcp_tool_use call, and ends a refusal with reason refusal', async () => {
+    const events = await eventsOf('anthropic', [
+      { type: 'message_start', message: { id: 'm', content: [] } },
+      { type: 'content_block_start', index: 0, content_block: { type: 'mcp_tool_use', id: 'mcptoolu_1', name: 'echo', server_name: 'tools', input: { text: 'hi' } } },
+      { type: 'content_block_stop', index: 0 },
+      { type: 'content_block_start', index: 1, content_block: { type: 'mcp_tool_result', tool_use_id: 'mcptoolu_1', is_error: true, content: [{ type: 'text', text: 'down' }] } },
+      { type: 'content_block_stop', index: 1 },
+      { type: 'content_block_start', index: 2, content_block: { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_2', content: { type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' } } },
+      { type: 'content_block_stop', index: 2 },
+      { type: 'message_delta', delta: { stop_reason: 'refusal' } },
+      { type: 'message_stop' },
+    ]);
+    expect(events.filter((e) => e.type === 'part')).toEqual([
+      { type: 'part', index: 0, part: { type: 'tool-call-start', toolCallId: 'mcptoolu_1', toolName: 'echo', providerExecuted: true }, metadata: { blockType: 'mcp_tool_use', serverName: 'tools' } },
+      { type: 'part', index: 0, part: { type: 'tool-call-arguments', chunk: '{"text":"hi"}' } },
+      { type: 'part', index: 1, part: { type: 'provider-tool-result', toolCallId: 'mcptoolu_1', toolName: 'echo', result: [{ type: 'text', text: 'down' }], isError: true } },
+      { type: 'part', index: 2, part: { type: 'provider-tool-result', toolCallId: 'srvtoolu_2', result: { type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' }, isError: true } },
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: 'finished', reason: 'refusal', rawReason: 'refusal' });
+  });
+
   it('ProviderEventStream lets message_delta override the stop_reason of message_start', async () => {
     const events = await eventsOf('anthropic', [
       { type: 'message_start', message: { id: 'm', content: [], stop_reason: 'tool_use' } },
@@ -182,17 +207,25 @@ describe('ProviderEventStream with provider anthropic, details', () => {
     expect(finished?.usage).toMatchObject({ inputTokens: 598, outputTokens: 92, totalTokens: 690, reasoningTokens: 53 });
   });
 
-  it('ProviderEventStream flushes a server tool result block with the whole block in its metadata', async () => {
+  it('ProviderEventStream gives a server tool call providerExecuted and its result block a provider-tool-result part', async () => {
     const file = 'anthropic/server-tool-use-code-execution-escapes-emoji.sse';
     const events = await eventsOf('anthropic', [bytesOf(file)]);
-    const resultFlush = events.find((e) => e.type === 'flush' && e.index === 3);
-    expect(resultFlush?.metadata).toMatchObject({
-      blockType: 'bash_code_execution_tool_result',
-      block: { tool_use_id: 'srvtoolu_01MwXaweAHve88x6s3Fc8x6Q', content: { stdout: '-428330955.97745\n' } },
-    });
-    expect(events.some((e) => e.type === 'part' && e.index === 3)).toBe(false);
+    expect(events.filter((e) => e.type === 'part' && e.index === 3)).toEqual([
+      {
+        type: 'part',
+        index: 3,
+        part: {
+          type: 'provider-tool-result',
+          toolCallId: 'srvtoolu_01MwXaweAHve88x6s3Fc8x6Q',
+          toolName: 'bash_code_execution',
+          result: { type: 'bash_code_execution_result', stdout: '-428330955.97745\n', stderr: '', return_code: 0, content: [] },
+        },
+      },
+    ]);
+    expect(events.find((e) => e.type === 'flush' && e.index === 3)?.metadata).toEqual({ blockType: 'bash_code_execution_tool_result' });
     const { slots } = assembleEvents(events);
-    expect(slots.find((s) => s.index === 2)?.flushMetadata).toEqual({ serverTool: true });
+    expect(slots.find((s) => s.index === 2)?.providerExecuted).toBe(true);
+    expect(slots.find((s) => s.index === 2)?.partMetadata).toMatchObject({ blockType: 'server_tool_use' });
     // The keycap emoji split over two deltas is whole once concatenated.
     expect(slots.find((s) => s.index === 4)?.text).toContain('1\uFE0F\u20E3');
     expect(slots.find((s) => s.index === 4)?.text).not.toContain('\uFFFD');

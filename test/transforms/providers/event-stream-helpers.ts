@@ -13,7 +13,7 @@ import { crc32 as zlibCrc32 } from 'node:zlib';
 import type { ProviderName } from '../../../src/errors.ts';
 import { ProviderEventStream, type ProviderEventStreamInput } from '../../../src/transforms/provider-event-stream.ts';
 import type { ProviderAdapter } from '../../../src/transforms/providers/adapter.ts';
-import type { EventMetadata, FinishedEvent, StreamEvent } from '../../../src/types.ts';
+import type { EventMetadata, FinishedEvent, ProviderToolResultPart, StreamEvent } from '../../../src/types.ts';
 import { cuttings, randomCuts, readAll, readFixture, rng, settle, streamOf } from '../../helpers.ts';
 import { readManifest, type ManifestRecording } from '../../manifest.ts';
 
@@ -73,7 +73,7 @@ export function recordingEvents(recording: ManifestRecording): ReadableStream<St
  * from the `.decoded.jsonl` twin of an `.eventstream` capture; a `.jsonl` file is SDK-shaped as is).
  */
 export function sdkObjectsOf(file: string): object[] {
-  if (file.endsWith('.sse')) return sseObjects(textOf(file)) as object[];
+  if (file.endsWith('.sse') || file.endsWith('.json')) return sseObjects(textOf(file)) as object[];
   if (file.endsWith('.eventstream') || file.endsWith('.decoded.jsonl')) {
     return decodedFrames(textOf(file.replace(/\.eventstream$/, '.decoded.jsonl'))).map((frame) => ({
       [frame.headers[':event-type'] as string]: frame.payload,
@@ -181,8 +181,12 @@ export function splitSse(text: string): SseRecord[] {
   return out;
 }
 
-/** The JSON objects of an SSE recording, as an SDK yields them (`[DONE]` dropped). */
+/**
+ * The JSON objects of an SSE recording, as an SDK yields them (`[DONE]` dropped); for Gemini's
+ * JSON-array form (text that begins with `[`), the array's elements.
+ */
 export function sseObjects(text: string): unknown[] {
+  if (text.trimStart().startsWith('[')) return JSON.parse(text) as unknown[];
   return splitSse(text)
     .filter((r) => r.data !== '[DONE]')
     .map((r) => JSON.parse(r.data) as unknown);
@@ -194,8 +198,12 @@ export interface WireRecord {
   readonly data: unknown;
 }
 
-/** Split SSE text into records: blank-line separated, any line ending, comments and `[DONE]` skipped. */
+/**
+ * Split SSE text into records: blank-line separated, any line ending, comments and `[DONE]`
+ * skipped; Gemini's JSON-array form (text that begins with `[`) gives one record an element.
+ */
 export function sseRecords(text: string): WireRecord[] {
+  if (text.trimStart().startsWith('[')) return (JSON.parse(text) as unknown[]).map((data) => ({ data }));
   return splitSse(text)
     .filter((r) => r.data !== '[DONE]')
     .map((r) => (r.event === undefined ? { data: JSON.parse(r.data) as unknown } : { event: r.event, data: JSON.parse(r.data) as unknown }));
@@ -338,6 +346,12 @@ export interface Slot {
   text: string;
   /** Concatenated `reasoning` text. */
   reasoning: string;
+  /** Concatenated `refusal` text. */
+  refusal: string;
+  /** A `tool-call-start` said the provider runs the call. */
+  providerExecuted: boolean;
+  /** The `provider-tool-result` part of the slot, if any. */
+  result: ProviderToolResultPart | undefined;
   /** Metadata of the parts, merged in order. */
   readonly partMetadata: Record<string, unknown>;
   /** Metadata of the flush. */
@@ -348,7 +362,10 @@ export interface Slot {
 export interface Assembly {
   /** Slots in order of first appearance (a part or a flush). */
   readonly slots: Slot[];
+  /** The calls the application runs. */
   readonly toolCalls: Slot[];
+  /** The calls the provider runs (`providerExecuted` on their start). */
+  readonly providerToolCalls: Slot[];
   readonly finished: FinishedEvent | undefined;
 }
 
@@ -377,6 +394,9 @@ export function assembleEvents(events: readonly StreamEvent[]): Assembly {
         argumentChunks: 0,
         text: '',
         reasoning: '',
+        refusal: '',
+        providerExecuted: false,
+        result: undefined,
         partMetadata: {},
         flushMetadata: undefined,
         flushes: 0,
@@ -399,12 +419,20 @@ export function assembleEvents(events: readonly StreamEvent[]): Assembly {
       case 'reasoning':
         slot.reasoning += part.text;
         break;
+      case 'refusal':
+        slot.refusal += part.text;
+        break;
+      case 'provider-tool-result':
+        if (slot.result !== undefined) throw new Error(`a second result for slot ${event.index}`);
+        slot.result = part;
+        break;
       case 'structured':
         slot.text += part.json;
         break;
       case 'tool-call-start':
         if (slot.id === '') slot.id = part.toolCallId;
         if (slot.name === '') slot.name = part.toolName;
+        if (part.providerExecuted === true) slot.providerExecuted = true;
         break;
       case 'tool-call-arguments':
         if (slot.id === '' && slot.name === '') throw new Error(`arguments for slot ${event.index} before its identity`);
@@ -413,13 +441,14 @@ export function assembleEvents(events: readonly StreamEvent[]): Assembly {
         break;
     }
     const tool = slot.kinds.some((k) => k.startsWith('tool-call'));
-    const text = slot.kinds.some((k) => k === 'message' || k === 'reasoning');
+    const text = slot.kinds.some((k) => k === 'message' || k === 'reasoning' || k === 'refusal');
     if (tool && text) throw new Error(`slot ${event.index} mixes a tool call and text`);
   }
   const ordered = [...slots.values()];
   return {
     slots: ordered,
-    toolCalls: ordered.filter((s) => s.kinds.includes('tool-call-start')),
+    toolCalls: ordered.filter((s) => s.kinds.includes('tool-call-start') && !s.providerExecuted),
+    providerToolCalls: ordered.filter((s) => s.kinds.includes('tool-call-start') && s.providerExecuted),
     finished,
   };
 }
@@ -441,13 +470,18 @@ export interface AssembledToolCall {
 
 export interface AssembledText {
   readonly slot: number;
-  readonly kind: 'message' | 'reasoning';
+  readonly kind: 'message' | 'reasoning' | 'refusal';
   readonly text: string;
   readonly metadata: Record<string, unknown>;
 }
 
 export interface Assembled {
+  /** The calls the application runs. */
   readonly toolCalls: AssembledToolCall[];
+  /** The calls the provider runs (`providerExecuted` on a start part). */
+  readonly providerToolCalls: AssembledToolCall[];
+  /** The `provider-tool-result` parts, in slot order. */
+  readonly providerToolResults: ProviderToolResultPart[];
   readonly texts: AssembledText[];
   readonly finished: FinishedEvent | undefined;
   /** Slots that had parts and no flush. */
@@ -455,7 +489,9 @@ export interface Assembled {
 }
 
 interface SlotState {
-  kind: 'message' | 'reasoning' | 'tool-call' | undefined;
+  kind: 'message' | 'reasoning' | 'refusal' | 'tool-call' | 'provider-tool-result' | undefined;
+  providerExecuted: boolean;
+  result: ProviderToolResultPart | undefined;
   id: string;
   name: string;
   content: string;
@@ -477,7 +513,7 @@ export function assemble(events: readonly StreamEvent[]): Assembled {
     let slot = slots.get(event.index);
     if (!slot) {
       if (event.type === 'flush') throw new Error(`flush of slot ${event.index}, which had no part`);
-      slot = { kind: undefined, id: '', name: '', content: '', chunks: 0, flushed: false, metadata: {} };
+      slot = { kind: undefined, providerExecuted: false, result: undefined, id: '', name: '', content: '', chunks: 0, flushed: false, metadata: {} };
       slots.set(event.index, slot);
     }
     if (slot.flushed) throw new Error(`${event.type} for slot ${event.index} after its flush`);
@@ -487,13 +523,23 @@ export function assemble(events: readonly StreamEvent[]): Assembled {
       continue;
     }
     const part = event.part;
-    const kind = part.type === 'message' || part.type === 'reasoning' ? part.type : part.type === 'structured' ? 'message' : 'tool-call';
+    const kind =
+      part.type === 'message' || part.type === 'reasoning' || part.type === 'refusal' || part.type === 'provider-tool-result'
+        ? part.type
+        : part.type === 'structured'
+          ? 'message'
+          : 'tool-call';
     if (slot.kind !== undefined && slot.kind !== kind) throw new Error(`slot ${event.index} mixes ${slot.kind} and ${kind}`);
     slot.kind = kind;
     switch (part.type) {
       case 'message':
       case 'reasoning':
+      case 'refusal':
         slot.content += part.text;
+        break;
+      case 'provider-tool-result':
+        if (slot.result !== undefined) throw new Error(`a second result for slot ${event.index}`);
+        slot.result = part;
         break;
       case 'structured':
         slot.content += part.json;
@@ -502,6 +548,7 @@ export function assemble(events: readonly StreamEvent[]): Assembled {
         // First non-empty value wins per field (RFD 012).
         if (slot.id === '') slot.id = part.toolCallId;
         if (slot.name === '') slot.name = part.toolName;
+        if (part.providerExecuted === true) slot.providerExecuted = true;
         break;
       case 'tool-call-arguments':
         if (slot.id === '' && slot.name === '') throw new Error(`arguments for slot ${event.index} before its tool-call-start`);
@@ -513,11 +560,15 @@ export function assemble(events: readonly StreamEvent[]): Assembled {
   const ordered = [...slots.entries()].sort((a, b) => a[0] - b[0]);
   return {
     toolCalls: ordered
-      .filter(([, s]) => s.kind === 'tool-call')
+      .filter(([, s]) => s.kind === 'tool-call' && !s.providerExecuted)
       .map(([slot, s]) => ({ slot, id: s.id, name: s.name, args: s.content, chunks: s.chunks, metadata: s.metadata })),
+    providerToolCalls: ordered
+      .filter(([, s]) => s.kind === 'tool-call' && s.providerExecuted)
+      .map(([slot, s]) => ({ slot, id: s.id, name: s.name, args: s.content, chunks: s.chunks, metadata: s.metadata })),
+    providerToolResults: ordered.flatMap(([, s]) => (s.result === undefined ? [] : [s.result])),
     texts: ordered
-      .filter(([, s]) => s.kind === 'message' || s.kind === 'reasoning')
-      .map(([slot, s]) => ({ slot, kind: s.kind as 'message' | 'reasoning', text: s.content, metadata: s.metadata })),
+      .filter(([, s]) => s.kind === 'message' || s.kind === 'reasoning' || s.kind === 'refusal')
+      .map(([slot, s]) => ({ slot, kind: s.kind as 'message' | 'reasoning' | 'refusal', text: s.content, metadata: s.metadata })),
     finished,
     unflushed: ordered.filter(([, s]) => !s.flushed).map(([slot]) => slot),
   };

@@ -89,11 +89,11 @@ describe('createOpenAIChatAdapter on specific recordings', () => {
     expect(assembled.finished?.metadata).toEqual({ finishReasons: { 0: 'stop', 1: 'stop', 2: 'stop' } });
   });
 
-  it('createOpenAIChatAdapter streams a refusal as message text flagged in metadata', () => {
+  it('createOpenAIChatAdapter streams a refusal as refusal parts in a slot of its own', () => {
     const assembled = assemble(run('openai-chat/refusal.sse').events);
     expect(assembled.texts).toHaveLength(1);
-    expect(assembled.texts[0]).toMatchObject({ kind: 'message', text: "I'm sorry, I can't assist with that request." });
-    expect(assembled.texts[0]?.metadata['refusal']).toBe(true);
+    expect(assembled.texts[0]).toMatchObject({ kind: 'refusal', text: "I'm sorry, I can't assist with that request." });
+    expect(assembled.finished).toMatchObject({ reason: 'stop', rawReason: 'stop' });
   });
 
   it('createOpenAIChatAdapter reports a length finish with the text so far', () => {

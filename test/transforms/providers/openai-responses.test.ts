@@ -14,13 +14,20 @@ type ResponsesEvent = {
 };
 
 /** Test-side oracle: message text per item id and reasoning text per item id, from the deltas. */
-function itemTexts(text: string): { messages: Map<number, string>; reasoning: Map<number, string>; encrypted: Map<string, string> } {
+function itemTexts(text: string): {
+  messages: Map<number, string>;
+  reasoning: Map<number, string>;
+  refusals: Map<number, string>;
+  encrypted: Map<string, string>;
+} {
   const messages = new Map<number, string>();
   const reasoning = new Map<number, string>();
+  const refusals = new Map<number, string>();
   const encrypted = new Map<string, string>();
   for (const event of sseObjects(text) as ResponsesEvent[]) {
     const at = event.output_index ?? -1;
     if (event.type === 'response.output_text.delta') messages.set(at, (messages.get(at) ?? '') + event.delta);
+    if (event.type === 'response.refusal.delta') refusals.set(at, (refusals.get(at) ?? '') + event.delta);
     if (event.type === 'response.reasoning_summary_text.delta' || event.type === 'response.reasoning_text.delta') {
       reasoning.set(at, (reasoning.get(at) ?? '') + event.delta);
     }
@@ -28,14 +35,14 @@ function itemTexts(text: string): { messages: Map<number, string>; reasoning: Ma
       encrypted.set(event.item.id, event.item.encrypted_content);
     }
   }
-  return { messages, reasoning, encrypted };
+  return { messages, reasoning, refusals, encrypted };
 }
 
 describe('ProviderEventStream with provider openai-responses, on every recording', () => {
   const recordings = manifestRecordings('openai-responses');
 
   it('ProviderEventStream covers every Responses recording of the manifest', () => {
-    expect(recordings).toHaveLength(9);
+    expect(recordings).toHaveLength(11);
   });
 
   for (const recording of recordings) {
@@ -74,6 +81,12 @@ describe('ProviderEventStream with provider openai-responses, on every recording
               assembly.toolCalls.map((c) => ({ id: c.id, name: c.name, itemId: c.partMetadata.itemId, args: c.args })),
             ).toEqual(recording.toolCalls.map((c) => ({ id: c.id, name: c.name, itemId: c.itemId, args: c.args })));
             for (const call of assembly.toolCalls) expect(call.flushMetadata).toEqual({ itemId: call.partMetadata.itemId });
+            // Hosted calls (a web search) are the provider's, each followed by its result.
+            expect(assembly.providerToolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args }))).toEqual(
+              recording.providerToolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+            );
+            const results = assembly.slots.flatMap((s) => (s.result === undefined ? [] : [s.result.toolCallId]));
+            expect(results).toEqual(recording.providerToolCalls.map((c) => c.id));
 
             expect(JSON.parse(recording.finish)).toBe('completed');
             expect(assembly.finished).toMatchObject({
@@ -84,6 +97,8 @@ describe('ProviderEventStream with provider openai-responses, on every recording
             const oracle = itemTexts(textOf(recording.file));
             const messageSlots = assembly.slots.filter((s) => s.kinds.includes('message'));
             expect(messageSlots.map((s) => [s.flushMetadata?.outputIndex, s.text])).toEqual([...oracle.messages]);
+            const refusalSlots = assembly.slots.filter((s) => s.kinds.includes('refusal'));
+            expect(refusalSlots.map((s) => [s.flushMetadata?.outputIndex, s.refusal])).toEqual([...oracle.refusals]);
             const reasoningSlots = assembly.slots.filter((s) => s.kinds.includes('reasoning'));
             expect(reasoningSlots.map((s) => s.reasoning)).toEqual([...oracle.reasoning.values()]);
             for (const [itemId, encrypted] of oracle.encrypted) {
@@ -171,10 +186,40 @@ describe('ProviderEventStream with provider openai-responses, details', () => {
         index: 0,
         metadata: { itemId: 'msg_1', outputIndex: 0, contentIndex: 0, phase: 'final_answer', annotations: [{ type: 'url_citation' }] },
       },
-      { type: 'part', index: 1, part: { type: 'message', text: 'No.' } },
+      { type: 'part', index: 1, part: { type: 'refusal', text: 'No.' } },
       { type: 'flush', index: 1, metadata: { itemId: 'msg_1', outputIndex: 0, contentIndex: 1, phase: 'final_answer', refusal: true } },
       { type: 'finished', reason: 'stop', rawReason: 'completed', metadata: { status: 'completed' } },
     ]);
+  });
+
+  it('ProviderEventStream reports hosted calls as the provider\'s, with their results, and the application\'s other calls as tool calls', async () => {
+    const events = await eventsOf('openai-responses', [
+      { type: 'response.output_item.added', output_index: 0, item: { type: 'mcp_call', id: 'mcp_1', name: 'roll', server_label: 'dice', arguments: '' } },
+      { type: 'response.mcp_call_arguments.delta', output_index: 0, item_id: 'mcp_1', delta: '{"sides":' },
+      { type: 'response.mcp_call_arguments.delta', output_index: 0, item_id: 'mcp_1', delta: '6}' },
+      { type: 'response.output_item.done', output_index: 0, item: { type: 'mcp_call', id: 'mcp_1', name: 'roll', server_label: 'dice', arguments: '{"sides":6}', output: null, error: 'server down', status: 'failed' } },
+      { type: 'response.output_item.added', output_index: 1, item: { type: 'custom_tool_call', id: 'ctc_1', call_id: 'call_c', name: 'grammar', input: '' } },
+      { type: 'response.output_item.done', output_index: 1, item: { type: 'custom_tool_call', id: 'ctc_1', call_id: 'call_c', name: 'grammar', input: 'a "b"' } },
+      { type: 'response.output_item.added', output_index: 2, item: { type: 'shell_call', id: 'sh_1', call_id: 'call_s', status: 'in_progress', environment: { type: 'container_reference', container_id: 'cntr_1' } } },
+      { type: 'response.output_item.done', output_index: 2, item: { type: 'shell_call', id: 'sh_1', call_id: 'call_s', status: 'completed', action: { commands: ['ls'] }, environment: { type: 'container_reference', container_id: 'cntr_1' } } },
+      { type: 'response.output_item.added', output_index: 3, item: { type: 'computer_call', id: 'cu_1', call_id: 'call_u', status: 'in_progress', pending_safety_checks: [] } },
+      { type: 'response.output_item.done', output_index: 3, item: { type: 'computer_call', id: 'cu_1', call_id: 'call_u', status: 'completed', action: { type: 'click', x: 1, y: 2, button: 'left' }, pending_safety_checks: [] } },
+      { type: 'response.completed', response: { status: 'completed', output: [] } },
+    ]);
+    const assembled = assembleEvents(events);
+    expect(assembled.providerToolCalls.map((c) => [c.index, c.id, c.name, c.args])).toEqual([
+      [0, 'mcp_1', 'roll', '{"sides":6}'],
+      [3, 'sh_1', 'shell', '{"commands":["ls"]}'],
+    ]);
+    expect(assembled.slots.flatMap((s) => (s.result === undefined ? [] : [[s.index, s.result]]))).toEqual([
+      [1, { type: 'provider-tool-result', toolCallId: 'mcp_1', toolName: 'roll', result: { output: null, error: 'server down', status: 'failed' }, isError: true }],
+      [4, { type: 'provider-tool-result', toolCallId: 'sh_1', toolName: 'shell', result: { status: 'completed', environment: { type: 'container_reference', container_id: 'cntr_1' } } }],
+    ]);
+    expect(assembled.toolCalls.map((c) => [c.index, c.id, c.name, c.args, c.flushMetadata])).toEqual([
+      [2, 'call_c', 'grammar', '"a \\"b\\""', { itemId: 'ctc_1', itemType: 'custom_tool_call' }],
+      [5, 'call_u', 'computer', '{"type":"click","x":1,"y":2,"button":"left"}', { itemId: 'cu_1', itemType: 'computer_call' }],
+    ]);
+    expect(assembled.finished).toMatchObject({ reason: 'tool-calls', rawReason: 'completed' });
   });
 
   it('ProviderEventStream errors on response.failed, and reads the flat error shape', async () => {
