@@ -16,6 +16,8 @@ import type {
   FinishedEvent,
   IncompleteToolCallEvent,
   JsonValue,
+  ProviderToolCallEvent,
+  ProviderToolResultEvent,
   StreamFragment,
   StructuredEvent,
   ToolCallEvent,
@@ -54,8 +56,16 @@ export interface TerminalStyle {
   cyan(text: string): string;
 }
 
-/** The ways a tool call ends: complete (exact arguments), cut off, or invalid. */
-export type ToolCallEndEvent = ToolCallEvent | IncompleteToolCallEvent | FailedToolCallEvent | StructuredEvent;
+/**
+ * The ways a tool call ends: complete (exact arguments), cut off, or invalid; a call the provider
+ * ran itself ends with `provider-tool-call`.
+ */
+export type ToolCallEndEvent =
+  | ToolCallEvent
+  | ProviderToolCallEvent
+  | IncompleteToolCallEvent
+  | FailedToolCallEvent
+  | StructuredEvent;
 
 /**
  * What a {@link ToolRenderer} returns for one call: the text to write for each field event of the
@@ -359,6 +369,8 @@ interface CallState {
   toolCallId: string;
   toolName: string;
   renderer: ToolCallRenderer | undefined;
+  /** The provider runs the call (its header and result line say so). */
+  provider: boolean;
   /** The header has been written at least once. */
   shown: boolean;
   /** Field events were rendered (else the arguments are drawn from the final event). */
@@ -383,6 +395,11 @@ const UPSTREAM_DONE: StreamFragment = { type: 'done' };
  *   complete through the call's {@link ToolRenderer}, then `✓ name {exact arguments}` (cut to
  *   the width), or `✗ name incomplete …` / `✗ name failed: …`, and `✗ name /field: …` for a
  *   validation error;
+ * - a call the provider runs itself (a web search, code execution): the same, with
+ *   `(run by the provider)` after its name in the header and the result line, then its result
+ *   where the stream carries one, on one line: `↳ name result: {…}` or `✗ name failed: {…}`;
+ * - refusal text (OpenAI's) under a `⊘ refused` line; a `refusal` stop reason (Anthropic's) as a
+ *   `⊘ refused` line above the finish line;
  * - `finished: <reason> (<provider's reason>), <usage>`, at the end of input (below any call a
  *   stage reports as cut off after `finished`);
  * - with {@link error}, `✗ error: <name>: <message>` (the first line of it).
@@ -520,15 +537,15 @@ export class TerminalRenderer {
     switch (event.type) {
       case 'part': {
         const part = event.part;
-        if (part.type === 'message' || part.type === 'reasoning') this.#text(event.index, part.type, part.text);
-        else if (part.type === 'tool-call-start') this.#announce(event.index, part.toolCallId, part.toolName);
+        if (part.type === 'message' || part.type === 'reasoning' || part.type === 'refusal') this.#text(event.index, part.type, part.text);
+        else if (part.type === 'tool-call-start') this.#announce(event.index, part.toolCallId, part.toolName, part.providerExecuted);
         return;
       }
       case 'streaming-tool-call':
-        this.#announce(event.index, event.toolCallId, event.toolName);
+        this.#announce(event.index, event.toolCallId, event.toolName, event.providerExecuted);
         return;
       case 'tool-call-progress':
-        this.#call(event.index, event.toolCallId, event.toolName);
+        this.#call(event.index, event.toolCallId, event.toolName, event.providerExecuted);
         this.#fragment(event.index, event.fragment);
         return;
       case 'structured-progress':
@@ -537,12 +554,19 @@ export class TerminalRenderer {
         return;
       case 'message':
       case 'reasoning':
+      case 'refusal':
         if (!this.#streamedText.has(event.index)) this.#text(event.index, event.type, event.text);
         return;
       case 'tool-call':
       case 'tool-call-incomplete':
       case 'tool-call-failed':
-        this.#end(event, this.#call(event.index, event.toolCallId, event.toolName));
+        this.#end(event, this.#call(event.index, event.toolCallId, event.toolName, 'providerExecuted' in event ? event.providerExecuted : undefined));
+        return;
+      case 'provider-tool-call':
+        this.#end(event, this.#call(event.index, event.toolCallId, event.toolName, true));
+        return;
+      case 'provider-tool-result':
+        this.#providerResult(event);
         return;
       case 'structured':
         this.#end(event, this.#call(event.index, '', 'structured output'));
@@ -571,21 +595,22 @@ export class TerminalRenderer {
     this.#call(index, toolCallId ?? '', toolName ?? '');
   }
 
-  #call(index: number, toolCallId: string, toolName: string): CallState {
+  #call(index: number, toolCallId: string, toolName: string, providerExecuted?: true): CallState {
     let call = this.#calls.get(index);
     if (call === undefined) {
-      call = { index, toolCallId, toolName, renderer: undefined, shown: false, streamed: false };
+      call = { index, toolCallId, toolName, renderer: undefined, provider: false, shown: false, streamed: false };
       this.#calls.set(index, call);
     } else {
       if (call.toolCallId === '' && toolCallId !== '') call.toolCallId = toolCallId;
       if (call.toolName === '' && toolName !== '') call.toolName = toolName;
     }
+    if (providerExecuted === true) call.provider = true;
     return call;
   }
 
   /** A call's name is known: show its header now. */
-  #announce(index: number, toolCallId: string, toolName: string): void {
-    const call = this.#call(index, toolCallId, toolName);
+  #announce(index: number, toolCallId: string, toolName: string, providerExecuted?: true): void {
+    const call = this.#call(index, toolCallId, toolName, providerExecuted);
     if (call.toolName !== '' && !call.shown) this.#enter(call);
   }
 
@@ -623,18 +648,19 @@ export class TerminalRenderer {
     if (this.#block === block) return;
     this.#blankLine();
     const name = call.toolName === '' ? '(unnamed tool call)' : oneLine(call.toolName);
-    this.#plain(`${this.#style.bold(`▶ ${name}`)}${call.shown ? this.#style.dim(' (continued)') : ''}\n`);
+    const provider = call.provider ? this.#style.cyan(' (run by the provider)') : '';
+    this.#plain(`${this.#style.bold(`▶ ${name}`)}${provider}${call.shown ? this.#style.dim(' (continued)') : ''}\n`);
     call.shown = true;
     this.#block = block;
   }
 
   #end(event: ToolCallEndEvent, call: CallState): void {
     const renderer = this.#rendererOf(call);
-    if (!call.streamed && (event.type === 'tool-call' || event.type === 'structured')) {
+    if (!call.streamed && (event.type === 'tool-call' || event.type === 'provider-tool-call' || event.type === 'structured')) {
       // No stage streamed this call's fields: draw them from its arguments.
       this.#enter(call);
       call.streamed = true;
-      const args = event.type === 'tool-call' ? event.arguments : event.data;
+      const args = event.type === 'structured' ? event.data : event.arguments;
       for (const field of fieldsOf(args)) this.#plain(renderer.field(cleanField(field)));
     }
     const closing = renderer.end !== undefined ? renderer.end(event) : '';
@@ -658,27 +684,43 @@ export class TerminalRenderer {
   #result(event: ToolCallEndEvent, call: CallState): string {
     const style = this.#style;
     const name = call.toolName === '' ? '(unnamed tool call)' : oneLine(call.toolName);
+    const by = call.provider ? ' (run by the provider)' : '';
     switch (event.type) {
       case 'tool-call':
+      case 'provider-tool-call':
       case 'structured': {
-        const args = event.type === 'tool-call' ? event.arguments : event.data;
-        const repaired = event.type === 'tool-call' && event.truncated === true ? ' (repaired: its arguments were cut off)' : '';
+        const args = event.type === 'structured' ? event.data : event.arguments;
+        const repaired = event.type !== 'structured' && event.truncated === true ? ' (repaired: its arguments were cut off)' : '';
         const mark = repaired === '' ? '✓' : '⚠';
-        // The JSON takes the columns the mark, the name and the note leave.
-        const room = style.width - Array.from(`${mark} ${name}${repaired} `).length;
+        // The JSON takes the columns the mark, the name and the notes leave.
+        const room = style.width - Array.from(`${mark} ${name}${by}${repaired} `).length;
         const json = fit(clean(JSON.stringify(args)), Math.max(1, room));
-        return `${repaired === '' ? style.green(mark) : style.yellow(mark)} ${style.bold(name)}${style.yellow(repaired)} ${style.dim(json)}`;
+        return `${repaired === '' ? style.green(mark) : style.yellow(mark)} ${style.bold(name)}${style.cyan(by)}${style.yellow(repaired)} ${style.dim(json)}`;
       }
       case 'tool-call-incomplete': {
         const where = event.path === '' ? 'at the top level' : `in ${oneLine(event.path)}`;
         const why = event.stopReason === undefined ? 'the stream ended' : `stop reason: ${oneLine(event.stopReason)}`;
-        return style.red(`✗ ${name} incomplete: its arguments stopped ${where} (${why})`);
+        return style.red(`✗ ${name}${by} incomplete: its arguments stopped ${where} (${why})`);
       }
       case 'tool-call-failed':
-        return style.red(`✗ ${name} failed: ${errorLine(event.error)}`);
+        return style.red(`✗ ${name}${by} failed: ${errorLine(event.error)}`);
       default:
         return event satisfies never;
     }
+  }
+
+  /** A provider-run call's result: one line under its call (`↳ web_search result: […]`). */
+  #providerResult(event: ProviderToolResultEvent): void {
+    const style = this.#style;
+    const call = [...this.#calls.values()].find((c) => c.provider && c.toolCallId === event.toolCallId);
+    const toolName = event.toolName ?? call?.toolName ?? '';
+    const name = toolName === '' ? '(provider tool)' : oneLine(toolName);
+    const head = event.isError === true ? `✗ ${name} failed: ` : `↳ ${name} result: `;
+    const json = fit(clean(JSON.stringify(event.result)), Math.max(1, style.width - Array.from(head).length));
+    if (call !== undefined && this.#block === `call:${call.index}`) this.#newline();
+    else this.#blankLine();
+    this.#plain(`${event.isError === true ? style.red(head) : style.cyan(head)}${style.dim(json)}\n`);
+    this.#block = `result:${event.index}`;
   }
 
   #validation(event: ArgumentValidationErrorEvent): void {
@@ -690,13 +732,14 @@ export class TerminalRenderer {
     this.#plain(`${this.#style.red(`✗ ${name} ${event.path === '' ? 'arguments' : oneLine(event.path)}: ${issues}`)}\n`);
   }
 
-  #text(index: number, kind: 'message' | 'reasoning', text: string): void {
+  #text(index: number, kind: 'message' | 'reasoning' | 'refusal', text: string): void {
     if (text === '') return;
     this.#streamedText.add(index);
     const block = `${kind}:${index}`;
     if (this.#block !== block) {
       this.#blankLine();
       if (kind === 'reasoning') this.#dimmed('∴ thinking\n');
+      if (kind === 'refusal') this.#plain(`${this.#style.red('⊘ refused')}\n`);
       this.#block = block;
     }
     if (kind === 'reasoning') this.#dimmed(clean(text));
@@ -711,6 +754,8 @@ export class TerminalRenderer {
 
   #finished(event: FinishedEvent): void {
     this.#blankLine();
+    // A stop reason that says the model declined (Anthropic's `refusal`) is marked like refusal text.
+    if (event.reason === 'refusal') this.#plain(`${this.#style.red('⊘ refused (the model stopped: refusal)')}\n`);
     const raw = event.rawReason === undefined || event.rawReason === event.reason ? '' : ` (${oneLine(event.rawReason)})`;
     this.#plain(`${this.#style.dim(`finished: ${event.reason}${raw}${usageText(event.usage)}`)}\n`);
     this.#block = 'finished';

@@ -320,7 +320,18 @@ describe('TerminalSink on every recording', () => {
           }
         }
       }
-      if (recording.toolCalls.length === 0) expect(out).not.toContain('▶ ');
+      // A call the provider ran is drawn as such, with the result line its stream carried.
+      for (const call of recording.providerToolCalls) {
+        expect(out).toContain(`▶ ${call.name} (run by the provider)\n`);
+        expect(out).toContain(`✓ ${call.name} (run by the provider) ${JSON.stringify(expectedArguments(call.args))}\n`);
+        expect(out).toContain(`↳ ${call.name} result: `);
+      }
+      if (recording.toolCalls.length + recording.providerToolCalls.length === 0) expect(out).not.toContain('▶ ');
+      // Refusal text (OpenAI's) is drawn under a mark of its own, never as message text.
+      const refused = /\.refusal\.delta|"refusal": ?"[^"]/.test(new TextDecoder().decode(readFixture(`providers/${recording.file}`)));
+      expect(out.includes('⊘ refused\n')).toBe(refused);
+      // A refusal stop reason (Anthropic's) is marked above the finish line.
+      expect(out.includes('⊘ refused (the model stopped: refusal)\n')).toBe(recording.finish === '"refusal"');
       expect(out).toMatch(/\nfinished: [a-z-]+.*\n$|^finished: /);
     });
   }
