@@ -146,7 +146,8 @@ async function adapterTurn(provider: ProviderName, chunks: readonly ProviderEven
 
 /**
  * The input a recording is fed as: whole, at random cuts, and as the objects an SDK yields (each
- * SSE event's parsed `data`, each NDJSON line; a `.jsonl` file is SDK objects already).
+ * SSE event's parsed `data`, each NDJSON line, each element of a JSON array stream; a `.jsonl`
+ * file is SDK objects already).
  */
 function feeds(bytes: Uint8Array, file: string): Array<[string, ProviderEventStreamInput[]]> {
   if (file.endsWith('.jsonl')) return [['SDK objects', ndjsonRecords(textOf(bytes))]];
@@ -154,7 +155,9 @@ function feeds(bytes: Uint8Array, file: string): Array<[string, ProviderEventStr
     ? [['SDK objects', sseRecords(textOf(bytes)).map((r) => r.data)]]
     : file.endsWith('.ndjson')
       ? [['SDK objects', ndjsonRecords(textOf(bytes))]]
-      : [];
+      : file.endsWith('.json')
+        ? [['SDK objects', JSON.parse(textOf(bytes)) as object[]]]
+        : [];
   return [
     ['whole', [bytes]],
     ...[11, 12, 13].map((seed): [string, ProviderEventStreamInput[]] => [`random cuts (seed ${seed})`, randomCuts(bytes, rng(seed), 12)]),
