@@ -63,6 +63,11 @@ function call(toolName: string, toolCallId: string | undefined): string {
   return toolCallId ? `${toolName || '(unnamed)'} ${toolCallId}` : toolName || '(unnamed)';
 }
 
+/** ` (provider)` for a call the provider runs itself. */
+function byProvider(providerExecuted: true | undefined): string {
+  return providerExecuted === true ? ' (provider)' : '';
+}
+
 /** One event as one line of text, starting with its type and content slot. */
 export function formatEvent(event: PipelineEvent): string {
   switch (event.type) {
@@ -72,11 +77,14 @@ export function formatEvent(event: PipelineEvent): string {
       switch (part.type) {
         case 'message':
         case 'reasoning':
+        case 'refusal':
           return `${head} ${quote(part.text)}`;
         case 'structured':
           return `${head} ${quote(part.json)}`;
         case 'tool-call-start':
-          return `${head} ${call(part.toolName, part.toolCallId)}`;
+          return `${head} ${call(part.toolName, part.toolCallId)}${byProvider(part.providerExecuted)}`;
+        case 'provider-tool-result':
+          return `${head} ${call(part.toolName ?? '', part.toolCallId)}${part.isError ? ' (error)' : ''} ${JSON.stringify(part.result)}`;
         case 'tool-call-arguments':
           return `${head} ${quote(part.chunk)}`;
       }
@@ -89,21 +97,27 @@ export function formatEvent(event: PipelineEvent): string {
       return `finished ${event.reason}${event.rawReason === undefined ? '' : ` (${event.rawReason})`}${usage ? ` · ${usage}` : ''}`;
     }
     case 'tool-call-progress':
-      return `progress #${event.index} ${call(event.toolName, event.toolCallId)} ${formatFragment(event.fragment)}`;
+      return `progress #${event.index} ${call(event.toolName, event.toolCallId)}${byProvider(event.providerExecuted)} ${formatFragment(event.fragment)}`;
     case 'structured-progress':
       return `structured-progress #${event.index} ${formatFragment(event.fragment)}`;
     case 'message':
       return `message #${event.index} ${quote(event.text)}`;
     case 'reasoning':
       return `reasoning #${event.index} ${quote(event.text)}${event.signature === undefined ? '' : ' (signed)'}`;
+    case 'refusal':
+      return `refusal #${event.index} ${quote(event.text)}`;
+    case 'provider-tool-call':
+      return `provider-tool-call #${event.index} ${call(event.toolName, event.toolCallId)} ${JSON.stringify(event.arguments)}${event.truncated ? ' (truncated)' : ''}`;
+    case 'provider-tool-result':
+      return `provider-tool-result #${event.index} ${call(event.toolName ?? '', event.toolCallId)}${event.isError ? ' (error)' : ''} ${JSON.stringify(event.result)}`;
     case 'structured':
       return `structured #${event.index} ${JSON.stringify(event.data)}`;
     case 'tool-call':
       return `tool-call #${event.index} ${call(event.toolName, event.toolCallId)} ${JSON.stringify(event.arguments)}${event.truncated ? ' (truncated)' : ''}`;
     case 'tool-call-incomplete':
-      return `tool-call-incomplete #${event.index} ${call(event.toolName, event.toolCallId)} stopped in ${pointer(event.path)}${event.stopReason === undefined ? '' : ` (${event.stopReason})`}`;
+      return `tool-call-incomplete #${event.index} ${call(event.toolName, event.toolCallId)}${byProvider(event.providerExecuted)} stopped in ${pointer(event.path)}${event.stopReason === undefined ? '' : ` (${event.stopReason})`}`;
     case 'tool-call-failed':
-      return `tool-call-failed #${event.index} ${call(event.toolName, event.toolCallId)}: ${event.error.message}`;
+      return `tool-call-failed #${event.index} ${call(event.toolName, event.toolCallId)}${byProvider(event.providerExecuted)}: ${event.error.message}`;
     case 'field-start':
       return `field-start #${event.index ?? '-'} ${call(event.toolName ?? '', event.toolCallId)} ${quote(event.key)}`;
     case 'field-delta':
@@ -126,7 +140,7 @@ export function formatEvent(event: PipelineEvent): string {
       }
     }
     case 'streaming-tool-call':
-      return `streaming-tool-call #${event.index} ${call(event.toolName, event.toolCallId)} ${event.isComplete ? 'complete' : quote(event.argumentsDelta)}`;
+      return `streaming-tool-call #${event.index} ${call(event.toolName, event.toolCallId)}${byProvider(event.providerExecuted)} ${event.isComplete ? 'complete' : quote(event.argumentsDelta)}`;
     case 'validation-error':
       return `validation-error #${event.index} ${call(event.toolName, event.toolCallId)} ${pointer(event.path)}: ${event.issues.map((issue) => issue.message).join('; ')}`;
   }

@@ -14,7 +14,7 @@ import { PathUpdateStream } from '../transforms/path-update-stream.ts';
 import { ProviderEventStream } from '../transforms/provider-event-stream.ts';
 import { ToolCallProgressStream } from '../transforms/tool-call-progress-stream.ts';
 import { TurnBuilder } from '../turn/turn-builder.ts';
-import type { FailedToolCallEvent, FinishedEvent, IncompleteToolCallEvent, ToolCallEvent } from '../types.ts';
+import type { FailedToolCallEvent, FinishedEvent, IncompleteToolCallEvent, ProviderToolCallEvent, ToolCallEvent } from '../types.ts';
 import type { PipelineEvent } from '../view-types.ts';
 import { formatEvent, formatEventJson } from './format.ts';
 import { guessProvider } from './guess-provider.ts';
@@ -162,6 +162,9 @@ function viewOf(view: View, json: boolean, events: ReadableStream<PipelineEvent>
 /** What the turn came to, whatever the view: read from the events the view prints. */
 class TurnOutcome {
   readonly toolCalls: ToolCallEvent[] = [];
+  /** Calls the provider ran itself (a web search): not the application's to run. */
+  readonly providerToolCalls: ProviderToolCallEvent[] = [];
+  refusal: string | undefined;
   readonly incomplete: IncompleteToolCallEvent[] = [];
   readonly failed: FailedToolCallEvent[] = [];
   text = '';
@@ -200,6 +203,12 @@ class TurnOutcome {
       case 'tool-call':
         this.toolCalls.push(event);
         break;
+      case 'provider-tool-call':
+        this.providerToolCalls.push(event);
+        break;
+      case 'refusal':
+        this.refusal = (this.refusal ?? '') + event.text;
+        break;
       case 'tool-call-incomplete':
         this.incomplete.push(event);
         break;
@@ -225,6 +234,11 @@ class TurnOutcome {
     if (this.toolCalls.length > 0) {
       counts.push(`${plural(this.toolCalls.length, 'tool call')} (${this.toolCalls.map((call) => call.toolName || '(unnamed)').join(', ')})`);
     }
+    if (this.providerToolCalls.length > 0) {
+      const names = this.providerToolCalls.map((call) => call.toolName || '(unnamed)').join(', ');
+      counts.push(`${plural(this.providerToolCalls.length, 'call')} run by the provider (${names})`);
+    }
+    if (this.refusal !== undefined || this.finished?.reason === 'refusal') counts.push('refused');
     if (this.incomplete.length > 0) counts.push(`${this.incomplete.length} incomplete`);
     if (this.failed.length > 0) counts.push(`${this.failed.length} failed`);
     if (this.finished === undefined) counts.push('no finish');
@@ -326,7 +340,9 @@ export async function inspect(options: InspectOptions, stdout: Output, stderr: O
           type: 'turn',
           text: outcome.text,
           reasoning: outcome.reasoning,
+          refusal: outcome.refusal,
           toolCalls: outcome.toolCalls,
+          providerToolCalls: outcome.providerToolCalls,
           incompleteToolCalls: outcome.incomplete,
           failedToolCalls: outcome.failed,
           finishReason: outcome.finished?.reason,

@@ -190,8 +190,26 @@ describe('argstream inspect, every view of one recording per provider', () => {
         expect(summary, `${call.name} ${call.args} in\n${result.stdout}`).toBeDefined();
         for (const [key, value] of stringFields(call)) if (!value.includes('\n')) expect(lines).toContain(`  ${key}: ${value}`);
       }
+      // Calls the provider ran are shown as such and counted apart from the application's.
+      for (const call of recording.providerToolCalls) expect(lines).toContain(`▶ ${call.name} (run by the provider)`);
+      const ran = recording.providerToolCalls.map((c) => c.name);
+      const runByProvider = `${ran.length} call${ran.length === 1 ? '' : 's'} run by the provider (${ran.join(', ')})`;
+      expect(lines.at(-2)?.includes(runByProvider)).toBe(ran.length > 0);
     });
   }
+});
+
+describe('argstream inspect on provider-run calls and refusals', () => {
+  it('prints the events of a Responses web search and a refusal, and the JSON turn lists them', async () => {
+    const search = await runCli(['inspect', '--provider', 'openai-responses', '--view', 'events', recordingPath('openai-responses/web-search-call-then-message-annotations.sse')]);
+    expect(search.code).toBe(0);
+    expect(search.stdout).toContain('part #0 tool-call-start web_search ws_67ccf18f64008190a39b619f4c8455ef087bb177ab789d5c (provider)\n');
+    expect(search.stdout).toContain('part #1 provider-tool-result web_search ws_67ccf18f64008190a39b619f4c8455ef087bb177ab789d5c {"status":"completed"}\n');
+    const refusal = await runCli(['inspect', '--provider', 'openai-chat', '--view', 'turn', '--json', recordingPath('openai-chat/refusal.sse')]);
+    expect(refusal.code).toBe(0);
+    const turn = JSON.parse(refusal.stdout.trim().split('\n').at(-1) as string) as Record<string, unknown>;
+    expect(turn).toMatchObject({ type: 'turn', text: '', refusal: "I'm sorry, I can't assist with that request.", toolCalls: [], providerToolCalls: [] });
+  });
 });
 
 describe('argstream inspect on standard input', () => {
