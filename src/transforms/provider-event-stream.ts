@@ -87,10 +87,24 @@ type Framing = 'sse' | 'ndjson' | 'aws-event-stream' | 'objects';
 /**
  * How text input is read, decided by its first non-blank character: `sse` (the provider's SSE);
  * `ndjson`, one JSON record per line (Ollama, or an SDK's `toReadableStream()` output of event
- * objects for an SSE provider); `document`, one JSON document read whole at the end (an HTTP
- * error body spread over several lines, Gemini's JSON-array stream without `alt=sse`).
+ * objects for an SSE provider); `array`, one JSON array whose elements are records, each read as
+ * soon as it is complete (Gemini's stream without `alt=sse`); `document`, one JSON document read
+ * whole at the end (an HTTP error body spread over several lines).
  */
-type TextMode = 'sse' | 'ndjson' | 'document';
+type TextMode = 'sse' | 'ndjson' | 'array' | 'document';
+
+/** Where the reading of a JSON array of records stands (`array` mode). */
+interface ArrayScan {
+  /** Bracket depth: 0 before the array's `[`, 1 between its elements. */
+  depth: number;
+  /** 0: outside a string; 1: inside one; 2: inside one, right after a backslash. */
+  string: 0 | 1 | 2;
+  /** The text of the element being read, up to the current chunk. */
+  element: string;
+  /** Whether the current chunk holds part of an element (from `start`). */
+  inElement: boolean;
+  closed: boolean;
+}
 
 /** Each provider API's framing and adapter factory. */
 const PROVIDERS: Readonly<Record<ProviderName, { readonly framing: Framing; readonly create: () => ProviderAdapter }>> = {
@@ -144,6 +158,8 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   #mode: TextMode | undefined;
   /** The text of a JSON document read whole (`document` mode). */
   #document = '';
+  /** The reading of a JSON array of records (`array` mode). */
+  #array: ArrayScan = { depth: 0, string: 0, element: '', inElement: false, closed: false };
   #aws: AwsEventStreamDecoder | undefined;
   /** The unterminated NDJSON line. */
   #line = '';
@@ -273,6 +289,10 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     if (this.#mode === 'document') {
       if (this.#usedBytes) this.#text(this.#textDecoder.decode());
       if (!this.#done) this.#endDocument();
+    } else if (this.#mode === 'array') {
+      if (!this.#array.closed) {
+        throw this.#invalid('truncated', `the stream ended inside its JSON array${this.#array.element === '' ? '' : `: "${excerpt(this.#array.element)}" is incomplete`}`);
+      }
     } else if (this.#mode === 'ndjson') {
       if (!this.#done && this.#line !== '') {
         const line = this.#line;
@@ -317,7 +337,11 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
       const first = text.search(/\S/);
       if (first === -1) return;
       const head = text[first];
-      this.#mode = this.#framing === 'ndjson' ? 'ndjson' : head === '{' ? 'ndjson' : head === '[' ? 'document' : 'sse';
+      this.#mode = this.#framing === 'ndjson' ? 'ndjson' : head === '{' ? 'ndjson' : head === '[' ? 'array' : 'sse';
+    }
+    if (this.#mode === 'array') {
+      this.#arrayText(text);
+      return;
     }
     if (this.#mode === 'document') {
       this.#document += text;
@@ -451,6 +475,76 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     this.#record(record);
   }
 
+  /**
+   * Read text of a JSON array of records: each element is decoded as soon as its closing bracket
+   * (or, for a scalar, the `,` or `]` after it) arrives; only the element being read is held.
+   */
+  #arrayText(text: string): void {
+    const scan = this.#array;
+    let start = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (scan.string !== 0) {
+        if (!scan.inElement) {
+          scan.inElement = true;
+          start = i;
+        }
+        scan.string = scan.string === 2 ? 1 : c === 0x5c ? 2 : c === 0x22 ? 0 : 1;
+        continue;
+      }
+      const blank = c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+      if (scan.closed || scan.depth === 0) {
+        if (blank) continue;
+        if (scan.depth === 0 && c === 0x5b && !scan.closed) {
+          scan.depth = 1;
+          continue;
+        }
+        throw this.#invalid('not-json', `expected one JSON array of records, got "${excerpt(text.slice(i).trim())}" ${scan.closed ? 'after it' : 'before it'}`);
+      }
+      if (scan.depth === 1 && (c === 0x2c || c === 0x5d)) {
+        // `,` or `]` between elements: a scalar element ends here.
+        if (scan.inElement || scan.element !== '') this.#arrayElement(scan.element + text.slice(start, i));
+        scan.inElement = false;
+        scan.element = '';
+        if (c === 0x5d) scan.closed = true;
+        continue;
+      }
+      if (scan.depth === 1 && blank && !scan.inElement && scan.element === '') continue;
+      if (!scan.inElement) {
+        scan.inElement = true;
+        start = i;
+      }
+      if (c === 0x22) scan.string = 1;
+      else if (c === 0x7b || c === 0x5b) scan.depth++;
+      else if (c === 0x7d || c === 0x5d) {
+        scan.depth--;
+        if (scan.depth === 1) {
+          this.#arrayElement(scan.element + text.slice(start, i + 1));
+          scan.inElement = false;
+          scan.element = '';
+        }
+      }
+    }
+    if (scan.inElement) {
+      scan.element = copyString(scan.element + text.slice(start));
+      scan.inElement = false;
+      if (scan.element.length > this.#maxBuffered) {
+        throw this.#invalid('max-buffered-bytes', `an element of the JSON array grew beyond maxBufferedBytes (${this.#maxBuffered})`);
+      }
+    }
+  }
+
+  #arrayElement(text: string): void {
+    if (this.#done || text.trim() === '') return;
+    let record: unknown;
+    try {
+      record = JSON.parse(text);
+    } catch (cause) {
+      throw this.#invalid('not-json', `an element of the JSON array is not JSON: "${excerpt(text.trim().replace(/\s+/g, ' '))}"`, cause);
+    }
+    this.#firstRecord(record, text);
+  }
+
   #endDocument(): void {
     const text = this.#document;
     this.#document = '';
@@ -462,9 +556,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
       throw this.#invalid('not-json', `expected ${this.#framing === 'sse' ? 'an SSE stream' : 'the provider\'s stream'}, got text that is not JSON: "${excerpt(text.trim().replace(/\s+/g, ' '))}"`, cause);
     }
     if (isErrorBody(this.#provider, value)) throw providerErrorFromBody(this.#provider, text);
-    // Gemini's streamGenerateContent without `alt=sse` answers a JSON array of its responses.
-    if (Array.isArray(value)) for (const record of value) this.#firstRecord(record, JSON.stringify(record));
-    else this.#firstRecord(value, text);
+    this.#firstRecord(value, text);
   }
 
   #frame(frame: AwsEventStreamMessage): void {
@@ -582,8 +674,9 @@ function headerText(value: unknown): string | undefined {
  * Other text forms are recognised by their first non-blank character, for the SSE providers:
  * `{` starts newline-delimited JSON of event objects — what the Anthropic and OpenAI SDKs'
  * `toReadableStream()` write (one `JSON.stringify(event)` per line) — read like the SSE it came
- * from; `[` starts one JSON array of records, read whole at the end (Gemini's
- * `streamGenerateContent` without `alt=sse`). An HTTP error body fed as the stream (the output of
+ * from; `[` starts one JSON array of records (Gemini's `streamGenerateContent` without
+ * `alt=sse`), each element decoded as soon as its closing brace arrives, holding only the
+ * element being read (input that ends inside the array errors with code `'truncated'`). An HTTP error body fed as the stream (the output of
  * `curl` on a failed request: Anthropic's `{"type":"error","error":{…}}`, OpenAI's and Gemini's
  * `{"error":{…}}`, Ollama's `{"error":"…"}`, Bedrock's `{"message":"…"}`) errors the stream with
  * the `ProviderError` `fromResponse` gives for it — the provider's type, code and message — less

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ProviderName } from '../../src/errors.ts';
-import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
+import { ProviderEventDecoder, ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import { cuttings, listFixtures, readFixture, settle, streamOf } from '../helpers.ts';
 
 const SSE_DIRS: Record<string, Exclude<ProviderName, 'ai-sdk'>> = {
@@ -52,7 +52,12 @@ function joined(values: readonly unknown[]): string {
   return JSON.stringify(out);
 }
 
-const recordings = Object.entries(SSE_DIRS).flatMap(([dir, provider]) => listFixtures(`providers/${dir}`).map((file) => [`providers/${dir}/${file}`, provider] as const));
+// The SSE recordings (Gemini's JSON-array one is read like them by the tests on every recording).
+const recordings = Object.entries(SSE_DIRS).flatMap(([dir, provider]) =>
+  listFixtures(`providers/${dir}`)
+    .filter((file) => file.endsWith('.sse'))
+    .map((file) => [`providers/${dir}/${file}`, provider] as const),
+);
 
 describe('ProviderEventStream input forms', () => {
   it.each(recordings)('ProviderEventStream reads the NDJSON of event objects (an SDK toReadableStream) like the SSE, cut anywhere: %s', async (file, provider) => {
@@ -75,6 +80,30 @@ describe('ProviderEventStream input forms', () => {
       const actual = await events(chunks, 'gemini');
       expect(joined(actual.values), name).toBe(joined(expected.values));
     }
+  });
+
+  it('ProviderEventDecoder emits each element of Gemini\'s JSON array as soon as it is complete, not at the end', () => {
+    const objects = dataObjects(new TextDecoder().decode(readFixture('providers/gemini/function-call-whole-args-crlf.sse')));
+    const reference = new ProviderEventDecoder({ provider: 'gemini' });
+    const perRecord = objects.map((object) => reference.push(object as object, []));
+    const decoder = new ProviderEventDecoder({ provider: 'gemini' });
+    expect(decoder.push('[', [])).toEqual([]);
+    objects.forEach((object, i) => {
+      const text = JSON.stringify(object, null, 2);
+      // All of an element but its last brace completes nothing; the brace completes it.
+      expect(decoder.push(`${i === 0 ? '' : ',\r\n'}${text.slice(0, -1)}`, []), `element ${i}`).toEqual([]);
+      expect(decoder.push(text.slice(-1), []), `element ${i}`).toEqual(perRecord[i]);
+    });
+    expect(decoder.push('\n]\n', [])).toEqual([]);
+    expect(decoder.end([])).toEqual(reference.end([]));
+  });
+
+  it('ProviderEventDecoder refuses a JSON array cut inside an element, and text after it', () => {
+    const cut = new ProviderEventDecoder({ provider: 'gemini' });
+    cut.push('[{"candidates": [{"content": {"parts": [{"text": "a"}]}}]}, {"cand', []);
+    expect(() => cut.end([])).toThrow(expect.objectContaining({ type: 'invalid-stream', code: 'truncated' }));
+    const after = new ProviderEventDecoder({ provider: 'gemini' });
+    expect(() => after.push('[{"candidates": []}] x', [])).toThrow(expect.objectContaining({ type: 'invalid-stream', code: 'not-json' }));
   });
 
   it('ProviderEventStream fed an HTTP error body (cut anywhere) errors with the provider\'s type and message, not an SSE error', async () => {

@@ -139,7 +139,8 @@ export function streamCuttings(bytes: Uint8Array): Array<[string, Array<string |
  */
 export function cutInsideLastLine(bytes: Uint8Array): Uint8Array {
   const text = new TextDecoder().decode(bytes);
-  const lines = [...text.matchAll(/[^\r\n]+/g)].filter((m) => m[0].trim() !== '' && m[0].trim() !== 'data: [DONE]');
+  // A line of a JSON array's punctuation only (`]`, `,`) carries no record.
+  const lines = [...text.matchAll(/[^\r\n]+/g)].filter((m) => m[0].trim() !== 'data: [DONE]' && /[\w"]/.test(m[0]));
   const last = lines.at(-1);
   if (last?.index === undefined) throw new Error('no line to cut');
   const cut = last.index + Math.floor(last[0].length / 2);

@@ -41,7 +41,7 @@ describe('createGeminiAdapter on every recording', () => {
   const recordings = manifestRecordings('gemini');
 
   it('covers every Gemini recording of the manifest', () => {
-    expect(recordings).toHaveLength(8);
+    expect(recordings).toHaveLength(9);
   });
 
   for (const recording of recordings) {
