@@ -84,10 +84,16 @@ describe('EventStreamEncoder → EventStreamDecoder', () => {
 
   it('EventStreamDecoder gives every event type of every stage back, deep-equal, over every recording (whole and cut at random)', async () => {
     const types = new Set<string>();
+    const partTypes = new Set<string>();
     for (const recording of readableRecordings()) {
       for (const [name, stages] of STAGES) {
         const source = await made(recordingSource(recording), stages);
-        for (const event of source.events) types.add((event as PipelineEvent).type);
+        for (const event of source.events as PipelineEvent[]) {
+          types.add(event.type);
+          if (event.type !== 'part') continue;
+          partTypes.add(event.part.type);
+          if (event.part.type === 'tool-call-start' && event.part.providerExecuted === true) partTypes.add('tool-call-start:provider');
+        }
         await roundTrip(source, (bytes) => [bytes], `${recording.file} through ${name}, whole`);
         await roundTrip(source, (bytes) => randomCuts(bytes, rng(recording.file.length + name.length), 12), `${recording.file} through ${name}, random cuts`);
       }
@@ -100,10 +106,16 @@ describe('EventStreamEncoder → EventStreamDecoder', () => {
     // Every type of PipelineEvent was relayed at least once.
     expect([...types].sort()).toEqual(
       [
-        'field-delta', 'field-end', 'field-start', 'finished', 'flush', 'message', 'part', 'path-update', 'reasoning', 'streaming-tool-call',
-        'structured', 'structured-progress', 'tool-call', 'tool-call-failed', 'tool-call-incomplete', 'tool-call-progress', 'validation-error',
+        'field-delta', 'field-end', 'field-start', 'finished', 'flush', 'message', 'part', 'path-update', 'provider-tool-call',
+        'provider-tool-result', 'reasoning', 'refusal', 'streaming-tool-call', 'structured', 'structured-progress', 'tool-call',
+        'tool-call-failed', 'tool-call-incomplete', 'tool-call-progress', 'validation-error',
       ],
     );
+    // And every type of part the recordings make (`structured` parts need the structuredOutput
+    // option), a provider-run call's start (with `providerExecuted`) among them.
+    expect([...partTypes].sort()).toEqual([
+      'message', 'provider-tool-result', 'reasoning', 'refusal', 'tool-call-arguments', 'tool-call-start', 'tool-call-start:provider',
+    ]);
   });
 
   it('EventStreamDecoder gives the errors inside events back as their classes, with their fields and causes', async () => {
