@@ -149,9 +149,11 @@ describe('One pipeline: every chain of stages gives the turn of the plain pipeli
             if (!name.startsWith('conversation') && !name.includes('→ conversation')) {
               expect(passedThrough(events), where).toEqual(passedThrough(plainEvents));
             }
-            // Each call the turn completes is rebuilt by every view the chain has.
+            // Each call the turn completes — the provider-run ones too — is rebuilt by every view the chain has.
             const seen = views(events);
-            for (const call of turn.toolCalls) {
+            const calls = turn.events.flatMap((e) => (e.type === 'tool-call' || e.type === 'provider-tool-call' ? [e] : []));
+            expect(calls.filter((c) => c.type === 'tool-call'), where).toEqual(turn.toolCalls);
+            for (const call of calls) {
               const args = call.arguments;
               if (seen.progress.has(call.index)) expect(seen.progress.get(call.index)?.snapshot(), where).toEqual(args);
               if (seen.fieldValues.has(call.index)) expect(seen.fieldValues.get(call.index), where).toEqual(args);
@@ -167,7 +169,7 @@ describe('One pipeline: every chain of stages gives the turn of the plain pipeli
               fields: name.includes('fields') ? true : undefined,
               updates: name.includes('path updates') ? true : undefined,
             };
-            const withArguments = turn.toolCalls.filter((c) => JSON.stringify(c.arguments) !== '{}');
+            const withArguments = calls.filter((c) => JSON.stringify(c.arguments) !== '{}');
             for (const call of withArguments) {
               if (viewsExpected.progress) expect(seen.progress.has(call.index), `${where}: progress of ${call.toolCallId}`).toBe(true);
               if (viewsExpected.fields && typeof call.arguments === 'object') expect(seen.fieldValues.has(call.index), `${where}: fields of ${call.toolCallId}`).toBe(true);
