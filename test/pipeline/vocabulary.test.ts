@@ -24,6 +24,7 @@ import {
   ProviderEventStream,
   TaggedToolCallExtractor,
   ToolCallDeltaCore,
+  ToolCallDeltaStream,
   ToolCallProgressStream,
   TurnBuilder,
   collectTurn,
@@ -108,6 +109,100 @@ describe('One vocabulary', () => {
     );
     const errors = events.filter((e) => e.type === 'validation-error');
     expect(errors).toEqual([{ type: 'validation-error', index: 0, toolCallId: 'c', toolName: 'write_file', path: '/path', issues: [{ message: 'forbidden path', path: ['path'] }] }]);
+  });
+});
+
+describe('Provider-run calls and refusals', () => {
+  const SEARCH = 'anthropic/handmade-server-web-search-then-text.sse';
+  const search = () => streamOf([bytesOf(SEARCH)]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' }));
+  const searchCall = { toolCallId: 'srvtoolu_01FYcUbzEaqqQh1WBRj1QX3h', toolName: 'web_search' };
+
+  it('a server tool call is never in turn.toolCalls: it is in providerToolCalls, joined with its result, after every stage', async () => {
+    const plain = await collectTurn(search());
+    expect(plain.toolCalls).toEqual([]);
+    expect(plain.incompleteToolCalls).toEqual([]);
+    expect(plain.providerToolCalls).toEqual([
+      {
+        ...searchCall,
+        arguments: { query: 'San Francisco weather today' },
+        result: [
+          { type: 'web_search_result', title: 'National Weather Service', url: 'https://forecast.weather.gov/MapClick.php?lat=37.7771&lon=-122.4196', encrypted_content: 'ErgBCioIBxgCIiQ0NGFl', page_age: '1 week ago' },
+          { type: 'web_search_result', title: 'San Francisco Bay Area weather forecast – NBC Bay Area', url: 'https://www.nbcbayarea.com/weather/', encrypted_content: 'EsAECioIBxgCIiQ0NGFl', page_age: null },
+        ],
+      },
+    ]);
+    expect(plain.events.map((e) => e.type)).toEqual(['provider-tool-call', 'provider-tool-result', 'message']);
+    for (const events of [
+      search().pipeThrough(new ToolCallProgressStream()),
+      search().pipeThrough(new ConversationEventStream({ progress: true, passthrough: true })),
+      search().pipeThrough(new FieldEventStream()),
+      search().pipeThrough(new PathUpdateStream()),
+      search().pipeThrough(new ToolCallDeltaStream()),
+      search().pipeThrough(new ToolCallDeltaStream()).pipeThrough(new ToolCallProgressStream()),
+    ]) {
+      expect(await collectTurn(events as ReadableStream<PipelineEvent>)).toEqual(plain);
+    }
+  });
+
+  it('a provider-run call says so in its start part, progress, raw deltas and conversation event; its result passes every stage', async () => {
+    const events = await readAll(search().pipeThrough(new ToolCallDeltaStream()).pipeThrough(new ToolCallProgressStream()).pipeThrough(new FieldEventStream({ keepProgress: true })));
+    const deltas = events.filter((e) => e.type === 'streaming-tool-call');
+    expect(deltas.length).toBeGreaterThan(2);
+    for (const delta of deltas) expect(delta).toMatchObject({ ...searchCall, providerExecuted: true });
+    const progress = events.filter((e) => e.type === 'tool-call-progress');
+    expect(progress.length).toBeGreaterThan(2);
+    for (const event of progress) expect(event).toMatchObject({ ...searchCall, providerExecuted: true });
+    expect(events.filter((e) => e.type === 'field-start').map((e) => (e as { key: string }).key)).toEqual(['query']);
+    expect(events.filter((e) => e.type === 'provider-tool-call')).toMatchObject([{ ...searchCall, index: 0, arguments: { query: 'San Francisco weather today' } }]);
+    expect(events.filter((e) => e.type === 'tool-call')).toEqual([]);
+    const raw = (await readAll(search())).filter((e) => e.type === 'part' && e.part.type !== 'message');
+    expect(raw[0]).toEqual({ type: 'part', index: 0, part: { ...searchCall, type: 'tool-call-start', providerExecuted: true }, metadata: { blockType: 'server_tool_use' } });
+    // The result part passes the stages that do not parse arguments; the views that parse them
+    // (on the turn builder) report it as its conversation event, as they report calls.
+    for (const [stage, reported] of [
+      [new ToolCallDeltaStream(), false],
+      [new CoalesceStream({ maxDelayMs: Infinity }), false],
+      [new FieldEventStream(), true],
+      [new PathUpdateStream(), true],
+    ] as const) {
+      const passed = await readAll(search().pipeThrough(stage as never) as ReadableStream<PipelineEvent>);
+      const parts = passed.filter((e) => e.type === 'part' && e.part.type === 'provider-tool-result');
+      const results = passed.filter((e) => e.type === 'provider-tool-result');
+      expect([parts.length, results.length]).toEqual(reported ? [0, 1] : [1, 0]);
+    }
+  });
+
+  it('a provider-run call cut off is incomplete with providerExecuted, and never in turn.incompleteToolCalls', async () => {
+    const events: PipelineEvent[] = [
+      { type: 'part', index: 0, part: { type: 'tool-call-start', toolCallId: 'ws_1', toolName: 'web_search', providerExecuted: true } },
+      args(0, '{"query":"weath'),
+    ];
+    const out = await readAll(streamOf(events).pipeThrough(new ConversationEventStream()));
+    expect(out).toEqual([
+      { type: 'tool-call-incomplete', index: 0, toolCallId: 'ws_1', toolName: 'web_search', providerExecuted: true, partialArguments: { query: 'weath' }, path: '/query', stopReason: undefined },
+    ]);
+    const turn = await collectTurn(streamOf(events));
+    expect(turn.incompleteToolCalls).toEqual([]);
+    expect(turn.providerToolCalls).toEqual([{ toolCallId: 'ws_1', toolName: 'web_search', arguments: { query: 'weath' }, incomplete: true }]);
+  });
+
+  it('a refusal is its own part and event, never message text, and the turn says so', async () => {
+    const refusal = () => streamOf([bytesOf('openai-chat/refusal.sse')]).pipeThrough(new ProviderEventStream({ provider: 'openai-chat' }));
+    const parts = (await readAll(refusal())).filter((e) => e.type === 'part');
+    expect(new Set(parts.map((e) => (e.type === 'part' ? e.part.type : '')))).toEqual(new Set(['refusal']));
+    const events = await readAll(refusal().pipeThrough(new ConversationEventStream()));
+    expect(events.filter((e) => e.type !== 'finished')).toEqual([
+      { type: 'refusal', index: 0, text: "I'm sorry, I can't assist with that request.", metadata: { choiceIndex: 0 } },
+    ]);
+    const turn = await collectTurn(refusal());
+    expect([turn.text, turn.refusal, turn.finishReason]).toEqual(['', "I'm sorry, I can't assist with that request.", 'stop']);
+    // The stages that do not own text pass refusal parts through.
+    const fields = await readAll(refusal().pipeThrough(new FieldEventStream()));
+    expect(fields.filter((e) => e.type === 'part')).toEqual(parts);
+    // Anthropic's refusal is a stop reason: its text (written before the stop) stays message text.
+    const stopped = await collectTurn(streamOf([bytesOf('anthropic/handmade-stop-reason-refusal.sse')]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })));
+    expect([stopped.text, stopped.refusal, stopped.finishReason, stopped.rawFinishReason]).toEqual(['Here is', 'Here is', 'refusal', 'refusal']);
+    expect((await collectTurn(provider())).refusal).toBeUndefined();
   });
 });
 
