@@ -23,12 +23,23 @@ function client(baseURL: string): Anthropic {
 
 /** The SDK's final message, as the calls, text and stop reason argstream's turn must match. */
 function sdkView(message: Anthropic.Message) {
-  const calls = message.content
-    .filter((block) => block.type === 'tool_use' || block.type === 'server_tool_use')
-    .map((block) => ({ id: (block as Anthropic.ToolUseBlock).id, name: (block as Anthropic.ToolUseBlock).name, arguments: (block as Anthropic.ToolUseBlock).input }));
+  const callOf = (block: Anthropic.ContentBlock) => ({ id: (block as Anthropic.ToolUseBlock).id, name: (block as Anthropic.ToolUseBlock).name, arguments: (block as Anthropic.ToolUseBlock).input });
+  // The application's calls, and apart the ones Anthropic ran, with the content of their result blocks.
+  const calls = message.content.filter((block) => block.type === 'tool_use').map(callOf);
+  const results = new Map(
+    message.content.flatMap((block) => ('tool_use_id' in block && block.type.endsWith('_tool_result') ? [[block.tool_use_id, (block as { content: unknown }).content] as const] : [])),
+  );
+  const providerCalls = message.content
+    .filter((block) => block.type === 'server_tool_use' || block.type === 'mcp_tool_use')
+    .map((block) => ({ ...callOf(block), result: results.get((block as Anthropic.ServerToolUseBlock).id) }));
   const text = message.content.filter((block) => block.type === 'text').map((block) => (block as Anthropic.TextBlock).text).join('');
   const reasoning = message.content.filter((block) => block.type === 'thinking').map((block) => (block as Anthropic.ThinkingBlock).thinking).join('');
-  return { calls, text, reasoning, stopReason: message.stop_reason };
+  return { calls, providerCalls, text, reasoning, stopReason: message.stop_reason };
+}
+
+/** The turn's provider-run calls as the SDK view has them. */
+function providerCalls(turn: Awaited<ReturnType<typeof collectTurn>>) {
+  return turn.providerToolCalls.map((call) => ({ id: call.toolCallId, name: call.toolName, arguments: call.arguments, result: call.result }));
 }
 
 const complete = manifestRecordings('anthropic').filter((recording) => recording.file !== 'anthropic/tool-use-truncated-max-tokens.sse');
@@ -42,6 +53,7 @@ describe('Anthropic SDK against the replay server', () => {
       const turn = await collectTurn(fromAsyncIterable(stream).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })));
       const sdk = sdkView(await stream.finalMessage());
       expect(turnCalls(turn)).toEqual(sdk.calls);
+      expect(providerCalls(turn)).toEqual(sdk.providerCalls);
       expect(turn.text).toBe(sdk.text);
       expect(turn.reasoning).toBe(sdk.reasoning);
       expect(turn.rawFinishReason).toBe(sdk.stopReason);
@@ -60,6 +72,7 @@ describe('Anthropic SDK against the replay server', () => {
       const sdk = sdkView(await anthropic.messages.stream(params).finalMessage());
       const check = (turn: Awaited<ReturnType<typeof collectTurn>>) => {
         expect(turnCalls(turn)).toEqual(sdk.calls);
+        expect(providerCalls(turn)).toEqual(sdk.providerCalls);
         expect(turn.text).toBe(sdk.text);
         expect(turn.reasoning).toBe(sdk.reasoning);
         expect(turn.rawFinishReason).toBe(sdk.stopReason);

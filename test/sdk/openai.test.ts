@@ -102,7 +102,9 @@ describe('OpenAI SDK, Chat Completions, against the replay server', () => {
     });
     if (completion.choices.length === 1) {
       expect(turnCalls(turn)).toEqual(sdkCalls);
-      expect(turn.text).toBe((choice.message.content ?? '') + (choice.message.refusal ?? ''));
+      expect(turn.text).toBe(choice.message.content ?? '');
+      // The SDK's `message.refusal` is argstream's refusal, never message text.
+      expect(turn.refusal).toBe(choice.message.refusal ?? undefined);
     } else {
       // Several choices: argstream's turn holds every choice's slots, in the order they arrived.
       expect(turnCalls(turn)).toEqual([]);
@@ -140,6 +142,13 @@ describe('OpenAI SDK, Responses, against the replay server', () => {
         return { id: call.call_id, name: call.name, arguments: call.arguments === '' ? {} : JSON.parse(call.arguments) };
       });
     expect(turnCalls(turn)).toEqual(sdkCalls);
+    // Hosted calls (web search, …) are the provider's: their ids are the SDK's output items of those types.
+    const hosted = ['web_search_call', 'file_search_call', 'code_interpreter_call', 'image_generation_call', 'mcp_call'];
+    const sdkHosted = response.output.filter((item) => hosted.includes(item.type)).map((item) => (item as { id: string }).id);
+    expect(turn.providerToolCalls.map((call) => call.toolCallId)).toEqual(sdkHosted);
+    // The SDK's refusal content parts are argstream's refusal, never message text.
+    const sdkRefusal = response.output.flatMap((item) => (item.type === 'message' ? item.content.flatMap((c) => (c.type === 'refusal' ? [c.refusal] : [])) : []));
+    expect(turn.refusal).toBe(sdkRefusal.length > 0 ? sdkRefusal.join('') : undefined);
     expect(turn.text).toBe(response.output_text);
     expect(turn.rawFinishReason).toBe(response.status);
     expect(turn.finishReason).toBe(sdkCalls.length > 0 ? 'tool-calls' : 'stop');
