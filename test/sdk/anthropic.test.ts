@@ -30,7 +30,7 @@ function sdkView(message: Anthropic.Message) {
     message.content.flatMap((block) => ('tool_use_id' in block && block.type.endsWith('_tool_result') ? [[block.tool_use_id, (block as { content: unknown }).content] as const] : [])),
   );
   const providerCalls = message.content
-    .filter((block) => block.type === 'server_tool_use' || block.type === 'mcp_tool_use')
+    .filter((block) => block.type === 'server_tool_use' || (block.type as string) === 'mcp_tool_use')
     .map((block) => ({ ...callOf(block), result: results.get((block as Anthropic.ServerToolUseBlock).id) }));
   const text = message.content.filter((block) => block.type === 'text').map((block) => (block as Anthropic.TextBlock).text).join('');
   const reasoning = message.content.filter((block) => block.type === 'thinking').map((block) => (block as Anthropic.ThinkingBlock).thinking).join('');

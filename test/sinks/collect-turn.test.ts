@@ -13,7 +13,7 @@ import { cuttings, readFixture, streamOf } from '../helpers.ts';
 import { args, recordingSource, start } from '../helpers.ts';
 import { ToolCallArgumentsError } from '../../src/errors.ts';
 import { type ManifestRecording, readManifest } from '../manifest.ts';
-import { manifestError, PROVIDER_OF_DIR, sdkObjectsOf, streamCuttings } from '../transforms/providers/event-stream-helpers.ts';
+import { manifestError, PROVIDER_OF_DIR, readableRecordings, recordingInput, sdkObjectsOf, streamCuttings } from '../transforms/providers/event-stream-helpers.ts';
 
 /** Each API's raw finish reasons and what they normalize to (from the API references). */
 const FINISH: Readonly<Record<string, Readonly<Record<string, FinishReason>>>> = {
@@ -89,6 +89,8 @@ function oracleTexts(recording: ManifestRecording, objects: readonly object[]): 
         break;
       case 'openai-responses':
         if (object.type === 'response.output_text.delta') add(messages, `${object.output_index}`, object.delta);
+        // The final text of `output_text.done` wins over the deltas.
+        if (object.type === 'response.output_text.done') messages.set(`${object.output_index}`, object.text);
         if (object.type === 'response.refusal.delta') add(refusals, `${object.output_index}/${object.content_index}`, object.delta);
         if (object.type === 'response.reasoning_summary_text.delta' || object.type === 'response.reasoning_text.delta') {
           add(reasoning, `${object.output_index}`, object.delta);
@@ -338,5 +340,53 @@ describe('collectTurn when a tool call fails', () => {
     expect(error).toBeInstanceOf(ToolCallArgumentsError);
     expect(log.cancelled).toBe(error);
     expect(stream.locked).toBe(false);
+  });
+});
+
+/** Item and block types of the calls a provider runs itself, by the providers' API references. */
+const PROVIDER_RUN_TYPES: ReadonlySet<string> = new Set([
+  // Anthropic content blocks.
+  'server_tool_use',
+  'mcp_tool_use',
+  // OpenAI Responses output items (a `shell_call` is the provider's only in a hosted container).
+  'web_search_call',
+  'file_search_call',
+  'code_interpreter_call',
+  'image_generation_call',
+  'mcp_call',
+]);
+
+/** The ids of the provider-run calls anywhere in a recording's records (walked, not adapted). */
+function providerRunIds(objects: readonly object[]): Set<string> {
+  const ids = new Set<string>();
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (const item of value) walk(item);
+      return;
+    }
+    if (typeof value !== 'object' || value === null) return;
+    const record = value as Record<string, unknown>;
+    if (typeof record['type'] === 'string' && PROVIDER_RUN_TYPES.has(record['type']) && typeof record['id'] === 'string') ids.add(record['id']);
+    if (record['providerExecuted'] === true && typeof record['toolCallId'] === 'string') ids.add(record['toolCallId']);
+    for (const member of Object.values(record)) walk(member);
+  };
+  walk(objects);
+  return ids;
+}
+
+describe('turn.toolCalls holds only the calls the application runs', () => {
+  it('on every recording, no call the provider ran is in turn.toolCalls, and each is in turn.providerToolCalls', async () => {
+    let providerRun = 0;
+    for (const recording of readableRecordings()) {
+      const objects = sdkObjectsOf(recording.file);
+      const ids = providerRunIds(objects);
+      providerRun += ids.size;
+      for (const turn of [await turnOf(recording, recordingInput(recording)), await turnOf(recording, objects)]) {
+        expect(turn.toolCalls.filter((call) => ids.has(call.toolCallId)), recording.file).toEqual([]);
+        expect(new Set(turn.providerToolCalls.map((call) => call.toolCallId)), recording.file).toEqual(ids);
+      }
+    }
+    // The three recordings with server tools (two Anthropic, one Responses web search).
+    expect(providerRun).toBe(3);
   });
 });
