@@ -285,7 +285,12 @@ class ArgumentValidator {
           checks.push({ call, path: '', schema: whole, value: complete.arguments, prefix: [], onlyKey: undefined, failedKeys: new Set() });
         }
       }
-    } else if (event.type === 'tool-call-incomplete' || event.type === 'tool-call-failed' || event.type === 'structured') {
+    } else if (
+      event.type === 'tool-call-incomplete' ||
+      event.type === 'tool-call-failed' ||
+      event.type === 'provider-tool-call' ||
+      event.type === 'structured'
+    ) {
       const index = (event as unknown as { readonly index: number }).index;
       this.#slots.delete(index);
       this.#calls.delete(index);
@@ -305,6 +310,8 @@ class ArgumentValidator {
   }
 
   #progress(event: ToolCallArgumentProgress, checks: Check[]): void {
+    // A call the provider runs is not the application's: its schemas do not apply.
+    if (event.providerExecuted === true) return;
     const slot = this.#slots.get(event.index);
     if (slot !== undefined) slot.fragments = true;
     let state = this.#calls.get(event.index);
@@ -390,7 +397,9 @@ function isPromise(value: unknown): value is PromiseLike<StandardSchemaResult> {
  * valibot, arktype, … — any object with `~standard.validate`; no dependency on any of them).
  * Reads any pipeline event and passes every one through unchanged, adding `validation-error`
  * events; raw argument parts that no stage before parsed are parsed here first (they become
- * progress events and each call's `tool-call` event, as after `ToolCallProgressStream`).
+ * progress events and each call's `tool-call` event, as after `ToolCallProgressStream`). A call
+ * the provider runs itself (`providerExecuted`, e.g. a web search) is not validated: the schemas
+ * are the application's.
  *
  * - **A field as soon as it is complete.** When a top-level member of the arguments object is
  *   complete, it is validated at once, so a `write_file` to a forbidden path is reported before

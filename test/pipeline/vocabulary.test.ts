@@ -172,6 +172,21 @@ describe('Provider-run calls and refusals', () => {
     }
   });
 
+  it('ArgumentValidationStream leaves a provider-run call alone: the schemas are the application\'s', async () => {
+    const rejectAll = z.object({ never: z.string() });
+    for (const events of [
+      search().pipeThrough(new ArgumentValidationStream({ schema: rejectAll })),
+      search().pipeThrough(new ToolCallProgressStream()).pipeThrough(new ArgumentValidationStream({ schema: rejectAll, tools: { web_search: rejectAll } })),
+    ]) {
+      const all = await readAll(events as ReadableStream<PipelineEvent>);
+      expect(all.filter((e) => e.type === 'validation-error')).toEqual([]);
+      expect(all.filter((e) => e.type === 'provider-tool-call')).toHaveLength(1);
+    }
+    // The same schema does reject an application's call.
+    const app = await readAll(provider().pipeThrough(new ArgumentValidationStream({ schema: rejectAll })));
+    expect(app.filter((e) => e.type === 'validation-error').length).toBeGreaterThan(0);
+  });
+
   it('a provider-run call cut off is incomplete with providerExecuted, and never in turn.incompleteToolCalls', async () => {
     const events: PipelineEvent[] = [
       { type: 'part', index: 0, part: { type: 'tool-call-start', toolCallId: 'ws_1', toolName: 'web_search', providerExecuted: true } },
