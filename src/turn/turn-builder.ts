@@ -426,7 +426,9 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
       return;
     }
     if ('parts' in slot) {
-      const text = slot.parts.join('');
+      // The provider's final text wins over deltas it does not continue (OpenAI Responses `.done`).
+      const finalText = slot.metadata?.['textMismatch'] === true ? slot.metadata['finalText'] : undefined;
+      const text = typeof finalText === 'string' ? finalText : slot.parts.join('');
       if (slot.kind === 'message' || slot.kind === 'refusal') out.push(withMetadata({ type: slot.kind, index: slot.index, text }, slot.metadata));
       else {
         const signature = slot.metadata?.['signature'];

@@ -18,6 +18,17 @@ import {
   usageOf,
 } from './json-access.ts';
 
+/**
+ * What a `.done` event's final text makes of the text the deltas delivered: the final text when
+ * the deltas are a prefix of it (equal included; the caller emits the rest), the delivered text
+ * when there is no final text, and `undefined` when the deltas are not a prefix of it — text
+ * neither contains would come of appending to them.
+ */
+function reconcile(delivered: string, final: string | undefined): string | undefined {
+  if (final === undefined) return delivered;
+  return final.startsWith(delivered) ? final : undefined;
+}
+
 /** Options of {@link createOpenAIResponsesAdapter} (none yet). */
 export interface OpenAIResponsesAdapterOptions {}
 
@@ -25,8 +36,10 @@ export interface OpenAIResponsesAdapterOptions {}
 interface ContentPart {
   readonly slot: number;
   readonly contentIndex: number;
-  /** UTF-16 length of the text emitted so far, to complete it from a `.done` event. */
-  emitted: number;
+  /** The text emitted so far (the final text once a `.done` event brought it), to check and complete it. */
+  emitted: string;
+  /** A `.done` event's final text of which the deltas were not a prefix (see {@link reconcile}). */
+  finalText: string | undefined;
   refusal: boolean;
   annotations: unknown[];
 }
@@ -41,8 +54,10 @@ interface OutputItem {
   /** The latest item object (`output_item.added`, then `output_item.done`). */
   item: JsonRecord | undefined;
   readonly parts: Map<number, ContentPart>;
-  /** Emitted text length per reasoning stream (`s<summary_index>` / `c<content_index>`), or `args`. */
-  readonly emitted: Map<string, number>;
+  /** Text emitted per reasoning stream (`s<summary_index>` / `c<content_index>`), or `args`. */
+  readonly emitted: Map<string, string>;
+  /** Whether a reasoning stream's final text was not continued by its deltas (see {@link reconcile}). */
+  textMismatch: boolean;
   startedId: string;
   startedName: string;
   closed: boolean;
@@ -148,12 +163,10 @@ function responsesUsage(raw: JsonRecord): Usage {
  * - `function_call` items: `tool-call-start {id: call_id, name}` (metadata `{itemId}`: the
  *   `fc_…` id that links the deltas, while `call_id` is what the tool result must reference),
  *   then each non-empty `function_call_arguments.delta` verbatim. `.done` and
- *   `output_item.done` repeat the whole arguments: what the deltas did not deliver (all of it for
- *   servers that send no deltas, like LM Studio) is emitted from them, assuming the deltas were a
- *   prefix. Empty arguments emit no chunk (downstream reads that as `{}`). The item's slot is
- *   flushed at `output_item.done`.
+ *   `output_item.done` repeat the whole arguments (see "Final texts" below). Empty arguments emit
+ *   no chunk (downstream reads that as `{}`). The item's slot is flushed at `output_item.done`.
  * - `message` items: `message` parts from `output_text.delta` (and `refusal` parts from
- *   `refusal.delta`, with `{refusal: true}` in the flush metadata), completed from `.done` the same way; each content
+ *   `refusal.delta`, with `{refusal: true}` in the flush metadata), checked against `.done`; each content
  *   part is flushed at `content_part.done` with `{itemId, outputIndex, contentIndex, phase?,
  *   annotations?}`.
  * - `reasoning` items: one slot; `reasoning_summary_text.delta` gives `reasoning` parts with
@@ -184,10 +197,24 @@ function responsesUsage(raw: JsonRecord): Usage {
  *   status, or the incompleteness reason.
  * - Unknown event types and fields (`obfuscation`, `sequence_number`, …) are ignored.
  *
+ * Final texts: `output_text.done`, `refusal.done`, `content_part.done`, `reasoning_summary_text.done`,
+ * `reasoning_summary_part.done`, `reasoning_text.done`, `function_call_arguments.done` and
+ * `output_item.done` repeat the whole text the deltas streamed. The final text wins, and it is
+ * checked against what the deltas delivered:
+ * - the deltas are a prefix of it (the usual case; equal, or a server that sends no deltas, like
+ *   LM Studio): the rest is emitted as one more part, so the slot's text is the final text;
+ * - they are not (the server's deltas and final text disagree): nothing is appended, since text
+ *   neither contains would result. Text (message, refusal, reasoning) keeps what the deltas
+ *   delivered and its flush carries `{textMismatch: true, finalText}` — the slot's whole text as
+ *   the final events have it, for a consumer to show instead. A call's arguments cannot be taken
+ *   back once streamed to the parser and must not be run as streamed: the stream errors with a
+ *   `ProviderError` of type `'text-mismatch'` (its `cause` holds `{itemId, streamed, final}`).
+ *
  * `end()` flushes every slot still open and emits no `finished` when no terminal event came.
  *
  * @throws {ProviderError} on an `error` event (both the documented flat shape `{code, message}`
- * and the observed nested `{error: {type, code, message}}`), and on `response.failed`.
+ * and the observed nested `{error: {type, code, message}}`), on `response.failed`, and with type
+ * `'text-mismatch'` when a call's final arguments do not continue its streamed ones.
  */
 export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOptions = {}): ProviderAdapter {
   const items = new Map<number, OutputItem>();
@@ -211,6 +238,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
         item: undefined,
         parts: new Map(),
         emitted: new Map(),
+        textMismatch: false,
         startedId: '',
         startedName: '',
         closed: false,
@@ -228,7 +256,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
     const contentIndex = numberAt(data, 'content_index') ?? 0;
     let part = item.parts.get(contentIndex);
     if (part === undefined) {
-      part = { slot: nextSlot++, contentIndex, emitted: 0, refusal: false, annotations: [] };
+      part = { slot: nextSlot++, contentIndex, emitted: '', finalText: undefined, refusal: false, annotations: [] };
       item.parts.set(contentIndex, part);
     }
     return part;
@@ -296,20 +324,57 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
     out.push(metadata === undefined ? { type: 'flush', index: slot } : { type: 'flush', index: slot, metadata });
   }
 
-  /** Emit what a `.done` text has beyond what the deltas delivered. */
+  /**
+   * Reconcile the text the deltas delivered with a `.done` event's final text (see
+   * {@link reconcile}): when the deltas are a prefix of it, emit the rest and return the final
+   * text; when they are not, emit nothing and return `undefined` (a mismatch, for the caller to
+   * report). A later `.done` repeating the same final text then matches.
+   */
   function complete(
     slot: number,
-    emitted: number,
+    emitted: string,
     full: string | undefined,
     kind: 'message' | 'reasoning' | 'refusal' | 'tool-call-arguments',
     out: StreamEvent[],
     metadata?: Record<string, unknown>,
-  ): number {
-    if (full === undefined || full.length <= emitted) return emitted;
-    const rest = full.slice(emitted);
-    const part = kind === 'tool-call-arguments' ? ({ type: kind, chunk: rest } as const) : ({ type: kind, text: rest } as const);
-    out.push({ type: 'part', index: slot, part, ...(metadata ? { metadata } : {}) });
-    return full.length;
+  ): string | undefined {
+    const result = reconcile(emitted, full);
+    if (result === undefined) return undefined;
+    if (result.length > emitted.length) {
+      const rest = result.slice(emitted.length);
+      const part = kind === 'tool-call-arguments' ? ({ type: kind, chunk: rest } as const) : ({ type: kind, text: rest } as const);
+      out.push({ type: 'part', index: slot, part, ...(metadata ? { metadata } : {}) });
+    }
+    return result;
+  }
+
+  /** {@link complete} for a content part: a mismatch is kept for its flush. */
+  function completePart(part: ContentPart, full: string | undefined, out: StreamEvent[]): void {
+    const result = complete(part.slot, part.emitted, full, part.refusal ? 'refusal' : 'message', out);
+    if (result === undefined) part.finalText = full;
+    part.emitted = result ?? (full as string);
+  }
+
+  /** {@link complete} for a reasoning stream of an item: a mismatch is kept for its flush. */
+  function completeReasoning(item: OutputItem, slot: number, key: string, full: string | undefined, out: StreamEvent[], metadata?: Record<string, unknown>): void {
+    const result = complete(slot, item.emitted.get(key) ?? '', full, 'reasoning', out, metadata);
+    if (result === undefined) item.textMismatch = true;
+    item.emitted.set(key, result ?? (full as string));
+  }
+
+  /** {@link complete} for a call's arguments: a mismatch is an error (the final arguments win, and the streamed ones cannot be taken back). */
+  function completeArguments(item: OutputItem, slot: number, full: string | undefined, out: StreamEvent[]): void {
+    const emitted = item.emitted.get('args') ?? '';
+    const result = complete(slot, emitted, full, 'tool-call-arguments', out);
+    if (result === undefined) {
+      throw new ProviderError(
+        'openai-responses',
+        'text-mismatch',
+        `the arguments streamed for call ${JSON.stringify(item.startedId)} are not the start of the final arguments the server sent`,
+        { cause: { itemId: item.itemId, streamed: emitted, final: full } },
+      );
+    }
+    item.emitted.set('args', result);
   }
 
   function flushPart(item: OutputItem, part: ContentPart, out: StreamEvent[]): void {
@@ -321,6 +386,8 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
       phase: stringAt(item.item, 'phase'),
       refusal: part.refusal ? true : undefined,
       annotations: part.annotations.length > 0 ? part.annotations : undefined,
+      textMismatch: part.finalText === undefined ? undefined : true,
+      finalText: part.finalText,
     });
     out.push(metadata === undefined ? { type: 'flush', index: part.slot } : { type: 'flush', index: part.slot, metadata });
   }
@@ -340,7 +407,13 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
         metadata = metadataOf({ itemId: item.itemId, itemType: item.type });
         break;
       case 'reasoning':
-        metadata = metadataOf({ itemId: item.itemId, encryptedContent: stringAt(item.item, 'encrypted_content') });
+        metadata = metadataOf({
+          itemId: item.itemId,
+          encryptedContent: stringAt(item.item, 'encrypted_content'),
+          // The slot's text as the final events have it: each stream's final text, in order.
+          textMismatch: item.textMismatch ? true : undefined,
+          finalText: item.textMismatch ? [...item.emitted.values()].join('') : undefined,
+        });
         break;
       default:
         metadata = metadataOf({ itemId: item.itemId, itemType: item.type, item: item.item });
@@ -363,13 +436,11 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
     known.item = source ?? known.item;
     if (type === 'function_call') {
       startCall(known, source, out);
-      if (done && known.slot !== undefined) {
-        known.emitted.set('args', complete(known.slot, known.emitted.get('args') ?? 0, stringAt(source, 'arguments'), 'tool-call-arguments', out));
-      }
+      if (done && known.slot !== undefined) completeArguments(known, known.slot, stringAt(source, 'arguments'), out);
     } else if (known.slot !== undefined && (known.call ??= callKind(type, source)) !== undefined) {
       if (known.call === 'app') sawFunctionCall = true;
       startCall(known, source, out);
-      if (done) known.emitted.set('args', complete(known.slot, known.emitted.get('args') ?? 0, callArguments(known, source), 'tool-call-arguments', out));
+      if (done) completeArguments(known, known.slot, callArguments(known, source), out);
     }
     if (done) closeItem(known, out, true);
   }
@@ -438,7 +509,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
           if (item === undefined || !text) break;
           const part = ensurePart(item, data);
           if (type === 'response.refusal.delta') part.refusal = true;
-          part.emitted += text.length;
+          part.emitted += text;
           out.push({ type: 'part', index: part.slot, part: { type: part.refusal ? 'refusal' : 'message', text } });
           break;
         }
@@ -448,7 +519,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
           if (item === undefined) break;
           const part = ensurePart(item, data);
           if (type === 'response.refusal.done') part.refusal = true;
-          part.emitted = complete(part.slot, part.emitted, stringAt(data, type === 'response.refusal.done' ? 'refusal' : 'text'), part.refusal ? 'refusal' : 'message', out);
+          completePart(part, stringAt(data, type === 'response.refusal.done' ? 'refusal' : 'text'), out);
           break;
         }
         case 'response.output_text.annotation.added': {
@@ -464,15 +535,14 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
             const part = ensurePart(item, data);
             const refusal = stringAt(source, 'refusal');
             if (refusal !== undefined) part.refusal = true;
-            part.emitted = complete(part.slot, part.emitted, refusal ?? stringAt(source, 'text'), part.refusal ? 'refusal' : 'message', out);
+            completePart(part, refusal ?? stringAt(source, 'text'), out);
             const annotations = source?.annotations;
             if (part.annotations.length === 0 && Array.isArray(annotations) && annotations.length > 0) {
               part.annotations = annotations;
             }
             flushPart(item, part, out);
           } else if (item.type === 'reasoning' && item.slot !== undefined) {
-            const key = `c${numberAt(data, 'content_index') ?? 0}`;
-            item.emitted.set(key, complete(item.slot, item.emitted.get(key) ?? 0, stringAt(source, 'text'), 'reasoning', out));
+            completeReasoning(item, item.slot, `c${numberAt(data, 'content_index') ?? 0}`, stringAt(source, 'text'), out);
           }
           break;
         }
@@ -484,7 +554,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
           const summaryIndex = numberAt(data, 'summary_index') ?? 0;
           const summary = type === 'response.reasoning_summary_text.delta';
           const key = summary ? `s${summaryIndex}` : `c${numberAt(data, 'content_index') ?? 0}`;
-          item.emitted.set(key, (item.emitted.get(key) ?? 0) + text.length);
+          item.emitted.set(key, (item.emitted.get(key) ?? '') + text);
           out.push({
             type: 'part',
             index: item.slot,
@@ -502,17 +572,14 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
           const summary = type !== 'response.reasoning_text.done';
           const key = summary ? `s${summaryIndex}` : `c${numberAt(data, 'content_index') ?? 0}`;
           const full = type === 'response.reasoning_summary_part.done' ? stringAt(recordAt(data, 'part'), 'text') : stringAt(data, 'text');
-          item.emitted.set(
-            key,
-            complete(item.slot, item.emitted.get(key) ?? 0, full, 'reasoning', out, summary ? { summaryIndex } : undefined),
-          );
+          completeReasoning(item, item.slot, key, full, out, summary ? { summaryIndex } : undefined);
           break;
         }
         case 'response.function_call_arguments.delta': {
           const item = ensureItem(data, 'function_call');
           const chunk = stringAt(data, 'delta');
           if (item?.slot === undefined || !chunk) break;
-          item.emitted.set('args', (item.emitted.get('args') ?? 0) + chunk.length);
+          item.emitted.set('args', (item.emitted.get('args') ?? '') + chunk);
           out.push({ type: 'part', index: item.slot, part: { type: 'tool-call-arguments', chunk } });
           break;
         }
@@ -520,7 +587,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
           const item = ensureItem(data, 'mcp_call');
           const chunk = stringAt(data, 'delta');
           if (item?.slot === undefined || item.type !== 'mcp_call' || !chunk) break;
-          item.emitted.set('args', (item.emitted.get('args') ?? 0) + chunk.length);
+          item.emitted.set('args', (item.emitted.get('args') ?? '') + chunk);
           out.push({ type: 'part', index: item.slot, part: { type: 'tool-call-arguments', chunk } });
           break;
         }
@@ -528,7 +595,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
           const item = ensureItem(data, 'function_call');
           if (item?.slot === undefined) break;
           startCall(item, data, out);
-          item.emitted.set('args', complete(item.slot, item.emitted.get('args') ?? 0, stringAt(data, 'arguments'), 'tool-call-arguments', out));
+          completeArguments(item, item.slot, stringAt(data, 'arguments'), out);
           break;
         }
         case 'response.completed':

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../../src/errors.ts';
-import { cuttings } from '../../helpers.ts';
+import { collectTurn } from '../../../src/sinks/collect-turn.ts';
+import { ProviderEventStream } from '../../../src/transforms/provider-event-stream.ts';
+import { cuttings, streamOf } from '../../helpers.ts';
 import { manifestRecordings } from '../../manifest.ts';
 import { assembleEvents, bytesOf, eventsOf, runStream, sseObjects, textOf, unflushedSlots } from './event-stream-helpers.ts';
 
@@ -10,6 +12,7 @@ type ResponsesEvent = {
   output_index?: number;
   content_index?: number;
   delta?: string;
+  text?: string;
   item?: { type: string; id: string; encrypted_content?: string };
 };
 
@@ -27,6 +30,8 @@ function itemTexts(text: string): {
   for (const event of sseObjects(text) as ResponsesEvent[]) {
     const at = event.output_index ?? -1;
     if (event.type === 'response.output_text.delta') messages.set(at, (messages.get(at) ?? '') + event.delta);
+    // A final text continuing the deltas completes them; one that does not leaves them as they are.
+    if (event.type === 'response.output_text.done' && event.text?.startsWith(messages.get(at) ?? '')) messages.set(at, event.text);
     if (event.type === 'response.refusal.delta') refusals.set(at, (refusals.get(at) ?? '') + event.delta);
     if (event.type === 'response.reasoning_summary_text.delta' || event.type === 'response.reasoning_text.delta') {
       reasoning.set(at, (reasoning.get(at) ?? '') + event.delta);
@@ -42,7 +47,7 @@ describe('ProviderEventStream with provider openai-responses, on every recording
   const recordings = manifestRecordings('openai-responses');
 
   it('ProviderEventStream covers every Responses recording of the manifest', () => {
-    expect(recordings).toHaveLength(11);
+    expect(recordings).toHaveLength(13);
   });
 
   for (const recording of recordings) {
@@ -116,6 +121,45 @@ describe('ProviderEventStream with provider openai-responses, on every recording
       });
     });
   }
+});
+
+describe('ProviderEventStream with provider openai-responses, final texts', () => {
+  const finalText = 'I’ll check the capital lookup tool for “PotatoLand.”';
+
+  it('ProviderEventStream completes text and arguments from the .done events when the deltas are a prefix of them', async () => {
+    const events = await eventsOf('openai-responses', [bytesOf('openai-responses/handmade-done-completes-text-and-arguments.sse')]);
+    const { slots, toolCalls } = assembleEvents(events);
+    const message = slots.find((s) => s.kinds.includes('message'));
+    expect(message?.text).toBe(finalText);
+    expect(message?.flushMetadata?.textMismatch).toBeUndefined();
+    expect(toolCalls[0]?.args).toBe('{"country":"PotatoLand"}');
+    // What the deltas lacked comes as one part each, from the first .done event.
+    const tail = events.filter((e) => e.type === 'part' && (e.index === message?.index || e.index === toolCalls[0]?.index)).slice(-1);
+    expect(tail).toEqual([{ type: 'part', index: toolCalls[0]?.index, part: { type: 'tool-call-arguments', chunk: 'Land"}' } }]);
+    expect(events).toContainEqual({ type: 'part', index: message?.index, part: { type: 'message', text: 'Land.”' } });
+  });
+
+  it('ProviderEventStream appends nothing to text deltas the final text does not continue, and flags the flush with the final text', async () => {
+    const file = 'openai-responses/handmade-text-deltas-disagree-with-done.sse';
+    const events = await eventsOf('openai-responses', [bytesOf(file)]);
+    const message = assembleEvents(events).slots.find((s) => s.kinds.includes('message'));
+    expect(message?.text).toBe('I’ll check THE capital lookup tool for “PotatoLand.”');
+    expect(message?.flushMetadata).toMatchObject({ textMismatch: true, finalText });
+    // The final text wins in the turn.
+    const turn = await collectTurn(streamOf([bytesOf(file)]).pipeThrough(new ProviderEventStream({ provider: 'openai-responses' })));
+    expect(turn.text).toBe(finalText);
+  });
+
+  it('ProviderEventStream errors with text-mismatch when the final arguments do not continue the streamed ones', async () => {
+    const text = textOf('openai-responses/function-call.sse').replace('"delta":"France"', '"delta":"Spain"');
+    expect(text).not.toBe(textOf('openai-responses/function-call.sse'));
+    const { events, error } = await runStream('openai-responses', [text]);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ provider: 'openai-responses', type: 'text-mismatch' });
+    expect((error as ProviderError).cause).toMatchObject({ streamed: '{"country":"Spain"}', final: '{"country":"France"}' });
+    // Nothing was appended to the streamed arguments.
+    expect(assembleEvents(events).toolCalls[0]?.args).toBe('{"country":"Spain"}');
+  });
 });
 
 describe('ProviderEventStream with provider openai-responses, details', () => {
