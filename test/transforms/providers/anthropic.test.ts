@@ -188,6 +188,27 @@ describe('ProviderEventStream with provider anthropic, details', () => {
     expect(events.at(-1)).toMatchObject({ type: 'finished', reason: 'refusal', rawReason: 'refusal' });
   });
 
+  it('ProviderEventStream gives a server tool call and its result carried in message_start as provider-run, like streamed ones', async () => {
+    const call = { type: 'server_tool_use', id: 'srvtoolu_1', name: 'code_execution', input: { code: 'print(1)' } };
+    const result = { type: 'code_execution_tool_result', tool_use_id: 'srvtoolu_1', content: { type: 'code_execution_result', stdout: '1\n' } };
+    const whole = await eventsOf('anthropic', [
+      { type: 'message_start', message: { id: 'm', content: [call, result], stop_reason: 'end_turn' } },
+      { type: 'message_stop' },
+    ]);
+    const streamed = await eventsOf('anthropic', [
+      { type: 'message_start', message: { id: 'm', content: [], stop_reason: null } },
+      { type: 'content_block_start', index: 0, content_block: call },
+      { type: 'content_block_stop', index: 0 },
+      { type: 'content_block_start', index: 1, content_block: result },
+      { type: 'content_block_stop', index: 1 },
+      { type: 'message_delta', delta: { stop_reason: 'end_turn' } },
+      { type: 'message_stop' },
+    ]);
+    expect(whole).toEqual(streamed);
+    expect(whole[0]).toMatchObject({ part: { type: 'tool-call-start', toolCallId: 'srvtoolu_1', providerExecuted: true } });
+    expect(whole).toContainEqual(expect.objectContaining({ part: expect.objectContaining({ type: 'provider-tool-result', toolCallId: 'srvtoolu_1' }) }));
+  });
+
   it('ProviderEventStream lets message_delta override the stop_reason of message_start', async () => {
     const events = await eventsOf('anthropic', [
       { type: 'message_start', message: { id: 'm', content: [], stop_reason: 'tool_use' } },
