@@ -6,10 +6,13 @@
  * @module
  */
 import { ProviderError } from '../../errors.ts';
-import type { EventMetadata, FinishReason, StreamEvent, Usage } from '../../types.ts';
+import type { EventMetadata, FinishReason, JsonValue, StreamEvent, Usage } from '../../types.ts';
 import { type ProviderAdapter, partEvent, providerErrorOf } from './adapter.ts';
-import { type JsonRecord, isRecord, nonEmptyStringAt, numberAt, recordAt, usageOf } from './json-access.ts';
+import { type JsonRecord, isRecord, nonEmptyStringAt, numberAt, recordAt, stringAt, usageOf } from './json-access.ts';
 import { defaultToolCallId, type ToolCallIdFactory } from './tool-call-id.ts';
+
+/** The tool name of Gemini's code execution calls (the request's `tools: [{codeExecution: {}}]`). */
+const CODE_EXECUTION = 'code_execution';
 
 /** Options of {@link createGeminiAdapter}. */
 export interface GeminiAdapterOptions {
@@ -54,6 +57,11 @@ interface CandidateState {
  *   JSON parser downstream sees it is truncated.
  * - Calls get ids from `createToolCallId` (position = order among this response's calls) unless
  *   the wire has `functionCall.id`. `thoughtSignature` goes to the metadata of its part.
+ * - `executableCode` parts (the code execution tool: code Gemini runs itself) are provider-run
+ *   calls: `tool-call-start {toolName: 'code_execution', providerExecuted: true}` (id from
+ *   `createToolCallId` unless the part has one) with `{language, code}` as arguments, flushed at
+ *   once; the `codeExecutionResult` after it is a `provider-tool-result` part for that call
+ *   (`result` `{outcome, output}`, `isError` unless `outcome` is `OUTCOME_OK`).
  * - `STOP` becomes `tool-calls` when the candidate made a call. `finished` waits for usage
  *   (`usageMetadata` with counts, normally in the same chunk as `finishReason`), else `end()`
  *   emits it; `promptFeedback.blockReason` without candidates is a `content-filter` finish.
@@ -70,6 +78,8 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
   let usage: Usage | undefined;
   let blockReason: string | undefined;
   let finishedSent = false;
+  /** The id of the last code execution call, for the result part that follows it. */
+  let lastCodeExecutionId = '';
 
   function candidateState(candidateIndex: number): CandidateState {
     let state = candidates.get(candidateIndex);
@@ -158,6 +168,41 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
     if (!willContinue) closeCall(state, true, out);
   }
 
+  /** Code the model ran with the code execution tool: a call Gemini runs itself, sent whole. */
+  function handleCodeExecution(state: CandidateState, code: JsonRecord, signature: EventMetadata | undefined, out: StreamEvent[]): void {
+    closeText(state, out);
+    closeCall(state, true, out);
+    const slot = nextSlot++;
+    const position = nextPosition++;
+    const id = nonEmptyStringAt(code, 'id') ?? createToolCallId({ name: CODE_EXECUTION, position });
+    lastCodeExecutionId = id;
+    const start = { type: 'tool-call-start', toolCallId: id, toolName: CODE_EXECUTION, providerExecuted: true } as const;
+    out.push(partEvent(slot, start, { candidateIndex: state.candidateIndex, ...signature }));
+    const args = { language: code['language'], code: code['code'] };
+    out.push(partEvent(slot, { type: 'tool-call-arguments', chunk: JSON.stringify(args) }));
+    flush(state, slot, out);
+  }
+
+  /** The result of that code (`outcome`, `output`), for the call before it (or the one its `id` names). */
+  function handleCodeResult(state: CandidateState, result: JsonRecord, out: StreamEvent[]): void {
+    closeText(state, out);
+    closeCall(state, true, out);
+    const slot = nextSlot++;
+    const outcome = stringAt(result, 'outcome');
+    const value: Record<string, unknown> = {};
+    for (const [key, member] of Object.entries(result)) if (key !== 'id' && member !== undefined) value[key] = member;
+    out.push(
+      partEvent(slot, {
+        type: 'provider-tool-result',
+        toolCallId: nonEmptyStringAt(result, 'id') ?? lastCodeExecutionId,
+        toolName: CODE_EXECUTION,
+        result: value as JsonValue,
+        ...(outcome !== undefined && outcome !== 'OUTCOME_OK' ? { isError: true as const } : {}),
+      }),
+    );
+    flush(state, slot, out);
+  }
+
   function handleCandidate(candidate: JsonRecord, out: StreamEvent[]): void {
     const state = candidateState(numberAt(candidate, 'index') ?? 0);
     const parts = recordAt(candidate, 'content')?.['parts'];
@@ -167,7 +212,11 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
         const signatureValue = nonEmptyStringAt(p, 'thoughtSignature');
         const signature = signatureValue === undefined ? undefined : { thoughtSignature: signatureValue };
         const fc = recordAt(p, 'functionCall');
+        const code = recordAt(p, 'executableCode');
+        const codeResult = recordAt(p, 'codeExecutionResult');
         if (fc) handleFunctionCall(state, fc, signature, out);
+        else if (code) handleCodeExecution(state, code, signature, out);
+        else if (codeResult) handleCodeResult(state, codeResult, out);
         else if ('text' in p) handleText(state, p, signature, out);
       }
     }

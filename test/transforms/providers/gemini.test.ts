@@ -247,6 +247,31 @@ describe('createGeminiAdapter partialArgs serialization', () => {
 });
 
 describe('createGeminiAdapter responses', () => {
+  it('createGeminiAdapter reports code execution as a call Gemini ran, with its result, never as a tool call', () => {
+    // The part shapes of the Gemini API reference (`executableCode`, `codeExecutionResult`).
+    const { events } = runAdapter(createGeminiAdapter({ createToolCallId: ({ name, position }) => `${name}#${position}` }), [
+      response([{ text: 'Let me compute it.' }]),
+      response([{ executableCode: { language: 'PYTHON', code: 'print(sum(range(10)))' } }]),
+      response([{ codeExecutionResult: { outcome: 'OUTCOME_OK', output: '45\n' } }]),
+      response([{ executableCode: { language: 'PYTHON', code: '1/0' } }, { codeExecutionResult: { outcome: 'OUTCOME_FAILED', output: 'ZeroDivisionError' } }]),
+      response([{ text: 'The sum is 45.' }], { finishReason: 'STOP' }),
+    ]);
+    const assembled = assemble(events);
+    expect(assembled.toolCalls).toEqual([]);
+    expect(assembled.providerToolCalls.map((c) => [c.slot, c.id, c.name, c.args])).toEqual([
+      [1, 'code_execution#0', 'code_execution', '{"language":"PYTHON","code":"print(sum(range(10)))"}'],
+      [3, 'code_execution#1', 'code_execution', '{"language":"PYTHON","code":"1/0"}'],
+    ]);
+    expect(assembled.providerToolResults).toEqual([
+      { type: 'provider-tool-result', toolCallId: 'code_execution#0', toolName: 'code_execution', result: { outcome: 'OUTCOME_OK', output: '45\n' } },
+      { type: 'provider-tool-result', toolCallId: 'code_execution#1', toolName: 'code_execution', result: { outcome: 'OUTCOME_FAILED', output: 'ZeroDivisionError' }, isError: true },
+    ]);
+    expect(assembled.texts.map((t) => t.text)).toEqual(['Let me compute it.', 'The sum is 45.']);
+    expect(assembled.unflushed).toEqual([]);
+    // Only the application's calls make the finish `tool-calls`.
+    expect(assembled.finished).toMatchObject({ reason: 'stop', rawReason: 'STOP' });
+  });
+
   it('createGeminiAdapter uses functionCall.id when the wire has one, and a custom id factory otherwise', () => {
     const adapter = createGeminiAdapter({ createToolCallId: ({ name, position }) => `${name}#${position}` });
     const { events } = runAdapter(adapter, [
