@@ -19,8 +19,8 @@ interface Slot {
   readonly kind: SlotKind;
   /** Provider metadata seen on the slot's parts (the last one wins), for the flush. */
   providerMetadata: unknown;
-  /** A tool call: whether an argument chunk went by. */
-  sawArguments: boolean;
+  /** A tool call: the argument text its `tool-input-delta`s delivered. */
+  streamed: string;
 }
 
 const FINISH_REASONS: ReadonlySet<string> = new Set(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'other']);
@@ -102,7 +102,9 @@ export function isAiSdkPart(event: { readonly type: string }): boolean {
  *   a `tool-call`), `tool-input-delta` → `tool-call-arguments`
  *   verbatim. The call's `tool-call` part flushes it; when no delta came (providers that send a
  *   call whole, with or without `tool-input-start`), its `input` is first emitted as one JSON
- *   argument chunk (a string input verbatim). A call whose `tool-call` never comes is flushed at
+ *   argument chunk (a string input verbatim); when the deltas stopped short of that input (the
+ *   OpenAI Responses provider completes arguments from their `.done` event), the rest of it is
+ *   emitted if the deltas are a prefix of it. A call whose `tool-call` never comes is flushed at
  *   `finish` or at the end of input (a cut call is then reported incomplete downstream).
  * - `tool-result`, `tool-error`, `source` and `file` arrive whole: each is a slot with a flush
  *   whose metadata holds `{blockType, block}` (the part). The result of a provider-run call is
@@ -127,7 +129,7 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
     const key = `${kind}:${id}`;
     let slot = open.get(key);
     if (slot === undefined) {
-      slot = { index: nextSlot++, kind, providerMetadata: undefined, sawArguments: false };
+      slot = { index: nextSlot++, kind, providerMetadata: undefined, streamed: '' };
       open.set(key, slot);
       if (kind === 'tool') {
         streamedCalls.add(id);
@@ -219,7 +221,7 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
           const slot = slotFor('tool', id, out);
           const chunk = stringAt(data, 'delta');
           if (chunk) {
-            slot.sawArguments = true;
+            slot.streamed += chunk;
             out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk }));
           }
           break;
@@ -237,7 +239,10 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
           const slot = slotFor('tool', toolCallId, out, stringAt(data, 'toolName'), toolMetadata(data));
           const input = data['input'];
           const chunk = typeof input === 'string' ? input : input === undefined ? '' : JSON.stringify(input);
-          if (!slot.sawArguments && chunk !== '') out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk }));
+          // The deltas may stop short of the final input (a provider that completes it from a final
+          // event): what they lack is added when they are a prefix of it, as the input's JSON.
+          const rest = chunk.startsWith(slot.streamed) ? chunk.slice(slot.streamed.length) : '';
+          if (rest !== '') out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk: rest }));
           flush('tool', toolCallId, providerMetadata, out);
           break;
         }
