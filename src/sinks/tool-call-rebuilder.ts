@@ -8,7 +8,7 @@ import { JsonStreamError, ToolCallArgumentsError } from '../errors.ts';
 import { IncrementalJsonValueParser } from '../json/incremental-json-value-parser.ts';
 import type { JsonLimits } from '../json/scanner.ts';
 import type { PathUpdate } from '../transforms/path-update-stream.ts';
-import type { FailedToolCallEvent, IncompleteToolCallEvent, JsonValue, StreamEvent, ToolCallEvent } from '../types.ts';
+import type { FailedToolCallEvent, IncompleteToolCallEvent, JsonValue, ProviderToolCallEvent, StreamEvent, ToolCallEvent } from '../types.ts';
 import { JsonFragmentRebuilder } from './json-fragment-rebuilder.ts';
 import type { PipelineEvent } from '../view-types.ts';
 
@@ -35,6 +35,11 @@ export interface RebuiltToolCall {
   readonly index: number | undefined;
   /** The tool's name, from the `tool-call-start` part (`""` if none arrived). */
   readonly toolName: string;
+  /**
+   * The provider runs this call itself (a web search, code execution): shown, never run by the
+   * application. From the start part's `providerExecuted`, or a `provider-tool-call` event.
+   */
+  readonly providerExecuted: boolean;
   /** The arguments so far (live), `undefined` before any value began; `{}` for a call flushed with no arguments. */
   readonly value: JsonValue | undefined;
   /**
@@ -64,6 +69,7 @@ class Call implements RebuiltToolCall {
   toolCallId: string;
   index: number | undefined;
   toolName = '';
+  providerExecuted = false;
   source: 'updates' | 'text' | 'event' | undefined;
   state: RebuiltToolCallState = 'streaming';
   error: Error | undefined;
@@ -185,6 +191,7 @@ export class ToolCallRebuilder {
           this.#completedSlots.delete(index);
           const call = this.#find(part.toolCallId, index, true) as Call;
           if (call.toolName === '' && part.toolName) call.toolName = part.toolName;
+          if (part.providerExecuted === true) call.providerExecuted = true;
           return call;
         }
         if (part.type === 'tool-call-arguments') return this.#text(index, part.chunk);
@@ -198,11 +205,13 @@ export class ToolCallRebuilder {
       }
       // After ToolCallProgressStream (or a view that parsed the arguments), a call ends with its
       // conversation event instead of its flush.
-      case 'tool-call': {
-        const event = input as ToolCallEvent;
+      case 'tool-call':
+      case 'provider-tool-call': {
+        const event = input as ToolCallEvent | ProviderToolCallEvent;
         const call = this.#find(event.toolCallId, event.index, false);
         if (call === undefined) return undefined;
         if (call.toolName === '') call.toolName = event.toolName;
+        if (event.type === 'provider-tool-call') call.providerExecuted = true;
         if (call.state === 'streaming' && call.rebuilder === undefined && call.parser === undefined) {
           call.source = 'event';
           call.pending = [];

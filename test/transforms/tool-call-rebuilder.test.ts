@@ -354,7 +354,13 @@ async function rebuildRecording(recording: ManifestRecording, keep: (event: Tool
   return released.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
 }
 
-function expectManifestCalls(recording: ManifestRecording, released: readonly RebuiltToolCall[]): void {
+function expectManifestCalls(recording: ManifestRecording, all: readonly RebuiltToolCall[]): void {
+  // The calls the provider ran are rebuilt too (to show them), and say so.
+  const provided = all.filter((c) => c.providerExecuted);
+  expect(provided.map((c) => [c.toolCallId, c.toolName, c.state, c.value])).toEqual(
+    recording.providerToolCalls.map((c) => [c.id, c.name, 'complete', c.args === '' ? {} : JSON.parse(c.args)]),
+  );
+  const released = all.filter((c) => !c.providerExecuted);
   expect(released.map((c) => c.toolName)).toEqual(recording.toolCalls.map((c) => c.name));
   for (const [i, expected] of recording.toolCalls.entries()) {
     const call = released[i] as RebuiltToolCall;
