@@ -77,7 +77,12 @@ export class ProviderError extends Error {
   override readonly name = 'ProviderError';
   /** The provider API whose stream failed. */
   readonly provider: ProviderName;
-  /** The provider's error type (`overloaded_error`, `server_error`, `ThrottlingException`, …). */
+  /**
+   * The provider's error type (`overloaded_error`, `server_error`, `ThrottlingException`, …), or
+   * argstream's: `'invalid-stream'` (not the provider's wire format), `'invalid-format'` (a record
+   * of the wrong shape), `'text-mismatch'` (OpenAI Responses: a call's final arguments do not
+   * continue the streamed ones), `'http-error'` (an HTTP error body with no provider error).
+   */
   readonly type: string;
   /** The provider's error code, where it sends one apart from the type. */
   readonly code: string | undefined;
