@@ -104,7 +104,9 @@ export function isAiSdkPart(event: { readonly type: string }): boolean {
  *   call whole, with or without `tool-input-start`), its `input` is first emitted as one JSON
  *   argument chunk (a string input verbatim); when the deltas stopped short of that input (the
  *   OpenAI Responses provider completes arguments from their `.done` event), the rest of it is
- *   emitted if the deltas are a prefix of it. A call whose `tool-call` never comes is flushed at
+ *   emitted if the deltas are a prefix of it; otherwise nothing is appended (the `input` is the
+ *   AI SDK's parsed value, serialized again here, so its text may differ from the streamed JSON
+ *   without its value differing: the streamed arguments stand). A call whose `tool-call` never comes is flushed at
  *   `finish` or at the end of input (a cut call is then reported incomplete downstream).
  * - `tool-result`, `tool-error`, `source` and `file` arrive whole: each is a slot with a flush
  *   whose metadata holds `{blockType, block}` (the part). The result of a provider-run call is
