@@ -73,6 +73,13 @@ interface Compared {
   readonly usage: WireUsage | undefined;
 }
 
+/**
+ * Where a provider-run call's arguments and result are compared too: the wire states them
+ * (Anthropic's server tool input and result blocks, Gemini's `executableCode` and
+ * `codeExecutionResult`). Of OpenAI's hosted calls, the identity is compared.
+ */
+const DETAILED_PROVIDER_CALLS: ReadonlySet<string> = new Set(['anthropic', 'gemini']);
+
 /** An id the adapter made up where the wire has none: any non-empty string. */
 const ANY_ID = expect.stringMatching(/./);
 
@@ -102,7 +109,7 @@ function fromWire(wire: WireTurn, dir: string): Compared {
     refusal: wire.refusal,
     toolCalls: wire.toolCalls.filter((c) => c.complete).map((c) => call(c)),
     incompleteToolCalls: wire.toolCalls.filter((c) => !c.complete).map((c) => call(c, false)),
-    providerToolCalls: wire.serverToolCalls.map((c) => call(c, dir === 'anthropic')),
+    providerToolCalls: wire.serverToolCalls.map((c) => call(c, DETAILED_PROVIDER_CALLS.has(dir))),
     finishReason: wire.finishReason,
     usage,
   };
@@ -120,9 +127,7 @@ function fromTurn(turn: Turn, dir: string): Compared {
     providerToolCalls: turn.providerToolCalls.map((c) => ({
       id: c.toolCallId,
       name: c.toolName,
-      // Anthropic's server calls stream their input and carry their result blocks whole; of
-      // other providers' hosted calls the identity is compared.
-      ...(dir === 'anthropic' ? { arguments: c.arguments, ...(c.result !== undefined ? { result: c.result } : {}) } : {}),
+      ...(DETAILED_PROVIDER_CALLS.has(dir) ? { arguments: c.arguments, ...(c.result !== undefined ? { result: c.result } : {}) } : {}),
     })),
     finishReason: turn.rawFinishReason,
     usage: turn.usage === undefined ? undefined : usage,
@@ -216,6 +221,29 @@ describe('differential: structured output is the JSON of the message text', () =
       }
     });
   }
+});
+
+describe('differential: hand-written streams of what no recording holds yet', () => {
+  // Gemini's code execution, shaped as its documentation shows it: text, the code, its result, text.
+  const chunk = (parts: object[], candidate: object = {}, response: object = {}) =>
+    `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts }, ...candidate }], ...response })}\r\n\r\n`;
+  const geminiCodeExecution =
+    chunk([{ text: 'Let me compute that.' }]) +
+    chunk([{ executableCode: { language: 'PYTHON', code: 'print(sum(range(1, 51)))' } }]) +
+    chunk([{ codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1275\n' } }]) +
+    chunk([{ text: 'The sum is 1275.' }], { finishReason: 'STOP' }, { usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 30, totalTokenCount: 42 } });
+
+  it('gemini code execution', async () => {
+    const bytes = new TextEncoder().encode(geminiCodeExecution);
+    const wire = fromWire(geminiTurn(geminiCodeExecution), 'gemini');
+    expect([wire.text, wire.finishReason, wire.usage?.totalTokens]).toEqual(['Let me compute that.The sum is 1275.', 'STOP', 42]);
+    expect(wire.providerToolCalls).toEqual([
+      { id: ANY_ID, name: 'code_execution', arguments: { language: 'PYTHON', code: 'print(sum(range(1, 51)))' }, result: { outcome: 'OUTCOME_OK', output: '1275\n' } },
+    ]);
+    for (const [label, chunks] of feeds(bytes, 'code-execution.sse')) {
+      expect(await adapterTurn('gemini', chunks, 'gemini'), label).toEqual(wire);
+    }
+  });
 });
 
 // ---------------------------------------------------------------------------------------------

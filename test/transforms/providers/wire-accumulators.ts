@@ -372,7 +372,8 @@ function setAtPath(root: Json, path: string, value: unknown, append: boolean): v
 /**
  * Gemini `streamGenerateContent` (SSE, or one JSON array without `alt=sse`): parts of
  * `candidates[0]`; a `functionCall` with a name starts a call (whole `args`, or Vertex
- * `partialArgs` that follow in name-less parts).
+ * `partialArgs` that follow in name-less parts); `executableCode` is code Gemini runs itself, and
+ * the `codeExecutionResult` after it that code's result.
  */
 export function geminiTurn(text: string): WireTurn {
   const turn = emptyTurn();
@@ -386,6 +387,16 @@ export function geminiTurn(text: string): WireTurn {
       if (typeof part['text'] === 'string') {
         if (part['thought']) turn.reasoning += part['text'];
         else turn.text += part['text'];
+      }
+      // Code execution: code Gemini runs itself, then its result.
+      if (part['executableCode']) {
+        const code = part['executableCode'];
+        turn.serverToolCalls.push({ id: code['id'] ?? '', name: 'code_execution', arguments: { language: code['language'], code: code['code'] }, complete: true });
+      }
+      if (part['codeExecutionResult']) {
+        const { id: _id, ...result } = part['codeExecutionResult'];
+        const call = turn.serverToolCalls.at(-1);
+        if (call) call.result = result;
       }
       const call = part['functionCall'];
       if (!call) continue;
