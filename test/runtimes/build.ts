@@ -20,6 +20,8 @@ export const RECORDING_FILES = [
   'anthropic/tool-use-truncated-max-tokens.sse',
   'openai-chat/parallel-2-tool-calls.sse',
   'openai-chat/single-tool-call.sse',
+  'openai-chat/refusal.sse',
+  'openai-responses/web-search-call-then-message-annotations.sse',
 ];
 
 function base64(path: string): string {

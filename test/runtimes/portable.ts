@@ -543,6 +543,8 @@ interface RecordingCase {
   readonly provider: ProviderName;
   readonly rawFinishReason: string;
   readonly toolCalls: readonly ExpectedCall[];
+  /** Calls the provider ran itself (never in `turn.toolCalls`). */
+  readonly providerToolCalls?: readonly ExpectedCall[];
 }
 
 const RECORDINGS: readonly RecordingCase[] = [
@@ -559,7 +561,8 @@ const RECORDINGS: readonly RecordingCase[] = [
     file: 'anthropic/server-tool-use-code-execution-escapes-emoji.sse',
     provider: 'anthropic',
     rawFinishReason: 'end_turn',
-    toolCalls: [
+    toolCalls: [],
+    providerToolCalls: [
       { id: 'srvtoolu_01MwXaweAHve88x6s3Fc8x6Q', name: 'bash_code_execution', index: 2, args: { command: 'echo "65465-6544 * 65464-6+1.02255" | bc -l' } },
     ],
   },
@@ -596,6 +599,11 @@ function checkTurn(turn: Turn, expected: RecordingCase, label: string): void {
   for (const [i, call] of expected.toolCalls.entries()) {
     if (call.index !== undefined) assertEqual(turn.toolCalls[i]?.index, call.index, `${label}: index of call ${i}`);
   }
+  assertEqual(
+    turn.providerToolCalls.map((call) => ({ id: call.toolCallId, name: call.toolName, args: call.arguments })),
+    (expected.providerToolCalls ?? []).map((call) => ({ id: call.id, name: call.name, args: call.args })),
+    `${label}: calls the provider ran`,
+  );
   assertEqual(turn.rawFinishReason, expected.rawFinishReason, `${label}: raw finish reason`);
 }
 
@@ -621,6 +629,21 @@ test('ProviderEventStream after TextDecoderStream on a Response body (anthropic)
   assert(whole.text.includes('1️⃣'), `the keycap emoji is whole in the text (${show(whole.text.slice(0, 80))})`);
   const oneByOneTurn = await collectTurn(streamOf(oneByOne(bytes)).pipeThrough(new TextDecoderStream()).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })));
   assertEqual([oneByOneTurn.text, oneByOneTurn.reasoning], [whole.text, whole.reasoning], 'text and reasoning, one byte at a time');
+});
+
+test('collectTurn: a hosted web search is the provider\'s call, never a tool call; a refusal is the turn\'s refusal, never its text', async () => {
+  const bytes = recording('openai-responses/web-search-call-then-message-annotations.sse');
+  for (const [how, chunks] of cuttings(bytes, bytes.length)) {
+    const turn = await collectTurn(streamOf(chunks).pipeThrough(new ProviderEventStream({ provider: 'openai-responses' })));
+    assertEqual(turn.toolCalls, [], `${how}: tool calls`);
+    assertEqual(
+      turn.providerToolCalls.map((call) => [call.toolCallId, call.toolName, call.result]),
+      [['ws_67ccf18f64008190a39b619f4c8455ef087bb177ab789d5c', 'web_search', { status: 'completed' }]],
+      `${how}: calls the provider ran`,
+    );
+  }
+  const refused = await collectTurn(streamOf(oneByOne(recording('openai-chat/refusal.sse'))).pipeThrough(new ProviderEventStream({ provider: 'openai-chat' })));
+  assertEqual([refused.text, refused.refusal], ['', "I'm sorry, I can't assist with that request."], 'refusal');
 });
 
 test('ConversationEventStream (openai-chat): tool-call events with parsed arguments, then finished', async () => {
