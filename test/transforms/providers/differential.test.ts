@@ -28,7 +28,7 @@ import {
 } from './wire-accumulators.ts';
 
 /** Each recording folder: the accumulator of its wire format and the provider API it is read as. */
-const FORMATS: Readonly<Record<string, { readonly provider: ProviderName | undefined; readonly read: (bytes: Uint8Array, file: string) => WireTurn }>> = {
+const FORMATS: Readonly<Record<string, { readonly provider: ProviderName; readonly read: (bytes: Uint8Array, file: string) => WireTurn }>> = {
   anthropic: { provider: 'anthropic', read: (bytes) => anthropicTurn(textOf(bytes)) },
   'openai-chat': { provider: 'openai-chat', read: (bytes) => openAIChatTurn(textOf(bytes)) },
   'openai-compatible': { provider: 'openai-chat', read: (bytes) => openAIChatTurn(textOf(bytes)) },
@@ -178,8 +178,8 @@ describe('differential: an independent accumulation of the wire agrees with coll
 
   for (const recording of RECORDINGS) {
     const format = FORMATS[recording.dir];
-    const provider = format?.provider;
-    if (format === undefined || provider === undefined) continue;
+    if (format === undefined) continue;
+    const { provider } = format;
     const pending = PENDING[recording.file];
 
     it(`${recording.file}${pending ? ` (pending: ${pending.bullet})` : ''}`, async () => {
@@ -193,8 +193,8 @@ describe('differential: an independent accumulation of the wire agrees with coll
       }
       for (const [label, chunks] of feeds(bytes, recording.file)) {
         if (wire instanceof WireError) {
-          // The stream carries an error: the turn fails too.
-          await expect(adapterTurn(provider, chunks, recording.dir), label).rejects.toThrow();
+          // The stream carries an error: the turn fails with the provider's message.
+          await expect(adapterTurn(provider, chunks, recording.dir), label).rejects.toThrow(wire.message);
           continue;
         }
         const expected = pending ? pending.turn(wire) : wire;
@@ -208,8 +208,8 @@ describe('differential: structured output is the JSON of the message text', () =
   // The recordings of a request that asked for JSON output, read with `structuredOutput`.
   for (const recording of RECORDINGS.filter((r) => /structured-output|format-json-schema/.test(r.file))) {
     const format = FORMATS[recording.dir];
-    const provider = format?.provider;
-    if (format === undefined || provider === undefined) continue;
+    if (format === undefined) continue;
+    const { provider } = format;
     it(recording.file, async () => {
       const bytes = readFixture(`providers/${recording.file}`);
       const wire = format.read(bytes, recording.file);
