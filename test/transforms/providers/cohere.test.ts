@@ -145,6 +145,13 @@ describe('createCohereAdapter, details', () => {
     expect(assembly.finished).toBeUndefined();
   });
 
+  it('ProviderEventStream says to ask for stream: true when fed Cohere\'s non-streaming response', async () => {
+    const body = '{"id":"5a1c","message":{"role":"assistant","content":[{"type":"text","text":"Hi"}]},"finish_reason":"COMPLETE","usage":{"tokens":{"input_tokens":3,"output_tokens":1}}}';
+    const { events, error } = await runStream('cohere', [body]);
+    expect(events).toEqual([]);
+    expect(error).toMatchObject({ provider: 'cohere', type: 'invalid-stream', code: 'not-sse' });
+  });
+
   it('ProviderEventStream reads Cohere\'s HTTP error body fed as the stream as the provider error', async () => {
     const { events, error } = await runStream('cohere', ['{"id":"4f2a","message":"invalid api token"}']);
     expect(events).toEqual([]);
