@@ -46,19 +46,20 @@ export interface WireTurn {
   usage: WireUsage | undefined;
 }
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** A parsed wire record, read field by field as the documentation names them (no validation: the oracle trusts the recording). */
+type Json = Record<string, any>;
 
 function emptyTurn(): WireTurn {
   return { text: '', reasoning: '', toolCalls: [], serverToolCalls: [], refusal: undefined, finishReason: undefined, usage: undefined };
 }
 
-/** Arguments text to a call: `''` is `{}`, invalid JSON stays a string. */
+/** A call from its id, name and argument text: `''` is `{}`, invalid JSON stays a string. */
 function toolCall(id: unknown, name: unknown, args: string): WireToolCall {
-  const text = args.trim() === '' ? '{}' : args;
+  const identity = { id: typeof id === 'string' ? id : '', name: typeof name === 'string' ? name : '' };
   try {
-    return { id: typeof id === 'string' ? id : '', name: typeof name === 'string' ? name : '', arguments: JSON.parse(text), complete: true };
+    return { ...identity, arguments: JSON.parse(args.trim() === '' ? '{}' : args), complete: true };
   } catch {
-    return { id: typeof id === 'string' ? id : '', name: typeof name === 'string' ? name : '', arguments: args, complete: false };
+    return { ...identity, arguments: args, complete: false };
   }
 }
 
