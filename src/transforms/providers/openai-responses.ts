@@ -188,7 +188,8 @@ function responsesUsage(raw: JsonRecord): Usage {
  *   like a function call: id `call_id`, name the custom tool's `name` or `computer`,
  *   `local_shell`, `shell`, `apply_patch`, metadata `{itemId, itemType}`, and as arguments at
  *   `output_item.done` the `action` / `operation` object, or a custom tool's `input` text as a
- *   JSON string. They count as function calls for the finish reason.
+ *   JSON string (streamed from `custom_tool_call_input.delta`, escaped, a high surrogate held
+ *   back until its pair). They count as function calls for the finish reason.
  * - Other items (`mcp_list_tools`, `mcp_approval_request`, …) emit only a flush with
  *   `{itemId, itemType, item}` (the whole item).
  * - `response.completed` / `response.incomplete` flush every open slot and emit `finished`:
@@ -589,6 +590,31 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
           if (item?.slot === undefined || item.type !== 'mcp_call' || !chunk) break;
           item.emitted.set('args', (item.emitted.get('args') ?? '') + chunk);
           out.push({ type: 'part', index: item.slot, part: { type: 'tool-call-arguments', chunk } });
+          break;
+        }
+        case 'response.custom_tool_call_input.delta': {
+          // A custom tool's input is free text: it streams as the JSON string that is its arguments.
+          const item = ensureItem(data, 'custom_tool_call');
+          const delta = stringAt(data, 'delta');
+          if (item?.slot === undefined || item.type !== 'custom_tool_call' || !delta) break;
+          let text = (item.emitted.get('pendingInput') ?? '') + delta;
+          // A high surrogate waits for its pair: escaped alone it would not be the final text's start.
+          const last = text.charCodeAt(text.length - 1);
+          const held = last >= 0xd800 && last <= 0xdbff ? text.slice(-1) : '';
+          if (held !== '') text = text.slice(0, -1);
+          item.emitted.set('pendingInput', held);
+          const emitted = item.emitted.get('args') ?? '';
+          const chunk = (emitted === '' ? '"' : '') + JSON.stringify(text).slice(1, -1);
+          if (chunk === '') break;
+          item.emitted.set('args', emitted + chunk);
+          out.push({ type: 'part', index: item.slot, part: { type: 'tool-call-arguments', chunk } });
+          break;
+        }
+        case 'response.custom_tool_call_input.done': {
+          const item = ensureItem(data, 'custom_tool_call');
+          const input = stringAt(data, 'input');
+          if (item?.slot === undefined || item.type !== 'custom_tool_call' || input === undefined) break;
+          completeArguments(item, item.slot, JSON.stringify(input), out);
           break;
         }
         case 'response.function_call_arguments.done': {

@@ -266,6 +266,24 @@ describe('ProviderEventStream with provider openai-responses, details', () => {
     expect(assembled.finished).toMatchObject({ reason: 'tool-calls', rawReason: 'completed' });
   });
 
+  it('ProviderEventStream streams a custom tool\'s free-text input as the JSON string that is its arguments', async () => {
+    const input = 'say "hi"\n🙂 done';
+    const events = await eventsOf('openai-responses', [
+      { type: 'response.output_item.added', output_index: 0, item: { type: 'custom_tool_call', id: 'ctc_1', call_id: 'call_c', name: 'grammar', input: '' } },
+      // The emoji's surrogate pair is split across two deltas.
+      { type: 'response.custom_tool_call_input.delta', output_index: 0, item_id: 'ctc_1', delta: 'say "hi"\n\uD83D' },
+      { type: 'response.custom_tool_call_input.delta', output_index: 0, item_id: 'ctc_1', delta: '\uDE42 do' },
+      { type: 'response.custom_tool_call_input.delta', output_index: 0, item_id: 'ctc_1', delta: 'ne' },
+      { type: 'response.custom_tool_call_input.done', output_index: 0, item_id: 'ctc_1', input },
+      { type: 'response.output_item.done', output_index: 0, item: { type: 'custom_tool_call', id: 'ctc_1', call_id: 'call_c', name: 'grammar', input } },
+      { type: 'response.completed', response: { status: 'completed', output: [] } },
+    ]);
+    const chunks = events.flatMap((e) => (e.type === 'part' && e.part.type === 'tool-call-arguments' ? [e.part.chunk] : []));
+    expect(chunks).toEqual(['"say \\"hi\\"\\n', '🙂 do', 'ne', '"']);
+    expect(JSON.parse(chunks.join(''))).toBe(input);
+    expect(assembleEvents(events).toolCalls.map((c) => [c.id, c.name])).toEqual([['call_c', 'grammar']]);
+  });
+
   it('ProviderEventStream errors on response.failed, and reads the flat error shape', async () => {
     const failed = await runStream('openai-responses', [
       'event: response.failed\ndata: {"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"boom"}}}\n\n',
