@@ -28,11 +28,16 @@ describe('bundle size', () => {
   // provider's adapter is in ProviderEventStream's table, so a new one costs every pipeline.
   // The whole library: 46 KB since the terminal sink (+3.1 KB), the relay stages (+3.8 KB) and
   // fromResponse with the 'ai-sdk' provider (+1.9 KB) were added; a user pays for what they import.
-  it('the provider-to-turn pipeline stays under 26 KB, the whole library under 46 KB', async () => {
-    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(26 * 1024);
+  // 30 and 50 KB since the provider-fidelity round (provider-to-turn 25.5 → 28.8 KB, the whole
+  // 43.8 → 47.7 KB): provider-run calls and refusals in the vocabulary, the turn builder and
+  // collectTurn (+0.5 KB), Responses hosted and custom calls (+0.9 KB), Gemini code execution
+  // (+0.2 KB); the Cohere adapter, Gemini's JSON-array stream, structured output and the checked
+  // final texts the rest.
+  it('the provider-to-turn pipeline stays under 30 KB, the whole library under 50 KB', async () => {
+    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(30 * 1024);
     const { readFileSync } = await import('node:fs');
     const all = [...readFileSync(new URL('../src/index.ts', import.meta.url), 'utf8').matchAll(/^export \{([^}]*)\}/gm)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter(Boolean));
-    expect(await bundledSize(all)).toBeLessThan(46 * 1024);
+    expect(await bundledSize(all)).toBeLessThan(50 * 1024);
   });
 
   it('a browser relay client (EventStreamDecoder, NdjsonDecoder) stays under 5 KB', async () => {
