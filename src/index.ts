@@ -194,6 +194,7 @@ export type { ErrorClass } from './relay/wire.ts';
 // ---------------------------------------------------------------------------------------------
 // Provider-run tool calls and refusals
 export type {
+  CompleteToolCall,
   ProviderToolCallEvent,
   ProviderToolResultEvent,
   ProviderToolResultPart,

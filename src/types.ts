@@ -230,12 +230,17 @@ export interface StructuredEvent {
  * `repair`, a truncated one closed where it stopped (`truncated: true`: do not execute it
  * blindly).
  */
-export interface ToolCallEvent {
+export interface ToolCallEvent extends CompleteToolCall {
   readonly type: 'tool-call';
+}
+
+/** What the event of a call with complete arguments holds, whoever runs the call. */
+export interface CompleteToolCall {
   readonly index: number;
   readonly toolCallId: string;
   readonly toolName: string;
   readonly arguments: JsonValue;
+  /** Only with `repair`: the arguments were cut and closed where they stopped. */
   readonly truncated?: true;
   readonly metadata?: EventMetadata;
 }
@@ -245,15 +250,8 @@ export interface ToolCallEvent {
  * arguments: shown for what the model did, never run by the application. Its result, where the
  * stream carries it, is a {@link ProviderToolResultEvent} with the same `toolCallId`.
  */
-export interface ProviderToolCallEvent {
+export interface ProviderToolCallEvent extends CompleteToolCall {
   readonly type: 'provider-tool-call';
-  readonly index: number;
-  readonly toolCallId: string;
-  readonly toolName: string;
-  readonly arguments: JsonValue;
-  /** Only with `repair`: the arguments were cut and closed where they stopped. */
-  readonly truncated?: true;
-  readonly metadata?: EventMetadata;
 }
 
 /** The result of a call the provider ran, as the stream carried it. */

@@ -576,18 +576,13 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
           completeReasoning(item, item.slot, key, full, out, summary ? { summaryIndex } : undefined);
           break;
         }
-        case 'response.function_call_arguments.delta': {
-          const item = ensureItem(data, 'function_call');
-          const chunk = stringAt(data, 'delta');
-          if (item?.slot === undefined || !chunk) break;
-          item.emitted.set('args', (item.emitted.get('args') ?? '') + chunk);
-          out.push({ type: 'part', index: item.slot, part: { type: 'tool-call-arguments', chunk } });
-          break;
-        }
+        case 'response.function_call_arguments.delta':
         case 'response.mcp_call_arguments.delta': {
-          const item = ensureItem(data, 'mcp_call');
+          // A remote MCP call's arguments stream as a function call's do.
+          const mcp = type === 'response.mcp_call_arguments.delta';
+          const item = ensureItem(data, mcp ? 'mcp_call' : 'function_call');
           const chunk = stringAt(data, 'delta');
-          if (item?.slot === undefined || item.type !== 'mcp_call' || !chunk) break;
+          if (item?.slot === undefined || (mcp && item.type !== 'mcp_call') || !chunk) break;
           item.emitted.set('args', (item.emitted.get('args') ?? '') + chunk);
           out.push({ type: 'part', index: item.slot, part: { type: 'tool-call-arguments', chunk } });
           break;
