@@ -30,7 +30,7 @@ const response = await fetch(`${baseUrl}/v1/messages`, {
   method: 'POST',
   headers: { 'x-api-key': apiKey, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
   body: JSON.stringify({
-    model: 'claude-sonnet-4-5',
+    model: 'claude-sonnet-5',
     max_tokens: 1024,
     stream: true,
     tools: [

@@ -20,7 +20,7 @@ export interface Env {
   readonly ANTHROPIC_URL?: string | undefined;
   /** The API key (a secret: `wrangler secret put ANTHROPIC_API_KEY`). */
   readonly ANTHROPIC_API_KEY?: string | undefined;
-  /** @default 'claude-sonnet-4-5' */
+  /** @default 'claude-sonnet-5' */
   readonly ANTHROPIC_MODEL?: string | undefined;
   /**
    * Milliseconds without output before a `: keep-alive` comment. Besides keeping proxies from
@@ -67,7 +67,7 @@ export async function handleRequest(request: Request, env: Env): Promise<Respons
       ...(env.ANTHROPIC_API_KEY === undefined ? {} : { 'x-api-key': env.ANTHROPIC_API_KEY }),
     },
     body: JSON.stringify({
-      model: env.ANTHROPIC_MODEL ?? 'claude-sonnet-4-5',
+      model: env.ANTHROPIC_MODEL ?? 'claude-sonnet-5',
       max_tokens: 8192,
       stream: true,
       tools: [WRITE_FILE],
