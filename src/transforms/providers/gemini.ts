@@ -68,7 +68,8 @@ interface CandidateState {
  *
  * @throws ProviderError for a `{"error": {...}}` chunk (type = its `status`, code = its `code`),
  *   and with type `invalid-format` for a record that is not an object or `partialArgs` that
- *   contradict themselves (a path revisited after it was closed, a key on an array, …).
+ *   contradict themselves (a path revisited after it was closed, a key on an array, an array
+ *   index past the next one — refused at once, whatever its size, …).
  */
 export function createGeminiAdapter(options: GeminiAdapterOptions = {}): ProviderAdapter {
   const createToolCallId = options.createToolCallId ?? defaultToolCallId;
@@ -361,8 +362,8 @@ function invalid(message: string): ProviderError {
  * Turns Vertex `partialArgs` entries (`{jsonPath, stringValue | numberValue | boolValue |
  * nullValue, willContinue?}`) into JSON text, incrementally. It keeps the stack of open objects
  * and arrays along the last path: a new path closes what it leaves, opens what it enters and
- * writes its value. Keys must arrive in generation order, which Vertex does; skipped array indices
- * are filled with `null`.
+ * writes its value. Keys must arrive in generation order, which Vertex does; an array index must
+ * be the next one (an index past it is refused, never filled).
  */
 class PartialArgsWriter {
   #stack: Frame[] = [];
@@ -442,12 +443,10 @@ class PartialArgsWriter {
     }
     if (typeof segment !== 'number') throw invalid(`partialArgs path ${path} uses a key on an array`);
     if (segment < frame.count) throw invalid(`partialArgs path ${path} revisits an array element already written`);
-    let out = '';
-    while (frame.count < segment) {
-      out += frame.count > 0 ? ',null' : 'null';
-      frame.count++;
-    }
-    out += frame.count > 0 ? ',' : '';
+    // Elements arrive in order; an index past the next one would need the elements between
+    // written out of nothing (and `$.a[100000000]` would cost that much memory): refused at once.
+    if (segment > frame.count) throw invalid(`partialArgs path ${path} skips array elements (next index is ${frame.count})`);
+    const out = frame.count > 0 ? ',' : '';
     frame.count++;
     frame.member = segment;
     return out;

@@ -179,16 +179,35 @@ describe('createGeminiAdapter partialArgs serialization', () => {
     expect(JSON.parse(args)).toEqual({ s: value });
   });
 
-  it('createGeminiAdapter reads bracket-notation paths and fills skipped array indices with null', () => {
+  it('createGeminiAdapter reads bracket-notation paths', () => {
     const args = argsOf(
       streamedCall('f', [
         { jsonPath: "$['a.b']", stringValue: 'dotted' },
         { jsonPath: '$["q\\"x"]', numberValue: 1 },
-        { jsonPath: "$['list'][2]", stringValue: 'third' },
+        { jsonPath: "$['list'][0]", stringValue: 'first' },
+        { jsonPath: "$['list'][1]", stringValue: 'second' },
         { jsonPath: '$.u\u00e9', stringValue: 'é' },
       ]),
     );
-    expect(JSON.parse(args)).toEqual({ 'a.b': 'dotted', 'q"x': 1, list: [null, null, 'third'], 'u\u00e9': 'é' });
+    expect(JSON.parse(args)).toEqual({ 'a.b': 'dotted', 'q"x': 1, list: ['first', 'second'], 'u\u00e9': 'é' });
+  });
+
+  it('createGeminiAdapter refuses at once an array index past the next one, however large, with nothing written for it', () => {
+    for (const index of ['2', '100000000', '1000000000000000', '99999999999999999999999']) {
+      const input = streamedCall('f', [
+        { jsonPath: '$.a[0]', numberValue: 1 },
+        { jsonPath: `$.a[${index}]`, numberValue: 2 },
+      ]);
+      const { events, error } = runAdapter(createGeminiAdapter(), input);
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error).toMatchObject({ provider: 'gemini', type: 'invalid-format' });
+      expect(argumentChunks(events).join('')).toBe('{"a":[1');
+    }
+    // The first element of a new array too, and an exponent is no index.
+    const first = runAdapter(createGeminiAdapter(), streamedCall('f', [{ jsonPath: '$.a[100000000]', numberValue: 1 }]));
+    expect(first.error).toMatchObject({ provider: 'gemini', type: 'invalid-format' });
+    const exponent = runAdapter(createGeminiAdapter(), streamedCall('f', [{ jsonPath: '$.a[1e15]', numberValue: 1 }]));
+    expect(exponent.error).toMatchObject({ provider: 'gemini', type: 'invalid-format' });
   });
 
   it('createGeminiAdapter closes a string whose next piece is for another path', () => {
