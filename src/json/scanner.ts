@@ -879,7 +879,11 @@ export class JsonScanner {
     if (units > 0) {
       this.#stringLength += units;
       this.#pieceUnits = 0;
-      (this.#visitor.rawText as (raw: string, units: number) => void)(fresh, units);
+      // A high surrogate carried from a decoded run goes first, as itself: raw string content
+      // may hold it unescaped, and the raw piece never ends in half a pair.
+      const carry = this.#carry;
+      this.#carry = '';
+      (this.#visitor.rawText as (raw: string, units: number) => void)(carry + fresh, units + carry.length);
       return;
     }
     this.#stringLength += fresh.length;
@@ -910,7 +914,7 @@ export class JsonScanner {
     if (units > 0) {
       this.#stringLength += units;
       this.#pieceUnits = 0;
-      (this.#visitor.rawText as (raw: string, units: number) => void)(piece, units);
+      (this.#visitor.rawText as (raw: string, units: number) => void)(piece, units + piece.length - fresh.length);
     } else {
       this.#stringLength += fresh.length;
       if (piece !== '') this.#visitor.text(piece);

@@ -243,6 +243,19 @@ describe('IncrementalJsonParser strings', () => {
     }
   });
 
+  it('the fused engine keeps a high surrogate carried out of a long run before the raw text that follows', () => {
+    // A run of 64 or more characters is decoded at once and its trailing `\uDBFF` is carried;
+    // the next chunk is short and goes raw: the carried surrogate must come first.
+    const chunks = ['"' + 'a'.repeat(64) + '\\uDBFF\\uD800', '0', '"'];
+    const expected = 'a'.repeat(64) + '\uDBFF\uD800' + '0';
+    expect(parseValue(chunks)).toBe(expected);
+    expect(parseFragments(chunks).value).toBe(expected);
+    const parser = new IncrementalJsonValueParser();
+    parser.push(chunks[0]!);
+    parser.push(chunks[1]!);
+    expect(parser.snapshot()).toBe(expected);
+  });
+
   it('IncrementalJsonParser decodes UTF-8 bytes cut inside code points', () => {
     const text = '{"k😀":"é€😀\\u00e9"}';
     const bytes = new TextEncoder().encode(text);

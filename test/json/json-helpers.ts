@@ -171,3 +171,49 @@ export const jsonText = fc.tuple(jsonValue, fc.integer()).map(([value, seed]) =>
 export function cutsFor(n: number) {
   return fc.uniqueArray(fc.integer({ min: 1, max: Math.max(1, n - 1) }), { maxLength: Math.min(n, 24) }).map((cuts) => cuts.sort((a, b) => a - b));
 }
+
+/**
+ * Pieces of a JSON string's content that stress the raw and decoded string paths: long and short
+ * runs (around the 64-character fast-path threshold), escaped and raw lone and paired surrogates,
+ * other escapes, astral characters.
+ */
+const stringPiece = fc.oneof(
+  fc.integer({ min: 1, max: 140 }).map((n) => 'a'.repeat(n)),
+  fc.constantFrom(63, 64, 65, 127, 128).map((n) => 'b'.repeat(n)),
+  fc.constantFrom('\\uD800', '\\uDBFF', '\\udbfe', '\\uDC00', '\\uDFFF', '\\ud83d\\ude00', '\\uDBFF\\uD800', '\\uDC00\\uD800'),
+  fc.constantFrom('\ud800', '\udbff', '\udc00', '\ud83d\ude00', '😀', 'é'),
+  fc.constantFrom('\\n', '\\"', '\\\\', '\\/', '\\u0041', '\\u00e9', '0', ' '),
+);
+
+/**
+ * A document whose strings are made of {@link stringPiece}s, with cut positions that include every
+ * piece boundary chosen (so escapes and surrogates land at chunk ends) and a few inside pieces.
+ */
+export const surrogateDocAndCuts: fc.Arbitrary<[string, number[]]> = fc
+  .tuple(
+    fc.array(fc.array(stringPiece, { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 3 }),
+    fc.constantFrom('root', 'array', 'object', 'key'),
+    fc.array(fc.boolean(), { minLength: 32, maxLength: 32 }),
+    fc.array(fc.integer({ min: 1, max: 5 }), { maxLength: 4 }),
+  )
+  .map(([strings, shape, cutHere, inside]) => {
+    const boundaries: number[] = [];
+    let text = shape === 'root' ? '' : shape === 'array' ? '[' : '{';
+    strings.forEach((pieces, s) => {
+      if (s > 0 && shape === 'root') return;
+      if (s > 0) text += ',';
+      if (shape === 'object') text += `"k${s}":`;
+      text += '"';
+      for (const piece of pieces) {
+        boundaries.push(text.length);
+        text += piece;
+        for (const d of inside) if (d < piece.length) boundaries.push(text.length - d);
+      }
+      boundaries.push(text.length);
+      text += '"';
+      if (shape === 'key') text += ':0';
+    });
+    text += shape === 'root' ? '' : shape === 'array' ? ']' : '}';
+    const cuts = [...new Set(boundaries.filter((b, k) => b > 0 && b < text.length && cutHere[k % 32]))].sort((a, b) => a - b);
+    return [text, cuts];
+  });

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IncrementalJsonParser, type StreamFragment } from '../../src/index.ts';
 import { cutAt } from '../helpers.ts';
-import { cutsFor, jsonText, merged, parseFragments, parseValue, pathAndLeaf, thrown } from './json-helpers.ts';
+import { cutsFor, jsonText, merged, parseFragments, parseValue, pathAndLeaf, surrogateDocAndCuts, thrown } from './json-helpers.ts';
 
 const RUNS = { numRuns: 300 };
 const textAndCuts = jsonText.chain((text) => fc.tuple(fc.constant(text), cutsFor(text.length)));
@@ -104,6 +104,21 @@ describe('IncrementalJsonParser properties', () => {
         expect(parseValue(cutAt(bytes, byteCuts), { maxDepth: Infinity })).toEqual(JSON.parse(new TextDecoder().decode(bytes)));
       }),
       RUNS,
+    );
+  });
+
+  it('both engines decode escaped and raw surrogates, long runs and escapes cut at chunk ends as JSON.parse does', () => {
+    fc.assert(
+      fc.property(surrogateDocAndCuts, ([text, cuts]) => {
+        const expected = JSON.parse(text);
+        expect(parseValue(cutAt(text, cuts))).toEqual(expected);
+        expect(parseFragments(cutAt(text, cuts)).value).toEqual(expected);
+        const bytes = new TextEncoder().encode(text);
+        const byteCuts = cuts.map((c) => new TextEncoder().encode(text.slice(0, c)).length);
+        const fromBytes = JSON.parse(new TextDecoder().decode(bytes));
+        expect(parseValue(cutAt(bytes, byteCuts))).toEqual(fromBytes);
+      }),
+      { numRuns: 1000 },
     );
   });
 
