@@ -83,6 +83,8 @@ interface JsonSlot {
   builder: ValueBuilder | undefined;
   /** Why the call failed: its arguments were invalid, or an upstream stage said so. */
   error: Error | undefined;
+  /** Some argument text other than whitespace arrived: a value was begun. */
+  begun: boolean;
 }
 
 /** A provider-run call's result: one whole part. */
@@ -342,6 +344,7 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
       aggregator: undefined,
       builder: undefined,
       error: undefined,
+      begun: false,
     };
   }
 
@@ -398,6 +401,7 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
 
   #feed(slot: JsonSlot, chunk: string, out: PipelineEvent[]): void {
     if (slot.error !== undefined || chunk === '') return;
+    if (!slot.begun) slot.begun = /[^ \t\n\r]/.test(chunk);
     try {
       this.#step(slot, out, chunk);
     } catch (error) {
@@ -458,9 +462,10 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
       return;
     }
     const value = this.#snapshot(slot);
-    // No value at all means no arguments (`{}`) — unless the provider never closed the slot: then
-    // the call was cut before its first argument byte.
-    if (value === undefined) truncated = endOfInput || slot.metadata?.['endOfInput'] === true;
+    // No argument text at all (or only whitespace) means no arguments (`{}`) — unless the provider
+    // never closed the slot: then the call was cut before its first argument byte. Text cut inside
+    // its first value (`tr`, `-`) has no value either, but it was cut: truncated, never `{}`.
+    if (value === undefined && !slot.begun) truncated = endOfInput || slot.metadata?.['endOfInput'] === true;
     if (truncated && !this.#options.repair) {
       this.#incomplete.push(slot);
       // The stop reason is known already when `finished` came before this flush: report it now.

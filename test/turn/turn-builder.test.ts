@@ -5,6 +5,7 @@ import {
   FieldEventStream,
   FragmentAggregator,
   PathUpdateStream,
+  ProviderEventStream,
   ToolCallDeltaStream,
   ToolCallArgumentsError,
   ToolCallProgressStream,
@@ -249,5 +250,38 @@ describe('collectTurn after any stage', () => {
       const turn = await collectTurn(streamOf(input).pipeThrough(stage() as TransformStream<StreamEvent, { readonly type: string }>));
       expect(turn, stage().constructor.name).toEqual(plain);
     }
+  });
+});
+
+describe('collectTurn and arguments cut inside their first value', () => {
+  it('collectTurn reports arguments cut inside a literal or number (t, tr, nul, fal, -) as incomplete, never as {}', async () => {
+    for (const cut of ['t', 'tr', 'nul', 'fal', '-', ' tr']) {
+      const turn = await collectTurn(streamOf([start(0, 'c', 'f'), args(0, cut), flush(0), finished('length', 'max_tokens')]));
+      expect(turn.toolCalls, JSON.stringify(cut)).toEqual([]);
+      expect(turn.incompleteToolCalls, JSON.stringify(cut)).toMatchObject([{ toolCallId: 'c', toolName: 'f', stopReason: 'max_tokens' }]);
+    }
+    // Text that is no JSON prefix fails; no text at all (or only whitespace) is still {}.
+    const broken = await collectTurn(streamOf([start(0, 'c', 'f'), args(0, 'tx'), flush(0)]), { isolateErrors: true });
+    expect(broken.toolCalls).toEqual([]);
+    expect(broken.events.map((e) => e.type)).toContain('tool-call-failed');
+    const none = await collectTurn(streamOf([start(0, 'a', 'f'), flush(0), start(1, 'b', 'g'), args(1, ' '), flush(1)]));
+    expect(none.toolCalls.map((c) => c.arguments)).toEqual([{}, {}]);
+    // With repair, a cut literal is still never a clean {}: it is marked truncated.
+    const repaired = await collectTurn(streamOf([start(0, 'c', 'f'), args(0, 'tr'), flush(0)]), { repair: true });
+    expect(repaired.toolCalls.every((c) => 'truncated' in c && c.truncated === true)).toBe(true);
+  });
+
+  it('collectTurn reports an Anthropic tool_use cut at partial_json "tr" by max_tokens as incomplete', async () => {
+    const body = [
+      'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"x","stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\n',
+      'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"f","input":{}}}\n\n',
+      `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: 'tr' } })}\n\n`,
+      'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n',
+      'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"max_tokens","stop_sequence":null},"usage":{"output_tokens":5}}\n\n',
+      'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+    ].join('');
+    const turn = await collectTurn(streamOf([body]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })));
+    expect(turn.toolCalls).toEqual([]);
+    expect(turn.incompleteToolCalls).toMatchObject([{ toolCallId: 'toolu_1', toolName: 'f', stopReason: 'max_tokens' }]);
   });
 });
