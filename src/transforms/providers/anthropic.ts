@@ -124,7 +124,9 @@ function anthropicUsage(raw: JsonRecord): Usage {
  * without its `message_stop`; a stream cut earlier ends with no `finished`.
  *
  * @throws {ProviderError} on an `error` event (sent after HTTP 200, e.g. `overloaded_error`), with
- * Anthropic's `error.type` as `type` and its message.
+ * Anthropic's `error.type` as `type` and its message; with type `'invalid-stream'` and code
+ * `'duplicate'` for a second `content_block_start` of an index (each content block starts once,
+ * so a repeat is a duplicated event: read on, it would make a second call with the same id).
  */
 export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): ProviderAdapter {
   const blocks = new Map<number, Block>();
@@ -137,6 +139,8 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
   const serverToolNames = new Map<string, string>();
   /** `message.stop_reason` of `message_start`: the finish reason when no `message_delta` brings one. */
   let startStopReason: string | undefined;
+  /** The block indices that have started (by `content_block_start` or whole in `message_start`). */
+  const started = new Set<number>();
 
   function flushBlock(index: number, block: Block, out: StreamEvent[]): void {
     blocks.delete(index);
@@ -266,6 +270,7 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
       if (!isRecord(contentBlock)) continue;
       const previous = blocks.get(index);
       if (previous !== undefined) flushBlock(index, previous, out);
+      started.add(index);
       const block = openBlock(index, contentBlock, out);
       if (Array.isArray(contentBlock.citations)) block.citations.push(...(contentBlock.citations as unknown[]));
       flushBlock(index, block, out);
@@ -334,6 +339,14 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
         case 'content_block_start': {
           const index = numberAt(data, 'index');
           if (index === undefined) break;
+          if (started.has(index)) {
+            // Each index starts once; a second start would make a second call with the same id.
+            throw new ProviderError('anthropic', 'invalid-stream', `content_block_start for block ${index}, which already started`, {
+              code: 'duplicate',
+              cause: data,
+            });
+          }
+          started.add(index);
           const previous = blocks.get(index);
           if (previous !== undefined) flushBlock(index, previous, out);
           openBlock(index, recordAt(data, 'content_block'), out);

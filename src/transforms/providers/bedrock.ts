@@ -108,7 +108,9 @@ function bedrockUsage(raw: JsonRecord): Usage {
  * `end()` flushes every slot still open and emits no `finished` without a `messageStop`.
  *
  * @throws {ProviderError} for an exception event (`:message-type: exception` frames such as
- * `throttlingException`, or the same keys in SDK objects), with the exception name as `type`.
+ * `throttlingException`, or the same keys in SDK objects), with the exception name as `type`;
+ * with type `'invalid-stream'` and code `'duplicate'` for a second `contentBlockStart` of an
+ * index (a block starts once: read on, a repeat would make a second call with the same id).
  */
 export function createBedrockAdapter(_options: BedrockAdapterOptions = {}): ProviderAdapter {
   const blocks = new Map<number, Block>();
@@ -117,6 +119,8 @@ export function createBedrockAdapter(_options: BedrockAdapterOptions = {}): Prov
   let usage: JsonRecord | undefined;
   let sawMetadata = false;
   let finished = false;
+  /** The block indices that had a `contentBlockStart`. */
+  const started = new Set<number>();
 
   function block(index: number): Block {
     let b = blocks.get(index);
@@ -161,6 +165,14 @@ export function createBedrockAdapter(_options: BedrockAdapterOptions = {}): Prov
       case 'contentBlockStart': {
         const index = numberAt(payload, 'contentBlockIndex');
         if (index === undefined) break;
+        if (started.has(index)) {
+          // Each index starts once; a second start would make a second call with the same id.
+          throw new ProviderError('bedrock', 'invalid-stream', `contentBlockStart for block ${index}, which already started`, {
+            code: 'duplicate',
+            cause: payload,
+          });
+        }
+        started.add(index);
         if (blocks.has(index)) flush(index, out);
         block(index);
         const toolUse = recordAt(recordAt(payload, 'start'), 'toolUse');
