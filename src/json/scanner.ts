@@ -707,19 +707,22 @@ export class JsonScanner {
     const raw = this.#raw && this.#state === S_STRING;
     // Raw text keeps a trailing high surrogate back too, escaped or not: never half a pair.
     const end = raw && !closed ? beforeHighSurrogate(s, i, cut) : cut;
+    // The surrogate held back is one code unit: it counts against maxStringLength now, as it does
+    // for a visitor that takes decoded text, so both engines fail at the same character.
+    const held = end < cut ? 1 : 0;
     // Short runs go raw (validated here, decoded by the visitor once per snapshot); long ones are
     // decoded natively right away, which costs less than validating them by hand.
     if (end > i && raw && end - i < 64) {
       const units = rawUnits(s, i, end);
-      if (units < 0 || this.#stringLength + this.#pieceUnits + units > this.#maxStringLength) return this.#stringExact(s, i, n);
+      if (units < 0 || this.#stringLength + this.#pieceUnits + units + held > this.#maxStringLength) return this.#stringExact(s, i, n);
       this.#piece += s.slice(i, end);
       this.#pieceUnits += units;
     } else if (end > i) {
       const decoded = decodeRun(s.slice(i, end));
       const budget = this.#maxStringLength - (this.#state === S_KEY_STRING ? this.#keyText.length : this.#stringLength);
-      if (decoded === undefined || this.#piece.length + decoded.length > budget) return this.#stringExact(s, i, n);
+      if (decoded === undefined || this.#piece.length + decoded.length + held > budget) return this.#stringExact(s, i, n);
       this.#piece += decoded;
-    }
+    } else if (held === 1 && this.#stringLength + this.#pieceUnits + 1 > this.#maxStringLength) return this.#stringExact(s, i, n);
     if (closed) {
       this.#closeString();
       return end + 1;
@@ -779,14 +782,17 @@ export class JsonScanner {
     }
     let end = k;
     if (raw) {
-      // Never half a pair: a trailing high surrogate waits for the next chunk.
+      // Never half a pair: a trailing high surrogate waits for the next chunk, but counts against
+      // maxStringLength now (see #string).
+      let held = 0;
       if (!closed && highEnd === end && end > i) {
         if (end - highAt === 6) shrink -= 5;
         end = highAt;
+        held = 1;
       }
+      const units = end - i - shrink;
+      if (this.#stringLength + this.#pieceUnits + units + held > this.#maxStringLength) return this.#stringExact(s, i, n);
       if (end > i) {
-        const units = end - i - shrink;
-        if (this.#stringLength + this.#pieceUnits + units > this.#maxStringLength) return this.#stringExact(s, i, n);
         this.#piece += s.slice(i, end);
         this.#pieceUnits += units;
       }

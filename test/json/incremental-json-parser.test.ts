@@ -348,6 +348,19 @@ describe('IncrementalJsonParser limits', () => {
     expect(parseFragments(['{"a":{"b":1}}'], { maxDepth: 2 }).value).toEqual({ a: { b: 1 } });
   });
 
+  it('both engines count a trailing high surrogate against maxStringLength under every cutting', () => {
+    for (const text of ['"abc\\uDBBE', '"abc\uDBBE', '"' + 'a'.repeat(70) + '\\uDBBE']) {
+      const at = text.length > 20 ? 71 : 4;
+      for (let c = 0; c < text.length; c++) {
+        const chunks = cutAt(text, c === 0 ? [] : [c]);
+        for (const run of [() => parseValue(chunks, { maxStringLength: at - 1 }), () => parseFragments(chunks, { maxStringLength: at - 1 })]) {
+          const error = thrown(run);
+          expect([error?.code, error?.offset]).toEqual(['max-string-length', at]);
+        }
+      }
+    }
+  });
+
   it('IncrementalJsonParser enforces maxStringLength on values and keys at the exact character', () => {
     expect(parseValue(['"abcd"'], { maxStringLength: 4 })).toBe('abcd');
     for (const chunks of allCuttings('"abcde"')) {

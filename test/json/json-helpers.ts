@@ -189,7 +189,16 @@ const stringPiece = fc.oneof(
  * A document whose strings are made of {@link stringPiece}s, with cut positions that include every
  * piece boundary chosen (so escapes and surrogates land at chunk ends) and a few inside pieces.
  */
-export const surrogateDocAndCuts: fc.Arbitrary<[string, number[]]> = fc
+export const surrogateDocAndCuts: fc.Arbitrary<[string, number[]]> = surrogateDoc().map(([text, cuts]) => [text, cuts]);
+
+/**
+ * {@link surrogateDocAndCuts}, each with the ends of its pieces inside strings and how many code
+ * units the string holds there: where a `maxStringLength` is reached exactly.
+ */
+export const surrogateDocAndEnds: fc.Arbitrary<[string, number[], Array<[number, number]>]> = surrogateDoc();
+
+function surrogateDoc(): fc.Arbitrary<[string, number[], Array<[number, number]>]> {
+  return fc
   .tuple(
     fc.array(fc.array(stringPiece, { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 3 }),
     fc.constantFrom('root', 'array', 'object', 'key'),
@@ -198,15 +207,19 @@ export const surrogateDocAndCuts: fc.Arbitrary<[string, number[]]> = fc
   )
   .map(([strings, shape, cutHere, inside]) => {
     const boundaries: number[] = [];
+    const ends: Array<[number, number]> = [];
     let text = shape === 'root' ? '' : shape === 'array' ? '[' : '{';
     strings.forEach((pieces, s) => {
       if (s > 0 && shape === 'root') return;
       if (s > 0) text += ',';
       if (shape === 'object') text += `"k${s}":`;
       text += '"';
+      let units = 0;
       for (const piece of pieces) {
         boundaries.push(text.length);
         text += piece;
+        units += (JSON.parse(`"${piece}"`) as string).length;
+        ends.push([text.length, units]);
         for (const d of inside) if (d < piece.length) boundaries.push(text.length - d);
       }
       boundaries.push(text.length);
@@ -215,5 +228,6 @@ export const surrogateDocAndCuts: fc.Arbitrary<[string, number[]]> = fc
     });
     text += shape === 'root' ? '' : shape === 'array' ? ']' : '}';
     const cuts = [...new Set(boundaries.filter((b, k) => b > 0 && b < text.length && cutHere[k % 32]))].sort((a, b) => a - b);
-    return [text, cuts];
+    return [text, cuts, ends];
   });
+}

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IncrementalJsonParser, type StreamFragment } from '../../src/index.ts';
 import { cutAt } from '../helpers.ts';
-import { cutsFor, jsonText, merged, parseFragments, parseValue, pathAndLeaf, surrogateDocAndCuts, thrown } from './json-helpers.ts';
+import { cutsFor, jsonText, merged, parseFragments, parseValue, pathAndLeaf, surrogateDocAndCuts, surrogateDocAndEnds, thrown } from './json-helpers.ts';
 
 const RUNS = { numRuns: 300 };
 const textAndCuts = jsonText.chain((text) => fc.tuple(fc.constant(text), cutsFor(text.length)));
@@ -196,6 +196,45 @@ describe('IncrementalJsonParser properties', () => {
         }
       }),
       RUNS,
+    );
+  });
+
+  it('both engines stop at a limit with the same code, offset and path under any cutting, as strings and bytes', () => {
+    const limits = fc.record(
+      {
+        maxStringLength: fc.integer({ min: 1, max: 80 }),
+        maxDepth: fc.integer({ min: 1, max: 4 }),
+        maxLength: fc.integer({ min: 1, max: 400 }),
+      },
+      { requiredKeys: [] },
+    );
+    const doc = fc.oneof(
+      fc.tuple(textAndCuts, limits),
+      fc.tuple(surrogateDocAndCuts, limits),
+      // Truncated at the end of a piece (often a surrogate), with maxStringLength at or next to
+      // the string's length there: the limit and the end of the input meet.
+      surrogateDocAndEnds.chain(([text, , ends]) =>
+        fc.tuple(fc.constantFrom(...ends), fc.integer({ min: -1, max: 1 }), fc.boolean()).chain(([[end, units], delta, truncate]) => {
+          const cut = truncate ? text.slice(0, end) : text;
+          return fc.tuple(fc.tuple(fc.constant(cut), cutsFor(cut.length)), fc.constant({ maxStringLength: Math.max(1, units + delta) }));
+        }),
+      ),
+    );
+    fc.assert(
+      fc.property(doc, ([[text, cuts], options]) => {
+        const whole = thrown(() => parseFragments([text], options));
+        const outcome = (error: any) => [error?.code, error?.offset, error?.path];
+        expect(outcome(thrown(() => parseValue([text], options)))).toEqual(outcome(whole));
+        expect(outcome(thrown(() => parseValue(cutAt(text, cuts), options)))).toEqual(outcome(whole));
+        expect(outcome(thrown(() => parseFragments(cutAt(text, cuts), options)))).toEqual(outcome(whole));
+        const bytes = new TextEncoder().encode(text);
+        if (new TextDecoder().decode(bytes) === text) {
+          const byteCuts = cuts.map((c) => new TextEncoder().encode(text.slice(0, c)).length);
+          expect(outcome(thrown(() => parseValue(cutAt(bytes, byteCuts), options)))).toEqual(outcome(whole));
+          expect(outcome(thrown(() => parseFragments(cutAt(bytes, byteCuts), options)))).toEqual(outcome(whole));
+        }
+      }),
+      { numRuns: 1500 },
     );
   });
 });
