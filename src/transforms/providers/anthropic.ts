@@ -126,7 +126,10 @@ function anthropicUsage(raw: JsonRecord): Usage {
  * @throws {ProviderError} on an `error` event (sent after HTTP 200, e.g. `overloaded_error`), with
  * Anthropic's `error.type` as `type` and its message; with type `'invalid-stream'` and code
  * `'duplicate'` for a second `content_block_start` of an index (each content block starts once,
- * so a repeat is a duplicated event: read on, it would make a second call with the same id).
+ * so a repeat is a duplicated event: read on, it would make a second call with the same id), and
+ * code `'out-of-order'` for a `content_block_delta` of a block that already stopped (read on, it
+ * would open a second block at that index). A delta for a block whose start never came still
+ * opens it, as before.
  */
 export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): ProviderAdapter {
   const blocks = new Map<number, Block>();
@@ -292,6 +295,14 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
             ? 'tool_use'
             : undefined;
     if (implied === undefined) return;
+    if (!blocks.has(index) && started.has(index)) {
+      // The block was closed (its stop, or whole in message_start): a delta now is out of order.
+      throw new ProviderError('anthropic', 'invalid-stream', `content_block_delta for block ${index}, which already stopped`, {
+        code: 'out-of-order',
+        cause: data,
+      });
+    }
+    started.add(index);
     const block = blocks.get(index) ?? openBlock(index, { type: implied }, out);
     switch (deltaType) {
       case 'text_delta': {

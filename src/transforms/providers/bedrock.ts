@@ -110,7 +110,8 @@ function bedrockUsage(raw: JsonRecord): Usage {
  * @throws {ProviderError} for an exception event (`:message-type: exception` frames such as
  * `throttlingException`, or the same keys in SDK objects), with the exception name as `type`;
  * with type `'invalid-stream'` and code `'duplicate'` for a second `contentBlockStart` of an
- * index (a block starts once: read on, a repeat would make a second call with the same id).
+ * index (a block starts once: read on, a repeat would make a second call with the same id), and
+ * code `'out-of-order'` for a start or a delta of a block whose `contentBlockStop` came.
  */
 export function createBedrockAdapter(_options: BedrockAdapterOptions = {}): ProviderAdapter {
   const blocks = new Map<number, Block>();
@@ -121,6 +122,8 @@ export function createBedrockAdapter(_options: BedrockAdapterOptions = {}): Prov
   let finished = false;
   /** The block indices that had a `contentBlockStart`. */
   const started = new Set<number>();
+  /** The block indices whose `contentBlockStop` came. */
+  const closed = new Set<number>();
 
   function block(index: number): Block {
     let b = blocks.get(index);
@@ -165,6 +168,12 @@ export function createBedrockAdapter(_options: BedrockAdapterOptions = {}): Prov
       case 'contentBlockStart': {
         const index = numberAt(payload, 'contentBlockIndex');
         if (index === undefined) break;
+        if (closed.has(index) && !started.has(index)) {
+          throw new ProviderError('bedrock', 'invalid-stream', `contentBlockStart for block ${index}, which already stopped`, {
+            code: 'out-of-order',
+            cause: payload,
+          });
+        }
         if (started.has(index)) {
           // Each index starts once; a second start would make a second call with the same id.
           throw new ProviderError('bedrock', 'invalid-stream', `contentBlockStart for block ${index}, which already started`, {
@@ -187,6 +196,13 @@ export function createBedrockAdapter(_options: BedrockAdapterOptions = {}): Prov
         const index = numberAt(payload, 'contentBlockIndex');
         const delta = recordAt(payload, 'delta');
         if (index === undefined || delta === undefined) break;
+        if (closed.has(index)) {
+          // The block's contentBlockStop came already: a delta now is out of order.
+          throw new ProviderError('bedrock', 'invalid-stream', `contentBlockDelta for block ${index}, which already stopped`, {
+            code: 'out-of-order',
+            cause: payload,
+          });
+        }
         const b = block(index);
         const text = stringAt(delta, 'text');
         if (text) out.push({ type: 'part', index, part: { type: 'message', text } });
@@ -206,7 +222,10 @@ export function createBedrockAdapter(_options: BedrockAdapterOptions = {}): Prov
       }
       case 'contentBlockStop': {
         const index = numberAt(payload, 'contentBlockIndex');
-        if (index !== undefined) flush(index, out);
+        if (index !== undefined) {
+          if (blocks.has(index)) closed.add(index);
+          flush(index, out);
+        }
         break;
       }
       case 'messageStop':

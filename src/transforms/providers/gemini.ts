@@ -69,7 +69,10 @@ interface CandidateState {
  * @throws ProviderError for a `{"error": {...}}` chunk (type = its `status`, code = its `code`),
  *   and with type `invalid-format` for a record that is not an object or `partialArgs` that
  *   contradict themselves (a path revisited after it was closed, a key on an array, an array
- *   index past the next one — refused at once, whatever its size, …).
+ *   index past the next one — refused at once, whatever its size, …); with type
+ *   `'invalid-stream'` and code `'out-of-order'` for `partialArgs` when no streamed call is open
+ *   (they came after the call's end marker, or before its name). A bare continuation without
+ *   arguments (a repeated end marker) is ignored: it changes nothing.
  */
 export function createGeminiAdapter(options: GeminiAdapterOptions = {}): ProviderAdapter {
   const createToolCallId = options.createToolCallId ?? defaultToolCallId;
@@ -150,7 +153,14 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
       }
       state.call = { slot, id, name, writer: new PartialArgsWriter() };
     } else if (!state.call) {
-      // A continuation with no call to continue: nothing to attach it to.
+      // A continuation with no call to continue. Arguments in it came after their call's end
+      // (or before its start): dropping them would report the call without them.
+      if (Array.isArray(partialArgs) && partialArgs.length > 0) {
+        throw new ProviderError('gemini', 'invalid-stream', 'partialArgs with no streaming call open (after its end, or before its name)', {
+          code: 'out-of-order',
+          cause: fc,
+        });
+      }
       return;
     } else if (signature !== undefined) {
       // A signature on a continuation: repeat the start (a no-op downstream) to carry it.

@@ -196,7 +196,13 @@ function responsesUsage(raw: JsonRecord): Usage {
  *   `tool-calls` when a function call was seen, else `stop`; `incomplete` maps
  *   `max_output_tokens` to `length` and `content_filter` to `content-filter`. `rawReason` is the
  *   status, or the incompleteness reason.
- * - Unknown event types and fields (`obfuscation`, `sequence_number`, …) are ignored.
+ * - Unknown event types and fields (`obfuscation`, …) are ignored.
+ * - `sequence_number`, where the events carry it, must go up by one from event to event (from
+ *   whatever the first one is). The first event out of place errors with a `ProviderError` of
+ *   type `'invalid-stream'`, after everything before it was delivered: code `'duplicate'` for a
+ *   number seen already (a repeated or replayed event), `'out-of-order'` for a number past the
+ *   next (the next event was lost, or comes later: a swap is noticed at its first event) —
+ *   never a silently different text or arguments.
  *
  * Final texts: `output_text.done`, `refusal.done`, `content_part.done`, `reasoning_summary_text.done`,
  * `reasoning_summary_part.done`, `reasoning_text.done`, `function_call_arguments.done` and
@@ -214,8 +220,10 @@ function responsesUsage(raw: JsonRecord): Usage {
  * `end()` flushes every slot still open and emits no `finished` when no terminal event came.
  *
  * @throws {ProviderError} on an `error` event (both the documented flat shape `{code, message}`
- * and the observed nested `{error: {type, code, message}}`), on `response.failed`, and with type
- * `'text-mismatch'` when a call's final arguments do not continue its streamed ones.
+ * and the observed nested `{error: {type, code, message}}`), on `response.failed`, with type
+ * `'text-mismatch'` when a call's final arguments do not continue its streamed ones, and with type
+ * `'invalid-stream'` (code `'duplicate'` or `'out-of-order'`) when `sequence_number` does not go
+ * up by one.
  */
 export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOptions = {}): ProviderAdapter {
   const items = new Map<number, OutputItem>();
@@ -224,6 +232,29 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
   let sawFunctionCall = false;
   let responseInfo: Record<string, unknown> = {};
   let finished = false;
+  /** The last `sequence_number` seen (undefined before the first event that has one). */
+  let lastSequence: number | undefined;
+
+  /**
+   * Each event's `sequence_number` is one more than the one before (the first one seen sets the
+   * start: a resumed stream begins after 0). A repeat, a step back or a skip means an event was
+   * duplicated, reordered or lost, which would change the text or the arguments without a word.
+   */
+  function checkSequence(data: JsonRecord): void {
+    const sequence = numberAt(data, 'sequence_number');
+    if (sequence === undefined) return;
+    const last = lastSequence;
+    lastSequence = sequence;
+    if (last === undefined || sequence === last + 1) return;
+    lastSequence = last;
+    // Numbers go up one by one, so the first event out of place is either one already seen (a
+    // repeat, or a replay of an earlier one) or one from later (the next one was lost, or swapped).
+    const message =
+      sequence <= last
+        ? `sequence_number ${sequence} after ${last}: an event seen already`
+        : `sequence_number ${sequence} where ${last + 1} was next: an event lost or out of order`;
+    throw new ProviderError('openai-responses', 'invalid-stream', message, { code: sequence <= last ? 'duplicate' : 'out-of-order', cause: data });
+  }
 
   function ensureItem(data: JsonRecord, impliedType: string): OutputItem | undefined {
     const itemId = nonEmptyStringAt(data, 'item_id');
@@ -479,6 +510,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
   return {
     push(data: unknown, event?: string): StreamEvent[] {
       if (!isRecord(data)) return [];
+      checkSequence(data);
       const out: StreamEvent[] = [];
       const type = stringAt(data, 'type') ?? event;
       switch (type) {

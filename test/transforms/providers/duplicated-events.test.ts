@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../../src/errors.ts';
 import { createAnthropicAdapter } from '../../../src/transforms/providers/anthropic.ts';
 import { createBedrockAdapter } from '../../../src/transforms/providers/bedrock.ts';
-import { assemble, runAdapter, type WireRecord } from './event-stream-helpers.ts';
+import { createGeminiAdapter } from '../../../src/transforms/providers/gemini.ts';
+import { createOpenAIResponsesAdapter } from '../../../src/transforms/providers/openai-responses.ts';
+import { assemble, runAdapter, sseRecords, textOf, type WireRecord } from './event-stream-helpers.ts';
 
 function anthropicToolUse(index: number, id: string): WireRecord {
   return {
@@ -75,5 +77,100 @@ describe('a repeated block start (Anthropic, Bedrock)', () => {
     const { events, error } = runAdapter(createBedrockAdapter(), input);
     expect(error).toBeUndefined();
     expect(assemble(events).toolCalls.map((c) => c.id)).toEqual(['a', 'b']);
+  });
+});
+
+describe('events out of order, duplicated or lost', () => {
+  it('createAnthropicAdapter errors on a delta for a block that already stopped, after the events before it', () => {
+    const text = (t: string): WireRecord => ({ data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: t } } });
+    const input: WireRecord[] = [
+      anthropicStart,
+      { data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } },
+      text('Hello'),
+      anthropicStop(0),
+      text(' again'),
+    ];
+    const { events, error } = runAdapter(createAnthropicAdapter(), input);
+    expect(error).toMatchObject({ provider: 'anthropic', type: 'invalid-stream', code: 'out-of-order' });
+    expect(assemble(events).texts.map((t) => t.text)).toEqual(['Hello']);
+
+    const late = runAdapter(createAnthropicAdapter(), [anthropicStart, anthropicToolUse(1, 'toolu_1'), anthropicInput(1, '{}'), anthropicStop(1), anthropicInput(1, '{"a":1}')]);
+    expect(late.error).toMatchObject({ provider: 'anthropic', type: 'invalid-stream', code: 'out-of-order' });
+    // A delta whose block never started still opens it (a recording cut at its start).
+    const noStart = runAdapter(createAnthropicAdapter(), [anthropicStart, { data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } } }, anthropicStop(0)]);
+    expect(noStart.error).toBeUndefined();
+    expect(assemble(noStart.events).texts.map((t) => t.text)).toEqual(['Hi']);
+  });
+
+  it('createBedrockAdapter errors on a delta for a block that already stopped', () => {
+    const input: WireRecord[] = [
+      { contentBlockStart: { contentBlockIndex: 0, start: { toolUse: { toolUseId: 'a', name: 'f' } } } },
+      { contentBlockDelta: { contentBlockIndex: 0, delta: { toolUse: { input: '{"x":1}' } } } },
+      { contentBlockStop: { contentBlockIndex: 0 } },
+      { contentBlockDelta: { contentBlockIndex: 0, delta: { toolUse: { input: '{"x":2}' } } } },
+    ].map((data) => ({ data }));
+    const { events, error } = runAdapter(createBedrockAdapter(), input);
+    expect(error).toMatchObject({ provider: 'bedrock', type: 'invalid-stream', code: 'out-of-order' });
+    expect(assemble(events).toolCalls.map((c) => c.args)).toEqual(['{"x":1}']);
+  });
+
+  it('createGeminiAdapter errors on partialArgs after the call ended, instead of dropping them', () => {
+    const part = (functionCall: unknown): WireRecord => ({ data: { candidates: [{ content: { role: 'model', parts: [{ functionCall }] } }] } });
+    const input = [
+      part({ name: 'f', willContinue: true }),
+      part({}),
+      part({ partialArgs: [{ jsonPath: '$.city', stringValue: 'Paris' }], willContinue: true }),
+    ];
+    const { error } = runAdapter(createGeminiAdapter(), input);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ provider: 'gemini', type: 'invalid-stream', code: 'out-of-order' });
+    // A repeated end marker carries nothing and changes nothing.
+    const twice = runAdapter(createGeminiAdapter(), [
+      part({ name: 'f', willContinue: true }),
+      part({ partialArgs: [{ jsonPath: '$.city', stringValue: 'Paris' }], willContinue: true }),
+      part({}),
+      part({}),
+    ]);
+    expect(twice.error).toBeUndefined();
+    expect(assemble(twice.events).toolCalls.map((c) => c.args)).toEqual(['{"city":"Paris"}']);
+  });
+
+  it('createOpenAIResponsesAdapter checks that sequence_number goes up by one: a duplicate, a replay, a swap and a loss each error', () => {
+    const records = sseRecords(textOf('openai-responses/reasoning-item-then-function-call.sse'));
+    const sequence = (r: WireRecord | undefined): unknown => (r?.data as { sequence_number?: unknown } | undefined)?.sequence_number;
+    // The recording as sent: consecutive from 0, no error.
+    expect(records.map(sequence)).toEqual(records.map((_, i) => i));
+    expect(runAdapter(createOpenAIResponsesAdapter(), records).error).toBeUndefined();
+    const at = 7; // an argument delta
+    const duplicated = [...records.slice(0, at + 1), records[at] as WireRecord, ...records.slice(at + 1)];
+    const swapped = [...records.slice(0, at), records[at + 1] as WireRecord, records[at] as WireRecord, ...records.slice(at + 2)];
+    const lost = [...records.slice(0, at), ...records.slice(at + 1)];
+    const replayed = [...records.slice(0, at + 3), records[at] as WireRecord, ...records.slice(at + 3)];
+    // The first event out of place is the one noticed: a swap shows as the later event coming early.
+    const cases: [WireRecord[], string, number][] = [
+      [duplicated, 'duplicate', at],
+      [replayed, 'duplicate', at + 2],
+      [swapped, 'out-of-order', at - 1],
+      [lost, 'out-of-order', at - 1],
+    ];
+    for (const [input, code, lastGood] of cases) {
+      const { events, error } = runAdapter(createOpenAIResponsesAdapter(), input);
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error).toMatchObject({ provider: 'openai-responses', type: 'invalid-stream', code });
+      // Everything up to the event before the bad one was delivered, nothing after.
+      const adapter = createOpenAIResponsesAdapter();
+      const expected = records.slice(0, lastGood + 1).flatMap((r) => adapter.push(r.data, r.event));
+      expect(events).toEqual(expected);
+    }
+  });
+
+  it('createOpenAIResponsesAdapter takes the first sequence_number as the start (a resumed stream), and events without one as they come', () => {
+    const records = sseRecords(textOf('openai-responses/reasoning-item-then-function-call.sse'));
+    expect(runAdapter(createOpenAIResponsesAdapter(), records.slice(4)).error).toBeUndefined();
+    const bare = records.map((r) => {
+      const { sequence_number: _, ...data } = r.data as Record<string, unknown>;
+      return { data };
+    });
+    expect(runAdapter(createOpenAIResponsesAdapter(), bare).error).toBeUndefined();
   });
 });
