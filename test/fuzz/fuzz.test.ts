@@ -15,9 +15,6 @@ const COUNT = 10_000;
  * Remove an entry when its defect is fixed; a class not listed here fails the test.
  */
 const KNOWN: ReadonlyArray<{ readonly kind: RegExp; readonly defect: string }> = [
-  // Known defect 8 (hardening list): at a limit the fragment engine and the fused engine report
-  // different errors (`"abc\uDBBE` with maxStringLength 3: max-string-length@4 / unexpected-end@10).
-  { kind: /^engines-disagree:at-limit:/, defect: '8: the engines disagree at limits' },
   // Known defect 5 (hardening list): a repeated block start (Anthropic content_block_start,
   // Bedrock contentBlockStart) or a repeated Gemini function call makes a phantom complete call.
   { kind: /^provider:(dup-record|swap-records|drop-record):phantom-call$/, defect: '5: a repeated block start makes a phantom call' },

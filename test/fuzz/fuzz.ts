@@ -217,6 +217,31 @@ function randomCuts(r: Random, length: number): number[] {
   return [...set].sort((a, b) => a - b);
 }
 
+/**
+ * Cut positions around the escapes and surrogates (text) or the backslashes and multi-byte
+ * sequences (bytes) of an input, so escapes, pairs and lone surrogates end chunks often.
+ */
+function cutsNearEscapes(r: Random, input: string | Uint8Array): number[] {
+  const spots: number[] = [];
+  for (let i = 0; i < input.length; i++) {
+    const unit = typeof input === 'string' ? input.charCodeAt(i) : input[i]!;
+    if (unit === 0x5c || (typeof input === 'string' ? unit >= 0xd800 && unit < 0xe000 : unit >= 0x80)) spots.push(i);
+  }
+  if (spots.length === 0 || input.length <= 1) return randomCuts(r, input.length);
+  const set = new Set<number>();
+  const n = 1 + int(r, 12);
+  for (let k = 0; k < n; k++) {
+    const at = pick(r, spots) + int(r, 13) - 1;
+    if (at > 0 && at < input.length) set.add(at);
+  }
+  return [...set].sort((a, b) => a - b);
+}
+
+/** Random cuts, or cuts around escapes one time in three. */
+function cutsFor(r: Random, input: string | Uint8Array): number[] {
+  return r() < 0.35 ? cutsNearEscapes(r, input) : randomCuts(r, input.length);
+}
+
 function cutAt<T extends string | Uint8Array>(input: T, cuts: readonly number[]): T[] {
   const out: T[] = [];
   let last = 0;
@@ -468,15 +493,15 @@ function jsonCase(r: Random): JsonCase {
   const k = r();
   if (k < 0.3) text = mutateText(r, text);
   else if (k < 0.4) bytesHex = toHex(mutateBytes(r, new TextEncoder().encode(text)));
-  const byteLength = bytesHex !== undefined ? bytesHex.length / 2 : new TextEncoder().encode(text).length;
+  const bytes = bytesHex !== undefined ? fromHex(bytesHex) : new TextEncoder().encode(text);
   const nCuts = 3;
   return {
     kind: 'json',
     text,
     ...(bytesHex !== undefined ? { bytesHex } : {}),
     limits,
-    textCuts: bytesHex !== undefined ? [] : Array.from({ length: nCuts }, () => randomCuts(r, text.length)),
-    byteCuts: Array.from({ length: nCuts }, () => randomCuts(r, byteLength)),
+    textCuts: bytesHex !== undefined ? [] : Array.from({ length: nCuts }, () => cutsFor(r, text)),
+    byteCuts: Array.from({ length: nCuts }, () => cutsFor(r, bytes)),
   };
 }
 
@@ -496,6 +521,16 @@ export interface Failure {
 }
 
 const short = (o: Outcome): string => (o.ok ? `ok ${JSON.stringify(o.value)?.slice(0, 120) ?? ''}` : o.error);
+
+/** Where two values' serializations first differ, with a little context each side. */
+function difference(got: unknown, want: unknown): string {
+  const a = escaped(JSON.stringify(got) ?? '');
+  const b = escaped(JSON.stringify(want) ?? '');
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  const from = Math.max(0, i - 40);
+  return `got …${a.slice(from, i + 60)}… ≠ JSON.parse …${b.slice(from, i + 60)}… (from serialized character ${i})`;
+}
 
 /** Run the JSON checks of one case. */
 export function checkJson(c: JsonCase): Failure[] {
@@ -525,7 +560,7 @@ export function checkJson(c: JsonCase): Failure[] {
     }
     for (const [engine, o] of [['fragments', frag], ['value', value]] as const) {
       if (o.ok && run.expect.ok && !sameValue(o.value, run.expect.value)) {
-        failures.push({ kind: `wrong-value:${engine}`, detail: `${run.label}: ${short(o)} ≠ JSON.parse ${short(run.expect)}` });
+        failures.push({ kind: `wrong-value:${engine}`, detail: `${run.label}: ${difference(o.value, run.expect.value)}` });
       } else if (o.ok && !run.expect.ok) {
         failures.push({ kind: `accepts-invalid:${engine}`, detail: `${run.label}: ${short(o)}, JSON.parse rejects` });
       } else if (!o.ok && run.expect.ok && !limited && o.typed) {
