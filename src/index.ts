@@ -202,3 +202,7 @@ export type {
   ToolCallStartPart,
 } from './types.ts';
 export type { ProviderToolCall } from './sinks/collect-turn.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Path updates with paths relative to the previous update (a long key is not repeated)
+export type { PathUpdateEncoderOptions } from './transforms/path-update-stream.ts';

@@ -44,6 +44,13 @@ function describe(update: unknown): string {
   return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
 
+/** The offsets of the `/` that begins each token of `pointer`. */
+function tokenStarts(pointer: string): number[] {
+  const starts: number[] = [];
+  for (let p = pointer.indexOf('/'); p !== -1; p = pointer.indexOf('/', p + 1)) starts.push(p);
+  return starts;
+}
+
 /**
  * Rebuilds one JSON document from its {@link PathUpdate}s (the `JsonFragmentRebuilder` of the
  * JsonFragment protocol), whether they come straight from a {@link PathUpdateStream} or were
@@ -57,6 +64,8 @@ function describe(update: unknown): string {
  *
  * Updates must come in document order, as one producer made them: each value's path must be a
  * member of the innermost open object (any key) or the next element of the innermost open array.
+ * A path may be relative to the previous update's (`relativePaths` on the encoder): `N` then a
+ * pointer, resolved in O(depth + what it appends).
  * Identity fields (`toolCallId`, `index`) are ignored; use a {@link ToolCallRebuilder} for
  * several calls. Work per update is O(its path); memory is the value plus O(depth).
  *
@@ -78,6 +87,13 @@ export class JsonFragmentRebuilder {
   #complete = false;
   readonly #stack: OpenContainer[] = [];
   #string: OpenString | undefined;
+  /** The absolute path of the last update, against which a relative path is resolved. */
+  #previous = '';
+  /** {@link tokenStarts} of `#previous`. */
+  #starts: number[] = [];
+  /** For an update with a relative path: the kept part (an open container's own string when it can) and the rest. */
+  #kept: string | undefined;
+  #rest = '';
 
   /** The value so far (live), or `undefined` before the first update. */
   get value(): JsonValue | undefined {
@@ -93,8 +109,17 @@ export class JsonFragmentRebuilder {
   /** Apply one update. */
   push(update: PathUpdate): void {
     if (this.#complete) throw new TypeError(`JsonFragmentRebuilder: update after json-complete: ${describe(update)}`);
-    const path: unknown = update.path;
-    if (typeof path !== 'string') return bad(update);
+    const given: unknown = update.path;
+    if (typeof given !== 'string') return bad(update);
+    let path = given;
+    this.#kept = undefined;
+    if (path !== '' && path.charCodeAt(0) !== 47 /* / */) {
+      const absolute = this.#resolve(path);
+      if (absolute === undefined) return bad(update);
+      path = absolute;
+      update = { ...update, path } as PathUpdate;
+    } else this.#starts = tokenStarts(path);
+    this.#previous = path;
     switch (update.kind) {
       case 'start-object':
         this.#openContainer(update, {}, false);
@@ -164,6 +189,38 @@ export class JsonFragmentRebuilder {
     }
   }
 
+  /**
+   * The absolute pointer of a relative path (`PathUpdateStreamOptions.relativePaths`): `N` then a
+   * pointer means "drop the last N tokens of the previous path, then append the pointer".
+   * `undefined` when `relative` is not of that form or drops more tokens than there are. Costs
+   * O(depth + the appended part), not O(the path): a long key is not read again.
+   */
+  #resolve(relative: string): string | undefined {
+    let i = 0;
+    let up = 0;
+    for (; i < relative.length && i < 10; i++) {
+      const c = relative.charCodeAt(i);
+      if (c < 48 || c > 57) break;
+      up = up * 10 + (c - 48);
+    }
+    if (i === 0 || (i > 1 && relative.charCodeAt(0) === 48) || (i < relative.length && relative.charCodeAt(i) !== 47)) return undefined;
+    const starts = this.#starts;
+    if (up > starts.length) return undefined;
+    const depth = starts.length - up;
+    const end = up === 0 ? this.#previous.length : (starts[depth] as number);
+    // The open containers are the previous path's ancestors (or itself): the one as long as the
+    // kept part is that part, and its own string is kept (compared by identity from then on).
+    const open = this.#stack[depth];
+    const kept = open !== undefined && open.pointer.length === end ? open.pointer : this.#previous.slice(0, end);
+    const rest = relative.slice(i);
+    const next = starts.slice(0, depth);
+    for (let p = rest.indexOf('/'); p !== -1; p = rest.indexOf('/', p + 1)) next.push(end + p);
+    this.#starts = next;
+    this.#kept = kept;
+    this.#rest = rest;
+    return kept + rest;
+  }
+
   #openContainer(update: PathUpdate, container: Container, isArray: boolean): void {
     this.#place(update, container);
     this.#stack.push({ container, pointer: update.path, isArray });
@@ -177,6 +234,13 @@ export class JsonFragmentRebuilder {
   /** The decoded last token of `path` if `path` is a direct child of `top`, else `undefined`. */
   #memberToken(top: OpenContainer, path: string): string | undefined {
     const prefix = top.pointer;
+    if (this.#kept !== undefined && this.#kept === prefix) {
+      // Resolved from a relative path that kept exactly this container's pointer.
+      const rest = this.#rest;
+      if (rest.charCodeAt(0) !== 47 /* / */ || rest.indexOf('/', 1) !== -1) return undefined;
+      const token = rest.slice(1);
+      return top.isArray ? token : unescapeToken(token);
+    }
     if (path.length <= prefix.length || path.charCodeAt(prefix.length) !== 47 /* / */ || !path.startsWith(prefix)) return undefined;
     const token = path.slice(prefix.length + 1);
     if (token.indexOf('/') !== -1) return undefined;

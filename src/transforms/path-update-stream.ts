@@ -24,7 +24,9 @@ export interface PathUpdateBase {
   readonly type: 'path-update';
   /**
    * JSON Pointer (RFC 6901) of the value concerned: `""` is the root, `/files/0/path` the `path`
-   * member of the first element of `files`; `~` is written `~0` and `/` is written `~1`.
+   * member of the first element of `files`; `~` is written `~0` and `/` is written `~1`. With
+   * `relativePaths`, it may instead be relative to the previous update's path (it then begins
+   * with a digit: see {@link PathUpdateEncoderOptions.relativePaths}).
    */
   readonly path: string;
   /** The tool call's id, when the update was made from a `tool-call-progress` event (may be `""`). */
@@ -153,6 +155,10 @@ function make(body: Body, call: CallIdentity | undefined): PathUpdate {
  * ```
  */
 export class PathUpdateEncoder {
+  /** Send paths relative to the previous update's when shorter (see {@link PathUpdateEncoderOptions}). */
+  readonly #relative: boolean;
+  /** The keys and indices of the previous update's path (relative mode only). */
+  #previous: (string | number)[] = [];
   /** Open objects, arrays and (on top) strings, outermost first. */
   readonly #open: ValueKind[] = [];
   /** A scalar was just sent: its `done` only confirms it. */
@@ -160,9 +166,28 @@ export class PathUpdateEncoder {
   #started = false;
   #complete = false;
 
+  constructor(options: PathUpdateEncoderOptions = {}) {
+    this.#relative = options.relativePaths === true;
+  }
+
   /** True once `json-complete` has been produced. */
   get complete(): boolean {
     return this.#complete;
+  }
+
+  /**
+   * The path to send for an update at `steps` (keys and indices): without `relativePaths`, the
+   * absolute pointer `full`; with it, relative to the previous update's path when the two share
+   * their first step (keys are compared as the parser gave them, the same string each time).
+   */
+  #at(steps: (string | number)[], full: string): string {
+    if (!this.#relative) return full;
+    const previous = this.#previous;
+    this.#previous = steps;
+    let common = 0;
+    while (common < steps.length && common < previous.length && steps[common] === previous[common]) common++;
+    if (common === 0) return pointerOf(steps, 0);
+    return String(previous.length - common) + pointerOf(steps, common);
   }
 
   /**
@@ -171,21 +196,28 @@ export class PathUpdateEncoder {
    */
   push(fragment: StreamFragment, out: PathUpdate[] = [], call?: CallIdentity): PathUpdate[] {
     if (this.#complete) throw new TypeError('PathUpdateEncoder: the document is already complete');
-    let path = '';
+    const relative = this.#relative;
+    // Relative paths need only the steps; the absolute pointer is then made for what differs.
+    let full = '';
+    const tokens: (string | number)[] = [];
     let leaf = fragment;
     let key: string | undefined;
     let depth = 0;
     while (leaf.type === 'entry' || leaf.type === 'item') {
       if (leaf.type === 'entry') {
         key = leaf.key;
-        path += '/' + escapeToken(key);
+        if (relative) tokens.push(key);
+        else full += '/' + escapeToken(key);
       } else {
         key = undefined;
-        path += '/' + String(leaf.index);
+        if (relative) tokens.push(leaf.index);
+        else full += '/' + String(leaf.index);
       }
       leaf = leaf.value;
       depth++;
     }
+    // Each update's own path: relative to the update before it, when asked for and shorter.
+    let path = full;
     const open = this.#open;
     const top = open[open.length - 1];
     const containers = top === 'string' ? open.length - 1 : open.length;
@@ -196,12 +228,13 @@ export class PathUpdateEncoder {
         // An `entry` belongs in an object, an `item` in an array.
         if (depth > 0 && (key !== undefined) !== (open[depth - 1] === 'object')) misplaced(fragment);
         this.#started = true;
-        if (key !== undefined && depth > 0) out.push(make({ kind: 'key', path, textValue: key }, call));
+        if (key !== undefined && depth > 0) out.push(make({ kind: 'key', path: (path = this.#at(tokens, full)), textValue: key }, call));
         if (leaf.type === 'start') {
-          out.push(make({ kind: START_KIND[leaf.kind], path }, call));
+          out.push(make({ kind: START_KIND[leaf.kind], path: (path = this.#at(tokens, full)) }, call));
           open.push(leaf.kind);
         } else {
           const value = leaf.value;
+          if (relative) path = this.#at(tokens, full);
           if (typeof value === 'number') {
             out.push(make(leaf.raw === undefined ? { kind: 'complete-number', path, value } : { kind: 'complete-number', path, value, raw: leaf.raw }, call));
           } else if (typeof value === 'boolean') out.push(make({ kind: 'complete-boolean', path, value }, call));
@@ -211,7 +244,7 @@ export class PathUpdateEncoder {
         break;
       case 'string':
         if (this.#afterScalar || top !== 'string' || depth !== containers) misplaced(fragment);
-        out.push(make({ kind: 'partial-string', path, textValue: leaf.text }, call));
+        out.push(make({ kind: 'partial-string', path: this.#at(tokens, full), textValue: leaf.text }, call));
         break;
       case 'done':
         if (this.#afterScalar) {
@@ -220,10 +253,11 @@ export class PathUpdateEncoder {
         } else {
           if (top === undefined || depth !== open.length - 1) misplaced(fragment);
           open.pop();
-          out.push(make({ kind: END_KIND[top], path }, call));
+          out.push(make({ kind: END_KIND[top], path: this.#at(tokens, full) }, call));
         }
         if (open.length === 0) {
           this.#complete = true;
+          this.#previous = [];
           out.push(make({ kind: 'json-complete', path: '' }, call));
         }
         break;
@@ -232,6 +266,16 @@ export class PathUpdateEncoder {
     }
     return out;
   }
+}
+
+/** The JSON Pointer of `steps` from `from` on. */
+function pointerOf(steps: readonly (string | number)[], from: number): string {
+  let pointer = '';
+  for (let i = from; i < steps.length; i++) {
+    const step = steps[i] as string | number;
+    pointer += '/' + (typeof step === 'number' ? String(step) : escapeToken(step));
+  }
+  return pointer;
 }
 
 function misplaced(fragment: StreamFragment): never {
@@ -247,7 +291,7 @@ export type PathUpdateStreamInput = StreamFragment | PipelineEvent;
 export type PathUpdateStreamOutput = PathUpdate | PipelineEvent;
 
 /** Options of {@link PathUpdateStream} and {@link PathUpdateCore}. */
-export interface PathUpdateStreamOptions extends JsonLimits {
+export interface PathUpdateStreamOptions extends JsonLimits, PathUpdateEncoderOptions {
   /**
    * Keep the `tool-call-progress` (and `structured-progress`) events in the output, each before
    * its updates (to chain another view after this one).
@@ -260,14 +304,31 @@ export interface PathUpdateStreamOptions extends JsonLimits {
   readonly repair?: boolean;
 }
 
+/** Options of {@link PathUpdateEncoder}. */
+export interface PathUpdateEncoderOptions {
+  /**
+   * Send an update's `path` relative to the previous update's (of the same document) when the two
+   * share their first step: a Relative JSON Pointer, `N` then a pointer, meaning "drop the last N tokens of the
+   * previous path, then append the pointer" (`0` is the same path, `1/5` the next sibling of
+   * `/a/4`). A document's relayed size then stays proportional to its text, however long its keys
+   * (absolute paths repeat every key in every update below it). The first update of a document
+   * and `json-complete` stay absolute (`""`). `JsonFragmentRebuilder` and `ToolCallRebuilder`
+   * read both forms.
+   * @default false
+   */
+  readonly relativePaths?: boolean;
+}
+
 /** Progress and fragments → path updates; one {@link PathUpdateEncoder} per call. */
 class PathUpdateSplitter implements PushCore<PathUpdateStreamInput, PathUpdateStreamOutput> {
   #document: PathUpdateEncoder | undefined;
   readonly #calls = new Map<number, PathUpdateEncoder>();
   readonly #keepProgress: boolean;
+  readonly #encoder: PathUpdateEncoderOptions;
 
-  constructor(keepProgress: boolean) {
+  constructor(keepProgress: boolean, encoder: PathUpdateEncoderOptions) {
     this.#keepProgress = keepProgress;
+    this.#encoder = encoder;
   }
 
   push(input: PathUpdateStreamInput, out: PathUpdateStreamOutput[] = []): PathUpdateStreamOutput[] {
@@ -275,13 +336,13 @@ class PathUpdateSplitter implements PushCore<PathUpdateStreamInput, PathUpdateSt
       if (this.#keepProgress) out.push(input);
       let encoder = this.#calls.get(input.index);
       if (encoder === undefined) {
-        encoder = new PathUpdateEncoder();
+        encoder = new PathUpdateEncoder(this.#encoder);
         this.#calls.set(input.index, encoder);
       }
       encoder.push(input.fragment, out as PathUpdate[], input.type === 'tool-call-progress' ? input : { toolCallId: '', index: input.index, structured: true });
       if (encoder.complete) this.#calls.delete(input.index);
     } else if (FRAGMENT_TYPES.has(input.type)) {
-      this.#document ??= new PathUpdateEncoder();
+      this.#document ??= new PathUpdateEncoder(this.#encoder);
       this.#document.push(input as StreamFragment, out as PathUpdate[]);
     } else {
       if (input.type === 'flush' || FINAL_EVENTS.has(input.type)) this.#calls.delete((input as { readonly index: number }).index);
@@ -301,10 +362,10 @@ class PathUpdateSplitter implements PushCore<PathUpdateStreamInput, PathUpdateSt
  */
 export class PathUpdateCore extends ChainedCore<PathUpdateStreamInput, PathUpdateStreamInput, PathUpdateStreamOutput> {
   constructor(options: PathUpdateStreamOptions = {}) {
-    const { keepProgress = false, ...progress } = options;
+    const { keepProgress = false, relativePaths = false, ...progress } = options;
     super(
       new TurnBuilder({ ...progress, progress: true, messages: false }) as PushCore<PathUpdateStreamInput, PathUpdateStreamInput>,
-      new PathUpdateSplitter(keepProgress),
+      new PathUpdateSplitter(keepProgress, { relativePaths }),
     );
   }
 }

@@ -179,3 +179,62 @@ describe('JsonFragmentRebuilder', () => {
     );
   });
 });
+
+describe('JsonFragmentRebuilder and relative paths', () => {
+  const at = (kind: string, path: string, extra: Record<string, unknown> = {}) => ({ type: 'path-update', kind, path, ...extra }) as PathUpdate;
+
+  it('JsonFragmentRebuilder resolves relative paths (N tokens up, then a pointer) against the previous update', () => {
+    const rebuilder = new JsonFragmentRebuilder();
+    const updates = [
+      at('start-object', ''),
+      at('key', '/a~1b', { textValue: 'a/b' }),
+      at('start-array', '0'),
+      at('complete-number', '0/0', { value: 1 }),
+      at('start-object', '1/1'),
+      at('key', '0/c', { textValue: 'c' }),
+      at('start-string', '0'),
+      at('partial-string', '0', { textValue: 'x' }),
+      at('complete-string', '0'),
+      at('end-object', '1'),
+      at('end-array', '1'),
+      at('key', '1/d', { textValue: 'd' }),
+      at('complete-boolean', '0', { value: true }),
+      at('end-object', ''),
+      at('json-complete', ''),
+    ];
+    for (const update of updates) rebuilder.push(update);
+    expect(rebuilder.value).toEqual({ 'a/b': [1, { c: 'x' }], d: true });
+    expect(rebuilder.isComplete()).toBe(true);
+  });
+
+  it('JsonFragmentRebuilder rejects a relative path that goes above the root or is malformed', () => {
+    for (const bad of ['2/x', '01/x', 'x', '1x']) {
+      const rebuilder = new JsonFragmentRebuilder();
+      rebuilder.push(at('start-object', ''));
+      rebuilder.push(at('key', '/a', { textValue: 'a' }));
+      expect(() => rebuilder.push(at('start-array', bad)), bad).toThrow(TypeError);
+    }
+  });
+});
+
+describe('JsonFragmentRebuilder and PathUpdateEncoder with relativePaths', () => {
+  it('JsonFragmentRebuilder rebuilds any document from relative-path updates sent over the wire, however it is cut', () => {
+    fc.assert(
+      fc.property(
+        jsonText.chain((text) => fc.tuple(fc.constant(text), cutsFor(text.length))),
+        ([text, cuts]) => {
+          const parser = new IncrementalJsonParser();
+          const encoder = new PathUpdateEncoder({ relativePaths: true });
+          const rebuilder = new JsonFragmentRebuilder();
+          const updates: PathUpdate[] = [];
+          for (const chunk of cutAt(text, cuts)) for (const fragment of parser.push(chunk)) encoder.push(fragment, updates);
+          for (const fragment of parser.end()) encoder.push(fragment, updates);
+          for (const update of overTheWire(updates)) rebuilder.push(update);
+          expect(rebuilder.isComplete()).toBe(true);
+          expect(rebuilder.value).toEqual(JSON.parse(text));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

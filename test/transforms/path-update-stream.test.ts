@@ -3,6 +3,9 @@ import { IncrementalJsonParser } from '../../src/json/incremental-json-parser.ts
 import { JsonFragmentStream } from '../../src/transforms/json-fragment-stream.ts';
 import { PathUpdateEncoder, PathUpdateStream, type PathUpdate, type PathUpdateStreamOutput } from '../../src/transforms/path-update-stream.ts';
 import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-stream.ts';
+import { JsonFragmentRebuilder } from '../../src/sinks/json-fragment-rebuilder.ts';
+import { ToolCallRebuilder } from '../../src/sinks/tool-call-rebuilder.ts';
+import { NdjsonDecoder, NdjsonEncoder } from '../../src/relay/ndjson.ts';
 import type { StreamEvent, StreamFragment } from '../../src/types.ts';
 import { args, flush, readAll, settle, start, streamOf } from '../helpers.ts';
 import { afterUpstreamError } from './upstream-error.ts';
@@ -261,5 +264,72 @@ describe('PathUpdateStream when the stage before it fails', () => {
     expect(values).toEqual(expected);
     expect(values.at(-1)).toMatchObject({ kind: 'json-complete' });
     expect(error).toBe(upstream);
+  });
+});
+
+describe('PathUpdateStream with relativePaths', () => {
+  // One 100 KB key over 10,000 numbers: absolute paths repeat the key in every update below it.
+  const key = 'k'.repeat(100_000);
+  const numbers = `[${Array.from({ length: 10_000 }, (_, i) => String(i)).join(',')}]`;
+  const document = `{"${key}":${numbers}}`;
+  const serialized = (updates: readonly unknown[]) => updates.reduce<number>((size, update) => size + JSON.stringify(update).length + 1, 0);
+
+  const encode = (text: string) => {
+    const parser = new IncrementalJsonParser();
+    const encoder = new PathUpdateEncoder({ relativePaths: true });
+    const updates: PathUpdate[] = [];
+    for (const fragment of [...parser.push(text), ...parser.end()]) encoder.push(fragment, updates);
+    return updates;
+  };
+
+  it('PathUpdateEncoder with relativePaths sends a long key about twice, not once per update below it', () => {
+    expect(document.length).toBeGreaterThan(145_000);
+    const short = encode(document);
+    // Absolute paths made more than 7.5 M characters of this 149 KB document.
+    expect(serialized(short)).toBeLessThanOrEqual(8 * document.length);
+    // The key costs what its two copies (the key update's path and text) cost, whatever is below it.
+    expect(serialized(short)).toBeLessThanOrEqual(serialized(encode(`{"k":${numbers}}`)) + 2 * key.length + 100);
+    // Only the first update (the root) and the key's own update carry the key; then `0`, `0/0`, `1/1`, …
+    expect(short.slice(0, 5).map((u) => [u.kind, u.path.length > 20 ? `${u.path.slice(0, 4)}…(${u.path.length})` : u.path])).toEqual([
+      ['start-object', ''],
+      ['key', '/kkk…(100001)'],
+      ['start-array', '0'],
+      ['complete-number', '0/0'],
+      ['complete-number', '1/1'],
+    ]);
+    expect(short.slice(-3).map((u) => [u.kind, u.path])).toEqual([
+      ['end-array', '1'],
+      ['end-object', ''],
+      ['json-complete', ''],
+    ]);
+    const rebuilder = new JsonFragmentRebuilder();
+    for (const update of short) rebuilder.push(JSON.parse(JSON.stringify(update)) as PathUpdate);
+    expect(rebuilder.isComplete()).toBe(true);
+    expect(rebuilder.value).toEqual(JSON.parse(document));
+  });
+
+  it('PathUpdateStream with relativePaths relays tool calls through NDJSON to a ToolCallRebuilder unchanged', async () => {
+    const nested = '{"a":{"b~/c":[1,{"d":"x"},[true,null]],"e":"long string"},"f":-0}';
+    const events: StreamEvent[] = [start(0, 'c0', 'f'), start(1, 'c1', 'g')];
+    // Two calls interleaved, one character at a time: each call's paths are relative to its own.
+    for (let i = 0; i < document.length; i += 997) {
+      if (i < nested.length) events.push(args(0, nested.slice(i, i + 997)));
+      events.push(args(1, document.slice(i, i + 997)));
+    }
+    events.push(flush(0), flush(1));
+    const bytes = streamOf(events).pipeThrough(new PathUpdateStream({ relativePaths: true })).pipeThrough(new NdjsonEncoder());
+    const decoded = await readAll(bytes.pipeThrough(new NdjsonDecoder()));
+    const updates = decoded.filter((e) => e.type === 'path-update') as PathUpdate[];
+    expect(updates.some((u) => u.path !== '' && !u.path.startsWith('/'))).toBe(true);
+    const rebuilder = new ToolCallRebuilder();
+    // A call is released at its json-complete: keep each call's final view as push returns it.
+    const done = new Map<string, { source: string | undefined; value: unknown }>();
+    for (const event of decoded) {
+      const call = rebuilder.push(event);
+      if (call?.isComplete() === true) done.set(call.toolCallId, { source: call.source, value: call.value });
+    }
+    expect(done.get('c0')).toEqual({ source: 'updates', value: JSON.parse(nested) });
+    expect(Object.is((done.get('c0')?.value as { f: number }).f, -0)).toBe(true);
+    expect(done.get('c1')).toEqual({ source: 'updates', value: JSON.parse(document) });
   });
 });
