@@ -24,11 +24,49 @@ export function excerpt(text: string): string {
 }
 
 /**
+ * Longest message of a {@link JsonStreamError}: an error's message is logged, and must cost what
+ * any log line costs, whatever the input.
+ */
+const MAX_MESSAGE = 200;
+
+/**
+ * Longest message of a {@link ProviderError}: the provider's own text is kept as sent up to this
+ * (provider messages run to a few hundred characters); the whole body stays on `cause`.
+ */
+const MAX_PROVIDER_MESSAGE = 500;
+
+/** Longest message of a {@link ToolCallArgumentsError}: a short id and name, then its cause's. */
+const MAX_ARGUMENTS_MESSAGE = 300;
+
+/** Longest JSON Pointer quoted in an error message; the whole one stays on `error.path`. */
+const MAX_PATH = 60;
+
+/**
+ * A JSON Pointer shortened for an error message: at most 60 characters, its start and its end
+ * (the innermost tokens, which say the most) around an ellipsis.
+ */
+export function shortPath(path: string): string {
+  if (path.length <= MAX_PATH) return path;
+  return `${path.slice(0, 20)}…${path.slice(path.length - (MAX_PATH - 21))}`;
+}
+
+/** A message cut to at most `max` characters, an ellipsis marking the cut. */
+function capMessage(message: string, max: number): string {
+  if (message.length <= max) return message;
+  let end = max - 1;
+  // Never half a surrogate pair.
+  const last = message.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${message.slice(0, end)}…`;
+}
+
+/**
  * A JSON text was invalid, ended early, or exceeded a limit.
  *
  * `offset` counts UTF-16 code units of the decoded text from the start of the document, and does
  * not depend on how the input was cut into chunks. `path` is the JSON Pointer of the value being
- * parsed when the error happened (`""` for the root).
+ * parsed when the error happened (`""` for the root). The message is at most 200 characters: it
+ * quotes at most 30 characters of input and a shortened path (the whole path is `path`).
  */
 export class JsonStreamError extends Error {
   override readonly name = 'JsonStreamError';
@@ -45,7 +83,7 @@ export class JsonStreamError extends Error {
     path: string,
     options?: { cause?: unknown; excerpt?: string | undefined },
   ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(capMessage(message, MAX_MESSAGE), options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.offset = offset;
     this.path = path;
@@ -71,7 +109,8 @@ export type ProviderName =
  * A provider answered with an HTTP error status (then `status` is set; `type`, `code` and the
  * message are the provider's own, read from its JSON error body), reported an error inside a
  * stream that had started (HTTP 200), or sent something that is not its wire format (`type`
- * `'invalid-stream'`). Everything before the error has been delivered.
+ * `'invalid-stream'`). Everything before the error has been delivered. The message is at most
+ * 500 characters; the provider's whole error body, where there is one, is `cause`.
  */
 export class ProviderError extends Error {
   override readonly name = 'ProviderError';
@@ -95,7 +134,7 @@ export class ProviderError extends Error {
     message: string,
     options?: { code?: string | undefined; status?: number | undefined; cause?: unknown },
   ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(capMessage(message, MAX_PROVIDER_MESSAGE), options?.cause === undefined ? undefined : { cause: options.cause });
     this.provider = provider;
     this.type = type;
     this.code = options?.code;
@@ -106,6 +145,7 @@ export class ProviderError extends Error {
 /**
  * A tool call's arguments (or a structured-output document) were not valid JSON, or exceeded a
  * limit. `cause` is the {@link JsonStreamError}; `offset` is its offset within the arguments.
+ * The message (at most 300 characters) quotes at most 30 characters of the call's id and name.
  */
 export class ToolCallArgumentsError extends Error {
   override readonly name = 'ToolCallArgumentsError';
@@ -118,7 +158,8 @@ export class ToolCallArgumentsError extends Error {
   override readonly cause: JsonStreamError;
 
   constructor(toolCallId: string, toolName: string, index: number, cause: JsonStreamError) {
-    super(`Invalid arguments for tool call ${toolCallId || `#${index}`}${toolName ? ` (${toolName})` : ''}: ${cause.message}`, { cause });
+    const id = excerpt(toolCallId) || `#${index}`;
+    super(capMessage(`Invalid arguments for tool call ${id}${toolName ? ` (${excerpt(toolName)})` : ''}: ${cause.message}`, MAX_ARGUMENTS_MESSAGE), { cause });
     this.toolCallId = toolCallId;
     this.toolName = toolName;
     this.index = index;

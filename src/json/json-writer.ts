@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { JsonStreamError } from '../errors.ts';
+import { JsonStreamError, shortPath } from '../errors.ts';
 import type { JsonScalar, StreamFragment } from '../types.ts';
 
 interface Frame {
@@ -177,7 +177,7 @@ export class JsonWriter {
     const what = this.#started ? `'${this.closing().charAt(0)}'` : 'a value';
     throw new JsonStreamError(
       'unexpected-end',
-      `Unexpected end of fragments after ${this.#written} characters of JSON text${this.#started && this.path !== '' ? ` in ${this.path}` : ''}: expected ${what}`,
+      `Unexpected end of fragments after ${this.#written} characters of JSON text${this.#started && this.path !== '' ? ` in ${shortPath(this.path)}` : ''}: expected ${what}`,
       this.#written,
       this.#started ? this.path : '',
     );

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { JsonStreamError, excerpt, type JsonStreamErrorCode } from '../errors.ts';
+import { JsonStreamError, excerpt, shortPath, type JsonStreamErrorCode } from '../errors.ts';
 import type { JsonScalar } from '../types.ts';
 
 /** Container and value kinds, as numbers on the hot path. */
@@ -371,7 +371,7 @@ export class JsonScanner {
 
   #where(): string {
     const path = this.path();
-    return path === '' ? '' : ` in ${path}`;
+    return path === '' ? '' : ` in ${shortPath(path)}`;
   }
 
   #afterExpectation(): string {
