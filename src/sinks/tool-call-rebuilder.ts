@@ -75,6 +75,8 @@ class Call implements RebuiltToolCall {
   error: Error | undefined;
   rebuilder: JsonFragmentRebuilder | undefined;
   parser: IncrementalJsonValueParser | undefined;
+  /** Text other than whitespace was parsed: a value was begun (`tr` is cut, not no arguments). */
+  begun = false;
   /** Raw argument chunks held until the source is decided (normally just the first one). */
   pending: string[] = [];
   /** Flushed without any argument value: the arguments are `{}`. */
@@ -342,6 +344,7 @@ export class ToolCallRebuilder {
 
   #parse(call: Call, chunk: string): void {
     call.parser ??= new IncrementalJsonValueParser(this.#options);
+    if (!call.begun) call.begun = !WHITESPACE_ONLY.test(chunk);
     try {
       call.parser.push(chunk);
     } catch (error) {
@@ -362,7 +365,7 @@ export class ToolCallRebuilder {
           call.state = 'complete';
         } catch (error) {
           if (!(error instanceof JsonStreamError) || error.code !== 'unexpected-end') this.#fail(call, error);
-          else if (call.parser.snapshot() !== undefined) call.state = 'truncated';
+          else if (call.begun || call.parser.snapshot() !== undefined) call.state = 'truncated';
           else {
             // Only whitespace: no arguments, as collectTurn reads it (cut, at the end of input).
             call.parser = undefined;

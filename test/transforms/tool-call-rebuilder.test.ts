@@ -428,3 +428,23 @@ describe('ToolCallRebuilder and a call cut before its first argument byte', () =
     expect(closed.push(flush(0))).toMatchObject({ state: 'complete', value: {} });
   });
 });
+
+describe('ToolCallRebuilder and raw text cut inside its first value', () => {
+  it('ToolCallRebuilder reports text cut inside a literal or number (t, tr, nul, fal, -) as truncated, never as complete {}', () => {
+    for (const cut of ['t', 'tr', 'nul', 'fal', '-', ' tr']) {
+      const calls = new ToolCallRebuilder();
+      let last: RebuiltToolCall | undefined;
+      for (const event of [start(0, 'c', 'f'), args(0, cut), flush(0)]) last = calls.push(event) ?? last;
+      expect(last?.state, JSON.stringify(cut)).toBe('truncated');
+      expect(last?.value, JSON.stringify(cut)).toBeUndefined();
+    }
+    // No argument text at all, or only whitespace: {} as collectTurn reads it.
+    for (const chunks of [[], [' ']]) {
+      const calls = new ToolCallRebuilder();
+      let last: RebuiltToolCall | undefined;
+      for (const event of [start(0, 'c', 'f'), ...chunks.map((chunk) => args(0, chunk)), flush(0)]) last = calls.push(event) ?? last;
+      expect(last?.state).toBe('complete');
+      expect(last?.value).toEqual({});
+    }
+  });
+});
