@@ -433,6 +433,13 @@ function records(bytes: Uint8Array, provider: ProviderName): Uint8Array[] {
   return parts.filter((p) => p.length > 0).map((p) => new TextEncoder().encode(p));
 }
 
+/** The kind of a record: its SSE `event`, its JSON `type`, its AWS `:event-type`, or `chunk`. */
+function recordKind(record: Uint8Array): string {
+  const text = new TextDecoder('latin1').decode(record);
+  const kind = /^event: ?(\S+)/m.exec(text)?.[1] ?? /:event-type\x07\x00.(\w+)/s.exec(text)?.[1] ?? /"type" ?: ?"([\w.]+)"/.exec(text)?.[1];
+  return kind ?? 'chunk';
+}
+
 const concat = (parts: readonly Uint8Array[]): Uint8Array => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
@@ -447,11 +454,16 @@ const PROVIDER_MUTATIONS = ['none', 'truncate', 'truncate-record', 'dup-record',
 
 function providerCase(r: Random): ProviderCase {
   const recording = pick(r, providerRecordings());
-  const mutation = pick(r, PROVIDER_MUTATIONS);
+  let mutation: string = pick(r, PROVIDER_MUTATIONS);
   const list = records(recording.bytes, recording.provider);
   let bytes = recording.bytes;
   const at = int(r, list.length);
-  switch (mutation) {
+  // The record kinds a record mutation touches (`dup-record[content_block_start]`), for the class name.
+  if (mutation.endsWith('record') || mutation.endsWith('records')) {
+    const touched = mutation === 'swap-records' ? list.slice(at, at + 2) : mutation === 'truncate-record' ? [] : list.slice(at, at + 1);
+    if (touched.length > 0) mutation += `[${touched.map(recordKind).join(',')}]`;
+  }
+  switch (mutation.replace(/\[.*$/, '')) {
     case 'truncate':
       bytes = bytes.slice(0, int(r, bytes.length));
       break;
@@ -626,8 +638,11 @@ async function runTurn(chunks: ReadonlyArray<string | Uint8Array>, provider: Pro
   }
 }
 
-/** Providers whose wire carries no sequence number or block framing to notice a lost, repeated or swapped record by. */
-const ORDERLESS: ReadonlySet<ProviderName> = new Set(['openai-chat', 'ollama', 'cohere']);
+/**
+ * Providers whose wire carries no sequence number or block framing to notice a lost, repeated or
+ * swapped record by (Gemini's chunks carry neither; its synthesized ids follow the order).
+ */
+const ORDERLESS: ReadonlySet<ProviderName> = new Set(['openai-chat', 'ollama', 'cohere', 'gemini']);
 
 const baselines = new Map<string, Promise<TurnSummary>>();
 
@@ -655,13 +670,16 @@ export async function checkProvider(c: ProviderCase): Promise<Failure[]> {
     // call with arguments other than the recording's.
     // Where the wire carries no order (OpenAI Chat, Ollama, Cohere, Gemini without partialArgs),
     // a dropped, duplicated or swapped record cannot be noticed: those count as notes, not failures.
-    const noted = ORDERLESS.has(c.provider) && /record/.test(c.mutation) && c.mutation !== 'truncate-record' ? 'note:' : '';
+    // So can Anthropic and Bedrock deltas swapped, repeated or lost inside an open block.
+    const recordMutation = /record/.test(c.mutation) && !c.mutation.startsWith('truncate-record');
+    const deltasOnly = /\[(content_block_delta|contentBlockDelta)(,(content_block_delta|contentBlockDelta))?\]/.test(c.mutation);
+    const noted = recordMutation && (ORDERLESS.has(c.provider) || deltasOnly) ? 'note:' : '';
     if (c.mutation !== 'bytes' && c.mutation !== 'none') {
       for (const [id, args] of turn.calls) {
         if (!base.calls.has(id)) {
-          failures.push({ kind: `${noted}provider:${c.mutation}:phantom-call`, detail: `${run.label}: call ${id} ${JSON.stringify(args)} not in the recording` });
+          failures.push({ kind: `${noted}provider:${c.provider}:${c.mutation}:phantom-call`, detail: `${run.label}: call ${id} ${JSON.stringify(args)} not in the recording` });
         } else if (!sameValue(args, base.calls.get(id))) {
-          failures.push({ kind: `${noted}provider:${c.mutation}:silently-different-arguments`, detail: `${run.label}: call ${id} ${JSON.stringify(args)?.slice(0, 200)}, recording ${JSON.stringify(base.calls.get(id))?.slice(0, 200)}` });
+          failures.push({ kind: `${noted}provider:${c.provider}:${c.mutation}:silently-different-arguments`, detail: `${run.label}: call ${id} ${JSON.stringify(args)?.slice(0, 200)}, recording ${JSON.stringify(base.calls.get(id))?.slice(0, 200)}` });
         }
       }
     }
