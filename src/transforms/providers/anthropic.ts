@@ -127,9 +127,10 @@ function anthropicUsage(raw: JsonRecord): Usage {
  * Anthropic's `error.type` as `type` and its message; with type `'invalid-stream'` and code
  * `'duplicate'` for a second `content_block_start` of an index (each content block starts once,
  * so a repeat is a duplicated event: read on, it would make a second call with the same id), and
- * code `'out-of-order'` for a `content_block_delta` of a block that already stopped (read on, it
- * would open a second block at that index). A delta for a block whose start never came still
- * opens it, as before.
+ * code `'out-of-order'` for a `content_block_delta` of a block that already stopped, or an
+ * `input_json_delta` of a block that has not started (read on, it would open a second block at
+ * that index, or a call with no id or name). Text and thinking deltas whose block start never
+ * came open the block they imply.
  */
 export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): ProviderAdapter {
   const blocks = new Map<number, Block>();
@@ -285,7 +286,7 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
     const delta = recordAt(data, 'delta');
     if (index === undefined || delta === undefined) return;
     const deltaType = stringAt(delta, 'type');
-    // A delta for a block whose start we never saw: open it from what the delta implies.
+    // The delta types read (others, added later, are ignored), and the block each implies.
     const implied =
       deltaType === 'text_delta' || deltaType === 'citations_delta'
         ? 'text'
@@ -295,15 +296,20 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
             ? 'tool_use'
             : undefined;
     if (implied === undefined) return;
-    if (!blocks.has(index) && started.has(index)) {
-      // The block was closed (its stop, or whole in message_start): a delta now is out of order.
-      throw new ProviderError('anthropic', 'invalid-stream', `content_block_delta for block ${index}, which already stopped`, {
+    const open = blocks.get(index);
+    if (open === undefined && (started.has(index) || implied === 'tool_use')) {
+      // Every block starts before its deltas and stops after them: a delta now came after its
+      // block's stop (or whole in message_start), or arguments before their call's start (read
+      // on, they would make a call with no id or name).
+      const when = started.has(index) ? 'already stopped' : 'has not started';
+      throw new ProviderError('anthropic', 'invalid-stream', `content_block_delta for block ${index}, which ${when}`, {
         code: 'out-of-order',
         cause: data,
       });
     }
+    // Text or thinking whose block start never came: opened from what the delta implies.
     started.add(index);
-    const block = blocks.get(index) ?? openBlock(index, { type: implied }, out);
+    const block = open ?? openBlock(index, { type: implied }, out);
     switch (deltaType) {
       case 'text_delta': {
         const text = stringAt(delta, 'text');

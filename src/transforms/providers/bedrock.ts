@@ -111,7 +111,8 @@ function bedrockUsage(raw: JsonRecord): Usage {
  * `throttlingException`, or the same keys in SDK objects), with the exception name as `type`;
  * with type `'invalid-stream'` and code `'duplicate'` for a second `contentBlockStart` of an
  * index (a block starts once: read on, a repeat would make a second call with the same id), and
- * code `'out-of-order'` for a start or a delta of a block whose `contentBlockStop` came.
+ * code `'out-of-order'` for a start or a delta of a block whose `contentBlockStop` came, or a
+ * `toolUse` delta before its block's start.
  */
 export function createBedrockAdapter(_options: BedrockAdapterOptions = {}): ProviderAdapter {
   const blocks = new Map<number, Block>();
@@ -196,9 +197,11 @@ export function createBedrockAdapter(_options: BedrockAdapterOptions = {}): Prov
         const index = numberAt(payload, 'contentBlockIndex');
         const delta = recordAt(payload, 'delta');
         if (index === undefined || delta === undefined) break;
-        if (closed.has(index)) {
-          // The block's contentBlockStop came already: a delta now is out of order.
-          throw new ProviderError('bedrock', 'invalid-stream', `contentBlockDelta for block ${index}, which already stopped`, {
+        if (closed.has(index) || (delta['toolUse'] !== undefined && !started.has(index))) {
+          // The block's contentBlockStop came already, or tool input came before the tool block's
+          // start (read on, it would make a call with no id or name): out of order.
+          const when = closed.has(index) ? 'already stopped' : 'has not started';
+          throw new ProviderError('bedrock', 'invalid-stream', `contentBlockDelta for block ${index}, which ${when}`, {
             code: 'out-of-order',
             cause: payload,
           });

@@ -71,7 +71,8 @@ interface CandidateState {
  *   contradict themselves (a path revisited after it was closed, a key on an array, an array
  *   index past the next one — refused at once, whatever its size, …); with type
  *   `'invalid-stream'` and code `'out-of-order'` for `partialArgs` when no streamed call is open
- *   (they came after the call's end marker, or before its name). A bare continuation without
+ *   (they came after the call's end marker, or before its name), or a named `functionCall`
+ *   while a streamed call is still open (a repeated start, or a lost end marker). A bare continuation without
  *   arguments (a repeated end marker) is ignored: it changes nothing.
  */
 export function createGeminiAdapter(options: GeminiAdapterOptions = {}): ProviderAdapter {
@@ -139,8 +140,14 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
     const partialArgs = fc['partialArgs'];
     const willContinue = fc['willContinue'] === true;
     if (name !== undefined) {
-      // A named part starts a call; a streaming call still open before it has ended.
-      closeCall(state, true, out);
+      if (state.call !== undefined) {
+        // A streamed call ends with its end marker (an empty `functionCall`, or a part without
+        // `willContinue`) before the next call: a name now is a repeated start or a lost end.
+        throw new ProviderError('gemini', 'invalid-stream', `functionCall ${name} while call ${state.call.name} is still streaming`, {
+          code: 'out-of-order',
+          cause: fc,
+        });
+      }
       state.sawToolCall = true;
       const slot = nextSlot++;
       const position = nextPosition++;

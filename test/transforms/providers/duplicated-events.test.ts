@@ -173,4 +173,24 @@ describe('events out of order, duplicated or lost', () => {
     });
     expect(runAdapter(createOpenAIResponsesAdapter(), bare).error).toBeUndefined();
   });
+
+  it('a call whose start was lost, or started twice, errors where the wire tells (Anthropic, Bedrock, Gemini)', () => {
+    // Anthropic: arguments for a block that never started (text still opens the block it implies).
+    const anthropic = runAdapter(createAnthropicAdapter(), [anthropicStart, anthropicInput(0, '{"a":1}'), anthropicStop(0)]);
+    expect(anthropic.error).toMatchObject({ provider: 'anthropic', type: 'invalid-stream', code: 'out-of-order' });
+    expect(anthropic.events).toEqual([]);
+    // Bedrock: a toolUse delta before its contentBlockStart.
+    const bedrock = runAdapter(createBedrockAdapter(), [{ data: { contentBlockDelta: { contentBlockIndex: 0, delta: { toolUse: { input: '{"a":1}' } } } } }]);
+    expect(bedrock.error).toMatchObject({ provider: 'bedrock', type: 'invalid-stream', code: 'out-of-order' });
+    // Gemini: a repeated start while the call streams (a streamed call ends with its end marker first).
+    const part = (functionCall: unknown): WireRecord => ({ data: { candidates: [{ content: { role: 'model', parts: [{ functionCall }] } }] } });
+    const gemini = runAdapter(createGeminiAdapter(), [
+      part({ name: 'getWeather', willContinue: true }),
+      part({ name: 'getWeather', willContinue: true }),
+      part({ partialArgs: [{ jsonPath: '$.location', stringValue: 'Boston' }], willContinue: true }),
+      part({}),
+    ]);
+    expect(gemini.error).toMatchObject({ provider: 'gemini', type: 'invalid-stream', code: 'out-of-order' });
+    expect(gemini.events.filter((e) => e.type === 'part' && e.part.type === 'tool-call-start')).toHaveLength(1);
+  });
 });
