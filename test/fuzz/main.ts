@@ -46,7 +46,7 @@ function report(index: number | undefined, c: FuzzCase, failures: readonly Failu
     console.log(`  input: ${input.slice(0, 2000)}`);
     console.log(`  replay: ${index !== undefined ? `npm run fuzz -- --seed ${seed} --index ${index}` : ''}`);
     const record = JSON.stringify(c);
-    console.log(`  record (--replay): ${record.length <= 4000 ? record : `${record.length} characters; replay by index`}`);
+    console.log(`  record (--replay): ${record.length <= 200_000 ? record : `${record.length} characters; replay by index`}`);
   }
 }
 
