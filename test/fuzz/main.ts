@@ -75,10 +75,10 @@ if (replay !== undefined) {
   for (let i = start; i < start + count; i++) {
     await runOne(i, makeCase(seed, i));
     ran++;
-    if (ran % 1000 === 0) peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+    if (ran % 100 === 0) peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
     if (progress > 0 && ran % progress === 0) {
       const s = (performance.now() - t0) / 1000;
-      console.error(`${new Date().toISOString()} ${ran}/${count} inputs, ${s.toFixed(0)} s, ${failed} failing, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MB, classes ${JSON.stringify(Object.fromEntries(counts))}`);
+      console.error(`${new Date().toISOString()} ${ran}/${count} inputs, ${s.toFixed(0)} s, ${failed} failing, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MB (peak ${(peakHeap / 2 ** 20).toFixed(0)} MB), slowest index ${slowest.index} ${slowest.ms.toFixed(0)} ms, classes ${JSON.stringify(Object.fromEntries(counts))}`);
     }
   }
 }
