@@ -20,8 +20,10 @@ async function bundledSize(names: readonly string[]): Promise<number> {
 
 // Budgets, not measurements: a change that needs more says so here, in the diff.
 describe('bundle size', () => {
-  it('the JSON engine and its streams stay under 8 KB (minified, gzipped)', async () => {
-    expect(await bundledSize(['IncrementalJsonParser', 'FragmentAggregator', 'IncrementalJsonValueParser', 'JsonFragmentStream', 'JsonValueStream'])).toBeLessThan(8 * 1024);
+  // 8.5 KB since error messages are bounded (paths shortened to 60 characters, messages capped):
+  // 8.06 KB measured then.
+  it('the JSON engine and its streams stay under 8.5 KB (minified, gzipped)', async () => {
+    expect(await bundledSize(['IncrementalJsonParser', 'FragmentAggregator', 'IncrementalJsonValueParser', 'JsonFragmentStream', 'JsonValueStream'])).toBeLessThan(8.5 * 1024);
   });
 
   // 26 KB since the 'ai-sdk' provider and the parsing of HTTP error bodies (+1.9 KB): every
