@@ -26,21 +26,11 @@ import {
   type ProviderName,
   type StreamFragment,
 } from '../../src/index.ts';
+import { rng } from '../helpers.ts';
+import { PROVIDER_OF_DIR } from '../transforms/providers/event-stream-helpers.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Randomness.
-
-/** mulberry32: a small deterministic PRNG. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The generator of input `index` under `seed`: independent of every other input. */
 export function inputRandom(seed: number, index: number): () => number {
@@ -383,17 +373,6 @@ const toHex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString
 const fromHex = (hex: string): Uint8Array => Uint8Array.from(hex.match(/../g) ?? [], (h) => parseInt(h, 16));
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/providers/', import.meta.url));
-const PROVIDER_OF_DIR: Readonly<Record<string, ProviderName>> = {
-  anthropic: 'anthropic',
-  'openai-chat': 'openai-chat',
-  'openai-compatible': 'openai-chat',
-  mistral: 'openai-chat',
-  'openai-responses': 'openai-responses',
-  gemini: 'gemini',
-  ollama: 'ollama',
-  bedrock: 'bedrock',
-  cohere: 'cohere',
-};
 
 interface Recording {
   readonly file: string;
