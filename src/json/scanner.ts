@@ -319,7 +319,7 @@ export class JsonScanner {
       this.#decoder = undefined;
     } else if (ArrayBuffer.isView(chunk)) {
       // `isView` rather than `instanceof`: byte arrays from another realm (a worker, an iframe) count.
-      this.#decoder ??= new TextDecoder();
+      this.#decoder ??= new TextDecoder('utf-8', { ignoreBOM: true });
       text = this.#decoder.decode(chunk, { stream: true });
     } else {
       throw new TypeError(`push() takes a string or a Uint8Array, not ${chunk === null ? 'null' : typeof chunk}`);

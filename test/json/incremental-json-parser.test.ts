@@ -272,8 +272,14 @@ describe('IncrementalJsonParser strings', () => {
     expect(parseFragments(oneByOne(bytes)).value).toBe(expected);
   });
 
-  it('IncrementalJsonParser rejects a byte order mark in string input, as JSON.parse does', () => {
-    expect(thrown(() => parseValue(['\ufeff{}']))?.code).toBe('invalid-json');
+  it('both engines reject a byte order mark at offset 0, in string and in UTF-8 input alike, as JSON.parse does', () => {
+    const bytes = new TextEncoder().encode('\ufeff{}');
+    expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    for (const chunks of [['\ufeff{}'], [bytes], oneByOne(bytes), [bytes.slice(0, 2), bytes.slice(2)]]) {
+      for (const error of [thrown(() => parseValue(chunks)), thrown(() => parseFragments(chunks))]) {
+        expect([error?.code, error?.offset]).toEqual(['invalid-json', 0]);
+      }
+    }
   });
 });
 
