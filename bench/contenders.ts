@@ -6,6 +6,7 @@
  */
 import { JSONParser } from '@streamparser/json';
 import { parse as jsonriverParse } from 'jsonriver';
+import { parseChunked } from '@discoveryjs/json-ext';
 import { parse as partialJsonParse } from 'partial-json';
 import { parsePartialJson } from 'ai';
 import {
@@ -21,6 +22,7 @@ export type ContenderId =
   | 'fused'
   | 'streamparser'
   | 'jsonriver'
+  | 'json-ext'
   | 'partial-json'
   | 'ai-sdk'
   | 'fragments+snapshot'
@@ -115,6 +117,21 @@ export const jsonriver: Contender = {
     for await (const value of jsonriverParse(source())) root = value as JsonValue;
     if (root === undefined) throw new Error('jsonriver produced no value');
     return root;
+  },
+};
+
+/**
+ * `@discoveryjs/json-ext` `parseChunked`: the final value only (no partial values), which it gets
+ * by scanning each chunk for the boundaries of complete values and handing those segments to
+ * `JSON.parse`. It takes an iterable (here the array of chunks) and reads it with `for await`, so
+ * every chunk costs a promise turn: that is its API, so it is in its time.
+ */
+export const jsonExt: Contender = {
+  id: 'json-ext',
+  label: '@discoveryjs/json-ext `parseChunked`',
+  async: true,
+  async run(chunks) {
+    return (await parseChunked(chunks)) as JsonValue;
   },
 };
 
@@ -217,7 +234,7 @@ export const fusedSnapshot: Contender = {
 };
 
 /** The streaming contenders of the main table, in column order. */
-export const STREAMING: readonly Contender[] = [fragments, fused, streamparser, jsonriver];
+export const STREAMING: readonly Contender[] = [fragments, fused, streamparser, jsonriver, jsonExt];
 
 /** The re-parse approach: seconds per run, so timed apart from the incremental parsers. */
 export const REPARSERS: readonly Contender[] = [partialJson, aiSdk];

@@ -7,11 +7,19 @@
 import type { MeasureOptions } from './measure.ts';
 
 /** Chunk sizes of the streaming table, in UTF-16 code units (never splitting a character). */
-export const CHUNK_SIZES = [4, 16, 256, 4096] as const;
-/** The chunk size the targets are stated at. */
+export const CHUNK_SIZES = [4, 16, 256, 4096, 65536] as const;
+/** The chunk size the targets against the incremental peers are stated at. */
 export const TARGET_CHUNK = 16;
-/** The chunk size of the `JSON.parse` target. */
+/** The chunk size of the fragment path's `JSON.parse` target. */
 export const LIMIT_CHUNK = 4096;
+/**
+ * The chunk sizes whose group also times `JSON.parse` of the whole text (the limit), so the fused
+ * engine's ratio to it at each of them comes from runs interleaved with it: the reads of a
+ * `fetch` body are 16–64 KiB.
+ */
+export const LIMIT_CHUNKS = [4096, 65536] as const;
+/** The chunk sizes of the fused engine's target against json-ext `parseChunked`. */
+export const JSON_EXT_CHUNKS = [16, 256, 4096, 65536] as const;
 export const STREAM_BYTES = 1_000_000;
 /** The re-parse approach runs on a quarter and the whole of ~100 KB, to show its growth. */
 export const REPARSE_BYTES = [25_000, 100_000] as const;
