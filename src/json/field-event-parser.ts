@@ -8,6 +8,7 @@
 import type { StreamFragment } from '../types.ts';
 import type { FieldEvent, FieldEventSource } from '../view-types.ts';
 import { JsonWriter } from './json-writer.ts';
+import { newPlace, placeOf } from './deep-fragment.ts';
 import { FragmentCollector } from './incremental-json-parser.ts';
 import { JsonScanner, type JsonLimits } from './scanner.ts';
 
@@ -87,6 +88,7 @@ export class FieldEventParser {
   #mode = PENDING;
   #key = '';
   #writer: JsonWriter | undefined;
+  readonly #place = newPlace();
 
   constructor(options: FieldEventParserOptions = {}) {
     this.#limits = options;
@@ -161,14 +163,14 @@ export class FieldEventParser {
       this.#startField('', out);
     }
     if (this.#root === 2) {
-      this.#value(fragment, out);
+      this.#value(fragment, 0, out);
       if (!this.#open) this.#complete = true;
       return out;
     }
     if (fragment.type === 'entry') {
       if (!this.#open) this.#startField(fragment.key, out);
       else if (fragment.key !== this.#key) return misplaced(fragment);
-      this.#value(fragment.value, out);
+      this.#value(fragment, 1, out);
       return out;
     }
     if (fragment.type === 'done' && !this.#open) {
@@ -186,10 +188,11 @@ export class FieldEventParser {
     out.push({ type: 'field-start', ...this.source, key });
   }
 
-  /** A fragment of the open field's value, relative to the field. */
-  #value(fragment: StreamFragment, out: FieldEvent[]): void {
+  /** A fragment of the open field's value, inside `outer` wrappers (the field's own `entry`, if any). */
+  #value(fragment: StreamFragment, outer: number, out: FieldEvent[]): void {
     if (this.#mode === PENDING) {
-      if (fragment.type === 'start' && fragment.kind === 'string') {
+      const { leaf, depth } = placeOf(fragment, this.#place);
+      if (depth === outer && leaf.type === 'start' && leaf.kind === 'string') {
         this.#mode = STRING;
         return;
       }
@@ -197,13 +200,15 @@ export class FieldEventParser {
       this.#writer = new JsonWriter();
     }
     if (this.#mode === STRING) {
-      if (fragment.type === 'string') this.#delta(fragment.text, out);
-      else if (fragment.type === 'done') this.#endField(true, out);
+      const { leaf, depth } = placeOf(fragment, this.#place);
+      if (depth !== outer) misplaced(fragment);
+      else if (leaf.type === 'string') this.#delta(leaf.text, out);
+      else if (leaf.type === 'done') this.#endField(true, out);
       else misplaced(fragment);
       return;
     }
     const writer = this.#writer as JsonWriter;
-    const text = writer.push(fragment);
+    const text = writer.push(fragment, outer);
     if (text !== '') this.#delta(text, out);
     if (writer.complete) this.#endField(false, out);
   }

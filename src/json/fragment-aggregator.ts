@@ -3,6 +3,7 @@ import { ARRAY, OBJECT, STRING } from './scanner.ts';
 import { ValueBuilder } from './value-builder.ts';
 import { retainHiddenClass } from './retain.ts';
 import { SharedSnapshots } from './shared-snapshot.ts';
+import { newPlace, placeOf } from './deep-fragment.ts';
 
 const KIND = { object: OBJECT, array: ARRAY, string: STRING } as const;
 
@@ -55,6 +56,7 @@ export class FragmentAggregator {
   readonly #builder = new ValueBuilder();
   readonly #shared: SharedSnapshots | undefined;
   #finished = false;
+  readonly #place = newPlace();
 
   constructor(options: FragmentAggregatorOptions = {}) {
     this.#shared = options.immutableSnapshots === true ? new SharedSnapshots() : undefined;
@@ -64,21 +66,7 @@ export class FragmentAggregator {
   push(fragment: StreamFragment): JsonValue | undefined {
     const builder = this.#builder;
     if (this.#finished) throw new TypeError('FragmentAggregator: the root value is already complete');
-    let leaf = fragment;
-    let depth = 0;
-    let key: string | undefined;
-    let index = -1;
-    while (leaf.type === 'entry' || leaf.type === 'item') {
-      if (leaf.type === 'entry') {
-        key = leaf.key;
-        index = -1;
-      } else {
-        key = undefined;
-        index = leaf.index;
-      }
-      leaf = leaf.value;
-      depth++;
-    }
+    const { leaf, depth, key, index } = placeOf(fragment, this.#place);
     const open = builder.depth;
     switch (leaf.type) {
       case 'start':

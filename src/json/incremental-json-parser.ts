@@ -1,6 +1,7 @@
 import type { JsonScalar, StreamFragment } from '../types.ts';
 import { OBJECT, JsonScanner, type JsonLimits, type JsonVisitor, type KindCode } from './scanner.ts';
 import { retainHiddenClass } from './retain.ts';
+import { DeepFragment, EAGER_DEPTH, newStep, type PathStep } from './deep-fragment.ts';
 
 /** Options of {@link IncrementalJsonParser}. */
 export interface IncrementalJsonParserOptions extends JsonLimits {}
@@ -25,10 +26,33 @@ export class FragmentCollector implements JsonVisitor {
     this.out.push(fragment);
   }
 
+  /** The path's steps, outermost first, as far as {@link DeepFragment}s needed them. */
+  readonly #steps: PathStep[] = [];
+  /** How many of `#steps` are current. */
+  #current = 0;
+
   #emit(leaf: StreamFragment): void {
     const { kinds, keys, indices } = this.scanner;
+    const depth = kinds.length;
+    // Only the innermost step can have changed since the last fragment at this depth or deeper:
+    // a key or an index changes between the elements of its container, and the element's own
+    // first fragment comes before any deeper one.
+    if (this.#current >= depth) this.#current = depth - 1;
+    if (depth > EAGER_DEPTH) {
+      const steps = this.#steps;
+      for (let d = Math.max(this.#current, 0); d < depth; d++) {
+        const up = d === 0 ? undefined : steps[d - 1];
+        const key = kinds[d] === OBJECT ? (keys[d] as string) : undefined;
+        const index = key === undefined ? (indices[d] as number) : -1;
+        const step = steps[d];
+        if (step === undefined || step.up !== up || step.key !== key || step.index !== index) steps[d] = newStep(up, key, index);
+      }
+      this.#current = depth;
+      this.deliver(new DeepFragment(steps[0] as PathStep, steps[depth - 1] as PathStep, leaf, depth) as unknown as StreamFragment);
+      return;
+    }
     let fragment = leaf;
-    for (let d = kinds.length - 1; d >= 0; d--) {
+    for (let d = depth - 1; d >= 0; d--) {
       fragment =
         kinds[d] === OBJECT
           ? { type: 'entry', key: keys[d] as string, value: fragment }
@@ -66,9 +90,9 @@ export class FragmentCollector implements JsonVisitor {
  *   emitted; only an incomplete escape or half a surrogate pair is held back. Keys are emitted
  *   complete (inside `entry` fragments); a scalar as soon as its terminator arrives (a root
  *   number at `end()` or at following whitespace).
- * - **Linear**: every character is scanned once; state is O(depth). Each fragment carries one
- *   wrapper object per nesting level (the path), so deep documents cost O(depth) per fragment:
- *   use {@link IncrementalJsonValueParser} when only values are wanted.
+ * - **Linear**: every character is scanned once; state is O(depth). A fragment nested more than
+ *   8 levels down is built lazily (its inner wrappers on first access of `value`, see
+ *   `DeepFragment`), so a fragment costs O(1) whatever the depth unless it is walked.
  *
  * `Uint8Array` chunks are UTF-8, cut anywhere (decoded as `TextDecoder` does, invalid sequences
  * becoming U+FFFD). Do not mix byte and string chunks within a code point.

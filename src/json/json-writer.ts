@@ -6,6 +6,7 @@
  */
 import { JsonStreamError, shortPath } from '../errors.ts';
 import type { JsonScalar, StreamFragment } from '../types.ts';
+import { newPlace, placeOf } from './deep-fragment.ts';
 
 interface Frame {
   readonly object: boolean;
@@ -50,26 +51,19 @@ export class JsonWriter {
   #started = false;
   #complete = false;
   #written = 0;
+  readonly #place = newPlace();
 
-  /** The text that one fragment completes (possibly `''`). */
-  push(fragment: StreamFragment): string {
+  /**
+   * The text that one fragment completes (possibly `''`). With `outer`, the fragment's first
+   * `outer` wrappers are the path to the document this writer writes (a field's value inside the
+   * arguments), so deep fragments are read without building their wrappers.
+   */
+  push(fragment: StreamFragment, outer = 0): string {
     if (this.#complete) throw new TypeError('JsonWriter: the document is already complete');
     const frames = this.#frames;
-    let leaf = fragment;
-    let depth = 0;
-    let key: string | undefined;
-    let index = -1;
-    while (leaf.type === 'entry' || leaf.type === 'item') {
-      if (leaf.type === 'entry') {
-        key = leaf.key;
-        index = -1;
-      } else {
-        key = undefined;
-        index = leaf.index;
-      }
-      leaf = leaf.value;
-      depth++;
-    }
+    const at = placeOf(fragment, this.#place);
+    const { leaf, key, index } = at;
+    const depth = at.depth - outer;
     let text: string;
     switch (leaf.type) {
       case 'start':

@@ -290,8 +290,24 @@ class PathUpdateDecoder {
   /** The kind of the container open at each depth (0 = the root). */
   readonly #containers: ValueKind[] = [];
 
+  /** The tokens of the previous update's path (relative paths are resolved against it). */
+  #tokens: string[] = [];
+
+  /** The tokens of `path`: absolute, or relative to the previous update's (`N` then a pointer). */
+  #resolve(path: string): string[] {
+    const slash = path.indexOf('/');
+    const head = slash === -1 ? path : path.slice(0, slash);
+    const rest = slash === -1 ? [] : path.slice(slash + 1).split('/').map(unescapeToken);
+    if (head === '') return (this.#tokens = rest);
+    const up = Number(head);
+    if (!/^(0|[1-9]\d*)$/.test(head) || up > this.#tokens.length) throw new TypeError(`TerminalSink: bad path-update path ${JSON.stringify(path.slice(0, 40))}`);
+    const tokens = this.#tokens.slice(0, this.#tokens.length - up);
+    for (const token of rest) tokens.push(token);
+    return (this.#tokens = tokens);
+  }
+
   push(update: PathUpdate, out: StreamFragment[]): void {
-    const tokens = update.path === '' ? [] : update.path.slice(1).split('/').map(unescapeToken);
+    const tokens = this.#resolve(update.path);
     const depth = tokens.length;
     const wrap = (leaf: StreamFragment): StreamFragment => {
       let fragment = leaf;

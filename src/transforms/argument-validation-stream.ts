@@ -10,6 +10,9 @@ import type { JsonLimits } from '../json/scanner.ts';
 import { TurnBuilder } from '../turn/turn-builder.ts';
 import type { JsonObject, JsonValue, StreamEvent, StreamFragment, StructuredProgress, ToolCallArgumentProgress, ToolCallEvent } from '../types.ts';
 import type { PipelineEvent } from '../view-types.ts';
+import { newPlace, placeOf } from '../json/deep-fragment.ts';
+
+const place = newPlace();
 import { Stage, type StageCore } from './stage.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -340,7 +343,8 @@ class ArgumentValidator {
       for (const key of state.waiting.splice(0)) this.#fieldCheck(state, call, key, checks);
     }
     // `entry key → done`: a top-level member is complete.
-    if (fragment.type === 'entry' && fragment.value.type === 'done') {
+    const at = placeOf(fragment, place);
+    if (fragment.type === 'entry' && at.depth === 1 && at.leaf.type === 'done') {
       if (state.schemas === undefined) state.waiting.push(fragment.key);
       else this.#fieldCheck(state, call, fragment.key, checks);
     }

@@ -9,28 +9,10 @@
  *
  * @module
  */
+import { newPlace, placeOf, sameStringPath, withLeaf } from '../json/deep-fragment.ts';
 import type { StreamFragment } from '../types.ts';
 
 type Item = { readonly type: string } & Record<string, unknown>;
-
-/** Whether two fragments are string pieces at the same path. */
-function sameStringPath(a: StreamFragment, b: StreamFragment): boolean {
-  for (;;) {
-    if (a.type !== b.type) return false;
-    if (a.type === 'string') return true;
-    if (a.type === 'entry') {
-      const other = b as typeof a;
-      if (a.key !== other.key) return false;
-      a = a.value;
-      b = other.value;
-    } else if (a.type === 'item') {
-      const other = b as typeof a;
-      if (a.index !== other.index) return false;
-      a = a.value;
-      b = other.value;
-    } else return false;
-  }
-}
 
 /** Whether `b` is a piece of text for the same place as `a`. */
 function joinable(a: Item, b: Item): boolean {
@@ -65,9 +47,10 @@ function joinable(a: Item, b: Item): boolean {
 }
 
 function leafText(fragment: StreamFragment): string {
-  while (fragment.type === 'entry' || fragment.type === 'item') fragment = fragment.value;
-  return (fragment as { readonly text: string }).text;
+  return (placeOf(fragment, place).leaf as { readonly text: string }).text;
 }
+
+const place = newPlace();
 
 function textOf(item: Item): string {
   switch (item.type) {
@@ -84,14 +67,7 @@ function textOf(item: Item): string {
 }
 
 function withLeafText(fragment: StreamFragment, text: string): StreamFragment {
-  switch (fragment.type) {
-    case 'entry':
-      return { type: 'entry', key: fragment.key, value: withLeafText(fragment.value, text) };
-    case 'item':
-      return { type: 'item', index: fragment.index, value: withLeafText(fragment.value, text) };
-    default:
-      return { type: 'string', text };
-  }
+  return withLeaf(fragment, { type: 'string', text });
 }
 
 function withText(item: Item, text: string): Item {

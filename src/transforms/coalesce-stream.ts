@@ -6,6 +6,7 @@ import type {
   ToolCallArgumentProgress,
 } from '../types.ts';
 import type { FieldEvent, StreamingToolCallEvent } from '../view-types.ts';
+import { newPlace, placeOf, withLeaf } from '../json/deep-fragment.ts';
 import { drained } from './fail-after-drain.ts';
 import type { PushCore } from './stage.ts';
 
@@ -50,26 +51,25 @@ interface Piece {
   readonly text: string;
 }
 
-/** `"/k\"a\"/i0"`: an unambiguous key for a fragment's path, and its leaf. */
+/**
+ * `"/k\"a\"/i0"`: an unambiguous key for a fragment's path, and its leaf. A deep fragment's path
+ * is named by its innermost step's identity (`#12`), so it is not written out per fragment.
+ */
 function fragmentPiece(fragment: StreamFragment, prefix: string): Piece | undefined {
+  const { leaf, step } = placeOf(fragment, place);
+  if (leaf.type !== 'string') return undefined;
+  if (step !== undefined) return { target: prefix + '#' + step.id, text: leaf.text };
   let target = prefix;
-  let leaf = fragment;
-  while (leaf.type === 'entry' || leaf.type === 'item') {
-    target += leaf.type === 'entry' ? '/k' + JSON.stringify(leaf.key) : '/i' + leaf.index;
-    leaf = leaf.value;
+  for (let wrapper = fragment; wrapper.type === 'entry' || wrapper.type === 'item'; wrapper = wrapper.value) {
+    target += wrapper.type === 'entry' ? '/k' + JSON.stringify(wrapper.key) : '/i' + wrapper.index;
   }
-  return leaf.type === 'string' ? { target, text: leaf.text } : undefined;
+  return { target, text: leaf.text };
 }
 
+const place = newPlace();
+
 function withText(fragment: StreamFragment, text: string): StreamFragment {
-  switch (fragment.type) {
-    case 'entry':
-      return { ...fragment, value: withText(fragment.value, text) };
-    case 'item':
-      return { ...fragment, value: withText(fragment.value, text) };
-    default:
-      return { type: 'string', text };
-  }
+  return withLeaf(fragment, { type: 'string', text });
 }
 
 /** The target and text of a mergeable item; `undefined` for a boundary. */

@@ -2,6 +2,7 @@ import { FragmentAggregator } from '../json/fragment-aggregator.ts';
 import { JsonScanner, type JsonLimits } from '../json/scanner.ts';
 import { SharedSnapshots } from '../json/shared-snapshot.ts';
 import { ValueBuilder } from '../json/value-builder.ts';
+import { newPlace, placeOf } from '../json/deep-fragment.ts';
 import type { JsonValue, StreamFragment } from '../types.ts';
 import { type PushCore, Stage } from './stage.ts';
 
@@ -163,7 +164,7 @@ export class FragmentValueCore implements PushCore<StreamFragment, ValueSnapshot
 
 /** A `done` that closes a nested value changes nothing a snapshot shows. */
 function isWrappedDone(fragment: StreamFragment): boolean {
-  let leaf = fragment;
-  while (leaf.type === 'entry' || leaf.type === 'item') leaf = leaf.value;
-  return leaf.type === 'done';
+  return placeOf(fragment, place).leaf.type === 'done';
 }
+
+const place = newPlace();

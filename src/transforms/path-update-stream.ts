@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { newPlace, placeOf } from '../json/deep-fragment.ts';
 import { escapeToken } from '../json/json-pointer.ts';
 import type { JsonLimits } from '../json/scanner.ts';
 import { FINAL_EVENTS, TurnBuilder } from '../turn/turn-builder.ts';
@@ -24,9 +25,10 @@ export interface PathUpdateBase {
   readonly type: 'path-update';
   /**
    * JSON Pointer (RFC 6901) of the value concerned: `""` is the root, `/files/0/path` the `path`
-   * member of the first element of `files`; `~` is written `~0` and `/` is written `~1`. With
-   * `relativePaths`, it may instead be relative to the previous update's path (it then begins
-   * with a digit: see {@link PathUpdateEncoderOptions.relativePaths}).
+   * member of the first element of `files`; `~` is written `~0` and `/` is written `~1`. By
+   * default it is relative to the previous update's path when the two share their first step (it
+   * then begins with a digit: see {@link PathUpdateEncoderOptions.relativePaths});
+   * `relativePaths: false` makes every path absolute.
    */
   readonly path: string;
   /** The tool call's id, when the update was made from a `tool-call-progress` event (may be `""`). */
@@ -142,7 +144,8 @@ function make(body: Body, call: CallIdentity | undefined): PathUpdate {
 
 /**
  * The synchronous core of {@link PathUpdateStream} for one JSON document: fragments in, path
- * updates out. State is the stack of open values, O(depth); each fragment costs O(its path).
+ * updates out. State is the stack of open values, O(depth); each fragment costs O(1) (relative
+ * paths) plus the steps its path writes.
  *
  * @throws {TypeError} from `push` when fragments arrive out of order (not from one parser) or
  *   after the document is complete.
@@ -155,19 +158,25 @@ function make(body: Body, call: CallIdentity | undefined): PathUpdate {
  * ```
  */
 export class PathUpdateEncoder {
-  /** Send paths relative to the previous update's when shorter (see {@link PathUpdateEncoderOptions}). */
+  /** Send paths relative to the previous update's (see {@link PathUpdateEncoderOptions}). */
   readonly #relative: boolean;
-  /** The keys and indices of the previous update's path (relative mode only). */
-  #previous: (string | number)[] = [];
   /** Open objects, arrays and (on top) strings, outermost first. */
   readonly #open: ValueKind[] = [];
+  /** The step (key or index) of the current element of each open container, outermost first. */
+  readonly #steps: (string | number)[] = [];
+  /** Absolute mode: the pointer of the steps up to each depth, each built from the one above. */
+  readonly #pointers: string[] = [];
+  /** Relative mode: the previous update's path length, and the first step changed since. */
+  #previous = 0;
+  #changed = 0;
   /** A scalar was just sent: its `done` only confirms it. */
   #afterScalar = false;
   #started = false;
   #complete = false;
+  readonly #place = newPlace();
 
   constructor(options: PathUpdateEncoderOptions = {}) {
-    this.#relative = options.relativePaths === true;
+    this.#relative = options.relativePaths !== false;
   }
 
   /** True once `json-complete` has been produced. */
@@ -175,66 +184,59 @@ export class PathUpdateEncoder {
     return this.#complete;
   }
 
-  /**
-   * The path to send for an update at `steps` (keys and indices): without `relativePaths`, the
-   * absolute pointer `full`; with it, relative to the previous update's path when the two share
-   * their first step (keys are compared as the parser gave them, the same string each time).
-   */
-  #at(steps: (string | number)[], full: string): string {
-    if (!this.#relative) return full;
-    const previous = this.#previous;
-    this.#previous = steps;
-    let common = 0;
-    while (common < steps.length && common < previous.length && steps[common] === previous[common]) common++;
-    if (common === 0) return pointerOf(steps, 0);
-    return String(previous.length - common) + pointerOf(steps, common);
+  /** The path of an update `depth` steps down: absolute, or relative to the previous update's. */
+  #path(depth: number): string {
+    if (!this.#relative) return depth === 0 ? '' : (this.#pointers[depth - 1] as string);
+    const common = Math.min(this.#previous, depth, this.#changed);
+    const up = this.#previous - common;
+    this.#previous = depth;
+    this.#changed = depth;
+    let pointer = '';
+    for (let d = common; d < depth; d++) pointer += '/' + token(this.#steps[d] as string | number);
+    return common === 0 ? pointer : String(up) + pointer;
+  }
+
+  /** The element `step` of the container at `depth - 1` begins. */
+  #enter(depth: number, step: string | number): void {
+    this.#steps[depth - 1] = step;
+    if (this.#relative) {
+      if (this.#changed > depth - 1) this.#changed = depth - 1;
+    } else this.#pointers[depth - 1] = (depth === 1 ? '' : (this.#pointers[depth - 2] as string)) + '/' + token(step);
   }
 
   /**
    * Apply one fragment; appends its updates to `out` (returned). `call`, when given, is copied
-   * into every update.
+   * into every update. O(1) per fragment, plus the steps a relative path writes.
    */
   push(fragment: StreamFragment, out: PathUpdate[] = [], call?: CallIdentity): PathUpdate[] {
     if (this.#complete) throw new TypeError('PathUpdateEncoder: the document is already complete');
-    const relative = this.#relative;
-    // Relative paths need only the steps; the absolute pointer is then made for what differs.
-    let full = '';
-    const tokens: (string | number)[] = [];
-    let leaf = fragment;
-    let key: string | undefined;
-    let depth = 0;
-    while (leaf.type === 'entry' || leaf.type === 'item') {
-      if (leaf.type === 'entry') {
-        key = leaf.key;
-        if (relative) tokens.push(key);
-        else full += '/' + escapeToken(key);
-      } else {
-        key = undefined;
-        if (relative) tokens.push(leaf.index);
-        else full += '/' + String(leaf.index);
-      }
-      leaf = leaf.value;
-      depth++;
-    }
-    // Each update's own path: relative to the update before it, when asked for and shorter.
-    let path = full;
+    // Fragments come in document order, so only the innermost step can be new: the steps above
+    // it are the ones this encoder keeps.
+    const { leaf, depth, key, index } = placeOf(fragment, this.#place);
     const open = this.#open;
+    const steps = this.#steps;
     const top = open[open.length - 1];
     const containers = top === 'string' ? open.length - 1 : open.length;
+    const step = key ?? index;
     switch (leaf.type) {
       case 'start':
-      case 'scalar':
+      case 'scalar': {
         if (this.#afterScalar || top === 'string' || depth !== containers || (depth === 0 && this.#started)) misplaced(fragment);
-        // An `entry` belongs in an object, an `item` in an array.
-        if (depth > 0 && (key !== undefined) !== (open[depth - 1] === 'object')) misplaced(fragment);
+        if (depth > 0) {
+          // An `entry` belongs in an object, an `item` (the next index) in an array.
+          const inObject = open[depth - 1] === 'object';
+          if (inObject ? key === undefined : index !== (steps[depth - 1] === undefined ? 0 : (steps[depth - 1] as number) + 1)) misplaced(fragment);
+          this.#enter(depth, step);
+          if (inObject) out.push(make({ kind: 'key', path: this.#path(depth), textValue: key as string }, call));
+        }
         this.#started = true;
-        if (key !== undefined && depth > 0) out.push(make({ kind: 'key', path: (path = this.#at(tokens, full)), textValue: key }, call));
+        const path = this.#path(depth);
         if (leaf.type === 'start') {
-          out.push(make({ kind: START_KIND[leaf.kind], path: (path = this.#at(tokens, full)) }, call));
+          out.push(make({ kind: START_KIND[leaf.kind], path }, call));
           open.push(leaf.kind);
+          if (leaf.kind !== 'string') steps.length = open.length - 1;
         } else {
           const value = leaf.value;
-          if (relative) path = this.#at(tokens, full);
           if (typeof value === 'number') {
             out.push(make(leaf.raw === undefined ? { kind: 'complete-number', path, value } : { kind: 'complete-number', path, value, raw: leaf.raw }, call));
           } else if (typeof value === 'boolean') out.push(make({ kind: 'complete-boolean', path, value }, call));
@@ -242,22 +244,24 @@ export class PathUpdateEncoder {
           this.#afterScalar = true;
         }
         break;
+      }
       case 'string':
-        if (this.#afterScalar || top !== 'string' || depth !== containers) misplaced(fragment);
-        out.push(make({ kind: 'partial-string', path: this.#at(tokens, full), textValue: leaf.text }, call));
+        if (this.#afterScalar || top !== 'string' || depth !== containers || (depth > 0 && step !== steps[depth - 1])) misplaced(fragment);
+        out.push(make({ kind: 'partial-string', path: this.#path(depth), textValue: leaf.text }, call));
         break;
       case 'done':
+        if (depth > 0 && step !== steps[depth - 1]) misplaced(fragment);
         if (this.#afterScalar) {
           if (depth !== containers) misplaced(fragment);
           this.#afterScalar = false;
         } else {
           if (top === undefined || depth !== open.length - 1) misplaced(fragment);
           open.pop();
-          out.push(make({ kind: END_KIND[top], path: this.#at(tokens, full) }, call));
+          steps.length = depth;
+          out.push(make({ kind: END_KIND[top], path: this.#path(depth) }, call));
         }
         if (open.length === 0) {
           this.#complete = true;
-          this.#previous = [];
           out.push(make({ kind: 'json-complete', path: '' }, call));
         }
         break;
@@ -268,14 +272,9 @@ export class PathUpdateEncoder {
   }
 }
 
-/** The JSON Pointer of `steps` from `from` on. */
-function pointerOf(steps: readonly (string | number)[], from: number): string {
-  let pointer = '';
-  for (let i = from; i < steps.length; i++) {
-    const step = steps[i] as string | number;
-    pointer += '/' + (typeof step === 'number' ? String(step) : escapeToken(step));
-  }
-  return pointer;
+/** A step as a JSON Pointer token. */
+function token(step: string | number): string {
+  return typeof step === 'number' ? String(step) : escapeToken(step);
 }
 
 function misplaced(fragment: StreamFragment): never {
@@ -308,13 +307,15 @@ export interface PathUpdateStreamOptions extends JsonLimits, PathUpdateEncoderOp
 export interface PathUpdateEncoderOptions {
   /**
    * Send an update's `path` relative to the previous update's (of the same document) when the two
-   * share their first step: a Relative JSON Pointer, `N` then a pointer, meaning "drop the last N tokens of the
-   * previous path, then append the pointer" (`0` is the same path, `1/5` the next sibling of
-   * `/a/4`). A document's relayed size then stays proportional to its text, however long its keys
-   * (absolute paths repeat every key in every update below it). The first update of a document
-   * and `json-complete` stay absolute (`""`). `JsonFragmentRebuilder` and `ToolCallRebuilder`
-   * read both forms.
-   * @default false
+   * share their first step: a Relative JSON Pointer, `N` then a pointer, meaning "drop the last N
+   * tokens of the previous path, then append the pointer" (`0` is the same path, `1/5` the next
+   * sibling of `/a/4`). A document's relayed size then stays proportional to its text, however long
+   * its keys and however deep (absolute paths repeat every key in every update below it: a 100 KB
+   * key over 10,000 numbers is 1 GB of paths). The first update of a document and `json-complete`
+   * are absolute (`""`). `JsonFragmentRebuilder`, `ToolCallRebuilder` and `TerminalSink` read both
+   * forms; `false` gives every update its absolute pointer (each the same string object as its
+   * parent's plus one token, so cheap in memory, but not on the wire).
+   * @default true
    */
   readonly relativePaths?: boolean;
 }
@@ -362,7 +363,7 @@ class PathUpdateSplitter implements PushCore<PathUpdateStreamInput, PathUpdateSt
  */
 export class PathUpdateCore extends ChainedCore<PathUpdateStreamInput, PathUpdateStreamInput, PathUpdateStreamOutput> {
   constructor(options: PathUpdateStreamOptions = {}) {
-    const { keepProgress = false, relativePaths = false, ...progress } = options;
+    const { keepProgress = false, relativePaths = true, ...progress } = options;
     super(
       new TurnBuilder({ ...progress, progress: true, messages: false }) as PushCore<PathUpdateStreamInput, PathUpdateStreamInput>,
       new PathUpdateSplitter(keepProgress, { relativePaths }),

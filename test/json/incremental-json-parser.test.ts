@@ -272,14 +272,20 @@ describe('IncrementalJsonParser strings', () => {
     expect(parseFragments(oneByOne(bytes)).value).toBe(expected);
   });
 
-  it('both engines reject a byte order mark at offset 0, in string and in UTF-8 input alike, as JSON.parse does', () => {
-    const bytes = new TextEncoder().encode('\ufeff{}');
+  it('both engines reject a byte order mark in string input, as JSON.parse does, and skip it in UTF-8 input, as TextDecoder and Response.json() do', () => {
+    const bytes = new TextEncoder().encode('\ufeff{"a":1}');
     expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-    for (const chunks of [['\ufeff{}'], [bytes], oneByOne(bytes), [bytes.slice(0, 2), bytes.slice(2)]]) {
-      for (const error of [thrown(() => parseValue(chunks)), thrown(() => parseFragments(chunks))]) {
-        expect([error?.code, error?.offset]).toEqual(['invalid-json', 0]);
-      }
+    expect(new TextDecoder().decode(bytes)).toBe('{"a":1}');
+    for (const error of [thrown(() => parseValue(['\ufeff{}'])), thrown(() => parseFragments(['\ufeff{}']))]) {
+      expect([error?.code, error?.offset]).toEqual(['invalid-json', 0]);
     }
+    for (const chunks of [[bytes], oneByOne(bytes), [bytes.slice(0, 2), bytes.slice(2)]]) {
+      expect(parseValue(chunks)).toEqual({ a: 1 });
+      expect(parseFragments(chunks).value).toEqual({ a: 1 });
+    }
+    // Offsets count the decoded text, after the mark.
+    const error = thrown(() => parseValue(oneByOne(new TextEncoder().encode('\ufeff[1,]'))));
+    expect([error?.code, error?.offset]).toEqual(['invalid-json', 3]);
   });
 });
 

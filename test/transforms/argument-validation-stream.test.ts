@@ -299,7 +299,7 @@ describe('ArgumentValidationStream', () => {
       streamOf(writeToEtc)
         .pipeThrough(new ToolCallProgressStream())
         .pipeThrough(new ArgumentValidationStream({ tools: { write_file: ZodWriteFile } }))
-        .pipeThrough(new PathUpdateStream()),
+        .pipeThrough(new PathUpdateStream({ relativePaths: false })),
     );
     const wire = JSON.parse(JSON.stringify(out)) as Array<{ type: string; kind?: string; path?: string }>;
     const report = wire.findIndex((e) => e.type === 'validation-error');

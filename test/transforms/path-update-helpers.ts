@@ -1,11 +1,14 @@
 /** Helpers for the path-update tests: text chunks → updates, and a compact notation for updates. */
 import { IncrementalJsonParser } from '../../src/json/incremental-json-parser.ts';
-import { PathUpdateEncoder, type PathUpdate } from '../../src/transforms/path-update-stream.ts';
+import { PathUpdateEncoder, type PathUpdate, type PathUpdateEncoderOptions } from '../../src/transforms/path-update-stream.ts';
 
-/** Parse `chunks` and encode them: the updates each chunk produced (the last entry is `end()`'s). */
-export function updatesPerChunk(chunks: readonly string[]): PathUpdate[][] {
+/**
+ * Parse `chunks` and encode them: the updates each chunk produced (the last entry is `end()`'s).
+ * Absolute paths unless `options` say otherwise, as the notation of these tests reads best.
+ */
+export function updatesPerChunk(chunks: readonly string[], options: PathUpdateEncoderOptions = { relativePaths: false }): PathUpdate[][] {
   const parser = new IncrementalJsonParser();
-  const encoder = new PathUpdateEncoder();
+  const encoder = new PathUpdateEncoder(options);
   const out: PathUpdate[][] = [];
   for (const chunk of chunks) {
     const updates: PathUpdate[] = [];

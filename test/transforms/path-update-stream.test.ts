@@ -9,7 +9,7 @@ import { NdjsonDecoder, NdjsonEncoder } from '../../src/relay/ndjson.ts';
 import type { StreamEvent, StreamFragment } from '../../src/types.ts';
 import { args, flush, readAll, settle, start, streamOf } from '../helpers.ts';
 import { afterUpstreamError } from './upstream-error.ts';
-import { note, updatesOf } from './path-update-helpers.ts';
+import { note, updatesOf, updatesPerChunk } from './path-update-helpers.ts';
 
 
 describe('PathUpdateEncoder', () => {
@@ -120,7 +120,7 @@ describe('PathUpdateEncoder', () => {
 
 describe('PathUpdateStream', () => {
   it('PathUpdateStream turns a stream of fragments into the updates of one document', async () => {
-    const updates = await readAll(streamOf(['{"a":[1', ',"x"]}']).pipeThrough(new JsonFragmentStream()).pipeThrough(new PathUpdateStream()));
+    const updates = await readAll(streamOf(['{"a":[1', ',"x"]}']).pipeThrough(new JsonFragmentStream()).pipeThrough(new PathUpdateStream({ relativePaths: false })));
     expect((updates as PathUpdate[]).map(note)).toEqual([
       'start-object ""',
       'key "/a" "a"',
@@ -173,7 +173,7 @@ describe('PathUpdateStream', () => {
     ];
 
     it('PathUpdateStream replaces progress events by updates carrying toolCallId and index, and passes other events through in place', async () => {
-      const out = await readAll(streamOf(events).pipeThrough(new ToolCallProgressStream()).pipeThrough(new PathUpdateStream()));
+      const out = await readAll(streamOf(events).pipeThrough(new ToolCallProgressStream()).pipeThrough(new PathUpdateStream({ relativePaths: false })));
       expect(show(out)).toEqual(expected);
       expect(out[2]).toEqual({ type: 'path-update', toolCallId: 'call_a', index: 1, kind: 'start-object', path: '' });
       expect(out[0]).toEqual(events[0]);
@@ -185,13 +185,13 @@ describe('PathUpdateStream', () => {
     });
 
     it('PathUpdateStream parses raw argument parts itself when no progress stage came before: the same output', async () => {
-      const out = await readAll(streamOf(events).pipeThrough(new PathUpdateStream()));
+      const out = await readAll(streamOf(events).pipeThrough(new PathUpdateStream({ relativePaths: false })));
       expect(show(out)).toEqual(expected);
       expect(out.some((e) => e.type === 'part' && e.part.type === 'tool-call-arguments')).toBe(false);
     });
 
     it('PathUpdateStream with keepProgress keeps each progress event before its updates', async () => {
-      const out = await readAll(streamOf(events).pipeThrough(new PathUpdateStream({ keepProgress: true })));
+      const out = await readAll(streamOf(events).pipeThrough(new PathUpdateStream({ keepProgress: true, relativePaths: false })));
       expect(show(out.filter((e) => e.type !== 'tool-call-progress'))).toEqual(expected);
       expect(show(out.slice(2, 6))).toEqual(['tool-call-progress 1', 'call_a#1 start-object ""', 'tool-call-progress 1', 'call_a#1 key "/path" "path"']);
     });
@@ -228,7 +228,7 @@ describe('PathUpdateStream', () => {
         cancelled = reason;
       },
     });
-    const { values, error } = await settle(source.pipeThrough(new PathUpdateStream()));
+    const { values, error } = await settle(source.pipeThrough(new PathUpdateStream({ relativePaths: false })));
     expect((values as PathUpdate[]).map(note)).toEqual(['start-object ""', 'key "/a" "a"', 'complete-number "/a" 1']);
     expect(error).toBeInstanceOf(TypeError);
     await new Promise((resolve) => setTimeout(resolve, 0));
@@ -267,7 +267,7 @@ describe('PathUpdateStream when the stage before it fails', () => {
   });
 });
 
-describe('PathUpdateStream with relativePaths', () => {
+describe('PathUpdateStream relative paths (the default)', () => {
   // One 100 KB key over 10,000 numbers: absolute paths repeat the key in every update below it.
   const key = 'k'.repeat(100_000);
   const numbers = `[${Array.from({ length: 10_000 }, (_, i) => String(i)).join(',')}]`;
@@ -276,13 +276,13 @@ describe('PathUpdateStream with relativePaths', () => {
 
   const encode = (text: string) => {
     const parser = new IncrementalJsonParser();
-    const encoder = new PathUpdateEncoder({ relativePaths: true });
+    const encoder = new PathUpdateEncoder();
     const updates: PathUpdate[] = [];
     for (const fragment of [...parser.push(text), ...parser.end()]) encoder.push(fragment, updates);
     return updates;
   };
 
-  it('PathUpdateEncoder with relativePaths sends a long key about twice, not once per update below it', () => {
+  it('PathUpdateEncoder by default sends a long key about twice, not once per update below it', () => {
     expect(document.length).toBeGreaterThan(145_000);
     const short = encode(document);
     // Absolute paths made more than 7.5 M characters of this 149 KB document.
@@ -308,7 +308,7 @@ describe('PathUpdateStream with relativePaths', () => {
     expect(rebuilder.value).toEqual(JSON.parse(document));
   });
 
-  it('PathUpdateStream with relativePaths relays tool calls through NDJSON to a ToolCallRebuilder unchanged', async () => {
+  it('PathUpdateStream with relative paths relays tool calls through NDJSON to a ToolCallRebuilder unchanged', async () => {
     const nested = '{"a":{"b~/c":[1,{"d":"x"},[true,null]],"e":"long string"},"f":-0}';
     const events: StreamEvent[] = [start(0, 'c0', 'f'), start(1, 'c1', 'g')];
     // Two calls interleaved, one character at a time: each call's paths are relative to its own.
@@ -317,7 +317,7 @@ describe('PathUpdateStream with relativePaths', () => {
       events.push(args(1, document.slice(i, i + 997)));
     }
     events.push(flush(0), flush(1));
-    const bytes = streamOf(events).pipeThrough(new PathUpdateStream({ relativePaths: true })).pipeThrough(new NdjsonEncoder());
+    const bytes = streamOf(events).pipeThrough(new PathUpdateStream()).pipeThrough(new NdjsonEncoder());
     const decoded = await readAll(bytes.pipeThrough(new NdjsonDecoder()));
     const updates = decoded.filter((e) => e.type === 'path-update') as PathUpdate[];
     expect(updates.some((u) => u.path !== '' && !u.path.startsWith('/'))).toBe(true);
@@ -331,5 +331,48 @@ describe('PathUpdateStream with relativePaths', () => {
     expect(done.get('c0')).toEqual({ source: 'updates', value: JSON.parse(nested) });
     expect(Object.is((done.get('c0')?.value as { f: number }).f, -0)).toBe(true);
     expect(done.get('c1')).toEqual({ source: 'updates', value: JSON.parse(document) });
+  });
+});
+
+describe('PathUpdateStream paths: relative by default, absolute on request', () => {
+  const text = '{"files":[{"path":"a.ts","lines":[1,2]},{"path":"b.ts"}],"n":3}';
+
+  it('PathUpdateStream sends relative paths by default and absolute ones with relativePaths: false; both rebuild the value', async () => {
+    const run = (options?: { relativePaths: boolean }) => readAll(streamOf([text]).pipeThrough(new JsonFragmentStream()).pipeThrough(new PathUpdateStream(options)));
+    const relative = (await run()) as PathUpdate[];
+    const absolute = (await run({ relativePaths: false })) as PathUpdate[];
+    expect(absolute.map((u) => u.path)).toContain('/files/1/path');
+    expect(absolute.every((u) => u.path === '' || u.path.startsWith('/'))).toBe(true);
+    // `key /files/0/lines` after `/files/0/path` is `1/lines`; its start-array is `0`; its items `0/0`, `1/1`.
+    const notes = relative.map(note);
+    expect(notes.slice(notes.indexOf('key "1/lines" "lines"'), notes.indexOf('key "1/lines" "lines"') + 5)).toEqual([
+      'key "1/lines" "lines"',
+      'start-array "0"',
+      'complete-number "0/0" 1',
+      'complete-number "1/1" 2',
+      'end-array "1"',
+    ]);
+    for (const updates of [relative, absolute]) {
+      const rebuilder = new JsonFragmentRebuilder();
+      for (const update of updates) rebuilder.push(JSON.parse(JSON.stringify(update)) as PathUpdate);
+      expect(rebuilder.value).toEqual(JSON.parse(text));
+    }
+    expect(relative.length).toBe(absolute.length);
+  });
+
+  it('PathUpdateEncoder gives deep documents (lazy fragments past depth 8) the same updates as shallow wrappers would', () => {
+    const deep = '['.repeat(40) + '{"k":[1,"x",{"a/b":true}],"m":null}' + ']'.repeat(40);
+    const absolute = updatesOf(deep);
+    const prefix = '/0'.repeat(39);
+    expect(absolute.map(note)).toContain(`complete-boolean "${prefix}/0/k/2/a~1b" true`);
+    // The same updates from plain fragments a user built (walked wrapper by wrapper).
+    const parser = new IncrementalJsonParser();
+    const encoder = new PathUpdateEncoder({ relativePaths: false });
+    const plain: PathUpdate[] = [];
+    for (const fragment of [...parser.push(deep), ...parser.end()]) encoder.push(JSON.parse(JSON.stringify(fragment)) as StreamFragment, plain);
+    expect(plain).toEqual(absolute);
+    const rebuilder = new JsonFragmentRebuilder();
+    for (const update of updatesPerChunk([deep], {}).flat()) rebuilder.push(update);
+    expect(rebuilder.value).toEqual(JSON.parse(deep));
   });
 });

@@ -145,7 +145,7 @@ describe('structured output on every provider recording', () => {
       });
 
       it('PathUpdateStream gives path updates marked structured, ending with json-complete', async () => {
-        const events = await readAll(streamOf([bytes]).pipeThrough(structured(c.provider)).pipeThrough(new PathUpdateStream()));
+        const events = await readAll(streamOf([bytes]).pipeThrough(structured(c.provider)).pipeThrough(new PathUpdateStream({ relativePaths: false })));
         const updates = events.filter((e): e is PathUpdate => e.type === 'path-update');
         expect(updates.length).toBeGreaterThan(3);
         expect(updates.every((u) => u.structured === true && typeof u.index === 'number' && u.toolCallId === undefined)).toBe(true);
