@@ -41,7 +41,8 @@ function report(index: number | undefined, c: FuzzCase, failures: readonly Failu
     if (n >= show) continue;
     shown.set(f.kind, n + 1);
     const input = c.kind === 'json' ? `text ${escaped(c.text)}${c.bytesHex !== undefined ? ` bytes ${c.bytesHex}` : ''} limits ${JSON.stringify(c.limits)}` : `${c.file} (${c.mutation}) bytes ${c.bytesHex.length / 2}`;
-    console.log(`FAIL [${f.kind}] seed ${seed}${index !== undefined ? ` index ${index}` : ''}`);
+    // `note:` kinds are what the wire cannot show (a repeated delta where nothing is numbered).
+    console.log(`${f.kind.startsWith('note:') ? 'NOTE' : 'FAIL'} [${f.kind}] seed ${seed}${index !== undefined ? ` index ${index}` : ''}`);
     console.log(`  ${f.detail}`);
     console.log(`  input: ${input.slice(0, 2000)}`);
     console.log(`  replay: ${index !== undefined ? `npm run fuzz -- --seed ${seed} --index ${index}` : ''}`);
