@@ -164,7 +164,9 @@ function build(step: PathStep, leaf: StreamFragment, count: number): StreamFragm
 }
 
 /** Where `fragment` is (see {@link FragmentPlace}); `at` is filled and returned. */
-export const placeOf: (fragment: StreamFragment, at: FragmentPlace) => FragmentPlace = DeepFragment.place;
+export function placeOf(fragment: StreamFragment, at: FragmentPlace): FragmentPlace {
+  return DeepFragment.place(fragment, at);
+}
 
 /** A fresh {@link FragmentPlace} to pass to {@link placeOf}. */
 export function newPlace(): FragmentPlace {
@@ -172,10 +174,14 @@ export function newPlace(): FragmentPlace {
 }
 
 /** `fragment`'s path with another leaf (see {@link DeepFragment.withLeaf}). */
-export const withLeaf: (fragment: StreamFragment, leaf: StreamFragment) => StreamFragment = DeepFragment.withLeaf;
+export function withLeaf(fragment: StreamFragment, leaf: StreamFragment): StreamFragment {
+  return DeepFragment.withLeaf(fragment, leaf);
+}
 
 /** Whether `a` and `b` are `string` fragments at the same path (deep ones compared in O(1)). */
-export const sameStringPath: (a: StreamFragment, b: StreamFragment) => boolean = DeepFragment.sameStringPath;
+export function sameStringPath(a: StreamFragment, b: StreamFragment): boolean {
+  return DeepFragment.sameStringPath(a, b);
+}
 
 let lastStepId = 0;
 

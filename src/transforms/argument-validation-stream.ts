@@ -12,7 +12,7 @@ import type { JsonObject, JsonValue, StreamEvent, StreamFragment, StructuredProg
 import type { PipelineEvent } from '../view-types.ts';
 import { newPlace, placeOf } from '../json/deep-fragment.ts';
 
-const place = newPlace();
+const place = /* @__PURE__ */ newPlace();
 import { Stage, type StageCore } from './stage.ts';
 
 // ---------------------------------------------------------------------------------------------

@@ -50,7 +50,7 @@ function leafText(fragment: StreamFragment): string {
   return (placeOf(fragment, place).leaf as { readonly text: string }).text;
 }
 
-const place = newPlace();
+const place = /* @__PURE__ */ newPlace();
 
 function textOf(item: Item): string {
   switch (item.type) {

@@ -66,7 +66,7 @@ function fragmentPiece(fragment: StreamFragment, prefix: string): Piece | undefi
   return { target, text: leaf.text };
 }
 
-const place = newPlace();
+const place = /* @__PURE__ */ newPlace();
 
 function withText(fragment: StreamFragment, text: string): StreamFragment {
   return withLeaf(fragment, { type: 'string', text });

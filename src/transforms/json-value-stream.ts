@@ -167,4 +167,4 @@ function isWrappedDone(fragment: StreamFragment): boolean {
   return placeOf(fragment, place).leaf.type === 'done';
 }
 
-const place = newPlace();
+const place = /* @__PURE__ */ newPlace();
