@@ -7,7 +7,7 @@
  * @module
  */
 import { JsonStreamError, excerpt, shortPath, type JsonStreamErrorCode } from '../errors.ts';
-import type { JsonScalar } from '../types.ts';
+import type { JsonObject, JsonScalar, JsonValue } from '../types.ts';
 
 /** Container and value kinds, as numbers on the hot path. */
 export const OBJECT = 0;
@@ -46,6 +46,15 @@ export interface JsonVisitor {
   scalar(value: JsonScalar, raw: string | undefined): void;
   /** The innermost open object, array or string is complete. */
   close(): void;
+  /**
+   * Optional: several complete elements or members of the innermost open container at once, as
+   * `JSON.parse` made them from a run of the text: for an array, its next elements in order; for
+   * an object, an object whose own members (in its key order) are to be set on it, later members
+   * replacing earlier ones of the same key. A visitor that has this lets the scanner take runs of
+   * complete values natively (see `JsonScanner.#run`); one that needs every token (the fragment
+   * collector) leaves it out and gets `key`, `open`, `scalar`… for each of them.
+   */
+  values?(parsed: JsonValue[] | JsonObject): void;
 }
 
 /** Limits every parser accepts. */
@@ -106,7 +115,7 @@ for (const c of '"\\/bfnrt') SHORT_ESCAPE[c.charCodeAt(0)] = 1;
  * `undefined` if it is not valid JSON string content. `JSON.parse` does the decoding: it accepts
  * exactly the JSON string grammar and runs at native speed.
  */
-function decodeRun(run: string): string | undefined {
+function decodePart(run: string): string | undefined {
   if (run.indexOf('\\') === -1) {
     // Short runs are checked by a loop, long ones by a native regex search.
     if (run.length < 32) {
@@ -120,6 +129,28 @@ function decodeRun(run: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Longest part of a run decoded by one `JSON.parse`. Why: the quoted copy `JSON.parse` reads and
+ * the string it makes are, beyond ~64 K two-byte characters, large objects for V8 (allocated
+ * apart, one by one); a 64 KiB chunk of a long string decoded whole cost 1.8× as much as in four
+ * parts (1 MB: 3.8 ms against 2.1 ms).
+ */
+const DECODE_PART = 16384;
+
+/** {@link decodePart} of `s[i, end)`, in parts of at most {@link DECODE_PART} cut between escapes. */
+function decodeRun(s: string, i: number, end: number): string | undefined {
+  if (end - i <= DECODE_PART) return decodePart(s.slice(i, end));
+  let text = '';
+  while (i < end) {
+    const cut = end - i <= DECODE_PART ? end : completeEnd(s, i, i + DECODE_PART);
+    const part = decodePart(s.slice(i, cut));
+    if (part === undefined) return undefined;
+    text += part;
+    i = cut;
+  }
+  return text;
 }
 
 /** Powers of ten that are exact doubles. */
@@ -255,6 +286,64 @@ function pointerToken(token: string | number): string {
   return typeof token === 'number' ? String(token) : token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/**
+ * Runs of complete values shorter than this are scanned token by token: below it a call of
+ * `JSON.parse` costs more than it saves.
+ */
+const RUN_MIN = 128;
+/** Failed tries at a native run per chunk (each costs at most a native parse of the chunk). */
+const RUN_TRIES = 2;
+/** Deepest nesting {@link breaksLimits} walks (recursively) before it gives up and says so. */
+const WALK_DEPTH = 512;
+
+/**
+ * Whether `container` (what `JSON.parse` made of a run of elements or members, level 0) holds a
+ * container nested deeper than `depth` levels, or a string or key longer than `maxString`, or is
+ * deeper than {@link WALK_DEPTH}: a run that does is scanned token by token instead, which finds
+ * the exact place of the problem (and is always right, so a false alarm only costs time).
+ */
+function breaksLimits(container: JsonValue[] | JsonObject, level: number, depth: number, maxString: number): boolean {
+  if (level > depth || level > WALK_DEPTH) return true;
+  if (Array.isArray(container)) {
+    for (let k = 0; k < container.length; k++) {
+      const value = container[k];
+      if (typeof value === 'object') {
+        if (value !== null && breaksLimits(value, level + 1, depth, maxString)) return true;
+      } else if (typeof value === 'string' && value.length > maxString) return true;
+    }
+    return false;
+  }
+  for (const key in container) {
+    if (key.length > maxString) return true;
+    const value = container[key];
+    if (typeof value === 'object') {
+      if (value !== null && breaksLimits(value, level + 1, depth, maxString)) return true;
+    } else if (typeof value === 'string' && value.length > maxString) return true;
+  }
+  return false;
+}
+
+/**
+ * An upper bound, found without a walk, on how deep the values `JSON.parse` made from `run` nest
+ * (elements or members of the run are level 1): a container k levels deep needs k opening
+ * brackets in the text, of which one opens a level-1 container. Brackets inside strings only
+ * raise the bound. Counting stops once the bound passes `cap`.
+ */
+function nestingBound(run: string, parsed: JsonValue[] | JsonObject, cap: number): number {
+  const values = Array.isArray(parsed) ? parsed : Object.values(parsed);
+  let containers = 0;
+  for (let k = 0; k < values.length; k++) {
+    const value = values[k];
+    if (typeof value === 'object' && value !== null) containers++;
+  }
+  if (containers === 0) return 0;
+  const stop = cap + containers;
+  let brackets = 0;
+  for (let k = run.indexOf('{'); k !== -1 && brackets < stop; k = run.indexOf('{', k + 1)) brackets++;
+  for (let k = run.indexOf('['); k !== -1 && brackets < stop; k = run.indexOf('[', k + 1)) brackets++;
+  return brackets - containers + 1;
+}
+
 /** The push-driven JSON state machine. Internal: the public parsers wrap it. */
 export class JsonScanner {
   /** Kind (OBJECT or ARRAY) of each open container, outermost first. */
@@ -271,6 +360,10 @@ export class JsonScanner {
   readonly #wantNumberText: boolean;
   /** The visitor takes value strings raw (see {@link JsonVisitor.rawText}). */
   readonly #raw: boolean;
+  /** The visitor takes runs of complete values (see {@link JsonVisitor.values}). */
+  readonly #runs: boolean;
+  /** Tries at a native run that failed in this chunk. */
+  #runFailures = 0;
   /** Decoded code units in `#piece` when it holds raw text. */
   #pieceUnits = 0;
   readonly #maxDepth: number;
@@ -300,6 +393,7 @@ export class JsonScanner {
     this.#raw = typeof visitor.rawText === 'function';
     this.#wantNumberText = visitor.numberText !== false;
     this.#wholeString = typeof visitor.string === 'function';
+    this.#runs = typeof visitor.values === 'function';
     this.#maxDepth = checkLimit('maxDepth', limits.maxDepth, DEFAULT_MAX_DEPTH);
     this.#maxStringLength = checkLimit('maxStringLength', limits.maxStringLength, DEFAULT_MAX_STRING_LENGTH);
     this.#maxLength = checkLimit('maxLength', limits.maxLength, DEFAULT_MAX_LENGTH);
@@ -319,7 +413,7 @@ export class JsonScanner {
       this.#decoder = undefined;
     } else if (ArrayBuffer.isView(chunk)) {
       // `isView` rather than `instanceof`: byte arrays from another realm (a worker, an iframe) count.
-      this.#decoder ??= new TextDecoder('utf-8', { ignoreBOM: true });
+      this.#decoder ??= new TextDecoder();
       text = this.#decoder.decode(chunk, { stream: true });
     } else {
       throw new TypeError(`push() takes a string or a Uint8Array, not ${chunk === null ? 'null' : typeof chunk}`);
@@ -402,6 +496,7 @@ export class JsonScanner {
       overflow = true;
     }
     const kinds = this.kinds;
+    this.#runFailures = 0;
     let i = 0;
     while (i < n) {
       switch (this.#state) {
@@ -436,6 +531,7 @@ export class JsonScanner {
               this.#state = S_VALUE;
             }
             i++;
+            if (this.#runs && n - i >= RUN_MIN && this.#runFailures < RUN_TRIES) i = this.#run(s, i, n);
           } else if ((c === 125 /* } */ && top === OBJECT) || (c === 93 /* ] */ && top === ARRAY)) {
             this.#closeContainer();
             i++;
@@ -498,6 +594,80 @@ export class JsonScanner {
     if (overflow) {
       throw this.#error_('max-length', `Input exceeds maxLength (${this.#maxLength} characters) at offset ${this.#maxLength}`, this.#maxLength);
     }
+  }
+
+  /**
+   * The native fast path for runs of complete values, for a visitor that takes them
+   * ({@link JsonVisitor.values}): the value builder. Why: a document of many small values
+   * (records, numbers) costs a JavaScript step per token here, and `JSON.parse` reads the same
+   * text several times faster; in large chunks that decides the speed.
+   *
+   * Called just after a comma inside the innermost container C (state: a value or a key must
+   * follow). It guesses where the last complete element or member of C in this chunk ends: at the
+   * last `},` / `],` / `",` in the chunk when C's previous element ended with that character, at
+   * the last comma otherwise; it gives up at once when C's own closer comes before that guess
+   * (the run would likely leave C) unless C's elements end with the same character. Then it
+   * parses the run as `[run]` (or `{run}`). The guess needs no proof: if `JSON.parse` accepts
+   * `[run]`, the run is a sequence of complete values of C read by the same grammar this scanner
+   * applies, from the same state, and the comma after it ends its last value (a number cannot go
+   * on), so the scanner would have reached exactly this state at that comma with exactly these
+   * values (`JSON.parse` also keeps `__proto__` as an own member, lets the last duplicate key win
+   * and reads numbers as it does for the whole text). What it does not check is checked here:
+   * a non-empty run, maxDepth and maxStringLength (by a walk of the values, only when the run is
+   * long enough to break them). Anything else — `JSON.parse` throws (a wrong guess or an error in
+   * the text), a limit is broken — returns `i` and the run is scanned token by token, which
+   * finds the error and its exact offset, so errors, offsets and limits are the same for every
+   * cutting and both engines. maxLength needs nothing: `n` already stops at it. A failed try
+   * costs at most a native parse of the rest of the chunk, and at most {@link RUN_TRIES} fail per
+   * chunk, so the cost stays linear.
+   *
+   * Returns where the scanner goes on: `i`, or the comma after the run (state: after a value).
+   */
+  #run(s: string, i: number, n: number): number {
+    // The character that ended C's previous element (skipping whitespace before the comma).
+    let b = i - 2;
+    let t = 0;
+    for (; b >= 0; b--) {
+      t = s.charCodeAt(b);
+      if (t !== 32 && t !== 10 && t !== 13 && t !== 9) break;
+    }
+    if (b < 0) return i;
+    const kinds = this.kinds;
+    const depth = kinds.length;
+    const object = kinds[depth - 1] === OBJECT;
+    const closer = object ? 125 : 93;
+    // When C's elements do not end with C's closer, the run stops before the first one (further
+    // on it would most likely leave C); this also keeps the search short where it is hopeless,
+    // e.g. in a long string full of brackets.
+    let limit = n;
+    if (t !== closer) {
+      const close = s.indexOf(object ? '}' : ']', i);
+      if (close !== -1 && close < limit) limit = close;
+    }
+    const pattern = t === 125 /* } */ ? '},' : t === 93 /* ] */ ? '],' : t === 34 /* " */ ? '",' : ',';
+    const end = s.lastIndexOf(pattern, limit - pattern.length) + pattern.length - 1; // the comma
+    if (end - i < RUN_MIN) return i;
+    const run = s.slice(i, end);
+    let parsed: JsonValue[] | JsonObject;
+    try {
+      parsed = JSON.parse(object ? '{' + run + '}' : '[' + run + ']') as JsonValue[] | JsonObject;
+    } catch {
+      this.#runFailures++;
+      return i;
+    }
+    // `[ ]` parses too, but a comma followed by only whitespace and a comma is an error.
+    const count = object ? 1 : (parsed as JsonValue[]).length;
+    if (count === 0 || (object && Object.keys(parsed).length === 0)) return i;
+    // Limits: a value nested k levels takes at least 2k characters and k opening brackets, and no
+    // string is longer than the run; only when those bounds allow a break are the values walked.
+    const levels = this.#maxDepth - depth;
+    const longest = run.length > this.#maxStringLength ? this.#maxStringLength : Infinity;
+    const deep = run.length > 2 * levels && nestingBound(run, parsed, levels) > levels;
+    if ((deep || longest !== Infinity) && breaksLimits(parsed, 0, levels, longest)) return i;
+    (this.#visitor.values as (parsed: JsonValue[] | JsonObject) => void)(parsed);
+    if (!object) this.indices[depth - 1]! += count - 1;
+    this.#state = S_AFTER;
+    return end;
   }
 
   #startString(): void {
@@ -718,7 +888,7 @@ export class JsonScanner {
       this.#piece += s.slice(i, end);
       this.#pieceUnits += units;
     } else if (end > i) {
-      const decoded = decodeRun(s.slice(i, end));
+      const decoded = decodeRun(s, i, end);
       const budget = this.#maxStringLength - (this.#state === S_KEY_STRING ? this.#keyText.length : this.#stringLength);
       if (decoded === undefined || this.#piece.length + decoded.length + held > budget) return this.#stringExact(s, i, n);
       this.#piece += decoded;

@@ -153,6 +153,25 @@ export class ValueBuilder implements JsonVisitor {
     if (this.#stack.length === 0) this.#complete = true;
   }
 
+  /**
+   * Complete elements or members of the innermost container, made by `JSON.parse` from a run of
+   * the text (see `JsonVisitor.values`): appended, or set in the object's key order (`setMember`:
+   * `__proto__` stays an own member, a later duplicate replaces the earlier value in place, as
+   * `JSON.parse` of the whole text does). They are closed, so they are never mutated afterwards.
+   */
+  values(parsed: JsonValue[] | JsonObject): void {
+    this.#version++;
+    const depth = this.#stack.length - 1;
+    const top = this.#stack[depth] as Container;
+    if (this.#isArray[depth]) {
+      const elements = parsed as JsonValue[];
+      for (let k = 0; k < elements.length; k++) (top as JsonValue[]).push(elements[k] as JsonValue);
+      return;
+    }
+    // `Object.keys`, not `for…in`: only the members `JSON.parse` made, whatever the prototype holds.
+    for (const key of Object.keys(parsed)) setMember(top as JsonObject, key, (parsed as JsonObject)[key] as JsonValue);
+  }
+
   close(): void {
     this.#version++;
     if (this.#inString) {
