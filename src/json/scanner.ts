@@ -643,6 +643,7 @@ export class JsonScanner {
     if (t !== closer) {
       const close = s.indexOf(object ? '}' : ']', i);
       if (close !== -1 && close < limit) limit = close;
+      if (limit - i < RUN_MIN) return i;
     }
     const pattern = t === 125 /* } */ ? '},' : t === 93 /* ] */ ? '],' : t === 34 /* " */ ? '",' : ',';
     const end = s.lastIndexOf(pattern, limit - pattern.length) + pattern.length - 1; // the comma
@@ -678,6 +679,8 @@ export class JsonScanner {
 
   /** Decoded text of the current string gathered during this chunk. */
   #piece = '';
+  /** `#piece` is known not to end in a high surrogate (see #string). */
+  #noHighTail = false;
   /** Where the current number began in this chunk. */
   #numberStart = 0;
 
@@ -892,6 +895,9 @@ export class JsonScanner {
       const budget = this.#maxStringLength - (this.#state === S_KEY_STRING ? this.#keyText.length : this.#stringLength);
       if (decoded === undefined || this.#piece.length + decoded.length + held > budget) return this.#stringExact(s, i, n);
       this.#piece += decoded;
+      // Raw mode held a trailing high surrogate back above: #flushString need not look for one
+      // (reading the last character of a long decoded run, a rope of parts, would copy it).
+      this.#noHighTail = raw && !closed;
     } else if (held === 1 && this.#stringLength + this.#pieceUnits + 1 > this.#maxStringLength) return this.#stringExact(s, i, n);
     if (closed) {
       this.#closeString();
@@ -1065,7 +1071,8 @@ export class JsonScanner {
     this.#stringLength += fresh.length;
     let text = this.#carry + fresh;
     this.#carry = '';
-    const last = text.charCodeAt(text.length - 1);
+    const last = this.#noHighTail ? 0 : text.charCodeAt(text.length - 1);
+    this.#noHighTail = false;
     if (last >= 0xd800 && last <= 0xdbff) {
       this.#carry = text.charAt(text.length - 1);
       text = text.slice(0, -1);

@@ -267,4 +267,29 @@ describe('IncrementalJsonValueParser native runs', () => {
       RUNS,
     );
   });
+
+  it('IncrementalJsonValueParser decodes long string runs in parts, keeping escapes and surrogate pairs whole at part and chunk edges', () => {
+    // Runs longer than 16 K are decoded in parts cut between escapes; a pair may straddle a cut.
+    const pieces = ['a', '\\\\', '\\"', '\\n', '\\u00e9', '\\ud83d\\ude00', '😀', '\\uD83D', '\\uDE00', '\ud83d', '\ude00', 'é'];
+    fc.assert(
+      fc.property(
+        fc.array(fc.nat(pieces.length - 1), { minLength: 2000, maxLength: 9000 }),
+        fc.array(fc.integer({ min: 1, max: 60000 }), { maxLength: 3 }),
+        fc.boolean(),
+        (picks, cutSeeds, bytes) => {
+          const content = picks.map((k) => pieces[k]).join('');
+          const text = `{"k":"${content}","n":1}`;
+          const cuts = [...new Set(cutSeeds.map((cut) => cut % text.length))].filter((cut) => cut > 0).sort((a, b) => a - b);
+          if (bytes) {
+            const encoded = new TextEncoder().encode(text);
+            expect(difference(parseValue(cutAt(encoded, cuts)), JSON.parse(new TextDecoder().decode(encoded)))).toBeUndefined();
+          } else {
+            expect(difference(parseValue(cutAt(text, cuts)), JSON.parse(text))).toBeUndefined();
+            expect(difference(parseFragments(cutAt(text, cuts)).value, JSON.parse(text))).toBeUndefined();
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
 });
