@@ -293,55 +293,27 @@ function pointerToken(token: string | number): string {
 const RUN_MIN = 128;
 /** Failed tries at a native run per chunk (each costs at most a native parse of the chunk). */
 const RUN_TRIES = 2;
-/** Deepest nesting {@link breaksLimits} walks (recursively) before it gives up and says so. */
-const WALK_DEPTH = 512;
 
 /**
- * Whether `container` (what `JSON.parse` made of a run of elements or members, level 0) holds a
- * container nested deeper than `depth` levels, or a string or key longer than `maxString`, or is
- * deeper than {@link WALK_DEPTH}: a run that does is scanned token by token instead, which finds
- * the exact place of the problem (and is always right, so a false alarm only costs time).
+ * Whether the values `JSON.parse` made from `run` (`parsed`) could nest more than `levels` deep
+ * (elements or members of the run are level 1). A container k levels deep needs k opening
+ * brackets in the text, one of which opens a level-1 container, and every other level-1
+ * container opens with a bracket of its own, so the depth is at most the brackets less the
+ * level-1 containers, plus one. Brackets inside strings, and level-1 containers a duplicate key
+ * replaced (not counted), only make the answer more cautious. Counting stops when it is known.
  */
-function breaksLimits(container: JsonValue[] | JsonObject, level: number, depth: number, maxString: number): boolean {
-  if (level > depth || level > WALK_DEPTH) return true;
-  if (Array.isArray(container)) {
-    for (let k = 0; k < container.length; k++) {
-      const value = container[k];
-      if (typeof value === 'object') {
-        if (value !== null && breaksLimits(value, level + 1, depth, maxString)) return true;
-      } else if (typeof value === 'string' && value.length > maxString) return true;
-    }
-    return false;
-  }
-  for (const key in container) {
-    if (key.length > maxString) return true;
-    const value = container[key];
-    if (typeof value === 'object') {
-      if (value !== null && breaksLimits(value, level + 1, depth, maxString)) return true;
-    } else if (typeof value === 'string' && value.length > maxString) return true;
-  }
-  return false;
-}
-
-/**
- * An upper bound, found without a walk, on how deep the values `JSON.parse` made from `run` nest
- * (elements or members of the run are level 1): a container k levels deep needs k opening
- * brackets in the text, of which one opens a level-1 container. Brackets inside strings only
- * raise the bound. Counting stops once the bound passes `cap`.
- */
-function nestingBound(run: string, parsed: JsonValue[] | JsonObject, cap: number): number {
+function mayNestDeeper(run: string, parsed: JsonValue[] | JsonObject, levels: number): boolean {
   const values = Array.isArray(parsed) ? parsed : Object.values(parsed);
   let containers = 0;
   for (let k = 0; k < values.length; k++) {
     const value = values[k];
     if (typeof value === 'object' && value !== null) containers++;
   }
-  if (containers === 0) return 0;
-  const stop = cap + containers;
+  const stop = levels + containers;
   let brackets = 0;
   for (let k = run.indexOf('{'); k !== -1 && brackets < stop; k = run.indexOf('{', k + 1)) brackets++;
   for (let k = run.indexOf('['); k !== -1 && brackets < stop; k = run.indexOf('[', k + 1)) brackets++;
-  return brackets - containers + 1;
+  return brackets - containers + 1 > levels;
 }
 
 /** The push-driven JSON state machine. Internal: the public parsers wrap it. */
@@ -649,6 +621,13 @@ export class JsonScanner {
     const end = s.lastIndexOf(pattern, limit - pattern.length) + pattern.length - 1; // the comma
     if (end - i < RUN_MIN) return i;
     const run = s.slice(i, end);
+    // No string is longer than the run: a run that could break maxStringLength is scanned token by
+    // token, which finds the break at its offset. (A walk of the parsed values could miss it: a
+    // duplicate key replaces a member, so a long string may be gone from them.)
+    if (run.length > this.#maxStringLength) {
+      this.#runFailures++;
+      return i;
+    }
     let parsed: JsonValue[] | JsonObject;
     try {
       parsed = JSON.parse(object ? '{' + run + '}' : '[' + run + ']') as JsonValue[] | JsonObject;
@@ -659,12 +638,12 @@ export class JsonScanner {
     // `[ ]` parses too, but a comma followed by only whitespace and a comma is an error.
     const count = object ? 1 : (parsed as JsonValue[]).length;
     if (count === 0 || (object && Object.keys(parsed).length === 0)) return i;
-    // Limits: a value nested k levels takes at least 2k characters and k opening brackets, and no
-    // string is longer than the run; only when those bounds allow a break are the values walked.
+    // A value nested k levels takes at least 2k characters: only then can the run break maxDepth.
     const levels = this.#maxDepth - depth;
-    const longest = run.length > this.#maxStringLength ? this.#maxStringLength : Infinity;
-    const deep = run.length > 2 * levels && nestingBound(run, parsed, levels) > levels;
-    if ((deep || longest !== Infinity) && breaksLimits(parsed, 0, levels, longest)) return i;
+    if (run.length > 2 * levels && mayNestDeeper(run, parsed, levels)) {
+      this.#runFailures++;
+      return i;
+    }
     (this.#visitor.values as (parsed: JsonValue[] | JsonObject) => void)(parsed);
     if (!object) this.indices[depth - 1]! += count - 1;
     this.#state = S_AFTER;

@@ -253,6 +253,25 @@ describe('IncrementalJsonValueParser native runs', () => {
     expect(errorOf(() => parseValue([deep], { maxDepth: 5 }))).toMatchObject({ code: 'max-depth', path: '/400/v/0/0/0' });
   });
 
+  it('IncrementalJsonValueParser finds a limit broken by a member that a duplicate key later replaces inside a run', () => {
+    // JSON.parse of the run keeps only the last "v": the long string and the deep array are gone
+    // from its values, but the scanner met them first and must stop there.
+    const rows = Array.from({ length: 300 }, (_, k) => `{"id":${k},"v":"x"}`);
+    const long = '[' + rows.join(',').replace('{"id":150,"v":"x"}', `{"id":150,"v":"${'y'.repeat(50)}","v":1}`) + ']';
+    const deep = '[' + rows.join(',').replace('{"id":150,"v":"x"}', '{"id":150,"v":[[[[1]]]],"v":1}') + ']';
+    const top = '{"a":0,' + Array.from({ length: 40 }, (_, k) => `"k${k}":${k}`).join(',') + `,"s":"${'z'.repeat(60)}","s":2}`;
+    for (const [text, options] of [
+      [long, { maxStringLength: 20 }],
+      [deep, { maxDepth: 5 }],
+      [top, { maxStringLength: 30 }],
+      [top.replace(/"s":"z+"/, '"s":[[[[1]]]]'), { maxDepth: 3 }],
+    ] as const) {
+      const reference = errorOf(() => parseFragments([text], options));
+      expect(reference).not.toBe('no error');
+      expect(errorOf(() => parseValue([text], options))).toEqual(reference);
+    }
+  });
+
   it('IncrementalJsonValueParser keeps surrogates and escapes whole at the edges of runs and chunks', () => {
     const pieces = ['\\ud83d\\ude00', '😀', '\\"', '\\\\', '\\u00e9', '\\/', '\ud83d', '\\uDBFF'];
     fc.assert(
