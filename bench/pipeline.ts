@@ -571,9 +571,14 @@ class FieldSink {
   }
 }
 
-/** What a relay's client does: rebuild the value from the path updates (a minimal `ToolCallRebuilder`). */
+/**
+ * What a relay's client does: rebuild the value from the path updates (a minimal
+ * `ToolCallRebuilder`). A member is placed under the key of the `key` update just before it, so
+ * absolute and relative paths (the default) both work.
+ */
 class PathSink {
   #root: JsonValue | undefined;
+  #key = '';
   readonly #open: (Record<string, JsonValue> | JsonValue[])[] = [];
   #parts: string[] = [];
   #complete = false;
@@ -616,6 +621,7 @@ class PathSink {
         this.#complete = true;
         break;
       case 'key':
+        this.#key = update.textValue;
         break;
     }
   }
@@ -627,7 +633,7 @@ class PathSink {
       return;
     }
     if (Array.isArray(parent)) parent.push(value);
-    else parent[path.slice(path.lastIndexOf('/') + 1).replaceAll('~1', '/').replaceAll('~0', '~')] = value;
+    else parent[this.#key] = value;
   }
 
   value(): JsonValue {
