@@ -151,7 +151,7 @@ function viewOf(view: View, json: boolean, events: ReadableStream<PipelineEvent>
     case 'fields':
       return events.pipeThrough(new FieldEventStream({ isolateErrors: true }));
     case 'paths':
-      return events.pipeThrough(new PathUpdateStream({ isolateErrors: true }));
+      return events.pipeThrough(new PathUpdateStream({ isolateErrors: true, relativePaths: false }));
     case 'turn':
       // As JSON: the conversation events. As text: the terminal renderer reads the events as
       // they come (it parses the arguments itself).
