@@ -21,9 +21,11 @@ async function bundledSize(names: readonly string[]): Promise<number> {
 // Budgets, not measurements: a change that needs more says so here, in the diff.
 describe('bundle size', () => {
   // 8.5 KB since error messages are bounded (paths shortened to 60 characters, messages capped):
-  // 8.06 KB measured then.
-  it('the JSON engine and its streams stay under 8.5 KB (minified, gzipped)', async () => {
-    expect(await bundledSize(['IncrementalJsonParser', 'FragmentAggregator', 'IncrementalJsonValueParser', 'JsonFragmentStream', 'JsonValueStream'])).toBeLessThan(8.5 * 1024);
+  // 8.06 KB measured then. 9.5 KB since deep fragments are lazy (+0.73 KB: hostile depth costs
+  // what flat input costs) and the fused engine hands runs of complete values to JSON.parse
+  // (+0.55 KB: 1.5-4.5x json-ext at every chunk size): 9.12 KB measured then (`npm run size`).
+  it('the JSON engine and its streams stay under 9.5 KB (minified, gzipped)', async () => {
+    expect(await bundledSize(['IncrementalJsonParser', 'FragmentAggregator', 'IncrementalJsonValueParser', 'JsonFragmentStream', 'JsonValueStream'])).toBeLessThan(9.5 * 1024);
   });
 
   // 26 KB since the 'ai-sdk' provider and the parsing of HTTP error bodies (+1.9 KB): every
