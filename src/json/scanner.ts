@@ -300,7 +300,8 @@ const RUN_TRIES = 2;
  * brackets in the text, one of which opens a level-1 container, and every other level-1
  * container opens with a bracket of its own, so the depth is at most the brackets less the
  * level-1 containers, plus one. Brackets inside strings, and level-1 containers a duplicate key
- * replaced (not counted), only make the answer more cautious. Counting stops when it is known.
+ * replaced (not counted), only make the answer more cautious; with no bracket nothing nests.
+ * Counting stops when it is known.
  */
 function mayNestDeeper(run: string, parsed: JsonValue[] | JsonObject, levels: number): boolean {
   const values = Array.isArray(parsed) ? parsed : Object.values(parsed);
@@ -313,7 +314,7 @@ function mayNestDeeper(run: string, parsed: JsonValue[] | JsonObject, levels: nu
   let brackets = 0;
   for (let k = run.indexOf('{'); k !== -1 && brackets < stop; k = run.indexOf('{', k + 1)) brackets++;
   for (let k = run.indexOf('['); k !== -1 && brackets < stop; k = run.indexOf('[', k + 1)) brackets++;
-  return brackets - containers + 1 > levels;
+  return brackets > 0 && brackets - containers + 1 > levels;
 }
 
 /** The push-driven JSON state machine. Internal: the public parsers wrap it. */

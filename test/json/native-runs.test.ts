@@ -272,6 +272,20 @@ describe('IncrementalJsonValueParser native runs', () => {
     }
   });
 
+  it('IncrementalJsonValueParser takes a run of scalars natively at the deepest level maxDepth allows (nothing in it can nest)', () => {
+    const text = '['.repeat(256) + '0,'.repeat(300) + '0' + ']'.repeat(256);
+    const spy = vi.spyOn(JSON, 'parse');
+    const parser = new IncrementalJsonValueParser();
+    parser.push(text);
+    const runs = spy.mock.calls.filter(([argument]) => String(argument).length > 500).length;
+    spy.mockRestore();
+    expect(runs).toBe(1);
+    expect(parser.end()).toEqual(JSON.parse(text));
+    expect(errorOf(() => parseValue(['['.repeat(256) + '0,'.repeat(300) + '[0]' + ']'.repeat(256)]))).toEqual(
+      errorOf(() => parseFragments(['['.repeat(256) + '0,'.repeat(300) + '[0]' + ']'.repeat(256)])),
+    );
+  });
+
   it('IncrementalJsonValueParser keeps surrogates and escapes whole at the edges of runs and chunks', () => {
     const pieces = ['\\ud83d\\ude00', '😀', '\\"', '\\\\', '\\u00e9', '\\/', '\ud83d', '\\uDBFF'];
     fc.assert(
