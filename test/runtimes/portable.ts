@@ -752,6 +752,24 @@ test('PathUpdateStream → JSON over the wire → JsonFragmentRebuilder rebuilds
   assertEqual(rebuilder.value, JSON.parse(DOCUMENT), 'rebuilt value');
 });
 
+test('fragments nested past depth 8 read as plain data: JSON, spread, structuredClone, the aggregator and path updates', async () => {
+  const deep = '{"a":' + '['.repeat(20) + '{"k":"v\\u00e9","n":[1,true,null]}' + ']'.repeat(20) + '}';
+  const fragments: StreamFragment[] = [];
+  const parser = new IncrementalJsonParser();
+  for (const chunk of oneByOne(deep)) parser.push(chunk, fragments);
+  parser.end(fragments);
+  const plain = JSON.parse(JSON.stringify(fragments)) as StreamFragment[];
+  const deepest = fragments.find((f) => JSON.stringify(f).includes('"scalar"')) as StreamFragment;
+  assertEqual(structuredClone(deepest), JSON.parse(JSON.stringify(deepest)), 'structuredClone of a deep fragment');
+  assertEqual({ ...deepest }, JSON.parse(JSON.stringify(deepest)), 'spread of a deep fragment');
+  assertEqual(aggregate(fragments), JSON.parse(deep), 'aggregated from lazy fragments');
+  assertEqual(aggregate(plain), JSON.parse(deep), 'aggregated from plain copies');
+  const updates = await readAll(streamOf(fragments).pipeThrough(new PathUpdateStream()));
+  const rebuilder = new JsonFragmentRebuilder();
+  for (const update of updates) rebuilder.push(JSON.parse(JSON.stringify(update)) as typeof update & { type: 'path-update' });
+  assertEqual(rebuilder.value, JSON.parse(deep), 'rebuilt from relative path updates');
+});
+
 // ---------------------------------------------------------------------------------------------
 // Relaying to a browser: EventStreamEncoder / NdjsonEncoder in a Response, decoded again
 
