@@ -213,9 +213,9 @@ export class JsonFragmentRebuilder {
     const open = this.#stack[depth];
     const kept = open !== undefined && open.pointer.length === end ? open.pointer : this.#previous.slice(0, end);
     const rest = relative.slice(i);
-    const next = starts.slice(0, depth);
-    for (let p = rest.indexOf('/'); p !== -1; p = rest.indexOf('/', p + 1)) next.push(end + p);
-    this.#starts = next;
+    // In place: a copy of the kept part would cost O(depth) per update.
+    starts.length = depth;
+    for (let p = rest.indexOf('/'); p !== -1; p = rest.indexOf('/', p + 1)) starts.push(end + p);
     this.#kept = kept;
     this.#rest = rest;
     return kept + rest;
