@@ -1,7 +1,8 @@
 /**
  * The differential fuzzer: generated JSON documents and recorded provider streams, mutated, cut at
  * random as text and as UTF-8 bytes, run through both JSON engines, the field and path views and
- * the provider pipeline into `collectTurn`. `JSON.parse` is the oracle for values; for errors the
+ * the provider pipeline into `collectTurn`. `JSON.parse` is the oracle for values (the views' too:
+ * the value their output rebuilds); for errors the
  * oracle is agreement (the same class, code and offset for every cutting and both engines).
  *
  * Every input is a pure function of `(seed, index)`, so a failure replays from those two numbers,
@@ -16,13 +17,16 @@ import {
   FragmentAggregator,
   IncrementalJsonParser,
   IncrementalJsonValueParser,
+  JsonFragmentRebuilder,
   JsonStreamError,
   PathUpdateEncoder,
   ProviderError,
   ProviderEventStream,
   ToolCallArgumentsError,
+  type FieldEvent,
   type JsonLimits,
   type JsonValue,
+  type PathUpdate,
   type ProviderName,
   type StreamFragment,
 } from '../../src/index.ts';
@@ -138,10 +142,11 @@ export function jsonDocument(r: Random, maxDepth: number): string {
     return pick(r, ['true', 'false', 'null']);
   };
   if (r() < 0.05) {
-    // deep nesting within (or just at) the limit
+    // deep nesting within (or just at) the limit, with a random value below it: siblings deep
+    // down exercise the path steps the fragments of deep values share
     const depth = Math.min(maxDepth, 1 + int(r, maxDepth + 1));
     const arrays = r() < 0.5;
-    return (arrays ? '['.repeat(depth) : '{"a":'.repeat(depth)) + value(maxDepth) + (arrays ? ']' : '}').repeat(depth);
+    return (arrays ? '['.repeat(depth) : '{"a":'.repeat(depth)) + value(depth) + (arrays ? ']' : '}').repeat(depth);
   }
   return ws(r) + value(0) + ws(r);
 }
@@ -311,31 +316,63 @@ function runValue(chunks: ReadonlyArray<string | Uint8Array>, limits: JsonLimits
   }
 }
 
+/**
+ * The field view of a text: the value its events rebuild (each field's text, or its JSON text
+ * parsed; the members of an object root, or the one field `""` of any other root).
+ */
 function runFields(chunks: ReadonlyArray<string | Uint8Array>, limits: JsonLimits): Outcome {
   try {
     const parser = new FieldEventParser(limits);
-    const out: unknown[] = [];
-    for (const chunk of chunks) {
-      parser.push(chunk, out as never);
-      out.length = 0;
+    const events: FieldEvent[] = [];
+    for (const chunk of chunks) parser.push(chunk, events);
+    parser.end(events);
+    const texts = new Map<number, string>();
+    const members: Array<[string, JsonValue]> = [];
+    let root: 'object' | 'other' | undefined;
+    let field = 0;
+    for (const event of events) {
+      if (event.type === 'field-start') texts.set(++field, '');
+      else if (event.type === 'field-delta') texts.set(field, (texts.get(field) ?? '') + event.text);
+      else if (event.type === 'field-end') {
+        const text = texts.get(field) ?? '';
+        members.push([event.key, event.string ? text : (JSON.parse(text) as JsonValue)]);
+      }
     }
-    parser.end(out as never);
-    return { ok: true };
+    root = parser.complete && members.length === 1 && members[0]![0] === '' && !chunksStartWithObject(chunks) ? 'other' : 'object';
+    if (root === 'other') return { ok: true, value: members[0]![1] };
+    const object: Record<string, JsonValue> = {};
+    for (const [key, value] of members) Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+    return { ok: true, value: object };
   } catch (error) {
     return caught(error, JSON_ERRORS);
   }
 }
 
-/** The path updates of a complete fragment list: typed errors only, and output proportional to it. */
+/** Whether the text's first non-space character opens an object. */
+function chunksStartWithObject(chunks: ReadonlyArray<string | Uint8Array>): boolean {
+  for (const chunk of chunks) {
+    const text = typeof chunk === 'string' ? chunk : new TextDecoder().decode(chunk.subarray(0, 64));
+    const m = /[^ \t\r\n\ufeff]/.exec(text);
+    if (m !== null) return m[0] === '{';
+  }
+  return false;
+}
+
+/**
+ * The path updates of a complete fragment list, sent as JSON (relative paths, the default) and
+ * rebuilt by a JsonFragmentRebuilder: the value they rebuild.
+ */
 function runPaths(fragments: readonly StreamFragment[]): Outcome {
   try {
     const encoder = new PathUpdateEncoder();
-    const out: unknown[] = [];
+    const rebuilder = new JsonFragmentRebuilder();
+    const out: PathUpdate[] = [];
     for (const fragment of fragments) {
-      encoder.push(fragment, out as never);
+      encoder.push(fragment, out);
+      for (const update of out) rebuilder.push(JSON.parse(JSON.stringify(update)) as PathUpdate);
       out.length = 0;
     }
-    return { ok: true };
+    return { ok: true, value: rebuilder.value as JsonValue };
   } catch (error) {
     return caught(error, JSON_ERRORS);
   }
@@ -548,6 +585,11 @@ export function checkJson(c: JsonCase): Failure[] {
     const paths = frag.ok ? runPaths(fragments) : ({ ok: true } as Outcome);
     for (const [engine, o] of [['fragments', frag], ['value', value], ['fields', fields], ['paths', paths]] as const) {
       if (!o.ok && !o.typed) failures.push({ kind: `untyped-error:${engine}:${o.error.split(':')[0]}`, detail: `${run.label}: ${o.error}` });
+    }
+    for (const [engine, o] of [['fields', fields], ['paths', paths]] as const) {
+      if (o.ok && o.value !== undefined && run.expect.ok && !sameValue(o.value, run.expect.value)) {
+        failures.push({ kind: `wrong-value:${engine}`, detail: `${run.label}: ${difference(o.value, run.expect.value)}` });
+      }
     }
     for (const [engine, o] of [['fragments', frag], ['value', value]] as const) {
       if (o.ok && run.expect.ok && !sameValue(o.value, run.expect.value)) {
