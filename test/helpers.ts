@@ -6,7 +6,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import type { StreamEvent } from '../src/types.ts';
+import { FragmentAggregator, IncrementalJsonParser } from '../src/index.ts';
+import type { JsonValue, StreamEvent, StreamFragment } from '../src/types.ts';
 
 export const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
@@ -140,3 +141,21 @@ export const text = (index: number, t: string): StreamEvent => ({ type: 'part', 
 export const flush = (index: number, metadata?: Record<string, unknown>): StreamEvent => (metadata ? { type: 'flush', index, metadata } : { type: 'flush', index });
 /** The `finished` event. */
 export const finished = (reason: 'stop' | 'tool-calls' | 'length', rawReason: string): StreamEvent => ({ type: 'finished', reason, rawReason });
+
+/** Parse chunks with the fragment parser; returns all fragments and the aggregated value. */
+export function parseFragments(chunks: ReadonlyArray<string | Uint8Array>, options = {}) {
+  const parser = new IncrementalJsonParser(options);
+  const aggregator = new FragmentAggregator();
+  const fragments: StreamFragment[] = [];
+  let value: JsonValue | undefined;
+  const take = (list: StreamFragment[]) => {
+    for (const fragment of list) {
+      fragments.push(fragment);
+      const result = aggregator.push(fragment);
+      if (result !== undefined) value = result;
+    }
+  };
+  for (const chunk of chunks) take(parser.push(chunk));
+  take(parser.end());
+  return { fragments, value };
+}

@@ -14,8 +14,6 @@ import { fileURLToPath } from 'node:url';
 import {
   collectTurn,
   FieldEventParser,
-  FragmentAggregator,
-  IncrementalJsonParser,
   IncrementalJsonValueParser,
   JsonFragmentRebuilder,
   JsonStreamError,
@@ -30,8 +28,8 @@ import {
   type ProviderName,
   type StreamFragment,
 } from '../../src/index.ts';
-import { rng } from '../helpers.ts';
-import { PROVIDER_OF_DIR } from '../transforms/providers/event-stream-helpers.ts';
+import { parseFragments, rng } from '../helpers.ts';
+import { concatBytes, PROVIDER_OF_DIR } from '../transforms/providers/event-stream-helpers.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Randomness.
@@ -286,23 +284,11 @@ export function sameValue(a: unknown, b: unknown): boolean {
 }
 
 function runFragments(chunks: ReadonlyArray<string | Uint8Array>, limits: JsonLimits): { outcome: Outcome; fragments: StreamFragment[] } {
-  const fragments: StreamFragment[] = [];
   try {
-    const parser = new IncrementalJsonParser(limits);
-    const aggregator = new FragmentAggregator();
-    let value: JsonValue | undefined;
-    const take = (list: StreamFragment[]) => {
-      for (const fragment of list) {
-        fragments.push(fragment);
-        const result = aggregator.push(fragment);
-        if (result !== undefined) value = result;
-      }
-    };
-    for (const chunk of chunks) take(parser.push(chunk));
-    take(parser.end());
+    const { fragments, value } = parseFragments(chunks, limits);
     return { outcome: { ok: true, value: value as JsonValue }, fragments };
   } catch (error) {
-    return { outcome: caught(error, JSON_ERRORS), fragments };
+    return { outcome: caught(error, JSON_ERRORS), fragments: [] };
   }
 }
 
@@ -456,15 +442,6 @@ function recordKind(record: Uint8Array): string {
   return kind ?? 'chunk';
 }
 
-const concat = (parts: readonly Uint8Array[]): Uint8Array => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
 
 const PROVIDER_MUTATIONS = ['none', 'truncate', 'truncate-record', 'dup-record', 'swap-records', 'drop-record', 'bytes'] as const;
 
@@ -484,16 +461,16 @@ function providerCase(r: Random): ProviderCase {
       bytes = bytes.slice(0, int(r, bytes.length));
       break;
     case 'truncate-record': // stop at a record boundary: a stream cut between events
-      bytes = concat(list.slice(0, at));
+      bytes = concatBytes(list.slice(0, at));
       break;
     case 'dup-record':
-      bytes = concat([...list.slice(0, at + 1), list[at]!, ...list.slice(at + 1)]);
+      bytes = concatBytes([...list.slice(0, at + 1), list[at]!, ...list.slice(at + 1)]);
       break;
     case 'swap-records':
-      if (at + 1 < list.length) bytes = concat([...list.slice(0, at), list[at + 1]!, list[at]!, ...list.slice(at + 2)]);
+      if (at + 1 < list.length) bytes = concatBytes([...list.slice(0, at), list[at + 1]!, list[at]!, ...list.slice(at + 2)]);
       break;
     case 'drop-record':
-      bytes = concat([...list.slice(0, at), ...list.slice(at + 1)]);
+      bytes = concatBytes([...list.slice(0, at), ...list.slice(at + 1)]);
       break;
     case 'bytes':
       bytes = mutateBytes(r, bytes);

@@ -1,8 +1,6 @@
 /** Helpers for the JSON engine tests: fragment rendering and normalisation, a text generator. */
 import fc from 'fast-check';
 import {
-  FragmentAggregator,
-  IncrementalJsonParser,
   IncrementalJsonValueParser,
   type JsonValue,
   type StreamFragment,
@@ -50,23 +48,8 @@ export function merged(fragments: readonly StreamFragment[]): string[] {
   return out.map(([path, leaf]) => `${path} ${show(leaf)}`);
 }
 
-/** Parse chunks with the fragment parser; returns all fragments and the aggregated value. */
-export function parseFragments(chunks: ReadonlyArray<string | Uint8Array>, options = {}) {
-  const parser = new IncrementalJsonParser(options);
-  const aggregator = new FragmentAggregator();
-  const fragments: StreamFragment[] = [];
-  let value: JsonValue | undefined;
-  const take = (list: StreamFragment[]) => {
-    for (const fragment of list) {
-      fragments.push(fragment);
-      const result = aggregator.push(fragment);
-      if (result !== undefined) value = result;
-    }
-  };
-  for (const chunk of chunks) take(parser.push(chunk));
-  take(parser.end());
-  return { fragments, value };
-}
+export { parseFragments } from '../helpers.ts';
+
 
 /** Parse chunks with the fused value parser. */
 export function parseValue(chunks: ReadonlyArray<string | Uint8Array>, options = {}): JsonValue {

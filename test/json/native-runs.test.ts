@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FragmentAggregator, IncrementalJsonParser, IncrementalJsonValueParser, type JsonValue } from '../../src/index.ts';
 import type { JsonLimits } from '../../src/json/scanner.ts';
-import { cutAt } from '../helpers.ts';
+import { cutAt, rng } from '../helpers.ts';
 import { parseFragments, parseValue, thrown, writeJson } from './json-helpers.ts';
 
 const RUNS = { numRuns: 200 };
@@ -32,16 +32,6 @@ function difference(actual: unknown, expected: unknown, path = '$'): string | un
   return undefined;
 }
 
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const KEYS = ['id', 'sku', 'a', 'b', '__proto__', 'constructor', '0', '7', 'é', '}', '",', '],'];
 /** Strings with the characters a run's guess looks for (`},` `],` `",`), escapes and surrogates. */
@@ -71,7 +61,7 @@ function record(random: () => number, depth: number): { text: string; value: Jso
 
 /** Documents of many small complete values: an array of records, of scalars, or one wide object. */
 const manyValues = fc.tuple(fc.constantFrom('records', 'scalars', 'wide', 'nested'), fc.integer({ min: 20, max: 300 }), fc.integer()).map(([shape, count, seed]) => {
-  const random = seeded(seed);
+  const random = rng(seed);
   const items: string[] = [];
   for (let k = 0; k < count; k++) {
     if (shape === 'records') items.push(record(random, 1).text);
