@@ -586,9 +586,10 @@ export class JsonScanner {
    * on), so the scanner would have reached exactly this state at that comma with exactly these
    * values (`JSON.parse` also keeps `__proto__` as an own member, lets the last duplicate key win
    * and reads numbers as it does for the whole text). What it does not check is checked here:
-   * a non-empty run, maxDepth and maxStringLength (by a walk of the values, only when the run is
-   * long enough to break them). Anything else — `JSON.parse` throws (a wrong guess or an error in
-   * the text), a limit is broken — returns `i` and the run is scanned token by token, which
+   * a non-empty run; maxStringLength, by keeping the run no longer than it; maxDepth, by counting
+   * the run's brackets ({@link mayNestDeeper}) when the run is long enough to break it. Anything
+   * else — `JSON.parse` throws (a wrong guess or an error in the text), the run could nest too
+   * deep — returns `i` and the run is scanned token by token, which
    * finds the error and its exact offset, so errors, offsets and limits are the same for every
    * cutting and both engines. maxLength needs nothing: `n` already stops at it. A failed try
    * costs at most a native parse of the rest of the chunk, and at most {@link RUN_TRIES} fail per
@@ -618,17 +619,16 @@ export class JsonScanner {
       if (close !== -1 && close < limit) limit = close;
       if (limit - i < RUN_MIN) return i;
     }
+    // No string is longer than the run, so a run of at most maxStringLength characters cannot break
+    // that limit: the run ends before `i + maxStringLength + 1`, and a string that could break it is
+    // scanned token by token, which finds the break at its offset. (A walk of the parsed values
+    // could miss it: a duplicate key replaces a member, so a long string may be gone from them.)
+    // With a small limit a chunk takes several shorter runs instead of none.
+    if (limit - i > this.#maxStringLength) limit = i + this.#maxStringLength + 1;
     const pattern = t === 125 /* } */ ? '},' : t === 93 /* ] */ ? '],' : t === 34 /* " */ ? '",' : ',';
     const end = s.lastIndexOf(pattern, limit - pattern.length) + pattern.length - 1; // the comma
     if (end - i < RUN_MIN) return i;
     const run = s.slice(i, end);
-    // No string is longer than the run: a run that could break maxStringLength is scanned token by
-    // token, which finds the break at its offset. (A walk of the parsed values could miss it: a
-    // duplicate key replaces a member, so a long string may be gone from them.)
-    if (run.length > this.#maxStringLength) {
-      this.#runFailures++;
-      return i;
-    }
     let parsed: JsonValue[] | JsonObject;
     try {
       parsed = JSON.parse(object ? '{' + run + '}' : '[' + run + ']') as JsonValue[] | JsonObject;

@@ -207,7 +207,8 @@ describe('IncrementalJsonValueParser native runs', () => {
     const limits = fc.record(
       {
         maxDepth: fc.integer({ min: 1, max: 5 }),
-        maxStringLength: fc.integer({ min: 1, max: 45 }),
+        // Below 128 no run is taken; from 128 runs are cut to the limit.
+        maxStringLength: fc.oneof(fc.integer({ min: 1, max: 45 }), fc.integer({ min: 128, max: 2000 })),
         maxLength: fc.integer({ min: 1, max: 20000 }),
       },
       { requiredKeys: [] },
@@ -228,10 +229,12 @@ describe('IncrementalJsonValueParser native runs', () => {
     const base = JSON.stringify(rows);
     const deep = base.replace('{"id":400,"v":"x"}', '{"id":400,"v":[[[[1]]]]}');
     const long = base.replace('{"id":400,"v":"x"}', `{"id":400,"v":"${'y'.repeat(50)}"}`);
+    const longer = base.replace('{"id":400,"v":"x"}', `{"id":400,"v":"${'y'.repeat(300)}"}`);
     const longKey = base.replace('{"id":400,"v":"x"}', `{"id":400,"${'k'.repeat(50)}":1}`);
     for (const [text, options] of [
       [deep, { maxDepth: 5 }],
       [long, { maxStringLength: 49 }],
+      [longer, { maxStringLength: 299 }],
       [longKey, { maxStringLength: 20 }],
       [base, { maxLength: 7000 }],
     ] as const) {
@@ -241,6 +244,21 @@ describe('IncrementalJsonValueParser native runs', () => {
       expect(errorOf(() => parseValue(cutAt(text, [3, 5000]), options))).toEqual(reference);
     }
     expect(errorOf(() => parseValue([deep], { maxDepth: 5 }))).toMatchObject({ code: 'max-depth', path: '/400/v/0/0/0' });
+  });
+
+  it('IncrementalJsonValueParser with a small maxStringLength takes a large chunk in runs no longer than the limit', () => {
+    const records = Array.from({ length: 2000 }, (_, k) => ({ id: k, sku: `ABC-${k}`, qty: k % 7, note: null }));
+    const text = JSON.stringify(records);
+    const spy = vi.spyOn(JSON, 'parse');
+    const parser = new IncrementalJsonValueParser({ maxStringLength: 1000 });
+    parser.push(text.slice(0, 65536));
+    const runs = spy.mock.calls.map(([argument]) => String(argument).length - 2).filter((length) => length >= 128);
+    spy.mockRestore();
+    // The chunk holds ~1,600 records: a run per ~1,000 characters, none longer than the limit.
+    expect(runs.length).toBeGreaterThanOrEqual(40);
+    expect(Math.max(...runs)).toBeLessThanOrEqual(1000);
+    parser.push(text.slice(65536));
+    expect(difference(parser.end(), records)).toBeUndefined();
   });
 
   it('IncrementalJsonValueParser finds a limit broken by a member that a duplicate key later replaces inside a run', () => {
