@@ -1,3 +1,4 @@
+import { keepWarm } from '../transforms/keep-warm.ts';
 import { type PushCore, Stage, canFuse } from '../transforms/stage.ts';
 import { FINAL_EVENTS, TurnBuilder, type TurnBuilderOptions } from '../turn/turn-builder.ts';
 import type { PipelineEvent } from '../view-types.ts';
@@ -25,7 +26,10 @@ class TurnEvents implements PushCore<PipelineEvent, PipelineEvent> {
   }
 
   end(out: PipelineEvent[] = []): PipelineEvent[] {
-    return this.#keep(() => this.#builder.end(this.#all), out);
+    this.#keep(() => this.#builder.end(this.#all), out);
+    // Ended, holding nothing: kept so that a full GC leaves its code optimised (see keep-warm.ts).
+    keepWarm('collect-turn', this);
+    return out;
   }
 
   #keep(step: () => void, out: PipelineEvent[]): PipelineEvent[] {
