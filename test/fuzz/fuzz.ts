@@ -489,7 +489,16 @@ function providerCase(r: Random): ProviderCase {
   };
 }
 
-const SMALL_LIMITS: JsonLimits[] = [{ maxDepth: 3 }, { maxStringLength: 3 }, { maxStringLength: 1 }, { maxLength: 40 }, { maxDepth: 1, maxStringLength: 8, maxLength: 100 }];
+// maxStringLength from 128 up also cuts the fused engine's native runs to the limit.
+const SMALL_LIMITS: JsonLimits[] = [
+  { maxDepth: 3 },
+  { maxStringLength: 3 },
+  { maxStringLength: 1 },
+  { maxLength: 40 },
+  { maxDepth: 1, maxStringLength: 8, maxLength: 100 },
+  { maxStringLength: 150 },
+  { maxStringLength: 700 },
+];
 
 function jsonCase(r: Random): JsonCase {
   const limits = r() < 0.1 ? pick(r, SMALL_LIMITS) : {};
