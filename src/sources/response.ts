@@ -8,7 +8,8 @@ import { ProviderError } from '../errors.ts';
 import { joinAdjacentText } from '../transforms/batch.ts';
 import { ProviderEventDecoder, type ProviderEventStreamOptions } from '../transforms/provider-event-stream.ts';
 import { providerErrorFromBody } from '../transforms/providers/error-body.ts';
-import { type Fusion, type StageCore, chainRunner, installFusion } from '../transforms/stage.ts';
+import { keepWarm } from '../transforms/keep-warm.ts';
+import { ChainRunner, type Fusion, type StageCore, installFusion } from '../transforms/stage.ts';
 import type { StreamEvent } from '../types.ts';
 
 /** Options of {@link fromResponse}: those of `ProviderEventStream`. */
@@ -60,65 +61,83 @@ export function fromResponse(response: Response, options: FromResponseOptions): 
   if (response.bodyUsed || response.body?.locked === true) {
     throw new TypeError('fromResponse: the response body was already read');
   }
-  const provider = options.provider;
-  const body = response.body;
   const fusion: Fusion = { cores: [decoder as StageCore<unknown, unknown>], started: false, absorbed: false };
-  const run = chainRunner(fusion.cores);
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  /** An error to report at the next read, once the events before it were taken. */
-  let failure: { error: unknown } | undefined;
-
-  const stream = new ReadableStream<StreamEvent>(
-    {
-      async pull(controller) {
-        if (failure !== undefined) {
-          controller.error(failure.error);
-          return;
-        }
-        if (!response.ok) {
-          fusion.started = true;
-          const error = await httpError(response, provider);
-          controller.error(error);
-          return;
-        }
-        reader ??= body?.getReader();
-        for (;;) {
-          const next = reader === undefined ? { done: true as const, value: undefined } : await reader.read();
-          const out: unknown[] = [];
-          let error: { error: unknown } | undefined;
-          try {
-            const pending = next.done ? run.end(out) : run.push(next.value, out);
-            if (pending !== undefined) await pending;
-          } catch (caught) {
-            error = { error: caught };
-          }
-          if (out.length > 0 || next.done) fusion.started = true;
-          joinAdjacentText(out);
-          for (let i = 0; i < out.length; i++) controller.enqueue(out[i] as StreamEvent);
-          if (error !== undefined) {
-            // The body is of no more use: release the connection.
-            if (!next.done) void reader?.cancel(error.error).catch(() => undefined);
-            if (out.length > 0) failure = error;
-            else controller.error(error.error);
-            return;
-          }
-          if (next.done) {
-            controller.close();
-            return;
-          }
-          if (out.length > 0) return;
-        }
-      },
-      cancel(reason) {
-        if (reader !== undefined) return reader.cancel(reason);
-        return body?.cancel(reason);
-      },
-    },
-    { highWaterMark: 0 },
-  );
+  const stream = new ReadableStream<StreamEvent>(new ResponseSource(response, options.provider, fusion), { highWaterMark: 0 });
   installFusion(stream as ReadableStream<unknown>, fusion);
   return stream;
 }
+
+/**
+ * The underlying source of {@link fromResponse}'s stream. A class, not closures made per
+ * response: V8's optimised code for a method outlives any one response (see keep-warm.ts).
+ */
+class ResponseSource implements UnderlyingDefaultSource<StreamEvent> {
+  #response: Response | undefined;
+  readonly #provider: FromResponseOptions['provider'];
+  readonly #fusion: Fusion;
+  readonly #run: ChainRunner;
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  /** An error to report at the next read, once the events before it were taken. */
+  #failure: { error: unknown } | undefined;
+
+  constructor(response: Response | undefined, provider: FromResponseOptions['provider'], fusion: Fusion) {
+    this.#response = response;
+    this.#provider = provider;
+    this.#fusion = fusion;
+    this.#run = new ChainRunner(fusion.cores);
+  }
+
+  async pull(controller: ReadableStreamDefaultController<StreamEvent>): Promise<void> {
+    const response = this.#response;
+    if (this.#failure !== undefined) {
+      controller.error(this.#failure.error);
+      return;
+    }
+    if (response === undefined) return;
+    if (!response.ok) {
+      this.#fusion.started = true;
+      const error = await httpError(response, this.#provider);
+      controller.error(error);
+      return;
+    }
+    this.#reader ??= response.body?.getReader();
+    const reader = this.#reader;
+    for (;;) {
+      const next = reader === undefined ? { done: true as const, value: undefined } : await reader.read();
+      const out: unknown[] = [];
+      let error: { error: unknown } | undefined;
+      try {
+        const pending = next.done ? this.#run.end(out) : this.#run.push(next.value, out);
+        if (pending !== undefined) await pending;
+      } catch (caught) {
+        error = { error: caught };
+      }
+      if (out.length > 0 || next.done) this.#fusion.started = true;
+      joinAdjacentText(out);
+      for (let i = 0; i < out.length; i++) controller.enqueue(out[i] as StreamEvent);
+      if (error !== undefined) {
+        // The body is of no more use: release the connection.
+        if (!next.done) void reader?.cancel(error.error).catch(() => undefined);
+        if (out.length > 0) this.#failure = error;
+        else controller.error(error.error);
+        return;
+      }
+      if (next.done) {
+        controller.close();
+        return;
+      }
+      if (out.length > 0) return;
+    }
+  }
+
+  cancel(reason: unknown): Promise<void> | undefined {
+    if (this.#reader !== undefined) return this.#reader.cancel(reason);
+    return this.#response?.body?.cancel(reason);
+  }
+}
+
+// An idle instance, so that its hidden class outlives every response (see keep-warm.ts).
+keepWarm('response-source', new ResponseSource(undefined, 'anthropic', { cores: [], started: true, absorbed: true }));
 
 /** The {@link ProviderError} of an HTTP error response, from at most 64 KiB of its body. */
 async function httpError(response: Response, provider: FromResponseOptions['provider']): Promise<ProviderError> {

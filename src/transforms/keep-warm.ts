@@ -13,7 +13,14 @@
  *
  * Keeping the last instance that ended — its input buffers already released, so a few hundred
  * bytes — keeps the classes and the code alive for the next one. One per key (a decoder per
- * provider, since each provider's adapter has its own code), replaced by the next that ends.
+ * provider, since each provider's adapter has its own code), replaced by the next that ends. The
+ * stream shells (`Stage`'s transformer, the chain runner, `fromResponse`'s source) are classes
+ * rather than closures made per stream, so their code belongs to methods that live as long as the
+ * module, and keep an idle instance made at load for their hidden class: a shell that ended holds
+ * the cores of its chain, which may hold the user's objects (a validator), so it is not kept.
+ *
+ * The web streams themselves (the runtime's `ReadableStream`, `TransformStream`, their readers and
+ * pipes) lose their optimised code at a full GC the same way, and no stage can keep that.
  *
  * @module
  */

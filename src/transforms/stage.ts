@@ -7,6 +7,7 @@
  */
 import { joinAdjacentText } from './batch.ts';
 import { drainingTransformer, failAfterDrain } from './fail-after-drain.ts';
+import { keepWarm } from './keep-warm.ts';
 
 /**
  * The shape of every stage's synchronous core: `push(input) → outputs` and `end() → outputs`, no
@@ -66,77 +67,88 @@ function settled(result: unknown, out: unknown[]): Pending {
   return result === out || !isThenable(result) ? undefined : Promise.resolve(result).then(() => undefined);
 }
 
-/** Runs inputs through a chain of cores; what the last core produces goes to `out`. Internal. */
-export interface ChainRunner {
-  push(input: unknown, out: unknown[]): Promise<void> | undefined;
-  end(out: unknown[]): Promise<void> | undefined;
-}
-
 /**
  * The engine of a fused chain: `push` feeds an input to the first core and what each core produces
  * to the next; `end` ends the cores in order, each after everything before it was passed on. The
  * list of cores may grow while it runs (a stage fusing). Synchronous unless a core answers with a
  * promise; a core that throws still passes on what it produced before the error. Internal: used by
  * `Stage` and by sources that run a decoder themselves (`fromResponse`).
+ *
+ * A class, not closures made per chain: V8's optimised code for a method outlives any one stream,
+ * while a closure's dies with the last closure of its kind at a full GC (see keep-warm.ts).
  */
-export function chainRunner(cores: readonly StageCore<unknown, unknown>[]): ChainRunner {
+export class ChainRunner {
+  readonly #cores: readonly StageCore<unknown, unknown>[];
   /** One scratch array per core after the first, reused: a level's array is empty between uses. */
-  const scratch: unknown[][] = [];
+  readonly #scratch: unknown[][] = [];
+
+  constructor(cores: readonly StageCore<unknown, unknown>[]) {
+    this.#cores = cores;
+  }
+
+  push(input: unknown, out: unknown[]): Promise<void> | undefined {
+    return this.#feed(0, input, out);
+  }
+
+  end(out: unknown[]): Promise<void> | undefined {
+    return this.#endFrom(0, out);
+  }
 
   /**
    * Feed `item` to core `level` and what it produces to the cores after it; `out` gets the last
    * core's outputs. Synchronous unless a core answers with a promise (an async validator): then
    * the rest waits for it, and a promise is returned.
    */
-  const feed = (level: number, item: unknown, out: unknown[]): Pending => {
+  #feed(level: number, item: unknown, out: unknown[]): Pending {
+    const cores = this.#cores;
     const core = cores[level] as StageCore<unknown, unknown>;
     if (level === cores.length - 1) return settled(core.push(item, out), out);
-    const buffer = (scratch[level] ??= []);
-    // Written out, not through `after`: this runs for every event at every level.
+    const buffer = (this.#scratch[level] ??= []);
+    // Written out, not through `#after`: this runs for every event at every level.
     let result: unknown;
     try {
       result = core.push(item, buffer);
     } catch (error) {
-      return failed(level, buffer, out, error);
+      return this.#failed(level, buffer, out, error);
     }
-    return result === buffer ? forward(level, buffer, out, 0) : later(level, result, buffer, out);
-  };
+    return result === buffer ? this.#forward(level, buffer, out, 0) : this.#later(level, result, buffer, out);
+  }
 
   /** Run one step of core `level` into `buffer`, then pass what it made on, even if it threw. */
-  const after = (level: number, step: () => unknown, buffer: unknown[], out: unknown[]): Pending => {
+  #after(level: number, step: () => unknown, buffer: unknown[], out: unknown[]): Pending {
     let result: unknown;
     try {
       result = step();
     } catch (error) {
-      return failed(level, buffer, out, error);
+      return this.#failed(level, buffer, out, error);
     }
-    return result === buffer ? forward(level, buffer, out, 0) : later(level, result, buffer, out);
-  };
+    return result === buffer ? this.#forward(level, buffer, out, 0) : this.#later(level, result, buffer, out);
+  }
 
   /** Core `level` threw: what it made before the error still goes on, then the error. */
-  const failed = (level: number, buffer: unknown[], out: unknown[], error: unknown): Pending => {
-    const rest = forward(level, buffer, out, 0);
+  #failed(level: number, buffer: unknown[], out: unknown[], error: unknown): Pending {
+    const rest = this.#forward(level, buffer, out, 0);
     if (rest === undefined) throw error;
     return rest.then(() => Promise.reject(error));
-  };
+  }
 
   /** Core `level` answered with a promise (or something else than its buffer). */
-  const later = (level: number, result: unknown, buffer: unknown[], out: unknown[]): Pending => {
-    if (!isThenable(result)) return forward(level, buffer, out, 0);
+  #later(level: number, result: unknown, buffer: unknown[], out: unknown[]): Pending {
+    if (!isThenable(result)) return this.#forward(level, buffer, out, 0);
     return Promise.resolve(result).then(
-      () => forward(level, buffer, out, 0),
-      (error: unknown) => (forward(level, buffer, out, 0) ?? Promise.resolve()).then(() => Promise.reject(error)),
+      () => this.#forward(level, buffer, out, 0),
+      (error: unknown) => (this.#forward(level, buffer, out, 0) ?? Promise.resolve()).then(() => Promise.reject(error)),
     );
-  };
+  }
 
   /** Pass what core `level` produced (from index `from`) to the next core, then empty the buffer. */
-  const forward = (level: number, buffer: unknown[], out: unknown[], from: number): Pending => {
+  #forward(level: number, buffer: unknown[], out: unknown[], from: number): Pending {
     try {
       for (let i = from; i < buffer.length; i++) {
-        const pending = feed(level + 1, buffer[i], out);
+        const pending = this.#feed(level + 1, buffer[i], out);
         if (pending !== undefined) {
           return pending.then(
-            () => forward(level, buffer, out, i + 1),
+            () => this.#forward(level, buffer, out, i + 1),
             (error: unknown) => {
               buffer.length = 0;
               throw error;
@@ -150,25 +162,87 @@ export function chainRunner(cores: readonly StageCore<unknown, unknown>[]): Chai
     }
     buffer.length = 0;
     return undefined;
-  };
+  }
 
   /** End the cores from `level` on, each after everything before it has ended and been passed on. */
-  const endFrom = (level: number, out: unknown[]): Pending => {
+  #endFrom(level: number, out: unknown[]): Pending {
+    const cores = this.#cores;
     for (; level < cores.length; level++) {
       const core = cores[level] as StageCore<unknown, unknown>;
       if (level === cores.length - 1) return settled(core.end(out), out);
-      const buffer = (scratch[level] ??= []);
-      const pending = after(level, () => core.end(buffer), buffer, out);
+      const buffer = (this.#scratch[level] ??= []);
+      const pending = this.#after(level, () => core.end(buffer), buffer, out);
       if (pending !== undefined) {
         const next = level + 1;
-        return pending.then(() => endFrom(next, out));
+        return pending.then(() => this.#endFrom(next, out));
       }
     }
     return undefined;
-  };
-
-  return { push: (input, out) => feed(0, input, out), end: (out) => endFrom(0, out) };
+  }
 }
+
+/** A {@link ChainRunner} over `cores`. Internal. */
+export function chainRunner(cores: readonly StageCore<unknown, unknown>[]): ChainRunner {
+  return new ChainRunner(cores);
+}
+
+/**
+ * The transformer of a {@link Stage}: runs each chunk (and the end) through the chain, then
+ * enqueues what it produced — all of it, also when a core failed — then fails. Methods, for the
+ * same reason as {@link ChainRunner}.
+ */
+class StageTransformer<I, O> {
+  readonly #fusion: Fusion;
+  readonly #runner: ChainRunner;
+
+  constructor(fusion: Fusion, runner: ChainRunner) {
+    this.#fusion = fusion;
+    this.#runner = runner;
+  }
+
+  transform(chunk: I, controller: TransformStreamDefaultController<O>): Promise<void> | undefined {
+    const out: unknown[] = [];
+    let pending: Pending;
+    try {
+      pending = this.#runner.push(chunk, out);
+    } catch (error) {
+      return this.#enqueue(controller, out, { error });
+    }
+    return this.#settle(controller, out, pending);
+  }
+
+  flush(controller: TransformStreamDefaultController<O>): Promise<void> | undefined {
+    // Ended: a stage fused from now on would never be ended itself.
+    this.#fusion.started = true;
+    const out: unknown[] = [];
+    let pending: Pending;
+    try {
+      pending = this.#runner.end(out);
+    } catch (error) {
+      return this.#enqueue(controller, out, { error });
+    }
+    return this.#settle(controller, out, pending);
+  }
+
+  #settle(controller: TransformStreamDefaultController<O>, out: unknown[], pending: Pending): Promise<void> | undefined {
+    if (pending === undefined) return this.#enqueue(controller, out, undefined);
+    return pending.then(
+      () => this.#enqueue(controller, out, undefined),
+      (error: unknown) => this.#enqueue(controller, out, { error }),
+    );
+  }
+
+  #enqueue(controller: TransformStreamDefaultController<O>, out: unknown[], failure: { error: unknown } | undefined): Promise<void> | undefined {
+    if (out.length > 0) this.#fusion.started = true;
+    joinAdjacentText(out);
+    for (let i = 0; i < out.length; i++) controller.enqueue(out[i] as O);
+    return failure === undefined ? undefined : failAfterDrain(controller as TransformStreamDefaultController<never>, failure.error);
+  }
+}
+
+// Idle instances, so that their hidden classes outlive every stream (see keep-warm.ts).
+keepWarm('chain-runner', new ChainRunner([]));
+keepWarm('stage-transformer', new StageTransformer({ cores: [], started: true, absorbed: true }, new ChainRunner([])));
 
 /**
  * A `TransformStream` over a chain of push cores.
@@ -189,38 +263,11 @@ export function chainRunner(cores: readonly StageCore<unknown, unknown>[]): Chai
 export class Stage<I, O> extends TransformStream<I, O> {
   constructor(core: StageCore<I, O>) {
     const fusion: Fusion = { cores: [core as StageCore<unknown, unknown>], started: false, absorbed: false };
-    const runner = chainRunner(fusion.cores);
-    /** Run `step`, then enqueue what it produced — all of it, also when it failed — then fail. */
-    const run = (controller: TransformStreamDefaultController<O>, step: (out: unknown[]) => Pending): Promise<void> | undefined => {
-      const out: unknown[] = [];
-      let pending: Pending;
-      try {
-        pending = step(out);
-      } catch (error) {
-        return enqueue(controller, out, { error });
-      }
-      if (pending === undefined) return enqueue(controller, out, undefined);
-      return pending.then(
-        () => enqueue(controller, out, undefined),
-        (error: unknown) => enqueue(controller, out, { error }),
-      );
-    };
-
-    const enqueue = (controller: TransformStreamDefaultController<O>, out: unknown[], failure: { error: unknown } | undefined) => {
-      if (out.length > 0) fusion.started = true;
-      joinAdjacentText(out);
-      for (let i = 0; i < out.length; i++) controller.enqueue(out[i] as O);
-      return failure === undefined ? undefined : failAfterDrain(controller as TransformStreamDefaultController<never>, failure.error);
-    };
-
+    const transformer = new StageTransformer<I, O>(fusion, new ChainRunner(fusion.cores));
     super(
       drainingTransformer<I, O>({
-        transform: (chunk, controller) => run(controller, (out) => runner.push(chunk, out)),
-        flush: (controller) => {
-          // Ended: a stage fused from now on would never be ended itself.
-          fusion.started = true;
-          return run(controller, (out) => runner.end(out));
-        },
+        transform: transformer.transform.bind(transformer),
+        flush: transformer.flush.bind(transformer),
       }),
     );
     fusions.set(this, fusion);
