@@ -291,8 +291,12 @@ function pointerToken(token: string | number): string {
  * `JSON.parse` costs more than it saves.
  */
 const RUN_MIN = 128;
-/** Failed tries at a native run per chunk (each costs at most a native parse of the chunk). */
-const RUN_TRIES = 2;
+/**
+ * A string longer than this ends the search for a run's end ({@link JsonScanner.#runEnd}), and the
+ * run stops before it: the token scanner decodes a long string natively as fast, and the search
+ * would read it twice (a string that runs to the end of the chunk, once per chunk).
+ */
+const RUN_STRING = 1024;
 
 /**
  * Whether the values `JSON.parse` made from `run` (`parsed`) could nest more than `levels` deep
@@ -317,6 +321,22 @@ function mayNestDeeper(run: string, parsed: JsonValue[] | JsonObject, levels: nu
   return brackets > 0 && brackets - containers + 1 > levels;
 }
 
+/** `JSON.parse` of a run of C's elements (`[run]`) or members (`{run}`), or `undefined` if it throws. */
+function parseRun(run: string, object: boolean): JsonValue[] | JsonObject | undefined {
+  try {
+    return JSON.parse(object ? '{' + run + '}' : '[' + run + ']') as JsonValue[] | JsonObject;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the quote at `q` in `s` follows an odd run of backslashes (stopping at `from`): escaped. */
+function escapedQuote(s: string, q: number, from: number): boolean {
+  let b = q - 1;
+  while (b >= from && s.charCodeAt(b) === 92) b--;
+  return ((q - 1 - b) & 1) === 1;
+}
+
 /** The push-driven JSON state machine. Internal: the public parsers wrap it. */
 export class JsonScanner {
   /** Kind (OBJECT or ARRAY) of each open container, outermost first. */
@@ -335,8 +355,13 @@ export class JsonScanner {
   readonly #raw: boolean;
   /** The visitor takes runs of complete values (see {@link JsonVisitor.values}). */
   readonly #runs: boolean;
-  /** Tries at a native run that failed in this chunk. */
-  #runFailures = 0;
+  /**
+   * What native runs may still spend in this chunk on work that ends in no run, in characters
+   * (see {@link #run}).
+   */
+  #runBudget = 0;
+  /** Where {@link #runEnd} stopped. */
+  #runStop = 0;
   /** Decoded code units in `#piece` when it holds raw text. */
   #pieceUnits = 0;
   readonly #maxDepth: number;
@@ -469,7 +494,7 @@ export class JsonScanner {
       overflow = true;
     }
     const kinds = this.kinds;
-    this.#runFailures = 0;
+    this.#runBudget = n;
     let i = 0;
     while (i < n) {
       switch (this.#state) {
@@ -504,7 +529,7 @@ export class JsonScanner {
               this.#state = S_VALUE;
             }
             i++;
-            if (this.#runs && n - i >= RUN_MIN && this.#runFailures < RUN_TRIES) i = this.#run(s, i, n);
+            if (this.#runs && n - i >= RUN_MIN && this.#runBudget > 0) i = this.#run(s, i, n);
           } else if ((c === 125 /* } */ && top === OBJECT) || (c === 93 /* ] */ && top === ARRAY)) {
             this.#closeContainer();
             i++;
@@ -576,28 +601,68 @@ export class JsonScanner {
    * text several times faster; in large chunks that decides the speed.
    *
    * Called just after a comma inside the innermost container C (state: a value or a key must
-   * follow). It guesses where the last complete element or member of C in this chunk ends: at the
-   * last `},` / `],` / `",` in the chunk when C's previous element ended with that character, at
-   * the last comma otherwise; it gives up at once when C's own closer comes before that guess
-   * (the run would likely leave C) unless C's elements end with the same character. Then it
-   * parses the run as `[run]` (or `{run}`). The guess needs no proof: if `JSON.parse` accepts
-   * `[run]`, the run is a sequence of complete values of C read by the same grammar this scanner
-   * applies, from the same state, and the comma after it ends its last value (a number cannot go
-   * on), so the scanner would have reached exactly this state at that comma with exactly these
-   * values (`JSON.parse` also keeps `__proto__` as an own member, lets the last duplicate key win
-   * and reads numbers as it does for the whole text). What it does not check is checked here:
-   * a non-empty run; maxStringLength, by keeping the run no longer than it; maxDepth, by counting
-   * the run's brackets ({@link mayNestDeeper}) when the run is long enough to break it. Anything
-   * else — `JSON.parse` throws (a wrong guess or an error in the text), the run could nest too
-   * deep — returns `i` and the run is scanned token by token, which
-   * finds the error and its exact offset, so errors, offsets and limits are the same for every
-   * cutting and both engines. maxLength needs nothing: `n` already stops at it. A failed try
-   * costs at most a native parse of the rest of the chunk, and at most {@link RUN_TRIES} fail per
-   * chunk, so the cost stays linear.
+   * follow). It finds where the last complete element or member of C in this chunk ends, and
+   * parses the run up to there as `[run]` (or `{run}`), in two steps:
+   * 1. A guess that reads nothing ({@link #guessEnd}): right for most chunks of a long array of
+   *    records or scalars, at the cost of one `lastIndexOf`.
+   * 2. When there is no guess, or `JSON.parse` rejects it, or its depth is in doubt: the search of
+   *    {@link #runEnd}, which reads the text's strings and brackets to find the end exactly (say
+   *    records whose strings hold code, with brackets and `},` in them).
+   *
+   * Correctness does not rest on either: if `JSON.parse` accepts `[run]`, the run is a sequence of
+   * complete values of C read by the same grammar this scanner applies, from the same state, and
+   * the comma after it ends its last value (a number cannot go on), so the scanner would have
+   * reached exactly this state at that comma with exactly these values (`JSON.parse` also keeps
+   * `__proto__` as an own member, lets the last duplicate key win and reads numbers as it does for
+   * the whole text). The limits are kept from the text, not from the values (a duplicate key can
+   * hide a member): a guessed run is no longer than maxStringLength and its brackets are counted
+   * ({@link mayNestDeeper}); a searched run stops before any longer string and any deeper value.
+   * maxLength needs nothing: `n` already stops at it. Anything else — `JSON.parse` rejects both
+   * (an error in the text), the run is empty — returns `i` and the run is scanned token by token,
+   * which finds the error and its exact offset, so errors, offsets and limits are the same for
+   * every cutting and both engines. Work that ends in no run (a rejected guess, the search past
+   * the run's end) is charged to a budget of the chunk's length, so the cost stays linear.
    *
    * Returns where the scanner goes on: `i`, or the comma after the run (state: after a value).
    */
   #run(s: string, i: number, n: number): number {
+    const depth = this.kinds.length;
+    const object = this.kinds[depth - 1] === OBJECT;
+    const levels = this.#maxDepth - depth;
+    const guess = this.#guessEnd(s, i, n, object);
+    if (guess - i >= RUN_MIN) {
+      const run = s.slice(i, guess);
+      const parsed = parseRun(run, object);
+      // A value nested k levels takes at least 2k characters: only then can the run break maxDepth.
+      if (parsed !== undefined && !(run.length > 2 * levels && mayNestDeeper(run, parsed, levels))) {
+        return this.#take(parsed, guess, object, depth, i);
+      }
+      this.#runBudget -= run.length;
+      if (this.#runBudget <= 0) return i;
+    }
+    const end = this.#runEnd(s, i, n, levels);
+    if (end - i < RUN_MIN) {
+      this.#runBudget -= this.#runStop - i;
+      return i;
+    }
+    this.#runBudget -= this.#runStop - end;
+    const parsed = parseRun(s.slice(i, end), object);
+    if (parsed === undefined) {
+      this.#runBudget -= 2 * (end - i); // searched and parsed for nothing
+      return i;
+    }
+    return this.#take(parsed, end, object, depth, i);
+  }
+
+  /**
+   * Where the run that starts at `i` probably ends, without reading it: at the last `},` / `],` /
+   * `",` (with an unescaped quote) before `n` when C's previous element ended with that character,
+   * at the last comma otherwise; before C's own closer when C's elements do not end with it (the
+   * run would likely leave C; a closer of a nested array or in a string stops the guess too, and
+   * leaves the run to {@link #runEnd}); no further than maxStringLength characters. -1 if there is
+   * none.
+   */
+  #guessEnd(s: string, i: number, n: number, object: boolean): number {
     // The character that ended C's previous element (skipping whitespace before the comma).
     let b = i - 2;
     let t = 0;
@@ -605,50 +670,64 @@ export class JsonScanner {
       t = s.charCodeAt(b);
       if (t !== 32 && t !== 10 && t !== 13 && t !== 9) break;
     }
-    if (b < 0) return i;
-    const kinds = this.kinds;
-    const depth = kinds.length;
-    const object = kinds[depth - 1] === OBJECT;
-    const closer = object ? 125 : 93;
-    // When C's elements do not end with C's closer, the run stops before the first one (further
-    // on it would most likely leave C); this also keeps the search short where it is hopeless,
-    // e.g. in a long string full of brackets.
+    if (b < 0) return -1;
     let limit = n;
-    if (t !== closer) {
+    if (t !== (object ? 125 : 93)) {
       const close = s.indexOf(object ? '}' : ']', i);
       if (close !== -1 && close < limit) limit = close;
-      if (limit - i < RUN_MIN) return i;
     }
-    // No string is longer than the run, so a run of at most maxStringLength characters cannot break
-    // that limit: the run ends before `i + maxStringLength + 1`, and a string that could break it is
-    // scanned token by token, which finds the break at its offset. (A walk of the parsed values
-    // could miss it: a duplicate key replaces a member, so a long string may be gone from them.)
-    // With a small limit a chunk takes several shorter runs instead of none.
     if (limit - i > this.#maxStringLength) limit = i + this.#maxStringLength + 1;
+    if (limit - i < RUN_MIN) return -1;
     const pattern = t === 125 /* } */ ? '},' : t === 93 /* ] */ ? '],' : t === 34 /* " */ ? '",' : ',';
-    const end = s.lastIndexOf(pattern, limit - pattern.length) + pattern.length - 1; // the comma
-    if (end - i < RUN_MIN) return i;
-    const run = s.slice(i, end);
-    let parsed: JsonValue[] | JsonObject;
-    try {
-      parsed = JSON.parse(object ? '{' + run + '}' : '[' + run + ']') as JsonValue[] | JsonObject;
-    } catch {
-      this.#runFailures++;
-      return i;
-    }
+    let at = s.lastIndexOf(pattern, limit - pattern.length);
+    if (t === 34) while (at >= i && escapedQuote(s, at, i)) at = s.lastIndexOf(pattern, at - 1);
+    return at < i ? -1 : at + pattern.length - 1; // the comma
+  }
+
+  /** Hand a parsed run to the visitor; the scanner goes on at `end`, the comma after it. */
+  #take(parsed: JsonValue[] | JsonObject, end: number, object: boolean, depth: number, i: number): number {
     // `[ ]` parses too, but a comma followed by only whitespace and a comma is an error.
     const count = object ? 1 : (parsed as JsonValue[]).length;
     if (count === 0 || (object && Object.keys(parsed).length === 0)) return i;
-    // A value nested k levels takes at least 2k characters: only then can the run break maxDepth.
-    const levels = this.#maxDepth - depth;
-    if (run.length > 2 * levels && mayNestDeeper(run, parsed, levels)) {
-      this.#runFailures++;
-      return i;
-    }
     (this.#visitor.values as (parsed: JsonValue[] | JsonObject) => void)(parsed);
     if (!object) this.indices[depth - 1]! += count - 1;
     this.#state = S_AFTER;
     return end;
+  }
+
+  /**
+   * Where a run of C's values that starts at `i` can end: the last comma at C's own level in
+   * `s[i, n)` before C closes, before a string that is not complete in the chunk or whose raw
+   * text is longer than maxStringLength (its decoded text is no longer) or {@link RUN_STRING},
+   * and before a container
+   * more than `levels` below C; -1 if there is none. It reads the text as JSON reads it: strings
+   * are skipped with `indexOf` (a quote after an odd run of backslashes is escaped), brackets are
+   * counted. So in valid JSON the comma it finds is one the token scanner would reach at C's
+   * level; in invalid JSON it may not be, and `JSON.parse` rejects the run. Sets `#runStop` to
+   * where the search stopped.
+   */
+  #runEnd(s: string, i: number, n: number, levels: number): number {
+    const maxString = Math.min(this.#maxStringLength, RUN_STRING);
+    let comma = -1;
+    let nested = 0;
+    let k = i;
+    for (; k < n; k++) {
+      const c = s.charCodeAt(k);
+      if (c === 34 /* " */) {
+        let close = s.indexOf('"', k + 1);
+        while (close !== -1 && close < n && close - k <= maxString && escapedQuote(s, close, k + 1)) close = s.indexOf('"', close + 1);
+        if (close === -1 || close >= n || close - k - 1 > maxString) break;
+        k = close;
+      } else if (c === 44 /* , */) {
+        if (nested === 0) comma = k;
+      } else if ((c | 32) === 123 /* { [ */) {
+        if (++nested > levels) break;
+      } else if ((c | 32) === 125 /* } ] */) {
+        if (nested-- === 0) break;
+      }
+    }
+    this.#runStop = k;
+    return comma;
   }
 
   #startString(): void {

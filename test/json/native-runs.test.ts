@@ -35,7 +35,7 @@ function difference(actual: unknown, expected: unknown, path = '$'): string | un
 
 const KEYS = ['id', 'sku', 'a', 'b', '__proto__', 'constructor', '0', '7', 'é', '}', '",', '],'];
 /** Strings with the characters a run's guess looks for (`},` `],` `",`), escapes and surrogates. */
-const STRINGS = ['', 'ok', 'n/a', '},{', '],[', '",', '\\', '"', '\n\t', '😀', '\ud83d', '\ude00', 'ré-stock', '\u2028', 'x'.repeat(40)];
+const STRINGS = ['', 'ok', 'n/a', '},{', '],[', '",', '\\', '"', '\n\t', '😀', '\ud83d', '\ude00', 'ré-stock', '\u2028', 'x'.repeat(40), 'y'.repeat(1100)];
 const SCALARS: JsonValue[] = [null, true, false, 0, -0, 1, -20, 3.25, 1e21, 5e-324, 123456789012345680000, 0.1];
 
 /** One small value: mostly scalars and strings, sometimes a small array or a record. */
@@ -246,19 +246,47 @@ describe('IncrementalJsonValueParser native runs', () => {
     expect(errorOf(() => parseValue([deep], { maxDepth: 5 }))).toMatchObject({ code: 'max-depth', path: '/400/v/0/0/0' });
   });
 
-  it('IncrementalJsonValueParser with a small maxStringLength takes a large chunk in runs no longer than the limit', () => {
+  it('IncrementalJsonValueParser takes a chunk natively whose strings hold code, brackets and `},` or whose records hold arrays', () => {
+    const code = 'const x = { a: [1, 2], b: "q", c: {d: 1} },\n  y = f({ e: "r" }, [3]);';
+    const documents: JsonValue[] = [
+      Array.from({ length: 2000 }, (_, k) => ({ id: k, code: code + k })),
+      Array.from({ length: 2000 }, (_, k) => code + k),
+      Array.from({ length: 2000 }, (_, k) => ({ id: k, tags: ['a', `t${k}`], ok: true })),
+      Array.from({ length: 2000 }, (_, k) => [k, [k, 'x'], { a: [1, 2] }]),
+    ];
+    for (const document of documents) {
+      const text = JSON.stringify(document);
+      const spy = vi.spyOn(JSON, 'parse');
+      const parser = new IncrementalJsonValueParser();
+      parser.push(text.slice(0, 65536));
+      const runs = spy.mock.calls.filter(([argument]) => String(argument).length > 1000);
+      spy.mockRestore();
+      // A run or two from the first comma of the root array to the last element the chunk completes.
+      expect(runs.length).toBeGreaterThanOrEqual(1);
+      expect(runs.length).toBeLessThanOrEqual(3);
+      expect(runs.reduce((sum, [argument]) => sum + String(argument).length, 0)).toBeGreaterThan(50000); // most of the 64 KiB chunk
+      parser.push(text.slice(65536));
+      expect(difference(parser.end(), document)).toBeUndefined();
+    }
+  });
+
+  it('IncrementalJsonValueParser with a small maxStringLength still takes a large chunk natively, and stops a run before a longer string', () => {
     const records = Array.from({ length: 2000 }, (_, k) => ({ id: k, sku: `ABC-${k}`, qty: k % 7, note: null }));
     const text = JSON.stringify(records);
     const spy = vi.spyOn(JSON, 'parse');
-    const parser = new IncrementalJsonValueParser({ maxStringLength: 1000 });
+    const parser = new IncrementalJsonValueParser({ maxStringLength: 20 });
     parser.push(text.slice(0, 65536));
-    const runs = spy.mock.calls.map(([argument]) => String(argument).length - 2).filter((length) => length >= 128);
+    const runs = spy.mock.calls.filter(([argument]) => String(argument).length > 1000).length;
     spy.mockRestore();
-    // The chunk holds ~1,600 records: a run per ~1,000 characters, none longer than the limit.
-    expect(runs.length).toBeGreaterThanOrEqual(40);
-    expect(Math.max(...runs)).toBeLessThanOrEqual(1000);
+    expect(runs).toBeGreaterThanOrEqual(1);
+    expect(runs).toBeLessThanOrEqual(2);
     parser.push(text.slice(65536));
     expect(difference(parser.end(), records)).toBeUndefined();
+    // A string one character over the limit, in the middle of the chunk: the run ends before it.
+    const over = text.replace('"ABC-1000"', `"${'x'.repeat(21)}"`);
+    const reference = errorOf(() => parseFragments([over], { maxStringLength: 20 }));
+    expect(reference).toMatchObject({ code: 'max-string-length', path: '/1000/sku' });
+    expect(errorOf(() => parseValue([over], { maxStringLength: 20 }))).toEqual(reference);
   });
 
   it('IncrementalJsonValueParser finds a limit broken by a member that a duplicate key later replaces inside a run', () => {
