@@ -28,7 +28,7 @@ class TurnEvents implements PushCore<PipelineEvent, PipelineEvent> {
   end(out: PipelineEvent[] = []): PipelineEvent[] {
     this.#keep(() => this.#builder.end(this.#all), out);
     // Ended, holding nothing: kept so that a full GC leaves its code optimised (see keep-warm.ts).
-    keepWarm('collect-turn', this);
+    keepWarm(TurnEvents, this);
     return out;
   }
 

@@ -9,7 +9,7 @@ import { joinAdjacentText } from '../transforms/batch.ts';
 import { ProviderEventDecoder, type ProviderEventStreamOptions } from '../transforms/provider-event-stream.ts';
 import { providerErrorFromBody } from '../transforms/providers/error-body.ts';
 import { keepWarm } from '../transforms/keep-warm.ts';
-import { ChainRunner, type Fusion, type StageCore, installFusion } from '../transforms/stage.ts';
+import { ChainRunner, type Fusion, type StageCore, idleFusion, installFusion } from '../transforms/stage.ts';
 import type { StreamEvent } from '../types.ts';
 
 /** Options of {@link fromResponse}: those of `ProviderEventStream`. */
@@ -89,30 +89,30 @@ class ResponseSource implements UnderlyingDefaultSource<StreamEvent> {
 
   async pull(controller: ReadableStreamDefaultController<StreamEvent>): Promise<void> {
     const response = this.#response;
+    const fusion = this.#fusion;
+    const run = this.#run;
     if (this.#failure !== undefined) {
       controller.error(this.#failure.error);
       return;
     }
     if (response === undefined) return;
     if (!response.ok) {
-      this.#fusion.started = true;
-      const error = await httpError(response, this.#provider);
-      controller.error(error);
+      fusion.started = true;
+      controller.error(await httpError(response, this.#provider));
       return;
     }
-    this.#reader ??= response.body?.getReader();
-    const reader = this.#reader;
+    const reader = (this.#reader ??= response.body?.getReader());
     for (;;) {
       const next = reader === undefined ? { done: true as const, value: undefined } : await reader.read();
       const out: unknown[] = [];
       let error: { error: unknown } | undefined;
       try {
-        const pending = next.done ? this.#run.end(out) : this.#run.push(next.value, out);
+        const pending = next.done ? run.end(out) : run.push(next.value, out);
         if (pending !== undefined) await pending;
       } catch (caught) {
         error = { error: caught };
       }
-      if (out.length > 0 || next.done) this.#fusion.started = true;
+      if (out.length > 0 || next.done) fusion.started = true;
       joinAdjacentText(out);
       for (let i = 0; i < out.length; i++) controller.enqueue(out[i] as StreamEvent);
       if (error !== undefined) {
@@ -137,7 +137,7 @@ class ResponseSource implements UnderlyingDefaultSource<StreamEvent> {
 }
 
 // An idle instance, so that its hidden class outlives every response (see keep-warm.ts).
-keepWarm('response-source', new ResponseSource(undefined, 'anthropic', { cores: [], started: true, absorbed: true }));
+keepWarm(ResponseSource, new ResponseSource(undefined, 'anthropic', idleFusion));
 
 /** The {@link ProviderError} of an HTTP error response, from at most 64 KiB of its body. */
 async function httpError(response: Response, provider: FromResponseOptions['provider']): Promise<ProviderError> {

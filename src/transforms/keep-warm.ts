@@ -25,9 +25,12 @@
  * @module
  */
 
-const warm = new Map<string, object>();
+const warm = new Map<unknown, object>();
 
-/** Keep `instance`, which has ended and holds no input, as the one kept for `key`. Internal. */
-export function keepWarm(key: string, instance: object): void {
+/**
+ * Keep `instance`, which has ended and holds no input, as the one kept for `key` (its class, or
+ * for a decoder its provider's name). Internal.
+ */
+export function keepWarm(key: unknown, instance: object): void {
   warm.set(key, instance);
 }

@@ -267,7 +267,7 @@ export class PathUpdateEncoder {
           // Done, holding no keys: kept so that a full GC leaves the encoder's code optimised for
           // the next document (see keep-warm.ts).
           this.#pointers.length = 0;
-          keepWarm('path-update-encoder', this);
+          keepWarm(PathUpdateEncoder, this);
         }
         break;
       default:

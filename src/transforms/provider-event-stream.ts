@@ -215,7 +215,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     });
     // Ended whole, holding no input: kept so that a full GC leaves the code of this provider's
     // decoding optimised for the next call (see keep-warm.ts).
-    keepWarm(`decoder:${this.#provider}`, this);
+    keepWarm(this.#provider, this);
     return out;
   }
 

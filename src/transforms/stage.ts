@@ -181,11 +181,6 @@ export class ChainRunner {
   }
 }
 
-/** A {@link ChainRunner} over `cores`. Internal. */
-export function chainRunner(cores: readonly StageCore<unknown, unknown>[]): ChainRunner {
-  return new ChainRunner(cores);
-}
-
 /**
  * The transformer of a {@link Stage}: runs each chunk (and the end) through the chain, then
  * enqueues what it produced — all of it, also when a core failed — then fails. Methods, for the
@@ -240,9 +235,12 @@ class StageTransformer<I, O> {
   }
 }
 
-// Idle instances, so that their hidden classes outlive every stream (see keep-warm.ts).
-keepWarm('chain-runner', new ChainRunner([]));
-keepWarm('stage-transformer', new StageTransformer({ cores: [], started: true, absorbed: true }, new ChainRunner([])));
+/** A fusion that takes nothing, for the idle instances kept for their hidden classes. Internal. */
+export const idleFusion: Fusion = { cores: [], started: true, absorbed: true };
+
+// An idle transformer and its chain runner, so that their hidden classes outlive every stream
+// (see keep-warm.ts).
+keepWarm(StageTransformer, new StageTransformer(idleFusion, new ChainRunner([])));
 
 /**
  * A `TransformStream` over a chain of push cores.

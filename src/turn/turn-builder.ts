@@ -235,7 +235,7 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
     this.#releaseIncomplete(out);
     // Ended, its slots gone: kept so that a full GC leaves the builder's code optimised for the
     // next call (see keep-warm.ts).
-    keepWarm('turn-builder', this);
+    keepWarm(TurnBuilder, this);
     return out;
   }
 
