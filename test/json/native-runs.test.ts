@@ -59,19 +59,23 @@ function record(random: () => number, depth: number): { text: string; value: Jso
   return { text, value: JSON.parse(text) as JsonValue };
 }
 
-/** Documents of many small complete values: an array of records, of scalars, or one wide object. */
-const manyValues = fc.tuple(fc.constantFrom('records', 'scalars', 'wide', 'nested'), fc.integer({ min: 20, max: 300 }), fc.integer()).map(([shape, count, seed]) => {
+/**
+ * Documents of many small complete values: an array of records, of scalars, one wide object, or a
+ * map of records (an object's runs are taken after a member whose value is an object).
+ */
+const manyValues = fc.tuple(fc.constantFrom('records', 'scalars', 'wide', 'map', 'nested'), fc.integer({ min: 20, max: 300 }), fc.integer()).map(([shape, count, seed]) => {
   const random = rng(seed);
   const items: string[] = [];
   for (let k = 0; k < count; k++) {
     if (shape === 'records') items.push(record(random, 1).text);
     else if (shape === 'scalars') items.push(writeJson(smallValue(random, 9), random));
+    else if (shape === 'map') items.push(writeJson(KEYS[k % KEYS.length] + String(k % 7), random) + ':' + record(random, 1).text);
     else if (shape === 'wide') items.push(writeJson(KEYS[k % KEYS.length] + (k % 5 === 0 ? '' : String(k)), random) + ':' + writeJson(smallValue(random, 1), random));
     else items.push('[' + record(random, 1).text + ',' + writeJson(smallValue(random, 1), random) + ']');
   }
   const separator = () => (random() < 0.2 ? ',\n  ' : ',');
   const body = items.map((item, k) => (k === 0 ? item : separator() + item)).join('');
-  return shape === 'wide' ? `{${body}}` : shape === 'nested' ? `{"data":{"rows":[${body}]},"n":${count}}` : `[${body}]`;
+  return shape === 'wide' || shape === 'map' ? `{${body}}` : shape === 'nested' ? `{"data":{"rows":[${body}]},"n":${count}}` : `[${body}]`;
 });
 
 /** Few cuts, so that most chunks are long enough for runs. */
@@ -253,6 +257,7 @@ describe('IncrementalJsonValueParser native runs', () => {
       Array.from({ length: 2000 }, (_, k) => code + k),
       Array.from({ length: 2000 }, (_, k) => ({ id: k, tags: ['a', `t${k}`], ok: true })),
       Array.from({ length: 2000 }, (_, k) => [k, [k, 'x'], { a: [1, 2] }]),
+      Object.fromEntries(Array.from({ length: 2000 }, (_, k) => [`id-${k}`, { n: k, code: code + k }])),
     ];
     for (const document of documents) {
       const text = JSON.stringify(document);
@@ -261,7 +266,7 @@ describe('IncrementalJsonValueParser native runs', () => {
       parser.push(text.slice(0, 65536));
       const runs = spy.mock.calls.filter(([argument]) => String(argument).length > 1000);
       spy.mockRestore();
-      // A run or two from the first comma of the root array to the last element the chunk completes.
+      // A run or two from the first comma of the root to the last element or member the chunk completes.
       expect(runs.length).toBeGreaterThanOrEqual(1);
       expect(runs.length).toBeLessThanOrEqual(3);
       expect(runs.reduce((sum, [argument]) => sum + String(argument).length, 0)).toBeGreaterThan(50000); // most of the 64 KiB chunk
@@ -295,7 +300,7 @@ describe('IncrementalJsonValueParser native runs', () => {
     const rows = Array.from({ length: 300 }, (_, k) => `{"id":${k},"v":"x"}`);
     const long = '[' + rows.join(',').replace('{"id":150,"v":"x"}', `{"id":150,"v":"${'y'.repeat(50)}","v":1}`) + ']';
     const deep = '[' + rows.join(',').replace('{"id":150,"v":"x"}', '{"id":150,"v":[[[[1]]]],"v":1}') + ']';
-    const top = '{"a":0,' + Array.from({ length: 40 }, (_, k) => `"k${k}":${k}`).join(',') + `,"s":"${'z'.repeat(60)}","s":2}`;
+    const top = '{"a":{"x":0},' + Array.from({ length: 40 }, (_, k) => `"k${k}":${k}`).join(',') + `,"s":"${'z'.repeat(60)}","s":2}`;
     for (const [text, options] of [
       [long, { maxStringLength: 20 }],
       [deep, { maxDepth: 5 }],
