@@ -6,8 +6,8 @@
  * @module
  */
 
-/** The identifiers of the three workloads, in table order. */
-export type WorkloadId = 'long-string' | 'patterns' | 'small-objects';
+/** The identifiers of the workloads, in table order. */
+export type WorkloadId = 'long-string' | 'patterns' | 'small-objects' | 'findings';
 
 /** One generated JSON text. */
 export interface Workload {
@@ -19,12 +19,13 @@ export interface Workload {
   readonly bytes: number;
 }
 
-export const WORKLOAD_IDS: readonly WorkloadId[] = ['long-string', 'patterns', 'small-objects'];
+export const WORKLOAD_IDS: readonly WorkloadId[] = ['long-string', 'patterns', 'small-objects', 'findings'];
 
 export const WORKLOAD_LABELS: Readonly<Record<WorkloadId, string>> = {
   'long-string': 'one long code string',
   patterns: '8 old/new pattern pairs',
   'small-objects': 'small objects',
+  findings: 'code findings',
 };
 
 /** Records per MB of the small-objects workload (the issue asks for 13 000 at ~1 MB). */
@@ -44,6 +45,9 @@ export function makeWorkload(id: WorkloadId, targetBytes: number): Workload {
       break;
     case 'small-objects':
       text = smallObjects(Math.max(1, Math.round((RECORDS_PER_MB * targetBytes) / MB)));
+      break;
+    case 'findings':
+      text = findings(targetBytes);
       break;
     default: {
       const unknown: never = id;
@@ -232,6 +236,39 @@ function smallObjects(count: number): string {
       active: random() < 0.7,
       note: random() < 0.4 ? null : pick(random, ['ok', 'late', 'n/a', 'ré-stock', 'gift']),
     });
+  }
+  return JSON.stringify(records);
+}
+
+/**
+ * Records a code-review or lint tool returns: each with an array of tags, a line of source code
+ * (quotes, brackets, `},`, backslashes: what a string in a record holds when a model quotes code)
+ * and sometimes a nested fix. Nested arrays and code in strings are what a parser that looks for
+ * the ends of values without reading strings gets wrong.
+ */
+function findings(targetBytes: number): string {
+  const random = prng(0x5eed_0004);
+  const lines = sourceCode(random, 64 * 1024)
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+  const rules = ['no-unused-vars', 'prefer-const', 'no-explicit-any', 'eqeqeq', 'max-depth', 'no-shadow'];
+  const records: unknown[] = [];
+  let bytes = 2;
+  for (let i = 0; bytes < targetBytes; i++) {
+    const snippet = pick(random, lines);
+    const line = Math.floor(random() * 400) + 1;
+    const record = {
+      file: `src/${pick(random, WORDS)}/${identifier(random)}.ts`,
+      line,
+      column: Math.floor(random() * 40) + 1,
+      rule: pick(random, rules),
+      severity: random() < 0.3 ? 'error' : 'warning',
+      tags: [pick(random, WORDS), pick(random, WORDS)],
+      snippet,
+      fix: random() < 0.4 ? { range: [line * 40, line * 40 + snippet.length], text: snippet.trim() } : null,
+    };
+    records.push(record);
+    bytes += utf8Length(JSON.stringify(record)) + 1;
   }
   return JSON.stringify(records);
 }
