@@ -23,7 +23,8 @@ describe('bundle size', () => {
   // 8.5 KB since error messages are bounded (paths shortened to 60 characters, messages capped):
   // 8.06 KB measured then. 9.5 KB since deep fragments are lazy (+0.73 KB: hostile depth costs
   // what flat input costs) and the fused engine hands runs of complete values to JSON.parse
-  // (+0.55 KB: 1.5-4.5x json-ext at every chunk size): 9.12 KB measured then (`npm run size`).
+  // (+0.55 KB: 1.5-4.5x json-ext at every chunk size): 9.12 KB measured then (`npm run size`);
+  // 9.45 KB once runs find their end by reading the chunk when the guess fails (+0.27 KB).
   it('the JSON engine and its streams stay under 9.5 KB (minified, gzipped)', async () => {
     expect(await bundledSize(['IncrementalJsonParser', 'FragmentAggregator', 'IncrementalJsonValueParser', 'JsonFragmentStream', 'JsonValueStream'])).toBeLessThan(9.5 * 1024);
   });
@@ -36,9 +37,11 @@ describe('bundle size', () => {
   // 43.8 → 47.7 KB): provider-run calls and refusals in the vocabulary, the turn builder and
   // collectTurn (+0.5 KB), Responses hosted and custom calls (+0.9 KB), Gemini code execution
   // (+0.2 KB); the Cohere adapter, Gemini's JSON-array stream, structured output and the checked
-  // final texts the rest.
-  it('the provider-to-turn pipeline stays under 30 KB, the whole library under 50 KB', async () => {
-    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(30 * 1024);
+  // final texts the rest. 31 KB since the first run after a full GC keeps its optimised code
+  // (keep-warm, +95 B) and native runs find their end by reading the chunk when the guess fails
+  // (+0.27 KB): 30.27 KB measured then.
+  it('the provider-to-turn pipeline stays under 31 KB, the whole library under 50 KB', async () => {
+    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(31 * 1024);
     const { readFileSync } = await import('node:fs');
     const all = [...readFileSync(new URL('../src/index.ts', import.meta.url), 'utf8').matchAll(/^export \{([^}]*)\}/gm)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter(Boolean));
     expect(await bundledSize(all)).toBeLessThan(50 * 1024);
