@@ -84,6 +84,20 @@ function bigCuts(length: number) {
 }
 const docAndCuts = manyValues.chain((text) => fc.tuple(fc.constant(text), bigCuts(text.length)));
 
+/**
+ * The runs a fused parser takes in the first 64 KiB of `text` (its calls of `JSON.parse` on more
+ * than 1000 characters: their count and total length), and the value of the whole text.
+ */
+function firstChunkRuns(text: string, options?: JsonLimits): { runs: number; characters: number; value: JsonValue } {
+  const spy = vi.spyOn(JSON, 'parse');
+  const parser = new IncrementalJsonValueParser(options);
+  parser.push(text.slice(0, 65536));
+  const lengths = spy.mock.calls.map(([argument]) => String(argument).length).filter((length) => length > 1000);
+  spy.mockRestore();
+  parser.push(text.slice(65536));
+  return { runs: lengths.length, characters: lengths.reduce((sum, length) => sum + length, 0), value: parser.end() };
+}
+
 function errorOf(fn: () => unknown): { code: string; offset: number; path: string } | string {
   const error = thrown(fn);
   if (error === undefined) return 'no error';
@@ -97,16 +111,10 @@ afterEach(() => {
 describe('IncrementalJsonValueParser native runs', () => {
   it('IncrementalJsonValueParser hands a chunk of many complete records to JSON.parse in a few calls', () => {
     const records = Array.from({ length: 2000 }, (_, k) => ({ id: k, sku: `ABC-${k}`, qty: k % 7, price: k / 4, active: k % 2 === 0, note: null }));
-    const text = JSON.stringify(records);
-    const spy = vi.spyOn(JSON, 'parse');
-    const parser = new IncrementalJsonValueParser();
-    parser.push(text.slice(0, 65536));
-    const runs = spy.mock.calls.filter(([argument]) => String(argument).length > 1000).length;
-    spy.mockRestore();
+    const { runs, value } = firstChunkRuns(JSON.stringify(records));
     expect(runs).toBeGreaterThanOrEqual(1);
     expect(runs).toBeLessThanOrEqual(2);
-    parser.push(text.slice(65536));
-    expect(difference(parser.end(), records)).toBeUndefined();
+    expect(difference(value, records)).toBeUndefined();
   });
 
   it('IncrementalJsonValueParser equals JSON.parse on documents of many small values under any cutting, as strings and bytes', () => {
@@ -260,33 +268,22 @@ describe('IncrementalJsonValueParser native runs', () => {
       Object.fromEntries(Array.from({ length: 2000 }, (_, k) => [`id-${k}`, { n: k, code: code + k }])),
     ];
     for (const document of documents) {
-      const text = JSON.stringify(document);
-      const spy = vi.spyOn(JSON, 'parse');
-      const parser = new IncrementalJsonValueParser();
-      parser.push(text.slice(0, 65536));
-      const runs = spy.mock.calls.filter(([argument]) => String(argument).length > 1000);
-      spy.mockRestore();
+      const { runs, characters, value } = firstChunkRuns(JSON.stringify(document));
       // A run or two from the first comma of the root to the last element or member the chunk completes.
-      expect(runs.length).toBeGreaterThanOrEqual(1);
-      expect(runs.length).toBeLessThanOrEqual(3);
-      expect(runs.reduce((sum, [argument]) => sum + String(argument).length, 0)).toBeGreaterThan(50000); // most of the 64 KiB chunk
-      parser.push(text.slice(65536));
-      expect(difference(parser.end(), document)).toBeUndefined();
+      expect(runs).toBeGreaterThanOrEqual(1);
+      expect(runs).toBeLessThanOrEqual(3);
+      expect(characters).toBeGreaterThan(50000); // most of the 64 KiB chunk
+      expect(difference(value, document)).toBeUndefined();
     }
   });
 
   it('IncrementalJsonValueParser with a small maxStringLength still takes a large chunk natively, and stops a run before a longer string', () => {
     const records = Array.from({ length: 2000 }, (_, k) => ({ id: k, sku: `ABC-${k}`, qty: k % 7, note: null }));
     const text = JSON.stringify(records);
-    const spy = vi.spyOn(JSON, 'parse');
-    const parser = new IncrementalJsonValueParser({ maxStringLength: 20 });
-    parser.push(text.slice(0, 65536));
-    const runs = spy.mock.calls.filter(([argument]) => String(argument).length > 1000).length;
-    spy.mockRestore();
+    const { runs, value } = firstChunkRuns(text, { maxStringLength: 20 });
     expect(runs).toBeGreaterThanOrEqual(1);
     expect(runs).toBeLessThanOrEqual(2);
-    parser.push(text.slice(65536));
-    expect(difference(parser.end(), records)).toBeUndefined();
+    expect(difference(value, records)).toBeUndefined();
     // A string one character over the limit, in the middle of the chunk: the run ends before it.
     const over = text.replace('"ABC-1000"', `"${'x'.repeat(21)}"`);
     const reference = errorOf(() => parseFragments([over], { maxStringLength: 20 }));
