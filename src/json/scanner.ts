@@ -625,7 +625,7 @@ export class JsonScanner {
    * hide a member): a guessed run is no longer than maxStringLength and its brackets are counted
    * ({@link mayNestDeeper}); a searched run stops before any longer string and any deeper value.
    * maxLength needs nothing: `n` already stops at it. Anything else — `JSON.parse` rejects both
-   * (an error in the text), the run is empty — returns `i` and the run is scanned token by token,
+   * (an error in the text), the comma is followed by only whitespace and another — returns `i` and the run is scanned token by token,
    * which finds the error and its exact offset, so errors, offsets and limits are the same for
    * every cutting and both engines. Work that ends in no run (a rejected guess, the search past
    * the run's end) is charged to a budget of the chunk's length, so the cost stays linear.
@@ -647,6 +647,11 @@ export class JsonScanner {
     // object whose members are then set again on C one by one (60,000 scalar members in 4 KiB
     // chunks: 72 ms with runs, 43 ms without).
     if (b < 0 || (object && t !== 125 /* } */)) return i;
+    // A comma after only whitespace is an error the token scanner reports (`[ ]` would parse).
+    let f = i;
+    let c = f < n ? s.charCodeAt(f) : 0;
+    while ((c === 32 || c === 10 || c === 13 || c === 9) && ++f < n) c = s.charCodeAt(f);
+    if (c === 44 /* , */) return i;
     const levels = this.#maxDepth - depth;
     const guess = this.#guessEnd(s, i, n, object, t);
     if (guess - i >= RUN_MIN) {
@@ -654,7 +659,7 @@ export class JsonScanner {
       const parsed = parseRun(run, object);
       // A value nested k levels takes at least 2k characters: only then can the run break maxDepth.
       if (parsed !== undefined && !(run.length > 2 * levels && mayNestDeeper(run, parsed, levels))) {
-        return this.#take(parsed, guess, object, depth, i);
+        return this.#take(parsed, guess, object, depth);
       }
       this.#runBudget -= run.length;
       if (this.#runBudget <= 0) return i;
@@ -671,7 +676,7 @@ export class JsonScanner {
       this.#runBudget -= 2 * (end - i); // searched and parsed for nothing
       return i;
     }
-    return this.#take(parsed, end, object, depth, i);
+    return this.#take(parsed, end, object, depth);
   }
 
   /**
@@ -696,13 +701,13 @@ export class JsonScanner {
     return at < i ? -1 : at + pattern.length - 1; // the comma
   }
 
-  /** Hand a parsed run to the visitor; the scanner goes on at `end`, the comma after it. */
-  #take(parsed: JsonValue[] | JsonObject, end: number, object: boolean, depth: number, i: number): number {
-    // `[ ]` parses too, but a comma followed by only whitespace and a comma is an error.
-    const count = object ? 1 : (parsed as JsonValue[]).length;
-    if (count === 0 || (object && Object.keys(parsed).length === 0)) return i;
+  /**
+   * Hand a parsed run (never empty: {@link #run} rejects a run of only whitespace) to the visitor;
+   * the scanner goes on at `end`, the comma after it.
+   */
+  #take(parsed: JsonValue[] | JsonObject, end: number, object: boolean, depth: number): number {
     (this.#visitor.values as (parsed: JsonValue[] | JsonObject) => void)(parsed);
-    if (!object) this.indices[depth - 1]! += count - 1;
+    if (!object) this.indices[depth - 1]! += (parsed as JsonValue[]).length - 1;
     this.#state = S_AFTER;
     return end;
   }
@@ -938,12 +943,7 @@ export class JsonScanner {
    */
   #string(s: string, i: number, n: number): number {
     let close = s.indexOf('"', i);
-    while (close !== -1 && close < n) {
-      let b = close - 1;
-      while (b >= i && s.charCodeAt(b) === 92) b--;
-      if (((close - 1 - b) & 1) === 0) break; // an even run of backslashes: the quote is real
-      close = s.indexOf('"', close + 1);
-    }
+    while (close !== -1 && close < n && escapedQuote(s, close, i)) close = s.indexOf('"', close + 1);
     const closed = close !== -1 && close < n;
     const cut = closed ? close : completeEnd(s, i, n);
     // A cut `\uXX…` whose digits are already wrong is an error now, whatever follows.
