@@ -38,7 +38,7 @@ describe('bundle size', () => {
   // collectTurn (+0.5 KB), Responses hosted and custom calls (+0.9 KB), Gemini code execution
   // (+0.2 KB); the Cohere adapter, Gemini's JSON-array stream, structured output and the checked
   // final texts the rest. 31 KB since the first run after a full GC keeps its optimised code
-  // (keep-warm, +95 B) and native runs find their end by reading the chunk when the guess fails
+  // (src/retain.ts, +95 B) and native runs find their end by reading the chunk when the guess fails
   // (+0.27 KB): 30.27 KB measured then.
   it('the provider-to-turn pipeline stays under 31 KB, the whole library under 50 KB', async () => {
     expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(31 * 1024);

@@ -1,7 +1,7 @@
 import type { JsonValue, StreamFragment } from '../types.ts';
 import { ARRAY, OBJECT, STRING } from './scanner.ts';
 import { ValueBuilder } from './value-builder.ts';
-import { retainHiddenClass } from './retain.ts';
+import { retainHiddenClass } from '../retain.ts';
 import { SharedSnapshots } from './shared-snapshot.ts';
 import { newPlace, placeOf } from './deep-fragment.ts';
 

@@ -1,7 +1,7 @@
 import type { JsonValue } from '../types.ts';
 import { JsonScanner, type JsonLimits } from './scanner.ts';
 import { ValueBuilder } from './value-builder.ts';
-import { retainHiddenClass } from './retain.ts';
+import { retainHiddenClass } from '../retain.ts';
 import { SharedSnapshots } from './shared-snapshot.ts';
 
 /** Options of {@link IncrementalJsonValueParser}. */

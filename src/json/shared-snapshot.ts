@@ -29,7 +29,7 @@
  */
 import type { JsonObject, JsonValue } from '../types.ts';
 import { setMember, type Container, type ValueBuilder } from './value-builder.ts';
-import { retainHiddenClass } from './retain.ts';
+import { retainHiddenClass } from '../retain.ts';
 
 /** The latest copy of a live container; `final` once the container was closed then. */
 interface Copy {

@@ -1,4 +1,4 @@
-import { keepWarm } from '../transforms/keep-warm.ts';
+import { retainLast } from '../retain.ts';
 import { type PushCore, Stage, canFuse } from '../transforms/stage.ts';
 import { FINAL_EVENTS, TurnBuilder, type TurnBuilderOptions } from '../turn/turn-builder.ts';
 import type { PipelineEvent } from '../view-types.ts';
@@ -27,8 +27,8 @@ class TurnEvents implements PushCore<PipelineEvent, PipelineEvent> {
 
   end(out: PipelineEvent[] = []): PipelineEvent[] {
     this.#keep(() => this.#builder.end(this.#all), out);
-    // Ended, holding nothing: kept so that a full GC leaves its code optimised (see keep-warm.ts).
-    keepWarm(TurnEvents, this);
+    // Ended, holding nothing: kept so that a full GC leaves its code optimised (see retain.ts).
+    retainLast(TurnEvents, this);
     return out;
   }
 

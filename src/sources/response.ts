@@ -8,7 +8,7 @@ import { ProviderError } from '../errors.ts';
 import { joinAdjacentText } from '../transforms/batch.ts';
 import { ProviderEventDecoder, type ProviderEventStreamOptions } from '../transforms/provider-event-stream.ts';
 import { providerErrorFromBody } from '../transforms/providers/error-body.ts';
-import { keepWarm } from '../transforms/keep-warm.ts';
+import { retainHiddenClass } from '../retain.ts';
 import { ChainRunner, type Fusion, type StageCore, idleFusion, installFusion } from '../transforms/stage.ts';
 import type { StreamEvent } from '../types.ts';
 
@@ -69,7 +69,7 @@ export function fromResponse(response: Response, options: FromResponseOptions): 
 
 /**
  * The underlying source of {@link fromResponse}'s stream. A class, not closures made per
- * response: V8's optimised code for a method outlives any one response (see keep-warm.ts).
+ * response: V8's optimised code for a method outlives any one response (see retain.ts).
  */
 class ResponseSource implements UnderlyingDefaultSource<StreamEvent> {
   #response: Response | undefined;
@@ -136,8 +136,8 @@ class ResponseSource implements UnderlyingDefaultSource<StreamEvent> {
   }
 }
 
-// An idle instance, so that its hidden class outlives every response (see keep-warm.ts).
-keepWarm(ResponseSource, new ResponseSource(undefined, 'anthropic', idleFusion));
+// An idle instance, so that its hidden class outlives every response (see retain.ts).
+retainHiddenClass(new ResponseSource(undefined, 'anthropic', idleFusion));
 
 /** The {@link ProviderError} of an HTTP error response, from at most 64 KiB of its body. */
 async function httpError(response: Response, provider: FromResponseOptions['provider']): Promise<ProviderError> {

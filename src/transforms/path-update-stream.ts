@@ -11,7 +11,7 @@ import type { JsonLimits } from '../json/scanner.ts';
 import { FINAL_EVENTS, TurnBuilder } from '../turn/turn-builder.ts';
 import type { StreamFragment, ValueKind } from '../types.ts';
 import type { PipelineEvent } from '../view-types.ts';
-import { keepWarm } from './keep-warm.ts';
+import { retainLast } from '../retain.ts';
 import { ChainedCore, type PushCore, Stage } from './stage.ts';
 
 /** What a {@link PathUpdate} says happened at its `path`. */
@@ -265,9 +265,9 @@ export class PathUpdateEncoder {
           this.#complete = true;
           out.push(make({ kind: 'json-complete', path: '' }, call));
           // Done, holding no keys: kept so that a full GC leaves the encoder's code optimised for
-          // the next document (see keep-warm.ts).
+          // the next document (see retain.ts).
           this.#pointers.length = 0;
-          keepWarm(PathUpdateEncoder, this);
+          retainLast(PathUpdateEncoder, this);
         }
         break;
       default:

@@ -7,7 +7,7 @@
 import { type EventSourceMessage, type EventSourceParser, type ParseError, createParser } from 'eventsource-parser';
 import { ProviderError, type ProviderName, excerpt } from '../errors.ts';
 import type { StreamEvent } from '../types.ts';
-import { keepWarm } from './keep-warm.ts';
+import { retainLast } from '../retain.ts';
 import { type PushCore, Stage } from './stage.ts';
 import type { ProviderAdapter } from './providers/adapter.ts';
 import { createAiSdkAdapter } from './providers/ai-sdk.ts';
@@ -214,8 +214,8 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
       this.#closed = true;
     });
     // Ended whole, holding no input: kept so that a full GC leaves the code of this provider's
-    // decoding optimised for the next call (see keep-warm.ts).
-    keepWarm(this.#provider, this);
+    // decoding optimised for the next call (see retain.ts).
+    retainLast(this.#provider, this);
     return out;
   }
 

@@ -7,7 +7,7 @@
  */
 import { joinAdjacentText } from './batch.ts';
 import { drainingTransformer, failAfterDrain } from './fail-after-drain.ts';
-import { keepWarm } from './keep-warm.ts';
+import { retainHiddenClass } from '../retain.ts';
 
 /**
  * The shape of every stage's synchronous core: `push(input) → outputs` and `end() → outputs`, no
@@ -75,7 +75,7 @@ function settled(result: unknown, out: unknown[]): Pending {
  * `Stage` and by sources that run a decoder themselves (`fromResponse`).
  *
  * A class, not closures made per chain: V8's optimised code for a method outlives any one stream,
- * while a closure's dies with the last closure of its kind at a full GC (see keep-warm.ts).
+ * while a closure's dies with the last closure of its kind at a full GC (see retain.ts).
  */
 export class ChainRunner {
   readonly #cores: readonly StageCore<unknown, unknown>[];
@@ -239,8 +239,8 @@ class StageTransformer<I, O> {
 export const idleFusion: Fusion = { cores: [], started: true, absorbed: true };
 
 // An idle transformer and its chain runner, so that their hidden classes outlive every stream
-// (see keep-warm.ts).
-keepWarm(StageTransformer, new StageTransformer(idleFusion, new ChainRunner([])));
+// (see retain.ts).
+retainHiddenClass(new StageTransformer(idleFusion, new ChainRunner([])));
 
 /**
  * A `TransformStream` over a chain of push cores.

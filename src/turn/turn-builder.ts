@@ -14,7 +14,7 @@ import { JsonScanner, type JsonLimits } from '../json/scanner.ts';
 import { ValueBuilder } from '../json/value-builder.ts';
 import type { ProviderAdapter } from '../transforms/providers/adapter.ts';
 import { createAiSdkAdapter, isAiSdkPart } from '../transforms/providers/ai-sdk.ts';
-import { keepWarm } from '../transforms/keep-warm.ts';
+import { retainLast } from '../retain.ts';
 import type { PushCore } from '../transforms/stage.ts';
 import type {
   EventMetadata,
@@ -234,8 +234,8 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
     for (const slot of open) this.#close(slot, out, true);
     this.#releaseIncomplete(out);
     // Ended, its slots gone: kept so that a full GC leaves the builder's code optimised for the
-    // next call (see keep-warm.ts).
-    keepWarm(TurnBuilder, this);
+    // next call (see retain.ts).
+    retainLast(TurnBuilder, this);
     return out;
   }
 

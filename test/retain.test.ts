@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const DIST = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
+const DIST = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 
 const SCRIPT = `
 const { PathUpdateEncoder, ProviderEventDecoder, TurnBuilder } = await import(${JSON.stringify(DIST)});
@@ -56,7 +56,7 @@ const after = optimized();
 console.log(JSON.stringify({ result, before, after }));
 `;
 
-describe('keepWarm', () => {
+describe('retain (src/retain.ts)', () => {
   it('ProviderEventDecoder, TurnBuilder and PathUpdateEncoder stay optimised through a full GC once every instance is gone', () => {
     const output = execFileSync(process.execPath, ['--allow-natives-syntax', '--expose-gc', '--input-type=module', '-e', SCRIPT], {
       encoding: 'utf8',
