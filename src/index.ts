@@ -44,7 +44,7 @@ export type {
   PipelineEvent,
   StreamingToolCallEvent,
 } from './view-types.ts';
-export type { PushCore } from './transforms/stage.ts';
+export type { PushCore } from './core.ts';
 
 // Errors
 export { JsonStreamError, ProviderError, ToolCallArgumentsError } from './errors.ts';
@@ -68,13 +68,14 @@ export type {
 } from './transforms/json-value-stream.ts';
 
 // Providers: wire bytes or SDK objects → StreamEvents
-export { ProviderEventDecoder, ProviderEventStream } from './transforms/provider-event-stream.ts';
+export { ProviderEventDecoder } from './providers/provider-event-decoder.ts';
+export { ProviderEventStream } from './transforms/provider-event-stream.ts';
 export type {
   InvalidStreamCode,
   ProviderEventStreamInput,
   ProviderEventStreamOptions,
-} from './transforms/provider-event-stream.ts';
-export type { ProviderAdapter } from './transforms/providers/adapter.ts';
+} from './providers/provider-event-decoder.ts';
+export type { ProviderAdapter } from './providers/adapter.ts';
 
 // Turns: StreamEvents → progress and conversation events
 export { ToolCallProgressStream } from './transforms/tool-call-progress-stream.ts';

@@ -11,7 +11,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProviderEventStream, collectTurn, type ProviderName } from '../src/index.ts';
-import { eventFrame as oracleFrame } from './transforms/providers/event-stream-helpers.ts';
+import { eventFrame as oracleFrame } from './providers/event-stream-helpers.ts';
 import { eventFrame } from '../examples/live-demo/aws-event-stream.mjs';
 import { PROVIDERS, scriptedResponse as script } from '../examples/live-demo/wire-formats.mjs';
 

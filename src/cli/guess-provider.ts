@@ -5,7 +5,7 @@
  * @module
  */
 import type { ProviderName } from '../errors.ts';
-import { crc32 } from '../transforms/providers/aws-event-stream.ts';
+import { crc32 } from '../providers/aws-event-stream.ts';
 
 /** How much of the recording is read to guess. */
 const HEAD_BYTES = 64 * 1024;

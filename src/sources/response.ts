@@ -6,8 +6,8 @@
  */
 import { ProviderError } from '../errors.ts';
 import { joinAdjacentText } from '../transforms/batch.ts';
-import { ProviderEventDecoder, type ProviderEventStreamOptions } from '../transforms/provider-event-stream.ts';
-import { providerErrorFromBody } from '../transforms/providers/error-body.ts';
+import { ProviderEventDecoder, type ProviderEventStreamOptions } from '../providers/provider-event-decoder.ts';
+import { providerErrorFromBody } from '../providers/error-body.ts';
 import { retainHiddenClass } from '../retain.ts';
 import { ChainRunner, type Fusion, type StageCore, idleFusion, installFusion } from '../transforms/stage.ts';
 import type { StreamEvent } from '../types.ts';

@@ -8,27 +8,9 @@
 import { joinAdjacentText } from './batch.ts';
 import { drainingTransformer, failAfterDrain } from './fail-after-drain.ts';
 import { retainHiddenClass } from '../retain.ts';
+import type { PushCore, StageCore } from '../core.ts';
 
-/**
- * The shape of every stage's synchronous core: `push(input) → outputs` and `end() → outputs`, no
- * stream and no I/O. Outputs are appended to `out` when it is given (and returned), so a caller
- * that chains cores allocates nothing per call. When `push` or `end` throws, `out` holds what was
- * produced before the error.
- */
-export interface PushCore<I, O> {
-  push(input: I, out?: O[]): O[];
-  end(out?: O[]): O[];
-}
-
-/**
- * What a stage runs: a push core, or one whose outputs may come later (`ArgumentValidationCore`
- * with an async validator answers with a promise; the stage then waits for it before anything
- * else goes through). Internal.
- */
-export interface StageCore<I, O> {
-  push(input: I, out?: O[]): O[] | Promise<O[]>;
-  end(out?: O[]): O[] | Promise<O[]>;
-}
+export type { PushCore, StageCore } from '../core.ts';
 
 /** Everything a fusion needs from a stage; keyed by the stage, out of users' sight. Internal. */
 export interface Fusion {

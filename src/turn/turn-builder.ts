@@ -12,10 +12,10 @@ import { FragmentAggregator } from '../json/fragment-aggregator.ts';
 import { FragmentCollector } from '../json/incremental-json-parser.ts';
 import { JsonScanner, type JsonLimits } from '../json/scanner.ts';
 import { ValueBuilder } from '../json/value-builder.ts';
-import type { ProviderAdapter } from '../transforms/providers/adapter.ts';
-import { createAiSdkAdapter, isAiSdkPart } from '../transforms/providers/ai-sdk.ts';
+import type { ProviderAdapter } from '../providers/adapter.ts';
+import { createAiSdkAdapter, isAiSdkPart } from '../providers/ai-sdk.ts';
 import { retainLast } from '../retain.ts';
-import type { PushCore } from '../transforms/stage.ts';
+import type { PushCore } from '../core.ts';
 import type {
   EventMetadata,
   FinishedEvent,

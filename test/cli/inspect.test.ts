@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ManifestRecording, type ManifestToolCall, manifestEntry } from '../manifest.ts';
-import { PROVIDER_OF_DIR, expectedArguments, readableRecordings } from '../transforms/providers/event-stream-helpers.ts';
+import { PROVIDER_OF_DIR, expectedArguments, readableRecordings } from '../providers/event-stream-helpers.ts';
 import { assertBuilt, recordingPath, runCli, startCli, waitForOutput } from './cli-helpers.ts';
 
 beforeAll(() => assertBuilt());

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { manifestEntry } from '../manifest.ts';
-import { expectedArguments } from '../transforms/providers/event-stream-helpers.ts';
+import { expectedArguments } from '../providers/event-stream-helpers.ts';
 import { assertBuilt, recordingPath, runCli, startCli, waitForOutput } from './cli-helpers.ts';
 
 beforeAll(() => assertBuilt());

@@ -16,7 +16,7 @@ import { startReplayServer, type ReplayServer } from '../../src/cli/replay-serve
 import { collectTurn, EventStreamDecoder, ProviderError, type PipelineEvent } from '../../src/index.ts';
 import { readFixture, settle, streamOf } from '../helpers.ts';
 import { manifestEntry } from '../manifest.ts';
-import { expectedArguments } from '../transforms/providers/event-stream-helpers.ts';
+import { expectedArguments } from '../providers/event-stream-helpers.ts';
 import { edgeRuntimeMissing, serveEdgeScript } from '../runtimes/edge-runtime/serve-script.ts';
 import { serveModuleWorker, workerdMissing } from '../runtimes/workerd/serve-module.ts';
 import { denoMissing, serveModuleWithDeno } from '../runtimes/deno/serve-module.ts';

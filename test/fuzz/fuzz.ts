@@ -29,7 +29,7 @@ import {
   type StreamFragment,
 } from '../../src/index.ts';
 import { parseFragments, rng } from '../helpers.ts';
-import { concatBytes, PROVIDER_OF_DIR } from '../transforms/providers/event-stream-helpers.ts';
+import { concatBytes, PROVIDER_OF_DIR } from '../providers/event-stream-helpers.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Randomness.

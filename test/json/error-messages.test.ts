@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { JsonStreamError, ProviderError, ToolCallArgumentsError } from '../../src/index.ts';
-import { runStream } from '../transforms/providers/event-stream-helpers.ts';
+import { runStream } from '../providers/event-stream-helpers.ts';
 import { parseFragments, parseValue, thrown } from './json-helpers.ts';
 
 const both = (text: string, options = {}): JsonStreamError[] => [thrown(() => parseValue([text], options)), thrown(() => parseFragments([text], options))];

@@ -28,7 +28,7 @@ import {
 } from '../../src/index.ts';
 import { randomCuts, readAll, rng, streamOf } from '../helpers.ts';
 import type { ManifestRecording } from '../manifest.ts';
-import { PROVIDER_OF_DIR, readableRecordings, recordingInput, sdkObjectsOf } from '../transforms/providers/event-stream-helpers.ts';
+import { PROVIDER_OF_DIR, readableRecordings, recordingInput, sdkObjectsOf } from '../providers/event-stream-helpers.ts';
 
 type AnyStage = { readonly writable: WritableStream<never>; readonly readable: ReadableStream<unknown> };
 

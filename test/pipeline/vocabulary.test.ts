@@ -31,7 +31,7 @@ import {
   type PipelineEvent,
 } from '../../src/index.ts';
 import { args, finished, flush, readAll, start, streamOf, text } from '../helpers.ts';
-import { bytesOf } from '../transforms/providers/event-stream-helpers.ts';
+import { bytesOf } from '../providers/event-stream-helpers.ts';
 
 const RECORDING = 'anthropic/text-then-2-parallel-tool-use.sse';
 const provider = () => streamOf([bytesOf(RECORDING)]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' }));

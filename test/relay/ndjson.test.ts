@@ -15,7 +15,7 @@ import {
 } from '../../src/index.ts';
 import { args, cutAt, flush, oneByOne, randomCuts, rng, start, streamOf, text } from '../helpers.ts';
 import { readManifest } from '../manifest.ts';
-import { PROVIDER_OF_DIR, readableRecordings } from '../transforms/providers/event-stream-helpers.ts';
+import { PROVIDER_OF_DIR, readableRecordings } from '../providers/event-stream-helpers.ts';
 import { bytesOf, decode, encode, expectSame, made, recordingSource, STAGES, type Made } from './relay-helpers.ts';
 
 const utf8 = new TextDecoder();

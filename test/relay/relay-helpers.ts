@@ -19,7 +19,7 @@ import {
 } from '../../src/index.ts';
 import { settle, streamOf } from '../helpers.ts';
 import type { ManifestRecording } from '../manifest.ts';
-import { PROVIDER_OF_DIR, recordingInput } from '../transforms/providers/event-stream-helpers.ts';
+import { PROVIDER_OF_DIR, recordingInput } from '../providers/event-stream-helpers.ts';
 
 type AnyStage = { readonly writable: WritableStream<never>; readonly readable: ReadableStream<unknown> };
 

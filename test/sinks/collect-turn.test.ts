@@ -13,7 +13,7 @@ import { cuttings, readFixture, streamOf } from '../helpers.ts';
 import { args, recordingSource, start } from '../helpers.ts';
 import { ToolCallArgumentsError } from '../../src/errors.ts';
 import { type ManifestRecording, readManifest } from '../manifest.ts';
-import { manifestError, PROVIDER_OF_DIR, readableRecordings, recordingInput, sdkObjectsOf, streamCuttings } from '../transforms/providers/event-stream-helpers.ts';
+import { manifestError, PROVIDER_OF_DIR, readableRecordings, recordingInput, sdkObjectsOf, streamCuttings } from '../providers/event-stream-helpers.ts';
 
 /** Each API's raw finish reasons and what they normalize to (from the API references). */
 const FINISH: Readonly<Record<string, Readonly<Record<string, FinishReason>>>> = {

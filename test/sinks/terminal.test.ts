@@ -41,7 +41,7 @@ import {
   readableRecordings,
   recordingInput,
   sdkObjectsOf,
-} from '../transforms/providers/event-stream-helpers.ts';
+} from '../providers/event-stream-helpers.ts';
 
 const reasoning = (index: number, t: string): StreamEvent => ({ type: 'part', index, part: { type: 'reasoning', text: t } });
 

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ProviderName } from '../../src/errors.ts';
-import { ProviderEventDecoder, ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
+import { ProviderEventDecoder } from '../../src/providers/provider-event-decoder.ts';
+import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import { cuttings, listFixtures, readFixture, settle, streamOf } from '../helpers.ts';
 
 const SSE_DIRS: Record<string, Exclude<ProviderName, 'ai-sdk'>> = {

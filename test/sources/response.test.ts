@@ -8,7 +8,7 @@ import { ArgumentValidationStream } from '../../src/transforms/argument-validati
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import { fromResponse } from '../../src/sources/response.ts';
 import { listFixtures, readAll, readFixture, recordingSource, settle, streamOf } from '../helpers.ts';
-import { PROVIDER_OF_DIR } from '../transforms/providers/event-stream-helpers.ts';
+import { PROVIDER_OF_DIR } from '../providers/event-stream-helpers.ts';
 
 const encode = (text: string) => new TextEncoder().encode(text);
 

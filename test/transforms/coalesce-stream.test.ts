@@ -18,7 +18,7 @@ import { args, cutAt, readAll, streamOf } from '../helpers.ts';
 import { JsonFragmentStream } from '../../src/transforms/json-fragment-stream.ts';
 import { afterUpstreamError } from './upstream-error.ts';
 import { cutsFor, jsonText, merged, parseFragments, show } from '../json/json-helpers.ts';
-import { expectedArguments, readableRecordings, recordingEvents, toolSlotsInFlushOrder } from './providers/event-stream-helpers.ts';
+import { expectedArguments, readableRecordings, recordingEvents, toolSlotsInFlushOrder } from '../providers/event-stream-helpers.ts';
 
 const textAndCuts = jsonText.chain((text) => fc.tuple(fc.constant(text), cutsFor(text.length)));
 const NO_TIMER = { maxDelayMs: Infinity };

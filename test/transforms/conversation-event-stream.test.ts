@@ -13,7 +13,7 @@ import type { ProviderName } from '../../src/errors.ts';
 import type { StreamEvent } from '../../src/types.ts';
 import { args, finished, flush, readAll, readFixture, start, streamOf, text } from '../helpers.ts';
 import { type ManifestRecording, readManifest } from '../manifest.ts';
-import { cutInsideLastLine, PROVIDER_OF_DIR, sdkObjectsOf, textOf } from './providers/event-stream-helpers.ts';
+import { cutInsideLastLine, PROVIDER_OF_DIR, sdkObjectsOf, textOf } from '../providers/event-stream-helpers.ts';
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

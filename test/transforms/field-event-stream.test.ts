@@ -17,7 +17,7 @@ import { cutAt, readAll, streamOf } from '../helpers.ts';
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import { afterUpstreamError } from './upstream-error.ts';
 import { cutsFor, jsonText, parseFragments } from '../json/json-helpers.ts';
-import { expectedArguments, readableRecordings, recordingEvents, toolSlotsInFlushOrder } from './providers/event-stream-helpers.ts';
+import { expectedArguments, readableRecordings, recordingEvents, toolSlotsInFlushOrder } from '../providers/event-stream-helpers.ts';
 
 const RUNS = { numRuns: 300 };
 const textAndCuts = jsonText.chain((text) => fc.tuple(fc.constant(text), cutsFor(text.length)));

@@ -14,7 +14,7 @@ import { JsonWriter } from '../../src/json/json-writer.ts';
 import { JsonScanner } from '../../src/json/scanner.ts';
 import { cutAt, readAll, settle, streamOf } from '../helpers.ts';
 import { cutsFor, jsonText, parseFragments } from '../json/json-helpers.ts';
-import { expectedArguments, readableRecordings, recordingEvents, toolSlotsInFlushOrder } from './providers/event-stream-helpers.ts';
+import { expectedArguments, readableRecordings, recordingEvents, toolSlotsInFlushOrder } from '../providers/event-stream-helpers.ts';
 
 const RUNS = { numRuns: 300 };
 const textAndCuts = jsonText.chain((text) => fc.tuple(fc.constant(text), cutsFor(text.length)));

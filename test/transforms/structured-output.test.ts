@@ -16,13 +16,14 @@ import { fromResponse } from '../../src/sources/response.ts';
 import { ArgumentValidationStream, type ArgumentValidationErrorEvent } from '../../src/transforms/argument-validation-stream.ts';
 import { FieldEventStream } from '../../src/transforms/field-event-stream.ts';
 import { PathUpdateStream, type PathUpdate } from '../../src/transforms/path-update-stream.ts';
-import { ProviderEventDecoder, ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
+import { ProviderEventDecoder } from '../../src/providers/provider-event-decoder.ts';
+import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import { TurnBuilder } from '../../src/turn/turn-builder.ts';
 import type { ProviderName } from '../../src/errors.ts';
 import type { JsonValue } from '../../src/types.ts';
 import type { FieldEvent, PipelineEvent } from '../../src/view-types.ts';
 import { cuttings, readAll, streamOf } from '../helpers.ts';
-import { bytesOf, sdkObjectsOf } from './providers/event-stream-helpers.ts';
+import { bytesOf, sdkObjectsOf } from '../providers/event-stream-helpers.ts';
 
 interface Case {
   readonly file: string;

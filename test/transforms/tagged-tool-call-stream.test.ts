@@ -16,7 +16,7 @@ import { args, cutAt, finished, flush, oneByOne, readAll, readFixture, settle, s
 import { afterUpstreamError } from './upstream-error.ts';
 import { cutsFor, jsonText } from '../json/json-helpers.ts';
 import { readManifest } from '../manifest.ts';
-import { PROVIDER_OF_DIR } from './providers/event-stream-helpers.ts';
+import { PROVIDER_OF_DIR } from '../providers/event-stream-helpers.ts';
 
 const STOP = finished('stop', 'stop');
 

@@ -9,7 +9,7 @@ import {
 } from '../../src/index.ts';
 import { args, cutAt, finished, flush, readAll, start, streamOf } from '../helpers.ts';
 import { cutsFor, jsonText } from '../json/json-helpers.ts';
-import { readableRecordings, recordingEvents } from './providers/event-stream-helpers.ts';
+import { readableRecordings, recordingEvents } from '../providers/event-stream-helpers.ts';
 
 /** The streaming-tool-call events of an output. */
 const deltasOf = (events: readonly PipelineEvent[]): StreamingToolCallEvent[] => events.filter((e): e is StreamingToolCallEvent => e.type === 'streaming-tool-call');

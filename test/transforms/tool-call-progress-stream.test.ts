@@ -11,7 +11,7 @@ import { ToolCallProgressStream, type ToolCallProgressStreamOutput } from '../..
 import type { StreamEvent } from '../../src/types.ts';
 import { cuttings, readAll, readFixture, streamOf } from '../helpers.ts';
 import { type ManifestRecording, readManifest } from '../manifest.ts';
-import { PROVIDER_OF_DIR, sdkObjectsOf, streamCuttings } from './providers/event-stream-helpers.ts';
+import { PROVIDER_OF_DIR, sdkObjectsOf, streamCuttings } from '../providers/event-stream-helpers.ts';
 
 const RECORDINGS = readManifest().filter((r) => r.dir in PROVIDER_OF_DIR && r.toolCalls.length > 0);
 

@@ -10,7 +10,7 @@ import { args, cutAt, flush, readAll, start, streamOf } from '../helpers.ts';
 import { type ManifestRecording } from '../manifest.ts';
 import { cutsFor, jsonText } from '../json/json-helpers.ts';
 import { overTheWire } from './path-update-helpers.ts';
-import { readableRecordings, recordingEvents } from './providers/event-stream-helpers.ts';
+import { readableRecordings, recordingEvents } from '../providers/event-stream-helpers.ts';
 
 const u = (toolCallId: string | undefined, index: number | undefined, kind: PathUpdate['kind'], path: string, payload: Record<string, unknown> = {}) =>
   ({

@@ -6,11 +6,11 @@
  * the records fed as the objects an SDK yields.
  */
 import { describe, expect, it } from 'vitest';
-import type { ProviderName } from '../../../src/errors.ts';
-import { collectTurn, type Turn } from '../../../src/sinks/collect-turn.ts';
-import { ProviderEventStream, type ProviderEventStreamInput } from '../../../src/transforms/provider-event-stream.ts';
-import { randomCuts, readFixture, rng, streamOf } from '../../helpers.ts';
-import { readManifest } from '../../manifest.ts';
+import type { ProviderName } from '../../src/errors.ts';
+import { collectTurn, type Turn } from '../../src/sinks/collect-turn.ts';
+import { ProviderEventStream, type ProviderEventStreamInput } from '../../src/transforms/provider-event-stream.ts';
+import { randomCuts, readFixture, rng, streamOf } from '../helpers.ts';
+import { readManifest } from '../manifest.ts';
 import {
   WireError,
   type WireTurn,

@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { ProviderError } from '../../errors.ts';
-import type { FinishReason, StreamEvent, Usage } from '../../types.ts';
+import { ProviderError } from '../errors.ts';
+import type { FinishReason, StreamEvent, Usage } from '../types.ts';
 import type { ProviderAdapter } from './adapter.ts';
 import {
   type JsonRecord,

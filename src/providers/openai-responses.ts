@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { ProviderError } from '../../errors.ts';
-import type { FinishReason, JsonValue, StreamEvent, Usage } from '../../types.ts';
+import { ProviderError } from '../errors.ts';
+import type { FinishReason, JsonValue, StreamEvent, Usage } from '../types.ts';
 import type { ProviderAdapter } from './adapter.ts';
 import {
   type JsonRecord,

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { EventMetadata, Usage } from '../../types.ts';
+import type { EventMetadata, Usage } from '../types.ts';
 
 /** A decoded JSON object (or an SDK event object). */
 export type JsonRecord = Readonly<Record<string, unknown>>;

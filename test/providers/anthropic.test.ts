@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../../src/errors.ts';
-import type { FinishReason, StreamEvent } from '../../../src/types.ts';
-import { cuttings } from '../../helpers.ts';
-import { manifestRecordings } from '../../manifest.ts';
+import { ProviderError } from '../../src/errors.ts';
+import type { FinishReason, StreamEvent } from '../../src/types.ts';
+import { cuttings } from '../helpers.ts';
+import { manifestRecordings } from '../manifest.ts';
 import { assembleEvents, bytesOf, eventsOf, runStream, sseObjects, splitSse, textOf, unflushedSlots } from './event-stream-helpers.ts';
 
 

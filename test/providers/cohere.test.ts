@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../../src/errors.ts';
-import { createCohereAdapter } from '../../../src/transforms/providers/cohere.ts';
-import type { StreamEvent } from '../../../src/types.ts';
-import { manifestRecordings } from '../../manifest.ts';
+import { ProviderError } from '../../src/errors.ts';
+import { createCohereAdapter } from '../../src/providers/cohere.ts';
+import type { StreamEvent } from '../../src/types.ts';
+import { manifestRecordings } from '../manifest.ts';
 import { assembleEvents, bytesOf, eventsOf, runAdapter, runStream, sseObjects, streamCuttings, textOf, unflushedSlots } from './event-stream-helpers.ts';
 
 /** Cohere's finish reasons and what they normalize to (from the v2 chat API reference). */

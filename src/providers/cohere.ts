@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { ProviderError } from '../../errors.ts';
-import type { FinishReason, StreamEvent, Usage } from '../../types.ts';
+import { ProviderError } from '../errors.ts';
+import type { FinishReason, StreamEvent, Usage } from '../types.ts';
 import { type ProviderAdapter, partEvent } from './adapter.ts';
 import { type JsonRecord, addCounts, isRecord, metadataOf, nonEmptyStringAt, numberAt, recordAt, stringAt, usageOf } from './json-access.ts';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../../src/errors.ts';
-import { createGeminiAdapter } from '../../../src/transforms/providers/gemini.ts';
-import type { StreamEvent } from '../../../src/types.ts';
-import { manifestRecordings } from '../../manifest.ts';
+import { ProviderError } from '../../src/errors.ts';
+import { createGeminiAdapter } from '../../src/providers/gemini.ts';
+import type { StreamEvent } from '../../src/types.ts';
+import { manifestRecordings } from '../manifest.ts';
 import { assemble, bytesOf, cutInsideLastLine, runAdapter, runStream, slotsInOrderOfAppearance, sseRecords, streamCuttings, textOf, type WireRecord } from './event-stream-helpers.ts';
 
 function records(file: string): WireRecord[] {

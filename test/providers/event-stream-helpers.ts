@@ -10,12 +10,12 @@
  * - assembling events the way a downstream builder would, checking the event protocol on the way.
  */
 import { crc32 as zlibCrc32 } from 'node:zlib';
-import type { ProviderName } from '../../../src/errors.ts';
-import { ProviderEventStream, type ProviderEventStreamInput } from '../../../src/transforms/provider-event-stream.ts';
-import type { ProviderAdapter } from '../../../src/transforms/providers/adapter.ts';
-import type { EventMetadata, FinishedEvent, ProviderToolResultPart, StreamEvent } from '../../../src/types.ts';
-import { cuttings, randomCuts, readAll, readFixture, rng, settle, streamOf } from '../../helpers.ts';
-import { readManifest, type ManifestRecording } from '../../manifest.ts';
+import type { ProviderName } from '../../src/errors.ts';
+import { ProviderEventStream, type ProviderEventStreamInput } from '../../src/transforms/provider-event-stream.ts';
+import type { ProviderAdapter } from '../../src/providers/adapter.ts';
+import type { EventMetadata, FinishedEvent, ProviderToolResultPart, StreamEvent } from '../../src/types.ts';
+import { cuttings, randomCuts, readAll, readFixture, rng, settle, streamOf } from '../helpers.ts';
+import { readManifest, type ManifestRecording } from '../manifest.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The recordings.

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { ProviderError } from '../../errors.ts';
-import type { EventMetadata, FinishReason, JsonValue, StreamEvent, Usage } from '../../types.ts';
+import { ProviderError } from '../errors.ts';
+import type { EventMetadata, FinishReason, JsonValue, StreamEvent, Usage } from '../types.ts';
 import { type ProviderAdapter, partEvent } from './adapter.ts';
 import { type JsonRecord, isRecord, metadataOf, nonEmptyStringAt, numberAt, recordAt, stringAt, usageOf } from './json-access.ts';
 

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { ProviderError } from '../../errors.ts';
-import type { EventMetadata, FinishReason, JsonValue, StreamEvent, Usage } from '../../types.ts';
+import { ProviderError } from '../errors.ts';
+import type { EventMetadata, FinishReason, JsonValue, StreamEvent, Usage } from '../types.ts';
 import { type ProviderAdapter, partEvent, providerErrorOf } from './adapter.ts';
 import { type JsonRecord, isRecord, nonEmptyStringAt, numberAt, recordAt, stringAt, usageOf } from './json-access.ts';
 import { defaultToolCallId, type ToolCallIdFactory } from './tool-call-id.ts';

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { ProviderError } from '../../errors.ts';
-import type { FinishReason, StreamEvent, Usage } from '../../types.ts';
+import { ProviderError } from '../errors.ts';
+import type { FinishReason, StreamEvent, Usage } from '../types.ts';
 import { type ProviderAdapter, partEvent, providerErrorOf } from './adapter.ts';
 import { type JsonRecord, isRecord, nonEmptyString, nonEmptyStringAt, numberAt, recordAt, usageOf } from './json-access.ts';
 import { defaultToolCallId, type ToolCallIdFactory } from './tool-call-id.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../../src/errors.ts';
-import { createOllamaAdapter } from '../../../src/transforms/providers/ollama.ts';
-import { manifestRecordings } from '../../manifest.ts';
+import { ProviderError } from '../../src/errors.ts';
+import { createOllamaAdapter } from '../../src/providers/ollama.ts';
+import { manifestRecordings } from '../manifest.ts';
 import {
   assemble,
   bytesOf,

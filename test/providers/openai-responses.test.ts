@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../../src/errors.ts';
-import { collectTurn } from '../../../src/sinks/collect-turn.ts';
-import { ProviderEventStream } from '../../../src/transforms/provider-event-stream.ts';
-import { cuttings, streamOf } from '../../helpers.ts';
-import { manifestRecordings } from '../../manifest.ts';
+import { ProviderError } from '../../src/errors.ts';
+import { collectTurn } from '../../src/sinks/collect-turn.ts';
+import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
+import { cuttings, streamOf } from '../helpers.ts';
+import { manifestRecordings } from '../manifest.ts';
 import { assembleEvents, bytesOf, eventsOf, runStream, sseObjects, textOf, unflushedSlots } from './event-stream-helpers.ts';
 
 

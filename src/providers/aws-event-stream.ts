@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { ProviderError, excerpt } from '../../errors.ts';
+import { ProviderError, excerpt } from '../errors.ts';
 
 /** A header value, by its wire type. `long` and `timestamp` (ms since the epoch) are bigints. */
 export type AwsEventStreamHeaderValue = boolean | number | bigint | string | Uint8Array;

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../../src/errors.ts';
-import { ProviderEventDecoder, ProviderEventStream } from '../../../src/transforms/provider-event-stream.ts';
-import type { StreamEvent } from '../../../src/types.ts';
-import { cuttings, oneByOne, readFixture, streamOf } from '../../helpers.ts';
-import { readManifest } from '../../manifest.ts';
+import { ProviderError } from '../../src/errors.ts';
+import { ProviderEventDecoder } from '../../src/providers/provider-event-decoder.ts';
+import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
+import type { StreamEvent } from '../../src/types.ts';
+import { cuttings, oneByOne, readFixture, streamOf } from '../helpers.ts';
+import { readManifest } from '../manifest.ts';
 import { eventsOf, PROVIDER_OF_DIR, runStream, textOf } from './event-stream-helpers.ts';
 
 const encode = (text: string): Uint8Array<ArrayBuffer> => new TextEncoder().encode(text);

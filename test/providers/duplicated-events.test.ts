@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../../src/errors.ts';
-import { createAnthropicAdapter } from '../../../src/transforms/providers/anthropic.ts';
-import { createBedrockAdapter } from '../../../src/transforms/providers/bedrock.ts';
-import { createGeminiAdapter } from '../../../src/transforms/providers/gemini.ts';
-import { createOpenAIResponsesAdapter } from '../../../src/transforms/providers/openai-responses.ts';
+import { ProviderError } from '../../src/errors.ts';
+import { createAnthropicAdapter } from '../../src/providers/anthropic.ts';
+import { createBedrockAdapter } from '../../src/providers/bedrock.ts';
+import { createGeminiAdapter } from '../../src/providers/gemini.ts';
+import { createOpenAIResponsesAdapter } from '../../src/providers/openai-responses.ts';
 import { assemble, runAdapter, sseRecords, textOf, type WireRecord } from './event-stream-helpers.ts';
 
 function anthropicToolUse(index: number, id: string): WireRecord {

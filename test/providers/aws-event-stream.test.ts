@@ -4,8 +4,8 @@ import {
   type AwsEventStreamMessage,
   AwsEventStreamDecoder,
   crc32,
-} from '../../../src/transforms/providers/aws-event-stream.ts';
-import { readFixture, rng } from '../../helpers.ts';
+} from '../../src/providers/aws-event-stream.ts';
+import { readFixture, rng } from '../helpers.ts';
 import { concatBytes, decodedFrames, encodeFrame, frameOf, frameOffsets } from './event-stream-helpers.ts';
 
 function decodeAll(chunks: readonly Uint8Array[], options = {}): AwsEventStreamMessage[] {

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const DIST = fileURLToPath(new URL('../../../dist/index.js', import.meta.url));
+const DIST = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
 
 const SCRIPT = `
 const { ProviderEventDecoder } = await import(${JSON.stringify(DIST)});

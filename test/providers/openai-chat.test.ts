@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../../src/errors.ts';
-import { createOpenAIChatAdapter } from '../../../src/transforms/providers/openai-chat.ts';
-import type { StreamEvent } from '../../../src/types.ts';
-import { manifestRecordings, type ManifestRecording } from '../../manifest.ts';
+import { ProviderError } from '../../src/errors.ts';
+import { createOpenAIChatAdapter } from '../../src/providers/openai-chat.ts';
+import type { StreamEvent } from '../../src/types.ts';
+import { manifestRecordings, type ManifestRecording } from '../manifest.ts';
 import {
   assemble,
   bytesOf,

@@ -1,5 +1,5 @@
-import { ProviderError, type ProviderName } from '../../errors.ts';
-import type { EventMetadata, EventPart, StreamEvent } from '../../types.ts';
+import { ProviderError, type ProviderName } from '../errors.ts';
+import type { EventMetadata, EventPart, StreamEvent } from '../types.ts';
 import { isRecord, nonEmptyString, nonEmptyStringAt } from './json-access.ts';
 
 /**

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ProviderError, type ProviderName, excerpt } from '../../errors.ts';
+import { ProviderError, type ProviderName, excerpt } from '../errors.ts';
 import { isRecord, nonEmptyString, nonEmptyStringAt } from './json-access.ts';
 
 /** What is known of the HTTP response besides its body. */

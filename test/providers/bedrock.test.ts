@@ -1,9 +1,9 @@
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../../src/errors.ts';
-import type { FinishReason } from '../../../src/types.ts';
-import { cuttings } from '../../helpers.ts';
-import { type ManifestRecording, manifestRecordings } from '../../manifest.ts';
+import { ProviderError } from '../../src/errors.ts';
+import type { FinishReason } from '../../src/types.ts';
+import { cuttings } from '../helpers.ts';
+import { type ManifestRecording, manifestRecordings } from '../manifest.ts';
 import {
   type Assembly,
   assembleEvents,

@@ -1,0 +1,663 @@
+/**
+ * The core of the pipeline's first stage: a provider's streaming response body (or the event
+ * objects an official SDK yields) in, typed {@link StreamEvent}s out, with no stream.
+ *
+ * @module
+ */
+import { type EventSourceMessage, type EventSourceParser, type ParseError, createParser } from 'eventsource-parser';
+import { ProviderError, type ProviderName, excerpt } from '../errors.ts';
+import type { StreamEvent } from '../types.ts';
+import { retainLast } from '../retain.ts';
+import type { PushCore } from '../core.ts';
+import type { ProviderAdapter } from './adapter.ts';
+import { createAiSdkAdapter } from './ai-sdk.ts';
+import { createAnthropicAdapter } from './anthropic.ts';
+import { type AwsEventStreamMessage, AwsEventStreamDecoder } from './aws-event-stream.ts';
+import { createBedrockAdapter } from './bedrock.ts';
+import { createCohereAdapter } from './cohere.ts';
+import { isErrorBody, providerErrorFromBody } from './error-body.ts';
+import { createGeminiAdapter } from './gemini.ts';
+import { createOllamaAdapter } from './ollama.ts';
+import { createOpenAIChatAdapter } from './openai-chat.ts';
+import { createOpenAIResponsesAdapter } from './openai-responses.ts';
+
+/**
+ * What a {@link ProviderEventStream} accepts: the response body's bytes (`Uint8Array`), text
+ * (after a `TextDecoderStream`; not for Bedrock, whose framing is binary), or event objects an
+ * official SDK already decoded (for `'ai-sdk'`, only the part objects of `fullStream`).
+ */
+export type ProviderEventStreamInput = string | Uint8Array | object;
+
+/** Options of {@link ProviderEventStream}. */
+export interface ProviderEventStreamOptions {
+  /**
+   * The provider API the input comes from; it chooses the framing and the adapter. `'ai-sdk'`
+   * reads the parts of the AI SDK's `streamText(…).fullStream` (objects only).
+   */
+  readonly provider: ProviderName;
+  /**
+   * Most input held while waiting for the end of a line, an SSE event or an AWS event-stream
+   * frame: UTF-16 code units of decoded text for SSE and NDJSON, bytes for AWS frames. Exceeding
+   * it errors the stream with a `ProviderError` (type `'invalid-stream'`, code
+   * `'max-buffered-bytes'`) instead of buffering an endless line.
+   * @default 16 MiB (16 777 216)
+   */
+  readonly maxBufferedBytes?: number;
+  /**
+   * The request asked for JSON output (OpenAI Chat `response_format` `json_schema`/`json_object`,
+   * Responses `text.format` `json_schema`, Gemini `responseMimeType: "application/json"`,
+   * Anthropic `output_config.format` (beta: `output_format`), Ollama `format`, …): the message
+   * text of the response is that JSON document. Its `message` parts become `structured` parts
+   * (`{type: 'structured', json}`), so the stages after this one parse it as they parse tool-call
+   * arguments: `structured-progress` fragments, a `structured` event with the parsed `data`,
+   * field events, path updates, validation (`ArgumentValidationStream`'s `structured` schema).
+   * Reasoning stays reasoning, tool calls stay tool calls, and a refusal (a `refusal` part, or
+   * a message slot the adapter marks `{refusal: true}`) stays text: it is not JSON. Empty message
+   * text is dropped (it opens no document).
+   * @default false
+   */
+  readonly structuredOutput?: boolean;
+}
+
+/**
+ * Why a stream was refused before any provider semantics: the `code` of a `ProviderError` whose
+ * `type` is `'invalid-stream'`.
+ *
+ * - `not-json`: a record (SSE `data`, NDJSON line, frame payload) is not JSON.
+ * - `not-sse`: a line that is not an SSE field or comment, or text with no SSE event at all (an
+ *   HTML error page served with status 200, a proxy's response), or a complete non-streaming
+ *   response (a request without `stream: true`).
+ * - `truncated`: the input ended inside an SSE event, an NDJSON line or an AWS frame.
+ * - `max-buffered-bytes`: see {@link ProviderEventStreamOptions.maxBufferedBytes}.
+ * - `crc-mismatch`, `invalid-frame`: a corrupt AWS event-stream frame.
+ * - `invalid-input`: a chunk of the wrong kind (text for Bedrock, text or bytes for `'ai-sdk'`,
+ *   `null`, a number).
+ */
+export type InvalidStreamCode =
+  | 'not-json'
+  | 'not-sse'
+  | 'truncated'
+  | 'max-buffered-bytes'
+  | 'crc-mismatch'
+  | 'invalid-frame'
+  | 'invalid-input';
+
+/** `objects`: no wire format, only objects (the AI SDK's stream parts). */
+type Framing = 'sse' | 'ndjson' | 'aws-event-stream' | 'objects';
+
+/**
+ * How text input is read, decided by its first non-blank character: `sse` (the provider's SSE);
+ * `ndjson`, one JSON record per line (Ollama, or an SDK's `toReadableStream()` output of event
+ * objects for an SSE provider); `array`, one JSON array whose elements are records, each read as
+ * soon as it is complete (Gemini's stream without `alt=sse`); `document`, one JSON document read
+ * whole at the end (an HTTP error body spread over several lines).
+ */
+type TextMode = 'sse' | 'ndjson' | 'array' | 'document';
+
+/** Where the reading of a JSON array of records stands (`array` mode). */
+interface ArrayScan {
+  /** Bracket depth: 0 before the array's `[`, 1 between its elements. */
+  depth: number;
+  /** 0: outside a string; 1: inside one; 2: inside one, right after a backslash. */
+  string: 0 | 1 | 2;
+  /** The text of the element being read, up to the current chunk. */
+  element: string;
+  /** Whether the current chunk holds part of an element (from `start`). */
+  inElement: boolean;
+  closed: boolean;
+}
+
+/** Each provider API's framing and adapter factory. */
+const PROVIDERS: Readonly<Record<ProviderName, { readonly framing: Framing; readonly create: () => ProviderAdapter }>> = {
+  anthropic: { framing: 'sse', create: () => createAnthropicAdapter() },
+  'openai-chat': { framing: 'sse', create: () => createOpenAIChatAdapter() },
+  'openai-responses': { framing: 'sse', create: () => createOpenAIResponsesAdapter() },
+  gemini: { framing: 'sse', create: () => createGeminiAdapter() },
+  ollama: { framing: 'ndjson', create: () => createOllamaAdapter() },
+  bedrock: { framing: 'aws-event-stream', create: () => createBedrockAdapter() },
+  cohere: { framing: 'sse', create: () => createCohereAdapter() },
+  'ai-sdk': { framing: 'objects', create: () => createAiSdkAdapter() },
+};
+
+const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
+
+/**
+ * Data no provider sends (it starts with U+0000), fed as one more `data:` line when the input
+ * ends: if the last event was not terminated, the parser joins the sentinel to it, so the end
+ * reveals an event cut in the middle, including one cut right after its `event:` line.
+ */
+const END_SENTINEL = '\u0000argstream:end-of-input';
+
+/** How a line of an SSE stream starts (a field or a comment), to tell SSE from anything else. */
+const SSE_LINE = /^(?:(?:data|event|id|retry)?:|(?:data|event|id|retry)$)/;
+
+/**
+ * The synchronous core of {@link ProviderEventStream}: framing, decoding and the provider
+ * adapter, with no stream: `push(chunk) → events`, `end() → events`. Events are appended to `out`
+ * as soon as they are known, so when a later record throws, `out` holds everything before it.
+ *
+ * @example
+ * ```ts
+ * const decoder = new ProviderEventDecoder({ provider: 'openai-chat' });
+ * for (const chunk of chunks) for (const event of decoder.push(chunk)) handle(event);
+ * for (const event of decoder.end()) handle(event);
+ * ```
+ */
+export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, StreamEvent> {
+  readonly #provider: ProviderName;
+  readonly #framing: Framing;
+  readonly #adapter: ProviderAdapter;
+  readonly #maxBuffered: number;
+  /** Set with `structuredOutput`: the message slots that are refusals, left as text. */
+  readonly #refusals: Set<number> | undefined;
+  readonly #textDecoder = new TextDecoder('utf-8');
+  #usedBytes = false;
+  /** Whether any input has arrived (a byte order mark is only skipped at the very start). */
+  #started = false;
+  #sse: EventSourceParser | undefined;
+  /** How text is read; `undefined` until the first non-blank character. */
+  #mode: TextMode | undefined;
+  /** The text of a JSON document read whole (`document` mode). */
+  #document = '';
+  /** The reading of a JSON array of records (`array` mode). */
+  #array: ArrayScan = { depth: 0, string: 0, element: '', inElement: false, closed: false };
+  #aws: AwsEventStreamDecoder | undefined;
+  /** The unterminated NDJSON line. */
+  #line = '';
+  /** The last character of the text fed, to know whether the input ended on a line break. */
+  #lastChar = '';
+  /** The first characters of non-blank text, quoted when the input turns out not to be SSE. */
+  #head = '';
+  #records = 0;
+  #done = false;
+  #ending = false;
+  #out: StreamEvent[] | undefined;
+  #failure: unknown;
+  #closed = false;
+
+  constructor(options: ProviderEventStreamOptions) {
+    const provider = PROVIDERS[options.provider as ProviderName] as (typeof PROVIDERS)[ProviderName] | undefined;
+    if (provider === undefined) {
+      throw new TypeError(
+        `ProviderEventStream: unknown provider ${JSON.stringify(options.provider)}; use one of ${Object.keys(PROVIDERS).join(', ')}`,
+      );
+    }
+    const max = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED;
+    if (!(max > 0)) throw new RangeError(`ProviderEventStream: maxBufferedBytes must be positive, got ${String(max)}`);
+    this.#provider = options.provider;
+    this.#framing = provider.framing;
+    this.#adapter = provider.create();
+    this.#maxBuffered = max;
+    this.#refusals = options.structuredOutput === true ? new Set() : undefined;
+  }
+
+  /**
+   * Decode one chunk; appends the events it completes to `out` (returned).
+   * @throws {ProviderError} for input that is not the provider's wire format, or an error the
+   * provider reports; every later call throws the same error.
+   */
+  push(chunk: ProviderEventStreamInput, out: StreamEvent[] = []): StreamEvent[] {
+    this.#run(out, () => this.#push(chunk));
+    return out;
+  }
+
+  /**
+   * The input ended: decode what is left (a last SSE event without its blank line, a last NDJSON
+   * line without its newline), then let the adapter flush its open slots.
+   * @throws {ProviderError} code `'truncated'` when the input stopped inside an event, line or
+   * frame; `'not-sse'` when SSE was expected and no event came at all.
+   */
+  end(out: StreamEvent[] = []): StreamEvent[] {
+    this.#run(out, () => {
+      this.#ending = true;
+      this.#end();
+      this.#closed = true;
+    });
+    // Ended whole, holding no input: kept so that a full GC leaves the code of this provider's
+    // decoding optimised for the next call (see retain.ts).
+    retainLast(this.#provider, this);
+    return out;
+  }
+
+  #run(out: StreamEvent[], step: () => void): void {
+    if (this.#failure !== undefined) throw this.#failure;
+    if (this.#closed) throw new TypeError('ProviderEventDecoder: input already ended');
+    this.#out = out;
+    try {
+      step();
+    } catch (error) {
+      this.#failure = error;
+      throw error;
+    } finally {
+      this.#out = undefined;
+    }
+  }
+
+  #push(chunk: ProviderEventStreamInput): void {
+    if (this.#framing === 'objects' && (typeof chunk === 'string' || toBytes(chunk) !== undefined)) {
+      throw this.#invalid(
+        'invalid-input',
+        `the ${this.#provider} input is the stream of part objects (\`streamText(…).fullStream\`), not text or bytes`,
+      );
+    }
+    if (typeof chunk === 'string') {
+      if (this.#framing === 'aws-event-stream' && this.#mode !== 'document') {
+        throw this.#invalid(
+          'invalid-input',
+          'Bedrock event streams are binary: pass the body bytes (Uint8Array), without a TextDecoderStream',
+        );
+      }
+      // An empty string says nothing; it must not end the decoding of bytes held before it.
+      if (chunk === '') return;
+      // Text decoded without stripping it (or built by hand) may begin with a byte order mark,
+      // which SSE and JSON both ignore there; bytes go through TextDecoder, which drops it.
+      const bom = !this.#started && chunk.charCodeAt(0) === 0xfeff;
+      this.#started = true;
+      // Bytes held by the decoder cannot continue in a string: decode them (as U+FFFD if partial).
+      const text = this.#usedBytes ? this.#textDecoder.decode() + chunk : bom ? chunk.slice(1) : chunk;
+      this.#usedBytes = false;
+      this.#text(text);
+      return;
+    }
+    const bytes = toBytes(chunk);
+    if (bytes !== undefined) {
+      // A frame begins with its length (big-endian, at most 16 MiB): a first byte of `{` is the
+      // JSON error body of an HTTP error instead.
+      if (this.#framing === 'aws-event-stream' && this.#aws === undefined && this.#mode === undefined && bytes.length > 0) {
+        if (bytes[0] === 0x7b) this.#mode = 'document';
+      }
+      if (this.#framing === 'aws-event-stream' && this.#mode !== 'document') {
+        this.#aws ??= new AwsEventStreamDecoder({ maxFrameBytes: this.#maxBuffered });
+        this.#aws.push(bytes, (frame) => this.#frame(frame));
+      } else {
+        if (bytes.length > 0) this.#started = true;
+        this.#usedBytes = true;
+        this.#text(this.#textDecoder.decode(bytes, { stream: true }));
+      }
+      return;
+    }
+    if (typeof chunk === 'object' && chunk !== null) {
+      // An event object an SDK already decoded.
+      this.#records++;
+      this.#record(chunk);
+      return;
+    }
+    throw this.#invalid(
+      'invalid-input',
+      `expected a Uint8Array, a string or an SDK event object, got ${chunk === null ? 'null' : typeof chunk}`,
+    );
+  }
+
+  #end(): void {
+    if (this.#usedBytes && this.#framing !== 'aws-event-stream') this.#text(this.#textDecoder.decode());
+    if (this.#mode === 'document') {
+      if (this.#usedBytes) this.#text(this.#textDecoder.decode());
+      if (!this.#done) this.#endDocument();
+    } else if (this.#mode === 'array') {
+      if (!this.#array.closed) {
+        throw this.#invalid('truncated', `the stream ended inside its JSON array${this.#array.element === '' ? '' : `: "${excerpt(this.#array.element)}" is incomplete`}`);
+      }
+    } else if (this.#mode === 'ndjson') {
+      if (!this.#done && this.#line !== '') {
+        const line = this.#line;
+        this.#line = '';
+        this.#ndjsonLine(line);
+      }
+    }
+    switch (this.#framing) {
+      case 'objects':
+      case 'ndjson':
+        break;
+      case 'aws-event-stream':
+        if (this.#mode !== 'document') this.#aws?.end();
+        break;
+      case 'sse': {
+        if (this.#mode !== 'sse') break;
+        if (this.#sse !== undefined && !this.#done) {
+          // Terminate an unterminated last line unless the text already ended on a line break.
+          const lineBreak = this.#lastChar === '\n' || this.#lastChar === '\r' || this.#lastChar === '' ? '' : '\n';
+          this.#sse.feed(`${lineBreak}data:${END_SENTINEL}\n\n`);
+        }
+        if (this.#records === 0 && !this.#done && this.#head !== '' && !SSE_LINE.test(this.#head)) {
+          throw this.#invalid('not-sse', `expected an SSE stream but found no event; the input begins "${excerpt(this.#head)}"`);
+        }
+        break;
+      }
+    }
+    for (const event of this.#adapter.end()) {
+      // A slot the provider never closed is flushed here, at the end of input: say so, so that a
+      // call cut before its first argument byte is not taken for a call without arguments.
+      this.#emit(event.type === 'flush' ? { ...event, metadata: { ...event.metadata, endOfInput: true } } : event);
+    }
+  }
+
+  #text(text: string): void {
+    if (text === '' || this.#done) return;
+    this.#lastChar = text[text.length - 1] as string;
+    // Copied, not sliced: a slice would keep the whole first chunk alive for the stream's life.
+    if (this.#head.length < 30) this.#head = copyString((this.#head + text.slice(0, 60)).trimStart().slice(0, 30));
+    if (this.#mode === undefined) {
+      // Blank lines before the first record mean nothing in SSE nor in NDJSON.
+      const first = text.search(/\S/);
+      if (first === -1) return;
+      const head = text[first];
+      this.#mode = this.#framing === 'ndjson' ? 'ndjson' : head === '{' ? 'ndjson' : head === '[' ? 'array' : 'sse';
+    }
+    if (this.#mode === 'array') {
+      this.#arrayText(text);
+      return;
+    }
+    if (this.#mode === 'document') {
+      this.#document += text;
+      if (this.#document.length > this.#maxBuffered) {
+        throw this.#invalid('max-buffered-bytes', `a JSON document grew beyond maxBufferedBytes (${this.#maxBuffered})`);
+      }
+      return;
+    }
+    if (this.#mode === 'ndjson') {
+      this.#ndjson(text);
+      return;
+    }
+    this.#sse ??= createParser({
+      onEvent: (message) => this.#sseEvent(message),
+      onError: (error) => this.#sseError(error),
+      onComment: () => {},
+      maxBufferSize: this.#maxBuffered,
+    });
+    this.#sse.feed(text);
+  }
+
+  #sseEvent(message: EventSourceMessage): void {
+    if (this.#done) return;
+    let data = message.data;
+    let unterminated = false;
+    if (this.#ending) {
+      if (data === END_SENTINEL) {
+        if (message.event !== undefined || message.id !== undefined) {
+          throw this.#invalid('truncated', `the stream ended inside an SSE event ("event: ${excerpt(message.event ?? '')}" without its data)`);
+        }
+        return;
+      }
+      if (data.endsWith(`\n${END_SENTINEL}`)) {
+        data = data.slice(0, -(END_SENTINEL.length + 1));
+        unterminated = true;
+        if (data.trim() === '') {
+          throw this.#invalid('truncated', 'the stream ended inside an SSE event (a data line without its value)');
+        }
+      }
+    }
+    if (data.trim() === '') return;
+    if (data === '[DONE]') {
+      this.#done = true;
+      return;
+    }
+    let record: unknown;
+    try {
+      record = JSON.parse(data);
+    } catch (cause) {
+      if (unterminated) {
+        throw this.#invalid('truncated', `the stream ended inside an SSE event: "${excerpt(data)}" is incomplete`, cause);
+      }
+      if (message.event === 'error') {
+        // A named error event whose data is plain text is still the provider's error, not garbage.
+        throw new ProviderError(this.#provider, 'error', `${this.#provider} sent an error event: "${excerpt(data)}"`, { cause });
+      }
+      throw this.#invalid('not-json', `SSE data is not JSON: "${excerpt(data)}"`, cause);
+    }
+    this.#records++;
+    this.#record(record, message.event);
+  }
+
+  #sseError(error: ParseError): void {
+    if (this.#done) return;
+    switch (error.type) {
+      case 'unknown-field':
+        // At the end, a line cut inside a field name ("eve") is a truncation, not foreign input.
+        throw this.#ending && (this.#records > 0 || isFieldNamePrefix(error.line ?? ''))
+          ? this.#invalid('truncated', `the stream ended inside an SSE line: "${excerpt(error.line ?? '')}"`, error)
+          : this.#invalid(
+              'not-sse',
+              `expected an SSE stream, got a line that is not an SSE field: "${excerpt(error.line ?? '')}"`,
+              error,
+            );
+      case 'max-buffer-size-exceeded':
+        throw this.#invalid(
+          'max-buffered-bytes',
+          `an SSE event grew beyond maxBufferedBytes (${this.#maxBuffered}) without ending`,
+          error,
+        );
+      default:
+        // An invalid `retry:` value: reconnection hints are not ours to follow.
+        break;
+    }
+  }
+
+  #ndjson(text: string): void {
+    let start = 0;
+    for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
+      const line = this.#line + text.slice(start, newline);
+      this.#line = '';
+      start = newline + 1;
+      if (this.#records === 0 && line.trim() !== '' && !parses(line)) {
+        // The first line is not a JSON value by itself: one document over several lines (a
+        // pretty-printed error body), read whole at the end.
+        this.#mode = 'document';
+        this.#text(`${line}\n${text.slice(start)}`);
+        return;
+      }
+      this.#ndjsonLine(line);
+    }
+    this.#line += text.slice(start);
+    if (this.#line.length > this.#maxBuffered) {
+      throw this.#invalid('max-buffered-bytes', `an NDJSON line grew beyond maxBufferedBytes (${this.#maxBuffered}) without ending`);
+    }
+  }
+
+  #ndjsonLine(rawLine: string): void {
+    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
+    if (line.trim() === '') return;
+    let record: unknown;
+    try {
+      record = JSON.parse(line);
+    } catch (cause) {
+      throw this.#ending
+        ? this.#invalid('truncated', `the stream ended inside an NDJSON line: "${excerpt(line)}" is incomplete`, cause)
+        : this.#invalid('not-json', `NDJSON line is not JSON: "${excerpt(line)}"`, cause);
+    }
+    this.#firstRecord(record, line);
+  }
+
+  /** A record of NDJSON or of a whole document: the first may be an HTTP error body. */
+  #firstRecord(record: unknown, text: string): void {
+    if (this.#records === 0 && isErrorBody(this.#provider, record)) {
+      throw providerErrorFromBody(this.#provider, text);
+    }
+    if (this.#records === 0 && this.#framing === 'sse' && isCompleteResponse(this.#provider, record)) {
+      throw this.#invalid('not-sse', 'got a complete response, not a stream: request it with `stream: true`');
+    }
+    this.#records++;
+    this.#record(record);
+  }
+
+  /**
+   * Read text of a JSON array of records: each element is decoded as soon as its closing bracket
+   * (or, for a scalar, the `,` or `]` after it) arrives; only the element being read is held.
+   */
+  #arrayText(text: string): void {
+    const scan = this.#array;
+    let start = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (scan.string !== 0) {
+        if (!scan.inElement) {
+          scan.inElement = true;
+          start = i;
+        }
+        scan.string = scan.string === 2 ? 1 : c === 0x5c ? 2 : c === 0x22 ? 0 : 1;
+        continue;
+      }
+      const blank = c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+      if (scan.closed || scan.depth === 0) {
+        if (blank) continue;
+        if (scan.depth === 0 && c === 0x5b && !scan.closed) {
+          scan.depth = 1;
+          continue;
+        }
+        throw this.#invalid('not-json', `expected one JSON array of records, got "${excerpt(text.slice(i).trim())}" ${scan.closed ? 'after it' : 'before it'}`);
+      }
+      if (scan.depth === 1 && (c === 0x2c || c === 0x5d)) {
+        // `,` or `]` between elements: a scalar element ends here.
+        if (scan.inElement || scan.element !== '') this.#arrayElement(scan.element + text.slice(start, i));
+        scan.inElement = false;
+        scan.element = '';
+        if (c === 0x5d) scan.closed = true;
+        continue;
+      }
+      if (scan.depth === 1 && blank && !scan.inElement && scan.element === '') continue;
+      if (!scan.inElement) {
+        scan.inElement = true;
+        start = i;
+      }
+      if (c === 0x22) scan.string = 1;
+      else if (c === 0x7b || c === 0x5b) scan.depth++;
+      else if (c === 0x7d || c === 0x5d) {
+        scan.depth--;
+        if (scan.depth === 1) {
+          this.#arrayElement(scan.element + text.slice(start, i + 1));
+          scan.inElement = false;
+          scan.element = '';
+        }
+      }
+    }
+    if (scan.inElement) {
+      scan.element = copyString(scan.element + text.slice(start));
+      scan.inElement = false;
+      if (scan.element.length > this.#maxBuffered) {
+        throw this.#invalid('max-buffered-bytes', `an element of the JSON array grew beyond maxBufferedBytes (${this.#maxBuffered})`);
+      }
+    }
+  }
+
+  #arrayElement(text: string): void {
+    if (this.#done || text.trim() === '') return;
+    let record: unknown;
+    try {
+      record = JSON.parse(text);
+    } catch (cause) {
+      throw this.#invalid('not-json', `an element of the JSON array is not JSON: "${excerpt(text.trim().replace(/\s+/g, ' '))}"`, cause);
+    }
+    this.#firstRecord(record, text);
+  }
+
+  #endDocument(): void {
+    const text = this.#document;
+    this.#document = '';
+    if (text.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (cause) {
+      throw this.#invalid('not-json', `expected ${this.#framing === 'sse' ? 'an SSE stream' : 'the provider\'s stream'}, got text that is not JSON: "${excerpt(text.trim().replace(/\s+/g, ' '))}"`, cause);
+    }
+    if (isErrorBody(this.#provider, value)) throw providerErrorFromBody(this.#provider, text);
+    this.#firstRecord(value, text);
+  }
+
+  #frame(frame: AwsEventStreamMessage): void {
+    const messageType = frame.headers[':message-type'];
+    if (messageType === 'error') {
+      throw new ProviderError(
+        this.#provider,
+        headerText(frame.headers[':error-code']) ?? 'error',
+        headerText(frame.headers[':error-message']) ?? 'the AWS event stream reported an error',
+      );
+    }
+    const name = headerText(messageType === 'exception' ? frame.headers[':exception-type'] : frame.headers[':event-type']);
+    const text = new TextDecoder('utf-8').decode(frame.payload);
+    let payload: unknown = {};
+    if (text.trim() !== '') {
+      try {
+        payload = JSON.parse(text);
+      } catch (cause) {
+        throw this.#invalid('not-json', `AWS event-stream payload is not JSON: "${excerpt(text)}"`, cause);
+      }
+    }
+    this.#records++;
+    this.#record(payload, name);
+    if (messageType === 'exception') {
+      // The adapter throws for exceptions it knows; any other exception frame still ends the stream.
+      throw new ProviderError(this.#provider, name ?? 'exception', `the stream sent an exception frame${name ? ` (${name})` : ''}`, {
+        cause: payload,
+      });
+    }
+  }
+
+  #record(record: unknown, event?: string): void {
+    for (const streamEvent of this.#adapter.push(record, event)) this.#emit(streamEvent);
+  }
+
+  /** Append an adapter's event; with `structuredOutput`, message text becomes structured JSON. */
+  #emit(event: StreamEvent): void {
+    const refusals = this.#refusals;
+    if (refusals === undefined || event.type !== 'part' || event.part.type !== 'message') {
+      this.#out?.push(event);
+      return;
+    }
+    // A refusal is text about the JSON that was not written, not part of it.
+    if (event.metadata?.['refusal'] === true) refusals.add(event.index);
+    if (refusals.has(event.index)) {
+      this.#out?.push(event);
+      return;
+    }
+    if (event.part.text === '') return;
+    const part = { type: 'structured', json: event.part.text } as const;
+    this.#out?.push(event.metadata === undefined ? { type: 'part', index: event.index, part } : { type: 'part', index: event.index, part, metadata: event.metadata });
+  }
+
+  #invalid(code: InvalidStreamCode, message: string, cause?: unknown): ProviderError {
+    return new ProviderError(this.#provider, 'invalid-stream', `${this.#provider}: ${message}`, { code, cause });
+  }
+}
+
+function toBytes(chunk: ProviderEventStreamInput): Uint8Array | undefined {
+  if (chunk instanceof Uint8Array) return chunk;
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  return undefined;
+}
+
+/** A flat copy of a short string that shares no memory with the string it came from. */
+function copyString(text: string): string {
+  let copy = '';
+  for (let i = 0; i < text.length; i++) copy += text[i];
+  return copy;
+}
+
+/** A non-streaming response body (the request lacked `stream: true`): it holds no stream event. */
+function isCompleteResponse(provider: ProviderName, record: unknown): boolean {
+  if (typeof record !== 'object' || record === null) return false;
+  const { type, object } = record as { type?: unknown; object?: unknown };
+  return (
+    (provider === 'anthropic' && type === 'message') ||
+    (provider === 'openai-chat' && object === 'chat.completion') ||
+    (provider === 'openai-responses' && object === 'response') ||
+    (provider === 'cohere' && type === undefined && 'finish_reason' in record && 'message' in record)
+  );
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isFieldNamePrefix(line: string): boolean {
+  return line !== '' && ['event', 'data', 'id', 'retry'].some((field) => field.startsWith(line));
+}
+
+function headerText(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
