@@ -46,6 +46,11 @@ export type {
 } from './view-types.ts';
 export type { PushCore } from './core.ts';
 
+// Composition: several stages in one stream hop
+export { chain } from './transforms/chain.ts';
+export type { ChainableStage } from './transforms/chain.ts';
+export type { Stage } from './transforms/stage.ts';
+
 // Errors
 export { JsonStreamError, ProviderError, ToolCallArgumentsError } from './errors.ts';
 export type { JsonStreamErrorCode, ProviderName } from './errors.ts';

@@ -1,7 +1,6 @@
 import type { JsonValue, StreamFragment } from '../types.ts';
 import { ARRAY, OBJECT, STRING } from './scanner.ts';
 import { ValueBuilder } from './value-builder.ts';
-import { retainHiddenClass } from '../retain.ts';
 import { SharedSnapshots } from './shared-snapshot.ts';
 import { newPlace, placeOf } from './deep-fragment.ts';
 
@@ -117,5 +116,3 @@ export class FragmentAggregator {
 function misplaced(fragment: StreamFragment): never {
   throw new TypeError(`FragmentAggregator: fragment out of order: ${JSON.stringify(fragment).slice(0, 80)}`);
 }
-
-retainHiddenClass(new FragmentAggregator());

@@ -1,6 +1,5 @@
 import type { JsonScalar, StreamFragment } from '../types.ts';
 import { OBJECT, JsonScanner, type JsonLimits, type JsonVisitor, type KindCode } from './scanner.ts';
-import { retainHiddenClass } from '../retain.ts';
 import { DeepFragment, EAGER_DEPTH, newStep, type PathStep } from './deep-fragment.ts';
 
 /** Options of {@link IncrementalJsonParser}. */
@@ -143,5 +142,3 @@ export class IncrementalJsonParser {
     return this.#scanner.path();
   }
 }
-
-retainHiddenClass(new IncrementalJsonParser());

@@ -1,7 +1,6 @@
 import type { JsonValue } from '../types.ts';
 import { JsonScanner, type JsonLimits } from './scanner.ts';
 import { ValueBuilder } from './value-builder.ts';
-import { retainHiddenClass } from '../retain.ts';
 import { SharedSnapshots } from './shared-snapshot.ts';
 
 /** Options of {@link IncrementalJsonValueParser}. */
@@ -73,5 +72,3 @@ export class IncrementalJsonValueParser {
     return this.#scanner.path();
   }
 }
-
-retainHiddenClass(new IncrementalJsonValueParser());

@@ -29,7 +29,6 @@
  */
 import type { JsonObject, JsonValue } from '../types.ts';
 import { setMember, type Container, type ValueBuilder } from './value-builder.ts';
-import { retainHiddenClass } from '../retain.ts';
 
 /** The latest copy of a live container; `final` once the container was closed then. */
 interface Copy {
@@ -183,5 +182,3 @@ function objectChanged(keys: string[], prev: Container, values: JsonValue[]): bo
   for (let i = 0; i < keys.length; i++) if (!Object.is(values[i], member(prev, keys[i] as string))) return true;
   return false;
 }
-
-retainHiddenClass(new SharedSnapshots());

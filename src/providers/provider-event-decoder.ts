@@ -7,7 +7,6 @@
 import { type EventSourceMessage, type EventSourceParser, type ParseError, createParser } from 'eventsource-parser';
 import { ProviderError, type ProviderName, excerpt } from '../errors.ts';
 import type { StreamEvent } from '../types.ts';
-import { retainLast } from '../retain.ts';
 import type { PushCore } from '../core.ts';
 import type { ProviderAdapter } from './adapter.ts';
 import { createAiSdkAdapter } from './ai-sdk.ts';
@@ -213,9 +212,6 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
       this.#end();
       this.#closed = true;
     });
-    // Ended whole, holding no input: kept so that a full GC leaves the code of this provider's
-    // decoding optimised for the next call (see retain.ts).
-    retainLast(this.#provider, this);
     return out;
   }
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { drainingTransformer, failAfterDrain } from '../transforms/fail-after-drain.ts';
+import { failAfterDrain } from '../transforms/fail-after-drain.ts';
 import { RelayError } from './relay-error.ts';
 import type { ErrorClass } from './wire.ts';
 
@@ -80,8 +80,8 @@ export function decoderTransformer<T>(core: DecoderCore<T>): Transformer<string 
     for (const event of out) controller.enqueue(event);
     return failure === undefined ? undefined : failAfterDrain(controller as TransformStreamDefaultController<never>, failure.error);
   };
-  return drainingTransformer<string | Uint8Array, T>({
+  return {
     transform: (chunk, controller) => run(controller, (out) => core.push(chunk, out)),
     flush: (controller) => run(controller, (out) => core.end(out)),
-  });
+  };
 }

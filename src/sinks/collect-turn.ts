@@ -1,5 +1,3 @@
-import { retainLast } from '../retain.ts';
-import { type PushCore, Stage, canFuse } from '../transforms/stage.ts';
 import { FINAL_EVENTS, TurnBuilder, type TurnBuilderOptions } from '../turn/turn-builder.ts';
 import type { PipelineEvent } from '../view-types.ts';
 import type {
@@ -11,42 +9,6 @@ import type {
   ToolCallEvent,
   Usage,
 } from '../types.ts';
-
-/** A turn builder that keeps only what `collectTurn` reads: run inside the stage before it. */
-class TurnEvents implements PushCore<PipelineEvent, PipelineEvent> {
-  readonly #builder: TurnBuilder;
-  readonly #all: PipelineEvent[] = [];
-
-  constructor(options: CollectTurnOptions) {
-    this.#builder = new TurnBuilder({ ...options, messages: true });
-  }
-
-  push(event: PipelineEvent, out: PipelineEvent[] = []): PipelineEvent[] {
-    return this.#keep(() => this.#builder.push(event, this.#all), out);
-  }
-
-  end(out: PipelineEvent[] = []): PipelineEvent[] {
-    this.#keep(() => this.#builder.end(this.#all), out);
-    // Ended, holding nothing: kept so that a full GC leaves its code optimised (see retain.ts).
-    retainLast(TurnEvents, this);
-    return out;
-  }
-
-  #keep(step: () => void, out: PipelineEvent[]): PipelineEvent[] {
-    const all = this.#all;
-    try {
-      step();
-    } finally {
-      for (let i = 0; i < all.length; i++) {
-        const type = (all[i] as PipelineEvent).type;
-        // What a turn is made of: the conversation events and `finished`.
-        if (type === 'finished' || FINAL_EVENTS.has(type)) out.push(all[i] as PipelineEvent);
-      }
-      all.length = 0;
-    }
-    return out;
-  }
-}
 
 /** Options of {@link collectTurn}. */
 export interface CollectTurnOptions extends Omit<TurnBuilderOptions, 'messages' | 'passthrough' | 'progress'> {}
@@ -129,11 +91,14 @@ export interface Turn {
  * @throws the stream's error (a `ProviderError`, a `ToolCallArgumentsError`, …): the promise
  *   rejects with it, and a stream that is still open is cancelled with it. To keep what arrived before an error, consume the events with
  *   `ConversationEventStream` instead.
+ *
+ * Each event read costs a few microseconds: give it a stream of few events. With the turn's
+ * conversation events built in the same hop as the decoding (`fromResponse` with a
+ * `ConversationEventStream`, or {@link chain}), it reads a handful of events instead of one per
+ * provider delta.
  * @example
  * ```ts
- * const turn = await collectTurn(
- *   response.body!.pipeThrough(new ProviderEventStream({ provider: 'anthropic' })),
- * );
+ * const turn = await collectTurn(fromResponse(response, { provider: 'anthropic' }, new ConversationEventStream()));
  * for (const call of turn.toolCalls) await run(call.toolName, call.arguments);
  * ```
  */
@@ -148,13 +113,7 @@ export async function collectTurn(
       if (FINAL_EVENTS.has(output.type)) events.push(output as ConversationEvent);
     }
   };
-  // Straight after an argstream stage, the turn is built inside that stage's hop: the reader then
-  // takes a few conversation events instead of every part and fragment (each read costs
-  // microseconds).
-  const source = canFuse(stream as ReadableStream<unknown>)
-    ? (stream as ReadableStream<PipelineEvent>).pipeThrough(new Stage(new TurnEvents(options)))
-    : (stream as ReadableStream<PipelineEvent>);
-  const reader = source.getReader();
+  const reader = (stream as ReadableStream<PipelineEvent>).getReader();
   const out: PipelineEvent[] = [];
   try {
     for (;;) {

@@ -8,8 +8,9 @@ import { ProviderError } from '../errors.ts';
 import { joinAdjacentText } from '../transforms/batch.ts';
 import { ProviderEventDecoder, type ProviderEventStreamOptions } from '../providers/provider-event-decoder.ts';
 import { providerErrorFromBody } from '../providers/error-body.ts';
-import { retainHiddenClass } from '../retain.ts';
-import { ChainRunner, type Fusion, type StageCore, idleFusion, installFusion } from '../transforms/stage.ts';
+import type { StageCore } from '../core.ts';
+import { type ChainableStage, composeCores } from '../transforms/chain.ts';
+import { ChainRunner } from '../transforms/stage.ts';
 import type { StreamEvent } from '../types.ts';
 
 /** Options of {@link fromResponse}: those of `ProviderEventStream`. */
@@ -32,19 +33,25 @@ const MAX_ERROR_BODY = 64 * 1024;
  *   is read.
  * - **Success**: the body is decoded as `ProviderEventStream` decodes it (same events, same
  *   errors), without a stream hop: each read of the returned stream reads the body and runs the
- *   decoder on it. Argstream stages piped after it (`pipeThrough` without options) run in the same
- *   step, as stages piped after each other do.
+ *   decoder on it.
+ * - **Stages**: argstream stages given after the options run in that same step, as
+ *   {@link chain} runs them: `fromResponse(response, options, a, b)` gives the events of
+ *   `fromResponse(response, options).pipeThrough(a).pipeThrough(b)` with no hop at all. The
+ *   stages are consumed (see `chain`).
  *
  * Cancelling the returned stream cancels the response body (the connection is released); a
  * decoding error cancels it too. The body is not read before the first read.
  *
- * @throws {TypeError} for an unknown provider, `'ai-sdk'` (not an HTTP API), or a response whose
- * body was already read.
+ * The returned stream is an ordinary `ReadableStream` (`pipeThrough`, `pipeTo`, `tee`, a reader)
+ * with a high-water mark of 0: nothing is read from the network before it is asked for.
+ *
+ * @throws {TypeError} for an unknown provider, `'ai-sdk'` (not an HTTP API), a response whose
+ * body was already read, or a stage that `chain` would refuse.
  *
  * @example
  * ```ts
  * const response = await fetch('https://api.anthropic.com/v1/messages', { method: 'POST', headers, body });
- * const events = fromResponse(response, { provider: 'anthropic' }).pipeThrough(new ConversationEventStream());
+ * const events = fromResponse(response, { provider: 'anthropic' }, new ConversationEventStream());
  * try {
  *   for await (const event of events) if (event.type === 'tool-call') await run(event.toolName, event.arguments);
  * } catch (error) {
@@ -53,7 +60,31 @@ const MAX_ERROR_BODY = 64 * 1024;
  * }
  * ```
  */
-export function fromResponse(response: Response, options: FromResponseOptions): ReadableStream<StreamEvent> {
+export function fromResponse(response: Response, options: FromResponseOptions): ReadableStream<StreamEvent>;
+export function fromResponse<B>(response: Response, options: FromResponseOptions, a: ChainableStage<StreamEvent, B>): ReadableStream<B>;
+export function fromResponse<B, C>(
+  response: Response,
+  options: FromResponseOptions,
+  a: ChainableStage<StreamEvent, B>,
+  b: ChainableStage<NoInfer<B>, C>,
+): ReadableStream<C>;
+export function fromResponse<B, C, D>(
+  response: Response,
+  options: FromResponseOptions,
+  a: ChainableStage<StreamEvent, B>,
+  b: ChainableStage<NoInfer<B>, C>,
+  c: ChainableStage<NoInfer<C>, D>,
+): ReadableStream<D>;
+export function fromResponse<B, C, D, E>(
+  response: Response,
+  options: FromResponseOptions,
+  a: ChainableStage<StreamEvent, B>,
+  b: ChainableStage<NoInfer<B>, C>,
+  c: ChainableStage<NoInfer<C>, D>,
+  d: ChainableStage<NoInfer<D>, E>,
+): ReadableStream<E>;
+export function fromResponse(response: Response, options: FromResponseOptions, ...stages: ChainableStage<unknown, unknown>[]): ReadableStream<unknown>;
+export function fromResponse(response: Response, options: FromResponseOptions, ...stages: ChainableStage<unknown, unknown>[]): ReadableStream<unknown> {
   if (options.provider === 'ai-sdk') {
     throw new TypeError("fromResponse: 'ai-sdk' is not an HTTP API; pipe `streamText(…).fullStream` into ProviderEventStream instead");
   }
@@ -61,43 +92,33 @@ export function fromResponse(response: Response, options: FromResponseOptions): 
   if (response.bodyUsed || response.body?.locked === true) {
     throw new TypeError('fromResponse: the response body was already read');
   }
-  const fusion: Fusion = { cores: [decoder as StageCore<unknown, unknown>], started: false, absorbed: false };
-  const stream = new ReadableStream<StreamEvent>(new ResponseSource(response, options.provider, fusion), { highWaterMark: 0 });
-  installFusion(stream as ReadableStream<unknown>, fusion);
-  return stream;
+  const cores = [decoder as StageCore<unknown, unknown>, ...composeCores(stages, 'fromResponse')];
+  return new ReadableStream<unknown>(new ResponseSource(response, options.provider, cores), { highWaterMark: 0 });
 }
 
-/**
- * The underlying source of {@link fromResponse}'s stream. A class, not closures made per
- * response: V8's optimised code for a method outlives any one response (see retain.ts).
- */
-class ResponseSource implements UnderlyingDefaultSource<StreamEvent> {
-  #response: Response | undefined;
+/** The underlying source of {@link fromResponse}'s stream. */
+class ResponseSource implements UnderlyingDefaultSource<unknown> {
+  readonly #response: Response;
   readonly #provider: FromResponseOptions['provider'];
-  readonly #fusion: Fusion;
   readonly #run: ChainRunner;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   /** An error to report at the next read, once the events before it were taken. */
   #failure: { error: unknown } | undefined;
 
-  constructor(response: Response | undefined, provider: FromResponseOptions['provider'], fusion: Fusion) {
+  constructor(response: Response, provider: FromResponseOptions['provider'], cores: readonly StageCore<unknown, unknown>[]) {
     this.#response = response;
     this.#provider = provider;
-    this.#fusion = fusion;
-    this.#run = new ChainRunner(fusion.cores);
+    this.#run = new ChainRunner(cores);
   }
 
-  async pull(controller: ReadableStreamDefaultController<StreamEvent>): Promise<void> {
+  async pull(controller: ReadableStreamDefaultController<unknown>): Promise<void> {
     const response = this.#response;
-    const fusion = this.#fusion;
     const run = this.#run;
     if (this.#failure !== undefined) {
       controller.error(this.#failure.error);
       return;
     }
-    if (response === undefined) return;
     if (!response.ok) {
-      fusion.started = true;
       controller.error(await httpError(response, this.#provider));
       return;
     }
@@ -112,9 +133,8 @@ class ResponseSource implements UnderlyingDefaultSource<StreamEvent> {
       } catch (caught) {
         error = { error: caught };
       }
-      if (out.length > 0 || next.done) fusion.started = true;
       joinAdjacentText(out);
-      for (let i = 0; i < out.length; i++) controller.enqueue(out[i] as StreamEvent);
+      for (let i = 0; i < out.length; i++) controller.enqueue(out[i]);
       if (error !== undefined) {
         // The body is of no more use: release the connection.
         if (!next.done) void reader?.cancel(error.error).catch(() => undefined);
@@ -132,12 +152,9 @@ class ResponseSource implements UnderlyingDefaultSource<StreamEvent> {
 
   cancel(reason: unknown): Promise<void> | undefined {
     if (this.#reader !== undefined) return this.#reader.cancel(reason);
-    return this.#response?.body?.cancel(reason);
+    return this.#response.body?.cancel(reason);
   }
 }
-
-// An idle instance, so that its hidden class outlives every response (see retain.ts).
-retainHiddenClass(new ResponseSource(undefined, 'anthropic', idleFusion));
 
 /** The {@link ProviderError} of an HTTP error response, from at most 64 KiB of its body. */
 async function httpError(response: Response, provider: FromResponseOptions['provider']): Promise<ProviderError> {

@@ -43,25 +43,3 @@ export async function failAfterDrain(controller: TransformStreamDefaultControlle
   await drained(controller);
   throw error;
 }
-
-/**
- * A transformer whose readable side keeps its queue when the writable side is aborted — which is
- * what `pipeThrough` does when the stream before it errors: the abort waits until the reader has
- * taken what this stage already produced, then errors both ends. (`cancel` is also called when
- * the reader cancels; the queue is gone then, so it returns at once. Runtimes that predate
- * `Transformer.cancel` error at once, as before.)
- */
-export function drainingTransformer<I, O>(callbacks: Pick<Transformer<I, O>, 'transform' | 'flush'>): Transformer<I, O> {
-  let readable: TransformStreamDefaultController<O> | undefined;
-  const transformer: Transformer<I, O> & { cancel(reason: unknown): Promise<void> | undefined } = {
-    ...callbacks,
-    start(controller) {
-      readable = controller;
-    },
-    // Nothing to wait for (the reader cancelled, or took everything): return at once, not a
-    // promise, so the runtime ends both sides in the same turn as without a cancel hook.
-    cancel: () =>
-      readable === undefined || (readable.desiredSize ?? 0) >= 0 ? undefined : drained(readable as TransformStreamDefaultController<never>),
-  };
-  return transformer;
-}

@@ -1,41 +1,17 @@
 /**
- * The shell every fusable stage shares: a `TransformStream` over synchronous push cores, which
- * fuses with the argstream stage piped after it, so that a chain of stages costs one stream hop
- * per input chunk instead of one per stage and per event. Internal.
+ * The shell every stage shares: a standard `TransformStream` over a chain of synchronous push
+ * cores. A stage is one core; {@link chain} makes one stage of several, so that a chain costs one
+ * stream hop per input chunk instead of one per stage and per event. Nothing here touches a
+ * platform object: `pipeThrough` is the runtime's own. Internal.
  *
  * @module
  */
 import { joinAdjacentText } from './batch.ts';
-import { drainingTransformer, failAfterDrain } from './fail-after-drain.ts';
-import { retainHiddenClass } from '../retain.ts';
+import { failAfterDrain } from './fail-after-drain.ts';
 import type { PushCore, StageCore } from '../core.ts';
 
 export type { PushCore, StageCore } from '../core.ts';
-
-/** Everything a fusion needs from a stage; keyed by the stage, out of users' sight. Internal. */
-export interface Fusion {
-  /** The cores of this stage and of the stages fused after it, in order. */
-  readonly cores: StageCore<unknown, unknown>[];
-  /** Set once the readable side has enqueued a chunk or the input ended: from then on nothing can be fused. */
-  started: boolean;
-  /** This stage was fused into another one: its own streams are unused. */
-  absorbed: boolean;
-}
-
-const fusions = new WeakMap<object, Fusion>();
-/** The fusion behind each stage's readable side, to know whether a readable can take a stage. */
-const readables = new WeakMap<ReadableStream<unknown>, Fusion>();
-
-/**
- * Whether `readable.pipeThrough(stage)` would fuse `stage` into the stage that made `readable`
- * (no extra hop): it is a stage's readable side, unread and unlocked. Internal.
- */
-export function canFuse(readable: ReadableStream<unknown>): boolean {
-  const fusion = readables.get(readable);
-  return fusion !== undefined && !fusion.started && !fusion.absorbed && !readable.locked;
-}
-
-const nativePipeThrough = ReadableStream.prototype.pipeThrough;
+export { ChainedCore } from '../core.ts';
 
 /** Work a stage still waits for: only a core that answered with a promise makes any. */
 type Pending = Promise<void> | undefined;
@@ -55,9 +31,6 @@ function settled(result: unknown, out: unknown[]): Pending {
  * list of cores may grow while it runs (a stage fusing). Synchronous unless a core answers with a
  * promise; a core that throws still passes on what it produced before the error. Internal: used by
  * `Stage` and by sources that run a decoder themselves (`fromResponse`).
- *
- * A class, not closures made per chain: V8's optimised code for a method outlives any one stream,
- * while a closure's dies with the last closure of its kind at a full GC (see retain.ts).
  */
 export class ChainRunner {
   readonly #cores: readonly StageCore<unknown, unknown>[];
@@ -163,21 +136,27 @@ export class ChainRunner {
   }
 }
 
+/** What {@link chain} needs of a stage: its cores, and whether anything ran through them. */
+interface StageState {
+  readonly cores: readonly StageCore<unknown, unknown>[];
+  used: boolean;
+}
+
 /**
  * The transformer of a {@link Stage}: runs each chunk (and the end) through the chain, then
- * enqueues what it produced — all of it, also when a core failed — then fails. Methods, for the
- * same reason as {@link ChainRunner}.
+ * enqueues what it produced — all of it, also when a core failed — then fails.
  */
 class StageTransformer<I, O> {
-  readonly #fusion: Fusion;
+  readonly #state: StageState;
   readonly #runner: ChainRunner;
 
-  constructor(fusion: Fusion, runner: ChainRunner) {
-    this.#fusion = fusion;
-    this.#runner = runner;
+  constructor(state: StageState) {
+    this.#state = state;
+    this.#runner = new ChainRunner(state.cores);
   }
 
   transform(chunk: I, controller: TransformStreamDefaultController<O>): Promise<void> | undefined {
+    this.#state.used = true;
     const out: unknown[] = [];
     let pending: Pending;
     try {
@@ -189,8 +168,7 @@ class StageTransformer<I, O> {
   }
 
   flush(controller: TransformStreamDefaultController<O>): Promise<void> | undefined {
-    // Ended: a stage fused from now on would never be ended itself.
-    this.#fusion.started = true;
+    this.#state.used = true;
     const out: unknown[] = [];
     let pending: Pending;
     try {
@@ -210,141 +188,62 @@ class StageTransformer<I, O> {
   }
 
   #enqueue(controller: TransformStreamDefaultController<O>, out: unknown[], failure: { error: unknown } | undefined): Promise<void> | undefined {
-    if (out.length > 0) this.#fusion.started = true;
     joinAdjacentText(out);
     for (let i = 0; i < out.length; i++) controller.enqueue(out[i] as O);
     return failure === undefined ? undefined : failAfterDrain(controller as TransformStreamDefaultController<never>, failure.error);
   }
 }
 
-/** A fusion that takes nothing, for the idle instances kept for their hidden classes. Internal. */
-export const idleFusion: Fusion = { cores: [], started: true, absorbed: true };
-
-// An idle transformer and its chain runner, so that their hidden classes outlive every stream
-// (see retain.ts).
-retainHiddenClass(new StageTransformer(idleFusion, new ChainRunner([])));
+/** Each stage's state, out of users' sight (a `WeakMap`: nothing here outlives a stage). */
+const states = new WeakMap<object, StageState>();
 
 /**
- * A `TransformStream` over a chain of push cores.
- *
- * **Fusion.** `stage.readable.pipeThrough(next)`, where `next` is another `Stage` that nothing
- * has touched yet and no pipe options are given, does not add a stream hop: `next`'s core is
- * appended to this stage's chain, and the same readable is returned (it is also what
- * `next.readable` returns from then on; `next.writable` is locked, as a pipe would lock it). Each
- * input chunk then runs through every core in one `transform` call, and only the last core's
- * outputs are enqueued. Backpressure, cancellation and errors are those of one stage. Anything
- * else — pipe options, a stage already read from, a foreign `TransformStream` — is an ordinary
- * pipe.
+ * A standard `TransformStream` over a chain of push cores: each input chunk runs through every
+ * core in one `transform` call, and only the last core's outputs are enqueued.
  *
  * **One chunk per place and input chunk.** Before they are enqueued, the outputs of one input
  * chunk go through {@link joinAdjacentText}: adjacent pieces of text for the same place are one
  * chunk.
  */
 export class Stage<I, O> extends TransformStream<I, O> {
-  constructor(core: StageCore<I, O>) {
-    const fusion: Fusion = { cores: [core as StageCore<unknown, unknown>], started: false, absorbed: false };
-    const transformer = new StageTransformer<I, O>(fusion, new ChainRunner(fusion.cores));
-    super(
-      drainingTransformer<I, O>({
-        transform: transformer.transform.bind(transformer),
-        flush: transformer.flush.bind(transformer),
-      }),
-    );
-    fusions.set(this, fusion);
-    installFusion(this.readable as ReadableStream<unknown>, fusion);
+  /** @param cores - one core, or (from {@link chain}) the cores of several stages in order. */
+  constructor(cores: StageCore<I, O> | readonly StageCore<unknown, unknown>[]) {
+    const state: StageState = { cores: Array.isArray(cores) ? [...cores] : [cores as StageCore<unknown, unknown>], used: false };
+    const transformer = new StageTransformer<I, O>(state);
+    super({
+      transform: transformer.transform.bind(transformer),
+      flush: transformer.flush.bind(transformer),
+    });
+    states.set(this, state);
   }
 }
 
 /**
- * Make `readable` take the argstream stages piped after it into `fusion`'s chain of cores, as a
- * stage's readable side does: `readable.pipeThrough(stage)` appends the stage's core to
- * `fusion.cores` and returns `readable` when the fusion is possible, and pipes as usual
- * otherwise. Whoever runs the cores sets `fusion.started` once it produced output. Internal: used
- * by `Stage` and by sources that run a provider decoder themselves (`fromResponse`).
+ * The cores of `stage`, for a composition. With `check`, only checks that it can be composed;
+ * otherwise locks both its sides, so that it cannot be used on its own any more. Internal: used
+ * by `chain` and `fromResponse`.
+ * @throws {TypeError} for a stream that is not an argstream stage, or a stage already in use.
  */
-export function installFusion(readable: ReadableStream<unknown>, fusion: Fusion): void {
-  const cores = fusion.cores;
-  readables.set(readable, fusion);
-  Object.defineProperty(readable, 'pipeThrough', {
-    configurable: true,
-    writable: true,
-    value: function pipeThrough<T>(
-      this: ReadableStream<unknown>,
-      transform: ReadableWritablePair<T, unknown>,
-      options?: StreamPipeOptions,
-    ): ReadableStream<T> {
-      const next = transform instanceof Stage ? fusions.get(transform) : undefined;
-      if (
-        next === undefined ||
-        options !== undefined ||
-        this !== readable ||
-        fusion.started ||
-        fusion.absorbed ||
-        readable.locked ||
-        next.absorbed ||
-        next.started ||
-        next.cores.length !== 1 ||
-        (transform as Stage<unknown, unknown>).writable.locked ||
-        (transform as Stage<unknown, unknown>).readable.locked
-      ) {
-        return nativePipeThrough.call(this, transform, options) as ReadableStream<T>;
-      }
-      cores.push(next.cores[0] as StageCore<unknown, unknown>);
-      next.absorbed = true;
-      // As a pipe would: the absorbed stage's writable side is locked, and its output is ours.
-      (transform as Stage<unknown, unknown>).writable.getWriter();
-      Object.defineProperty(transform, 'readable', { configurable: true, get: () => readable });
-      return readable as unknown as ReadableStream<T>;
-    },
-  });
+export function takeCores(stage: unknown, caller: string, position: number, check: boolean): readonly StageCore<unknown, unknown>[] {
+  const state = typeof stage === 'object' && stage !== null ? states.get(stage) : undefined;
+  const which = `${caller}: stage ${position + 1} (${describe(stage)})`;
+  if (state === undefined) {
+    throw new TypeError(`${which} is not an argstream stage; compose only argstream stages, and pipe any other stream with pipeThrough`);
+  }
+  const pair = stage as Stage<unknown, unknown>;
+  if (state.used || pair.writable.locked || pair.readable.locked) {
+    throw new TypeError(`${which} is already in use (piped, locked, written to or composed before); pass a new stage`);
+  }
+  if (!check) {
+    pair.writable.getWriter();
+    pair.readable.getReader();
+    state.used = true;
+  }
+  return state.cores;
 }
 
-/**
- * Two cores as one: what `first` produces goes to `second`. Used by the views that parse raw
- * argument text themselves when no progress stage came before them.
- */
-export class ChainedCore<I, M, O> implements PushCore<I, O> {
-  readonly #first: PushCore<I, M>;
-  readonly #second: PushCore<M, O>;
-  readonly #buffer: M[] = [];
-
-  constructor(first: PushCore<I, M>, second: PushCore<M, O>) {
-    this.#first = first;
-    this.#second = second;
-  }
-
-  push(input: I, out: O[] = []): O[] {
-    const buffer = this.#buffer;
-    let failure: { error: unknown } | undefined;
-    try {
-      this.#first.push(input, buffer);
-    } catch (error) {
-      failure = { error };
-    }
-    this.#forward(buffer, out);
-    if (failure !== undefined) throw failure.error;
-    return out;
-  }
-
-  end(out: O[] = []): O[] {
-    const buffer = this.#buffer;
-    let failure: { error: unknown } | undefined;
-    try {
-      this.#first.end(buffer);
-    } catch (error) {
-      failure = { error };
-    }
-    this.#forward(buffer, out);
-    if (failure !== undefined) throw failure.error;
-    this.#second.end(out);
-    return out;
-  }
-
-  #forward(buffer: M[], out: O[]): void {
-    try {
-      for (let i = 0; i < buffer.length; i++) this.#second.push(buffer[i] as M, out);
-    } finally {
-      buffer.length = 0;
-    }
-  }
+function describe(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return value === null ? 'null' : typeof value;
+  const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === 'string' && name !== '' ? name : 'an object';
 }

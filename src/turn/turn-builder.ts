@@ -14,7 +14,6 @@ import { JsonScanner, type JsonLimits } from '../json/scanner.ts';
 import { ValueBuilder } from '../json/value-builder.ts';
 import type { ProviderAdapter } from '../providers/adapter.ts';
 import { createAiSdkAdapter, isAiSdkPart } from '../providers/ai-sdk.ts';
-import { retainLast } from '../retain.ts';
 import type { PushCore } from '../core.ts';
 import type {
   EventMetadata,
@@ -233,9 +232,6 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
     this.#slots.clear();
     for (const slot of open) this.#close(slot, out, true);
     this.#releaseIncomplete(out);
-    // Ended, its slots gone: kept so that a full GC leaves the builder's code optimised for the
-    // next call (see retain.ts).
-    retainLast(TurnBuilder, this);
     return out;
   }
 

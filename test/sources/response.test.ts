@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderError, type ProviderName } from '../../src/errors.ts';
 import { collectTurn } from '../../src/sinks/collect-turn.ts';
-import { canFuse } from '../../src/transforms/stage.ts';
 import { ConversationEventStream } from '../../src/transforms/conversation-event-stream.ts';
 import { FieldEventStream } from '../../src/transforms/field-event-stream.ts';
 import { ArgumentValidationStream } from '../../src/transforms/argument-validation-stream.ts';
@@ -171,26 +170,23 @@ describe('fromResponse', () => {
     expect(error).toMatchObject({ name: 'ProviderError', code: 'not-json' });
   });
 
-  it('fromResponse: argstream stages piped after it fuse into its read (no stream hop), with the same events as separate hops', async () => {
+  it('fromResponse: stages given after the options run in its read (no stream hop), with the same events as separate hops', async () => {
     const bytes = readFixture('providers/anthropic/text-then-2-parallel-tool-use.sse');
-    const source = fromResponse(response(bytes), { provider: 'anthropic' });
-    expect(canFuse(source as ReadableStream<unknown>)).toBe(true);
     const conversation = new ConversationEventStream({ progress: true });
     const fields = new FieldEventStream();
-    const fused = source.pipeThrough(conversation).pipeThrough(fields);
-    expect(fused).toBe(source);
-    expect(fields.readable).toBe(source);
+    const fused = fromResponse(response(bytes), { provider: 'anthropic' }, conversation, fields);
+    expect(conversation.writable.locked && fields.readable.locked).toBe(true);
+    expect(() => fromResponse(response(bytes), { provider: 'anthropic' }, conversation)).toThrow(/already in use/);
     const separate = streamOf([bytes])
       .pipeThrough(new ProviderEventStream({ provider: 'anthropic' }))
       .pipeThrough(new ConversationEventStream({ progress: true }), {})
       .pipeThrough(new FieldEventStream(), {});
     expect(joinText(await readAll(fused))).toEqual(joinText(await readAll(separate)));
-    // collectTurn builds the turn inside the same read.
-    const turn = await collectTurn(fromResponse(response(bytes), { provider: 'anthropic' }));
+    const turn = await collectTurn(fromResponse(response(bytes), { provider: 'anthropic' }, new ConversationEventStream()));
     expect(turn.toolCalls.map((call) => call.toolName)).toEqual(['get_weather', 'get_time']);
   });
 
-  it('fromResponse: a fused async validator is waited for, and its events keep their order', async () => {
+  it('fromResponse: an async validator given as a stage is waited for, and its events keep their order', async () => {
     const bytes = readFixture('providers/anthropic/text-then-tool-use.sse');
     const berlin = {
       '~standard': {
@@ -203,7 +199,7 @@ describe('fromResponse', () => {
       },
     };
     const options = { tools: { get_weather: { fields: { location: berlin } } } };
-    const fused = await readAll(fromResponse(response(bytes), { provider: 'anthropic' }).pipeThrough(new ArgumentValidationStream(options)));
+    const fused = await readAll(fromResponse(response(bytes), { provider: 'anthropic' }, new ArgumentValidationStream(options)));
     const separate = await readAll(streamOf([bytes]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })).pipeThrough(new ArgumentValidationStream(options), {}));
     const types = fused.map((event) => event.type);
     expect(types.filter((type) => type === 'validation-error')).toEqual(['validation-error']);
@@ -217,6 +213,14 @@ describe('fromResponse', () => {
     const used = new Response('data: {}\n\n');
     await used.text();
     expect(() => fromResponse(used, { provider: 'anthropic' })).toThrow('fromResponse: the response body was already read');
+  });
+
+  it('fromResponse is a plain ReadableStream: pipeThrough locks it and returns the stage\'s readable', () => {
+    const source = fromResponse(new Response('data: {}\n\n'), { provider: 'anthropic' });
+    const stage = new ConversationEventStream();
+    expect(source.pipeThrough(stage)).toBe(stage.readable);
+    expect(source.locked).toBe(true);
+    expect(() => source.getReader()).toThrow(TypeError);
   });
 
   it('fromResponse: a response without a body is an empty stream', async () => {

@@ -1,6 +1,7 @@
 /**
- * The stream shell every fusable stage shares: chained argstream stages run in one hop, and the
- * fused chain keeps the stream protocol of a single stage.
+ * Plain `pipeThrough` of stages is the platform's own; `chain` composes stages into one standard
+ * `TransformStream` that runs their cores in one hop and keeps the stream protocol of a single
+ * stage.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -12,42 +13,70 @@ import {
   ProviderEventStream,
   ToolCallArgumentsError,
   ToolCallProgressStream,
+  chain,
   type PipelineEvent,
 } from '../../src/index.ts';
 import { joinAdjacentText } from '../../src/transforms/batch.ts';
 import { args, finished, flush, readAll, recordingSource, settle, start, streamOf, text } from '../helpers.ts';
 
-describe('Stage fusion', () => {
-  it('ToolCallProgressStream piped into FieldEventStream runs in the same stream: one readable, the second writable locked', () => {
+describe('chain', () => {
+  it('chain: plain pipeThrough of stages is the platform\'s own: the readable piped from is locked, the result is the next stage\'s readable', () => {
     const progress = new ToolCallProgressStream();
     const fields = new FieldEventStream();
     const out = progress.readable.pipeThrough(fields);
-    expect(out).toBe(progress.readable);
-    expect(fields.readable).toBe(out);
+    expect(out).toBe(fields.readable);
+    expect(progress.readable.locked).toBe(true);
     expect(fields.writable.locked).toBe(true);
+    expect(() => progress.readable.pipeThrough(new JsonTextStream() as never)).toThrow(TypeError);
+    expect(() => progress.readable.getReader()).toThrow(TypeError);
   });
 
-  it('Stage pipes as separate hops when given pipe options, when read from already, or into a foreign TransformStream', async () => {
+  it('chain: a stage\'s readable taken before it is piped into delivers', async () => {
+    const stage = new JsonFragmentStream();
+    const out = stage.readable;
+    void streamOf(['[1,', '2]']).pipeThrough(stage);
+    const fragments = await readAll(out);
+    expect(fragments).toEqual(await readAll(streamOf(['[1,', '2]']).pipeThrough(new JsonFragmentStream())));
+    expect(fragments.at(-1)).toEqual({ type: 'done' });
+  });
+
+  it('chain returns a new TransformStream and consumes the stages it was given', () => {
     const a = new ToolCallProgressStream();
     const b = new FieldEventStream();
-    expect(a.readable.pipeThrough(b, {})).toBe(b.readable);
-    const c = new ToolCallProgressStream();
-    const identity = new TransformStream<PipelineEvent, PipelineEvent>();
-    expect(c.readable.pipeThrough(identity)).toBe(identity.readable);
-    // A stage whose output has started is not fused any more.
-    const d = new JsonFragmentStream();
-    const writer = d.writable.getWriter();
-    void writer.write('[1,');
-    const reader = d.readable.getReader();
-    await reader.read();
-    reader.releaseLock();
-    const e = new JsonTextStream();
-    expect(d.readable.pipeThrough(e)).toBe(e.readable);
+    const both = chain(a, b);
+    expect(both).toBeInstanceOf(TransformStream);
+    expect(both.readable).not.toBe(a.readable);
+    expect(both.writable.locked).toBe(false);
+    expect(both.readable.locked).toBe(false);
+    expect(a.writable.locked && a.readable.locked && b.writable.locked && b.readable.locked).toBe(true);
   });
 
-  it('Stage: a fused chain gives what the separate hops give, event for event', async () => {
+  it('chain refuses no stage, a foreign stream, a stage in use or given twice, and leaves the others untouched', () => {
+    expect(() => (chain as (...stages: unknown[]) => unknown)()).toThrow(TypeError);
+    const fresh = new ToolCallProgressStream();
+    expect(() => chain(fresh, new TransformStream() as never)).toThrow(/stage 2 \(TransformStream\) is not an argstream stage/);
+    expect(fresh.writable.locked).toBe(false);
+    const used = new FieldEventStream();
+    used.writable.getWriter();
+    expect(() => chain(fresh, used)).toThrow(/stage 2 \(FieldEventStream\) is already in use/);
+    expect(() => chain(fresh, fresh as never)).toThrow(TypeError);
+    expect(fresh.readable.locked).toBe(false);
+    chain(fresh);
+    expect(() => chain(fresh)).toThrow(/already in use/);
+  });
+
+  it('chain of chains runs every core in order', async () => {
+    const events: PipelineEvent[] = [start(0, 'c', 'write_file'), args(0, '{"path":"a.'), args(0, 'txt"}'), flush(0), finished('tool-calls', 'tool_use')];
+    const out = await readAll(streamOf(events).pipeThrough(chain(chain(new ToolCallProgressStream(), new FieldEventStream()), new ConversationEventStream())));
+    const fields = out.filter((e) => e.type.startsWith('field-')).map((e) => (e.type === 'field-delta' ? `${e.key}:${e.text}` : e.type));
+    expect(fields).toEqual(['field-start', 'path:a.', 'path:txt', 'field-end']);
+    expect(out.filter((e) => e.type === 'tool-call')).toMatchObject([{ toolCallId: 'c', toolName: 'write_file', arguments: { path: 'a.txt' } }]);
+    expect(out.at(-1)?.type).toBe('finished');
+  });
+
+  it('chain gives what the separate hops give, event for event', async () => {
     const events: PipelineEvent[] = [start(0, 'c', 'write_file'), args(0, '{"path":"a.'), text(1, 'hi'), args(0, 'txt","n":[1,'), args(0, '2]}'), flush(0), flush(1), finished('tool-calls', 'tool_use')];
-    const fused = await readAll(streamOf(events).pipeThrough(new ToolCallProgressStream()).pipeThrough(new FieldEventStream()).pipeThrough(new ConversationEventStream()));
+    const fused = await readAll(streamOf(events).pipeThrough(chain(new ToolCallProgressStream(), new FieldEventStream(), new ConversationEventStream())));
     const hops = await readAll(streamOf(events).pipeThrough(new ToolCallProgressStream(), {}).pipeThrough(new FieldEventStream(), {}).pipeThrough(new ConversationEventStream(), {}));
     // Separate hops see one progress event per chunk, so their field deltas are cut finer:
     // joined, the two are the same.
@@ -57,49 +86,36 @@ describe('Stage fusion', () => {
     ]);
   });
 
-  it('Stage: an error in a later core of a fused chain comes after everything produced before it, and cancels the source', async () => {
+  it('chain: an error in a later core comes after everything produced before it, and cancels the source', async () => {
     const { stream, log } = recordingSource<PipelineEvent>([start(0, 'c', 'f'), text(1, 'before'), args(0, '{"a":1,'), args(0, 'x'), args(0, '}'), flush(0)]);
-    const { values, error } = await settle(stream.pipeThrough(new ToolCallProgressStream()).pipeThrough(new FieldEventStream()));
+    const { values, error } = await settle(stream.pipeThrough(chain(new ToolCallProgressStream(), new FieldEventStream())));
     expect(error).toBeInstanceOf(ToolCallArgumentsError);
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(values.map((e) => e.type)).toEqual(['part', 'part', 'field-start', 'field-delta', 'field-end']);
     expect(log.cancelled).toBe(error);
   });
 
-  it('Stage: cancelling the reader of a fused chain cancels the source with the reason', async () => {
+  it('chain: cancelling the reader cancels the source with the reason', async () => {
     const { stream, log } = recordingSource(['["a', 'b', 'c', 'd"]']);
-    const reader = stream.pipeThrough(new JsonFragmentStream()).pipeThrough(new JsonTextStream()).getReader();
+    const reader = stream.pipeThrough(chain(new JsonFragmentStream(), new JsonTextStream())).getReader();
     await reader.read();
     await reader.cancel('enough');
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(log.cancelled).toBe('enough');
   });
 
-  it('Stage joins the progress of one string that one input chunk makes, and never what the provider sent', async () => {
+  it('chain joins the progress of one string that one input chunk makes, and never what the provider sent', async () => {
     const sse = ['{"path":"a', 'b', 'c"}'].map((t) => `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: t } })}\n\n`);
     const head = 'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}\n\n';
     const body = head + sse.join('') + 'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n';
     const parts = await readAll(streamOf([body]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })));
     expect(parts.filter((e) => e.type === 'part' && e.part.type === 'tool-call-arguments')).toHaveLength(3);
-    const progress = await readAll(streamOf([body]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })).pipeThrough(new ToolCallProgressStream()));
+    const progress = await readAll(streamOf([body]).pipeThrough(chain(new ProviderEventStream({ provider: 'anthropic' }), new ToolCallProgressStream())));
     const strings = progress.filter((e) => e.type === 'tool-call-progress' && e.fragment.type === 'entry' && e.fragment.value.type === 'string');
     expect(strings).toEqual([{ type: 'tool-call-progress', index: 0, toolCallId: 't', toolName: 'f', fragment: { type: 'entry', key: 'path', value: { type: 'string', text: 'abc' } } }]);
     // One provider event per chunk: nothing to join.
-    const live = await readAll(streamOf([head, ...sse]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })).pipeThrough(new ToolCallProgressStream()));
+    const live = await readAll(streamOf([head, ...sse]).pipeThrough(chain(new ProviderEventStream({ provider: 'anthropic' }), new ToolCallProgressStream())));
     expect(live.filter((e) => e.type === 'tool-call-progress' && e.fragment.type === 'entry' && e.fragment.value.type === 'string')).toHaveLength(3);
-  });
-});
-
-describe('Stage fusion after the input ended', () => {
-  it('Stage does not fuse into a stage whose input already ended, so the later stage still ends', async () => {
-    const first = new JsonFragmentStream({ allowTruncated: true });
-    const writer = first.writable.getWriter();
-    await writer.close(); // no input at all: nothing enqueued, but the input ended
-    const text = new JsonTextStream({ repair: true });
-    const out = first.readable.pipeThrough(text);
-    expect(out).toBe(text.readable);
-    expect(await readAll(out)).toEqual([]);
-    expect(text.truncated).toBe(true);
   });
 });
 
@@ -117,12 +133,11 @@ describe('Stage with a core that answers later', () => {
   });
   const events = (): PipelineEvent[] => [start(0, 'c', 'write_file'), args(0, '{"path":"/etc/x",'), text(1, 'between'), args(0, '"content":"y"}'), flush(0), flush(1), finished('tool-calls', 'tool_use')];
 
-  it('ArgumentValidationStream with an async validator fuses with the stages around it and keeps the order', async () => {
+  it('ArgumentValidationStream with an async validator in a chain is waited for, and keeps the order', async () => {
     const validation = new ArgumentValidationStream({ schema: asyncSchema('/etc') });
-    const progress = new ToolCallProgressStream();
-    const fused = progress.readable.pipeThrough(validation).pipeThrough(new FieldEventStream());
-    expect(fused).toBe(progress.readable);
-    const writer = progress.writable.getWriter();
+    const chained = chain(new ToolCallProgressStream(), validation, new FieldEventStream());
+    const fused = chained.readable;
+    const writer = chained.writable.getWriter();
     const read = readAll(fused);
     for (const event of events()) await writer.write(event);
     await writer.close();
@@ -141,9 +156,9 @@ describe('Stage with a core that answers later', () => {
     expect(out.filter((e) => e.type === 'validation-error')).toHaveLength(1);
   });
 
-  it('ArgumentValidationStream with an async validator and errorOnInvalid delivers what came before, then errors the fused chain', async () => {
+  it('ArgumentValidationStream with an async validator and errorOnInvalid delivers what came before, then errors the chain', async () => {
     const { values, error } = await settle(
-      streamOf(events()).pipeThrough(new ToolCallProgressStream()).pipeThrough(new ArgumentValidationStream({ schema: asyncSchema('/etc'), errorOnInvalid: true })),
+      streamOf(events()).pipeThrough(chain(new ToolCallProgressStream(), new ArgumentValidationStream({ schema: asyncSchema('/etc'), errorOnInvalid: true }))),
     );
     expect(error).toMatchObject({ name: 'ArgumentValidationError', path: '/path' });
     expect(values.map((e) => e.type)).toEqual(['part', 'tool-call-progress', 'tool-call-progress', 'tool-call-progress', 'tool-call-progress']);

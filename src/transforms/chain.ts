@@ -1,0 +1,91 @@
+/**
+ * Several stages as one standard `TransformStream`: one stream hop per input chunk for the whole
+ * chain.
+ *
+ * @module
+ */
+import type { StageCore } from '../core.ts';
+import { Stage, takeCores } from './stage.ts';
+
+/**
+ * An argstream stage: any of the library's `…Stream` classes built on push cores
+ * (`ProviderEventStream`, `ToolCallProgressStream`, `ConversationEventStream`, `FieldEventStream`,
+ * `PathUpdateStream`, `JsonTextStream`, `ToolCallDeltaStream`, `ArgumentValidationStream`,
+ * `TaggedToolCallStream`, `JsonFragmentStream`, `FragmentValueStream`, `JsonValueStream`), or
+ * what {@link chain} returns. `CoalesceStream` (a timer) and the relay encoders and decoders are
+ * not: pipe them with `pipeThrough`.
+ */
+export type ChainableStage<I, O> = Stage<I, O>;
+
+/**
+ * Compose argstream stages into one new standard `TransformStream` that runs their cores one after
+ * the other inside a single `transform` call: what each stage produces goes straight to the next,
+ * and only the last stage's output is enqueued. The events are those of
+ * `a.readable.pipeThrough(b).pipeThrough(c)`; the cost is one stream hop per input chunk instead of
+ * one per stage and per event (each hop costs microseconds per chunk in every runtime, far more
+ * than most events' work).
+ *
+ * The result is an ordinary `TransformStream` in every observable way (locks, `pipeThrough`
+ * options, cancellation, errors); it is itself a stage, so it can be chained again. The stages
+ * passed in are consumed: their own `writable` and `readable` are locked and never used.
+ *
+ * Backpressure is the result's own; a stage whose core answers later (`ArgumentValidationStream`
+ * with an asynchronous validator) holds back the chunks after it, as it would alone. An error in
+ * any stage ends the result with that error once the events before it were read.
+ *
+ * @throws {TypeError} with no stage, for a stream that is not an argstream stage (a
+ * `TextDecoderStream`, `CoalesceStream`, a relay encoder: pipe those with `pipeThrough`), or for a
+ * stage that is already in use (piped, locked, written to, or passed to `chain` before).
+ *
+ * @example
+ * ```ts
+ * const events = response.body!.pipeThrough(
+ *   chain(new ProviderEventStream({ provider: 'anthropic' }), new ConversationEventStream({ progress: true })),
+ * );
+ * for await (const event of events) if (event.type === 'tool-call') await run(event.toolName, event.arguments);
+ * ```
+ */
+export function chain<A, B>(a: ChainableStage<A, B>): Stage<A, B>;
+export function chain<A, B, C>(a: ChainableStage<A, B>, b: ChainableStage<NoInfer<B>, C>): Stage<A, C>;
+export function chain<A, B, C, D>(a: ChainableStage<A, B>, b: ChainableStage<NoInfer<B>, C>, c: ChainableStage<NoInfer<C>, D>): Stage<A, D>;
+export function chain<A, B, C, D, E>(
+  a: ChainableStage<A, B>,
+  b: ChainableStage<NoInfer<B>, C>,
+  c: ChainableStage<NoInfer<C>, D>,
+  d: ChainableStage<NoInfer<D>, E>,
+): Stage<A, E>;
+export function chain<A, B, C, D, E, F>(
+  a: ChainableStage<A, B>,
+  b: ChainableStage<NoInfer<B>, C>,
+  c: ChainableStage<NoInfer<C>, D>,
+  d: ChainableStage<NoInfer<D>, E>,
+  e: ChainableStage<NoInfer<E>, F>,
+): Stage<A, F>;
+export function chain<A, B, C, D, E, F, G>(
+  a: ChainableStage<A, B>,
+  b: ChainableStage<NoInfer<B>, C>,
+  c: ChainableStage<NoInfer<C>, D>,
+  d: ChainableStage<NoInfer<D>, E>,
+  e: ChainableStage<NoInfer<E>, F>,
+  f: ChainableStage<NoInfer<F>, G>,
+): Stage<A, G>;
+export function chain(...stages: ChainableStage<unknown, unknown>[]): Stage<unknown, unknown>;
+export function chain(...stages: ChainableStage<unknown, unknown>[]): Stage<unknown, unknown> {
+  if (stages.length === 0) throw new TypeError('chain: pass at least one stage');
+  return new Stage<unknown, unknown>(composeCores(stages, 'chain'));
+}
+
+/**
+ * The cores of `stages`, in order, each stage locked. Every stage is checked before any is
+ * locked, so a call that throws leaves them all as they were. Internal: `chain` and
+ * `fromResponse`.
+ */
+export function composeCores(stages: readonly unknown[], caller: string): StageCore<unknown, unknown>[] {
+  const cores: StageCore<unknown, unknown>[] = [];
+  for (let i = 0; i < stages.length; i++) {
+    if (stages.indexOf(stages[i]) !== i) throw new TypeError(`${caller}: stage ${i + 1} is stage ${stages.indexOf(stages[i]) + 1} again; pass a new stage`);
+    cores.push(...takeCores(stages[i], caller, i, true));
+  }
+  for (let i = 0; i < stages.length; i++) takeCores(stages[i], caller, i, false);
+  return cores;
+}
