@@ -155,6 +155,28 @@ export interface FlushEvent {
   readonly metadata?: EventMetadata;
 }
 
+/**
+ * The OpenAI Responses stream skipped from `expected - 1` to `received` in its `sequence_number`:
+ * events `expected` to `received - 1` never arrived (a proxy dropped them). The adapter
+ * recovered what they carried from the `.done` events, `output_item.done` and the terminal
+ * event's `output` (the turn's texts and arguments are whole); had it not been able to, the
+ * stream would have errored instead.
+ */
+export interface SequenceGapWarning {
+  readonly type: 'sequence-gap';
+  /** The `sequence_number` that was due. */
+  readonly expected: number;
+  /** The `sequence_number` that came instead. */
+  readonly received: number;
+}
+
+/**
+ * Something a stream got over without losing anything of the turn, but that its consumer may
+ * want to log or show (a flaky proxy). Carried by the `finished` event and by the turn that
+ * `collectTurn` returns.
+ */
+export type StreamWarning = SequenceGapWarning;
+
 /** The response is complete. */
 export interface FinishedEvent {
   readonly type: 'finished';
@@ -162,6 +184,8 @@ export interface FinishedEvent {
   /** The provider's own stop/finish reason, e.g. `"tool_use"` or `"MAX_TOKENS"`. */
   readonly rawReason?: string;
   readonly usage?: Usage;
+  /** What went wrong on the way and was recovered from, in the order it happened; absent when nothing did. */
+  readonly warnings?: readonly StreamWarning[];
   readonly metadata?: EventMetadata;
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { ProviderError } from '../errors.ts';
-import type { FinishReason, JsonValue, StreamEvent, Usage } from '../types.ts';
+import type { FinishReason, JsonValue, SequenceGapWarning, StreamEvent, Usage } from '../types.ts';
 import type { ProviderAdapter } from './adapter.ts';
 import {
   type JsonRecord,
@@ -40,6 +40,8 @@ interface ContentPart {
   emitted: string;
   /** A `.done` event's final text of which the deltas were not a prefix (see {@link reconcile}). */
   finalText: string | undefined;
+  /** A final text (`.done`, `content_part.done`, `output_item.done`) has fixed the part's text. */
+  settled: boolean;
   refusal: boolean;
   annotations: unknown[];
 }
@@ -58,6 +60,19 @@ interface OutputItem {
   readonly emitted: Map<string, string>;
   /** Whether a reasoning stream's final text was not continued by its deltas (see {@link reconcile}). */
   textMismatch: boolean;
+  /**
+   * The first `sequence_number` gap the item was open at (or that came before its first event,
+   * its `output_item.added` lost): an event of the item may be among the lost ones, so the
+   * deltas of its streams that no final text has settled are held back, and a final text gives
+   * their text (see "Gaps" in {@link createOpenAIResponsesAdapter}).
+   */
+  gap: SequenceGapWarning | undefined;
+  /** The streams (`args`, reasoning `s<i>` / `c<i>`) whose text a final text has fixed. */
+  readonly settled: Set<string>;
+  /** The reasoning streams of a gap item that had deltas held back. */
+  readonly held: Set<string>;
+  /** The content indexes of the message parts flushed already. */
+  readonly flushed: Set<number>;
   startedId: string;
   startedName: string;
   closed: boolean;
@@ -197,12 +212,30 @@ function responsesUsage(raw: JsonRecord): Usage {
  *   `max_output_tokens` to `length` and `content_filter` to `content-filter`. `rawReason` is the
  *   status, or the incompleteness reason.
  * - Unknown event types and fields (`obfuscation`, …) are ignored.
- * - `sequence_number`, where the events carry it, must go up by one from event to event (from
- *   whatever the first one is). The first event out of place errors with a `ProviderError` of
- *   type `'invalid-stream'`, after everything before it was delivered: code `'duplicate'` for a
- *   number seen already (a repeated or replayed event), `'out-of-order'` for a number past the
- *   next (the next event was lost, or comes later: a swap is noticed at its first event) —
- *   never a silently different text or arguments.
+ * - `sequence_number`, where the events carry it, goes up by one from event to event (from
+ *   whatever the first one is). A number that goes back errors with a `ProviderError` of type
+ *   `'invalid-stream'`, after everything before it was delivered: code `'duplicate'` for a
+ *   number seen already (a repeated or replayed event), `'out-of-order'` for one that a gap had
+ *   skipped (it was not lost but late: a swap) — never a silently different text or arguments.
+ *   A number past the next is a gap (see "Gaps" below).
+ *
+ * Gaps: when `sequence_number` skips (a proxy dropped events), the turn is recovered from the
+ * final texts, not lost. The items open at the gap (and any item whose first event comes after
+ * it without an `output_item.added`) may have lost a delta, so their deltas stop being emitted
+ * until a final text of the same stream settles it: then the rest of the final text after what
+ * was emitted before the gap comes as one part, as when deltas stop short. A call's arguments
+ * come from `function_call_arguments.done` (`custom_tool_call_input.done`) or
+ * `output_item.done`; a message part's text from `output_text.done` / `refusal.done`,
+ * `content_part.done` (with its annotations) or the `content` of `output_item.done`; reasoning
+ * from its `.done` events or the `summary` / `content` of `output_item.done`; items still open at
+ * `response.completed` / `response.incomplete`, or never seen at all, from the terminal event's
+ * `output`. The `finished` event then carries `warnings: [{type: 'sequence-gap', expected,
+ * received}]`, one a gap. A stream of such an item that no final text settles before the item
+ * closes (the `.done` events were lost too, or the stream ends) errors with a `ProviderError` of
+ * type `'invalid-stream'` and code `'sequence-gap'` (its `cause` holds `{itemId, outputIndex,
+ * gap}`): text or arguments were lost. Where the final text does not continue what was emitted
+ * before the gap, it is a mismatch as below, not a loss. Held deltas cost promptness, never
+ * memory: they are dropped, the final text replaces them.
  *
  * Final texts: `output_text.done`, `refusal.done`, `content_part.done`, `reasoning_summary_text.done`,
  * `reasoning_summary_part.done`, `reasoning_text.done`, `function_call_arguments.done` and
@@ -222,8 +255,8 @@ function responsesUsage(raw: JsonRecord): Usage {
  * @throws {ProviderError} on an `error` event (both the documented flat shape `{code, message}`
  * and the observed nested `{error: {type, code, message}}`), on `response.failed`, with type
  * `'text-mismatch'` when a call's final arguments do not continue its streamed ones, and with type
- * `'invalid-stream'` (code `'duplicate'` or `'out-of-order'`) when `sequence_number` does not go
- * up by one.
+ * `'invalid-stream'`: code `'duplicate'` or `'out-of-order'` when `sequence_number` goes back,
+ * `'sequence-gap'` when a gap lost text or arguments that no final text gave back.
  */
 export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOptions = {}): ProviderAdapter {
   const items = new Map<number, OutputItem>();
@@ -234,29 +267,41 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
   let finished = false;
   /** The last `sequence_number` seen (undefined before the first event that has one). */
   let lastSequence: number | undefined;
+  /** The `sequence_number` gaps so far, in order: the `finished` event's warnings. */
+  const gaps: SequenceGapWarning[] = [];
 
   /**
    * Each event's `sequence_number` is one more than the one before (the first one seen sets the
-   * start: a resumed stream begins after 0). A repeat, a step back or a skip means an event was
-   * duplicated, reordered or lost, which would change the text or the arguments without a word.
+   * start: a resumed stream begins after 0). A skip means events were lost: the items open then
+   * hold their deltas back until final texts settle them. A repeat or a step back means an event
+   * was duplicated or reordered, which would change the text or the arguments without a word.
    */
   function checkSequence(data: JsonRecord): void {
     const sequence = numberAt(data, 'sequence_number');
     if (sequence === undefined) return;
     const last = lastSequence;
-    lastSequence = sequence;
-    if (last === undefined || sequence === last + 1) return;
-    lastSequence = last;
-    // Numbers go up one by one, so the first event out of place is either one already seen (a
-    // repeat, or a replay of an earlier one) or one from later (the next one was lost, or swapped).
-    const message =
-      sequence <= last
-        ? `sequence_number ${sequence} after ${last}: an event seen already`
-        : `sequence_number ${sequence} where ${last + 1} was next: an event lost or out of order`;
-    throw new ProviderError('openai-responses', 'invalid-stream', message, { code: sequence <= last ? 'duplicate' : 'out-of-order', cause: data });
+    if (last === undefined || sequence === last + 1) {
+      lastSequence = sequence;
+      return;
+    }
+    if (sequence > last + 1) {
+      const gap: SequenceGapWarning = { type: 'sequence-gap', expected: last + 1, received: sequence };
+      gaps.push(gap);
+      lastSequence = sequence;
+      for (const item of items.values()) if (!item.closed) item.gap ??= gap;
+      return;
+    }
+    // A number that a gap skipped is an event that was late, not lost: the deltas after it were
+    // held back already, but a late event is out of order all the same.
+    const late = gaps.some((gap) => sequence >= gap.expected && sequence < gap.received);
+    const message = late
+      ? `sequence_number ${sequence} after ${last}: an event that a gap skipped came late`
+      : `sequence_number ${sequence} after ${last}: an event seen already`;
+    throw new ProviderError('openai-responses', 'invalid-stream', message, { code: late ? 'out-of-order' : 'duplicate', cause: data });
   }
 
-  function ensureItem(data: JsonRecord, impliedType: string): OutputItem | undefined {
+  /** `announced`: by its `output_item.added`; an item first seen by another event after a gap may have lost events. */
+  function ensureItem(data: JsonRecord, impliedType: string, announced = false): OutputItem | undefined {
     const itemId = nonEmptyStringAt(data, 'item_id');
     const outputIndex = numberAt(data, 'output_index') ?? (itemId === undefined ? undefined : outputIndexByItemId.get(itemId));
     if (outputIndex === undefined) return undefined;
@@ -271,6 +316,10 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
         parts: new Map(),
         emitted: new Map(),
         textMismatch: false,
+        gap: announced ? undefined : gaps.at(-1),
+        settled: new Set(),
+        held: new Set(),
+        flushed: new Set(),
         startedId: '',
         startedName: '',
         closed: false,
@@ -284,11 +333,16 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
     return item;
   }
 
+  /** The type of item a content part event implies, for an item whose `output_item.added` was lost: raw reasoning text (compatible servers) is a reasoning item's. */
+  function partItemType(data: JsonRecord): string {
+    return stringAt(recordAt(data, 'part'), 'type') === 'reasoning_text' ? 'reasoning' : 'message';
+  }
+
   function ensurePart(item: OutputItem, data: JsonRecord): ContentPart {
     const contentIndex = numberAt(data, 'content_index') ?? 0;
     let part = item.parts.get(contentIndex);
     if (part === undefined) {
-      part = { slot: nextSlot++, contentIndex, emitted: '', finalText: undefined, refusal: false, annotations: [] };
+      part = { slot: nextSlot++, contentIndex, emitted: '', finalText: undefined, settled: false, refusal: false, annotations: [] };
       item.parts.set(contentIndex, part);
     }
     return part;
@@ -385,6 +439,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
     const result = complete(part.slot, part.emitted, full, part.refusal ? 'refusal' : 'message', out);
     if (result === undefined) part.finalText = full;
     part.emitted = result ?? (full as string);
+    if (full !== undefined) part.settled = true;
   }
 
   /** {@link complete} for a reasoning stream of an item: a mismatch is kept for its flush. */
@@ -392,6 +447,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
     const result = complete(slot, item.emitted.get(key) ?? '', full, 'reasoning', out, metadata);
     if (result === undefined) item.textMismatch = true;
     item.emitted.set(key, result ?? (full as string));
+    if (full !== undefined) item.settled.add(key);
   }
 
   /** {@link complete} for a call's arguments: a mismatch is an error (the final arguments win, and the streamed ones cannot be taken back). */
@@ -407,10 +463,77 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
       );
     }
     item.emitted.set('args', result);
+    if (full !== undefined) item.settled.add('args');
+  }
+
+  /**
+   * A gap item whose `output_item.added` was lost has no identity yet: its arguments wait for
+   * `output_item.done` (or the terminal event's `output`), which has both, rather than stream
+   * ahead of the call they belong to.
+   */
+  function unnamed(item: OutputItem): boolean {
+    return item.gap !== undefined && item.startedId === '' && item.startedName === '';
+  }
+
+  /** Whether a delta of an item's stream is held back: a gap may have lost one before it, and no final text has settled the stream yet. */
+  function holds(item: OutputItem, settled: boolean): boolean {
+    return item.gap !== undefined && !settled;
+  }
+
+  /** A stream of a gap item that no final text settled: what it carried is lost. */
+  function lost(item: OutputItem, what: string): ProviderError {
+    const gap = item.gap as SequenceGapWarning;
+    return new ProviderError(
+      'openai-responses',
+      'invalid-stream',
+      `events lost where sequence_number skipped from ${gap.expected - 1} to ${gap.received}, and no final text gave back ${what} of item ${JSON.stringify(item.itemId ?? `#${item.outputIndex}`)}`,
+      { code: 'sequence-gap', cause: { itemId: item.itemId, outputIndex: item.outputIndex, gap } },
+    );
+  }
+
+  /**
+   * The final texts of `output_item.done`'s item (or the terminal event's `output`) for the
+   * streams of a gap item that no `.done` event settled: a message's `content`, a reasoning
+   * item's `summary` and `content`. Not for other items, whose deltas were checked already.
+   */
+  function recoverTexts(item: OutputItem, source: JsonRecord | undefined, out: StreamEvent[]): void {
+    if (item.gap === undefined) return;
+    if (item.type === 'message') {
+      const content = source?.content;
+      if (!Array.isArray(content)) return;
+      for (let contentIndex = 0; contentIndex < content.length; contentIndex++) {
+        const entry = content[contentIndex];
+        if (!isRecord(entry) || item.flushed.has(contentIndex)) continue;
+        const refusal = stringAt(entry, 'refusal');
+        const text = refusal ?? stringAt(entry, 'text');
+        // An empty part that never streamed would be an empty slot.
+        if (text === undefined || (text === '' && !item.parts.has(contentIndex))) continue;
+        const part = ensurePart(item, { content_index: contentIndex });
+        if (!part.settled) {
+          if (refusal !== undefined) part.refusal = true;
+          completePart(part, text, out);
+        }
+        // An `annotation.added` or the `content_part.done` that lists them may be among the lost events.
+        if (Array.isArray(entry.annotations)) part.annotations = entry.annotations;
+      }
+    } else if (item.type === 'reasoning' && item.slot !== undefined) {
+      for (const [field, prefix] of [['summary', 's'], ['content', 'c']] as const) {
+        const entries = source?.[field];
+        if (!Array.isArray(entries)) continue;
+        for (let index = 0; index < entries.length; index++) {
+          const key = `${prefix}${index}`;
+          const text = stringAt(entries[index], 'text');
+          if (text === undefined || item.settled.has(key) || (text === '' && !item.emitted.has(key) && !item.held.has(key))) continue;
+          completeReasoning(item, item.slot, key, text, out, prefix === 's' ? { summaryIndex: index } : undefined);
+        }
+      }
+    }
   }
 
   function flushPart(item: OutputItem, part: ContentPart, out: StreamEvent[]): void {
+    if (holds(item, part.settled)) throw lost(item, `the text of content part ${part.contentIndex}`);
     item.parts.delete(part.contentIndex);
+    item.flushed.add(part.contentIndex);
     const metadata = metadataOf({
       itemId: item.itemId,
       outputIndex: item.outputIndex,
@@ -430,6 +553,14 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
     item.closed = true;
     for (const part of [...item.parts.values()]) flushPart(item, part, out);
     if (item.slot === undefined) return;
+    if (item.gap !== undefined) {
+      if ((item.type === 'function_call' || callKind(item.type, item.item) !== undefined) && !item.settled.has('args')) {
+        throw lost(item, `the arguments of call ${JSON.stringify(item.startedId)}`);
+      }
+      for (const key of [...item.emitted.keys(), ...item.held]) {
+        if (key !== 'args' && key !== 'pendingInput' && !item.settled.has(key)) throw lost(item, 'the reasoning');
+      }
+    }
     let metadata;
     switch (item.call !== undefined ? 'call' : item.type) {
       case 'function_call':
@@ -463,7 +594,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
   function onItem(data: JsonRecord, done: boolean, out: StreamEvent[]): void {
     const source = recordAt(data, 'item');
     const type = stringAt(source, 'type') ?? 'unknown';
-    const known = ensureItem({ ...data, item_id: nonEmptyStringAt(source, 'id') ?? data.item_id }, type);
+    const known = ensureItem({ ...data, item_id: nonEmptyStringAt(source, 'id') ?? data.item_id }, type, !done);
     if (known === undefined) return;
     known.item = source ?? known.item;
     if (type === 'function_call') {
@@ -474,10 +605,28 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
       startCall(known, source, out);
       if (done) completeArguments(known, known.slot, callArguments(known, source), out);
     }
+    if (done) recoverTexts(known, source, out);
     if (done) closeItem(known, out, true);
   }
 
+  /**
+   * After a gap, the terminal event's `output` is the last source of final texts: for the items
+   * still open (their `output_item.done` lost) and those never seen (every event of them lost).
+   * The index in `output` is the `output_index`.
+   */
+  function recoverItems(response: JsonRecord | undefined, out: StreamEvent[]): void {
+    const output = response?.output;
+    if (gaps.length === 0 || !Array.isArray(output)) return;
+    for (let outputIndex = 0; outputIndex < output.length; outputIndex++) {
+      const entry = output[outputIndex];
+      const item = items.get(outputIndex);
+      if (!isRecord(entry) || (item !== undefined && (item.closed || item.gap === undefined))) continue;
+      onItem({ output_index: outputIndex, item: entry }, true, out);
+    }
+  }
+
   function finish(response: JsonRecord | undefined, fallbackStatus: string, out: StreamEvent[]): void {
+    if (!finished) recoverItems(response, out);
     closeAll(out);
     if (finished) return;
     finished = true;
@@ -493,6 +642,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
       reason: openAIResponsesFinishReason(status, incompleteReason, sawFunctionCall || functionCallInOutput),
       rawReason: status === 'incomplete' && incompleteReason !== undefined ? incompleteReason : status,
       ...(rawUsage !== undefined ? { usage: responsesUsage(rawUsage) } : {}),
+      ...(gaps.length > 0 ? { warnings: [...gaps] } : {}),
       ...(metadata !== undefined ? { metadata } : {}),
     });
   }
@@ -528,7 +678,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
           onItem(data, true, out);
           break;
         case 'response.content_part.added': {
-          const item = ensureItem(data, 'message');
+          const item = ensureItem(data, partItemType(data));
           if (item?.type === 'message') {
             const part = ensurePart(item, data);
             if (stringAt(recordAt(data, 'part'), 'type') === 'refusal') part.refusal = true;
@@ -542,6 +692,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
           if (item === undefined || !text) break;
           const part = ensurePart(item, data);
           if (type === 'response.refusal.delta') part.refusal = true;
+          if (holds(item, part.settled)) break;
           part.emitted += text;
           out.push({ type: 'part', index: part.slot, part: { type: part.refusal ? 'refusal' : 'message', text } });
           break;
@@ -561,7 +712,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
           break;
         }
         case 'response.content_part.done': {
-          const item = ensureItem(data, 'message');
+          const item = ensureItem(data, partItemType(data));
           if (item === undefined) break;
           const source = recordAt(data, 'part');
           if (item.type === 'message') {
@@ -570,7 +721,8 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
             if (refusal !== undefined) part.refusal = true;
             completePart(part, refusal ?? stringAt(source, 'text'), out);
             const annotations = source?.annotations;
-            if (part.annotations.length === 0 && Array.isArray(annotations) && annotations.length > 0) {
+            // After a gap, an `annotation.added` may be among the lost events: the done event's list is whole.
+            if (Array.isArray(annotations) && (item.gap !== undefined || (part.annotations.length === 0 && annotations.length > 0))) {
               part.annotations = annotations;
             }
             flushPart(item, part, out);
@@ -587,6 +739,10 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
           const summaryIndex = numberAt(data, 'summary_index') ?? 0;
           const summary = type === 'response.reasoning_summary_text.delta';
           const key = summary ? `s${summaryIndex}` : `c${numberAt(data, 'content_index') ?? 0}`;
+          if (holds(item, item.settled.has(key))) {
+            item.held.add(key);
+            break;
+          }
           item.emitted.set(key, (item.emitted.get(key) ?? '') + text);
           out.push({
             type: 'part',
@@ -614,7 +770,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
           const mcp = type === 'response.mcp_call_arguments.delta';
           const item = ensureItem(data, mcp ? 'mcp_call' : 'function_call');
           const chunk = stringAt(data, 'delta');
-          if (item?.slot === undefined || (mcp && item.type !== 'mcp_call') || !chunk) break;
+          if (item?.slot === undefined || (mcp && item.type !== 'mcp_call') || !chunk || holds(item, item.settled.has('args'))) break;
           item.emitted.set('args', (item.emitted.get('args') ?? '') + chunk);
           out.push({ type: 'part', index: item.slot, part: { type: 'tool-call-arguments', chunk } });
           break;
@@ -623,7 +779,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
           // A custom tool's input is free text: it streams as the JSON string that is its arguments.
           const item = ensureItem(data, 'custom_tool_call');
           const delta = stringAt(data, 'delta');
-          if (item?.slot === undefined || item.type !== 'custom_tool_call' || !delta) break;
+          if (item?.slot === undefined || item.type !== 'custom_tool_call' || !delta || holds(item, item.settled.has('args'))) break;
           let text = (item.emitted.get('pendingInput') ?? '') + delta;
           // A high surrogate waits for its pair: escaped alone it would not be the final text's start.
           const last = text.charCodeAt(text.length - 1);
@@ -640,7 +796,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
         case 'response.custom_tool_call_input.done': {
           const item = ensureItem(data, 'custom_tool_call');
           const input = stringAt(data, 'input');
-          if (item?.slot === undefined || item.type !== 'custom_tool_call' || input === undefined) break;
+          if (item?.slot === undefined || item.type !== 'custom_tool_call' || input === undefined || unnamed(item)) break;
           completeArguments(item, item.slot, JSON.stringify(input), out);
           break;
         }
@@ -648,6 +804,7 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
           const item = ensureItem(data, 'function_call');
           if (item?.slot === undefined) break;
           startCall(item, data, out);
+          if (unnamed(item)) break;
           completeArguments(item, item.slot, stringAt(data, 'arguments'), out);
           break;
         }

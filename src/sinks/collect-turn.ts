@@ -6,6 +6,7 @@ import type {
   FinishReason,
   IncompleteToolCallEvent,
   JsonValue,
+  StreamWarning,
   ToolCallEvent,
   Usage,
 } from '../types.ts';
@@ -79,6 +80,12 @@ export interface Turn {
   /** The provider's own finish reason. */
   readonly rawFinishReason: string | undefined;
   readonly usage: Usage | undefined;
+  /**
+   * What went wrong on the way and was recovered from (the `finished` event's `warnings`): the
+   * turn is whole, but its stream was not (a `sequence-gap`: events lost by a proxy and
+   * recovered from the final texts). Empty when nothing did, or when no `finished` came.
+   */
+  readonly warnings: readonly StreamWarning[];
 }
 
 /**
@@ -205,5 +212,6 @@ export async function collectTurn(
     finishReason: finished?.reason,
     rawFinishReason: finished?.rawReason,
     usage: finished?.usage,
+    warnings: finished?.warnings ?? [],
   };
 }

@@ -4,7 +4,7 @@ import { createAnthropicAdapter } from '../../src/providers/anthropic.ts';
 import { createBedrockAdapter } from '../../src/providers/bedrock.ts';
 import { createGeminiAdapter } from '../../src/providers/gemini.ts';
 import { createOpenAIResponsesAdapter } from '../../src/providers/openai-responses.ts';
-import { assemble, runAdapter, sseRecords, textOf, type WireRecord } from './event-stream-helpers.ts';
+import { assemble, assembleEvents, runAdapter, sseRecords, textOf, type WireRecord } from './event-stream-helpers.ts';
 
 function anthropicToolUse(index: number, id: string): WireRecord {
   return {
@@ -135,7 +135,7 @@ describe('events out of order, duplicated or lost', () => {
     expect(assemble(twice.events).toolCalls.map((c) => c.args)).toEqual(['{"city":"Paris"}']);
   });
 
-  it('createOpenAIResponsesAdapter checks that sequence_number goes up by one: a duplicate, a replay, a swap and a loss each error', () => {
+  it('createOpenAIResponsesAdapter checks that sequence_number goes up by one: a duplicate, a replay and a swap each error, a loss is a gap recovered from .done', () => {
     const records = sseRecords(textOf('openai-responses/reasoning-item-then-function-call.sse'));
     const sequence = (r: WireRecord | undefined): unknown => (r?.data as { sequence_number?: unknown } | undefined)?.sequence_number;
     // The recording as sent: consecutive from 0, no error.
@@ -146,12 +146,13 @@ describe('events out of order, duplicated or lost', () => {
     const swapped = [...records.slice(0, at), records[at + 1] as WireRecord, records[at] as WireRecord, ...records.slice(at + 2)];
     const lost = [...records.slice(0, at), ...records.slice(at + 1)];
     const replayed = [...records.slice(0, at + 3), records[at] as WireRecord, ...records.slice(at + 3)];
-    // The first event out of place is the one noticed: a swap shows as the later event coming early.
+    // The first event out of place is the one noticed. A swap shows as a gap (the later event
+    // comes early, and the call's deltas are held back from there), then as the skipped event
+    // coming late: out of order.
     const cases: [WireRecord[], string, number][] = [
       [duplicated, 'duplicate', at],
       [replayed, 'duplicate', at + 2],
       [swapped, 'out-of-order', at - 1],
-      [lost, 'out-of-order', at - 1],
     ];
     for (const [input, code, lastGood] of cases) {
       const { events, error } = runAdapter(createOpenAIResponsesAdapter(), input);
@@ -162,6 +163,11 @@ describe('events out of order, duplicated or lost', () => {
       const expected = records.slice(0, lastGood + 1).flatMap((r) => adapter.push(r.data, r.event));
       expect(events).toEqual(expected);
     }
+    // A lost delta: the arguments come whole from .done, and the turn names the gap.
+    const { events, error } = runAdapter(createOpenAIResponsesAdapter(), lost);
+    expect(error).toBeUndefined();
+    expect(assembleEvents(events).toolCalls.map((c) => c.args)).toEqual(['{"result":6666}']);
+    expect(events.at(-1)).toMatchObject({ type: 'finished', reason: 'tool-calls', warnings: [{ type: 'sequence-gap', expected: at, received: at + 1 }] });
   });
 
   it('createOpenAIResponsesAdapter takes the first sequence_number as the start (a resumed stream), and events without one as they come', () => {

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../src/errors.ts';
-import { collectTurn } from '../../src/sinks/collect-turn.ts';
+import { EventStreamDecoder, EventStreamEncoder, NdjsonDecoder, NdjsonEncoder, type PipelineEvent } from '../../src/index.ts';
+import { collectTurn, type Turn } from '../../src/sinks/collect-turn.ts';
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
-import { cuttings, streamOf } from '../helpers.ts';
+import { cuttings, oneByOne, streamOf } from '../helpers.ts';
 import { manifestRecordings } from '../manifest.ts';
+import { decode, encode, eventsThen, expectSame, made, STAGES } from '../relay/relay-helpers.ts';
 import { assembleEvents, bytesOf, eventsOf, runStream, sseObjects, textOf, unflushedSlots } from './event-stream-helpers.ts';
 
 
@@ -303,4 +305,286 @@ describe('ProviderEventStream with provider openai-responses, details', () => {
     expect(events.some((e) => e.type === 'finished')).toBe(false);
     expect(assembleEvents(events).toolCalls[0]?.args).toBe('{"country":"France"}');
   });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Sequence gaps: events a proxy dropped, recovered from the final texts that follow.
+
+/** A recording's SSE events as the wire carried them, one block an event, with its `sequence_number` and type. */
+function sseBlocks(file: string): Array<{ readonly text: string; readonly sequence: number; readonly type: string }> {
+  const text = textOf(file);
+  const blocks = text.split(/(?<=\n\n)/);
+  if (blocks.join('') !== text) throw new Error(`${file} is not blank-line separated SSE events`);
+  let first: number | undefined;
+  return blocks.map((block, i) => {
+    const data = JSON.parse(block.slice(block.indexOf('data: ') + 6)) as { type: string; sequence_number: number };
+    // The recordings number their events one by one (from 0, or 1).
+    first ??= data.sequence_number;
+    if (data.sequence_number !== first + i) throw new Error(`${file}: event ${i} has sequence_number ${data.sequence_number}`);
+    return { text: block, sequence: data.sequence_number, type: data.type };
+  });
+}
+
+/** The bytes of `file` without the events numbered `dropped`, and with `change` applied to the others' data. */
+function withoutEvents(file: string, dropped: readonly number[], change?: (data: Record<string, unknown>) => void): Uint8Array {
+  const blocks = sseBlocks(file);
+  for (const sequence of dropped) if (!blocks.some((b) => b.sequence === sequence)) throw new Error(`${file} has no event ${sequence}`);
+  const kept = blocks.filter((b) => !dropped.includes(b.sequence));
+  const text = kept
+    .map((b) => {
+      if (change === undefined) return b.text;
+      const data = JSON.parse(b.text.slice(b.text.indexOf('data: ') + 6)) as Record<string, unknown>;
+      change(data);
+      return `event: ${b.type}\ndata: ${JSON.stringify(data)}\n\n`;
+    })
+    .join('');
+  return new TextEncoder().encode(text);
+}
+
+const gap = (expected: number, received: number) => ({ type: 'sequence-gap', expected, received }) as const;
+
+describe('ProviderEventStream with provider openai-responses, sequence gaps', () => {
+  const file = 'openai-responses/reasoning-commentary-text-then-function-call-unicode.sse';
+  const recording = manifestRecordings('openai-responses').find((r) => r.file === file);
+  const expectedCalls = (recording?.toolCalls ?? []).map((c) => ({ id: c.id, name: c.name, itemId: c.itemId, args: c.args }));
+  const messageText = 'I’ll check the capital lookup tool for “PotatoLand.”';
+  const textDeltas = ['I', '’ll', ' check', ' the', ' capital', ' lookup', ' tool', ' for', ' “', 'Pot', 'ato', 'Land', '.”'];
+  const argumentDeltas = ['{"', 'country', '":"', 'Pot', 'ato', 'Land', '"}'];
+  const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+  it('ProviderEventStream is given the recording the gap tests cut events from', () => {
+    const blocks = sseBlocks(file);
+    expect(expectedCalls).toEqual([
+      { id: 'call_LabG58Uhrq9kZvR52BYKjToD', name: 'get_capital', itemId: 'fc_0fabc13af1ee0049006a691dff0c1481a1b4a0eec7e3c753bb', args: '{"country":"PotatoLand"}' },
+    ]);
+    // 6–18 the text deltas, 19–21 the message's done events; 22 the call's added, 23–29 its
+    // argument deltas, 30–31 its done events; 32 response.completed.
+    expect(blocks.map((b) => b.type)).toEqual([
+      'response.created', 'response.in_progress', 'response.output_item.added', 'response.output_item.done',
+      'response.output_item.added', 'response.content_part.added', ...textDeltas.map(() => 'response.output_text.delta'),
+      'response.output_text.done', 'response.content_part.done', 'response.output_item.done',
+      'response.output_item.added', ...argumentDeltas.map(() => 'response.function_call_arguments.delta'),
+      'response.function_call_arguments.done', 'response.output_item.done', 'response.completed',
+    ]);
+  });
+
+  // What is dropped, and the gaps the finished event names.
+  const CASES: ReadonlyArray<readonly [string, readonly number[], ReadonlyArray<ReturnType<typeof gap>>]> = [
+    ['a text delta', [10], [gap(10, 11)]],
+    ['the first text delta, with its content_part.added', [5, 6], [gap(5, 7)]],
+    ['several text deltas in a row', range(11, 14), [gap(11, 15)]],
+    ['the last text delta', [18], [gap(18, 19)]],
+    ['an argument delta', [26], [gap(26, 27)]],
+    ['the first argument delta of the call', [23], [gap(23, 24)]],
+    ['the last argument delta of the call', [29], [gap(29, 30)]],
+    ['several argument deltas in a row', range(24, 27), [gap(24, 28)]],
+    ['a text delta and an argument delta', [10, 26], [gap(10, 11), gap(26, 27)]],
+    ['the call’s output_item.added and its first argument delta', [22, 23], [gap(22, 24)]],
+    ['a text delta and output_text.done (content_part.done settles the text)', [10, 19], [gap(10, 11), gap(19, 20)]],
+    ['an argument delta and function_call_arguments.done (output_item.done settles them)', [26, 30], [gap(26, 27), gap(30, 31)]],
+    ['a text delta and every done event of its message (response.completed settles the text)', [10, 19, 20, 21], [gap(10, 11), gap(19, 22)]],
+    ['an argument delta and both done events of its call (response.completed settles them)', [26, 30, 31], [gap(26, 27), gap(30, 32)]],
+    ['every event of the call (response.completed gives it back)', range(22, 31), [gap(22, 32)]],
+  ];
+
+  for (const [what, dropped, warnings] of CASES) {
+    const bytes = withoutEvents(file, dropped);
+    for (const [cutting, chunks] of cuttings(bytes)) {
+      it(`ProviderEventStream recovers the turn from the final texts when a gap drops ${what} (${cutting})`, async () => {
+        const events = await eventsOf('openai-responses', chunks);
+        const assembly = assembleEvents(events);
+        expect(unflushedSlots(assembly)).toEqual([]);
+        expect(assembly.toolCalls.map((c) => ({ id: c.id, name: c.name, itemId: c.partMetadata.itemId, args: c.args }))).toEqual(expectedCalls);
+        expect(assembly.slots.filter((s) => s.kinds.includes('message')).map((s) => s.text)).toEqual([messageText]);
+        expect(assembly.finished).toMatchObject({ type: 'finished', reason: 'tool-calls', rawReason: 'completed' });
+        expect(assembly.finished?.warnings).toEqual(warnings);
+
+        const turn = await collectTurn(streamOf(chunks).pipeThrough(new ProviderEventStream({ provider: 'openai-responses' })));
+        expect(turn.toolCalls.map((c) => [c.toolCallId, c.toolName, c.arguments])).toEqual(
+          expectedCalls.map((c) => [c.id, c.name, JSON.parse(c.args)]),
+        );
+        expect(turn.text).toBe(messageText);
+        expect(turn.warnings).toEqual(warnings);
+      });
+    }
+  }
+
+  it('ProviderEventStream emits only what the deltas before a gap lacked, as one part from the final text', async () => {
+    const events = await eventsOf('openai-responses', [withoutEvents(file, [10, 26])]);
+    const texts = events.flatMap((e) => (e.type === 'part' && e.part.type === 'message' ? [e.part.text] : []));
+    const chunks = events.flatMap((e) => (e.type === 'part' && e.part.type === 'tool-call-arguments' ? [e.part.chunk] : []));
+    // The deltas after a gap are held back; the final text's rest replaces them.
+    expect(texts).toEqual([...textDeltas.slice(0, 4), textDeltas.slice(4).join('')]);
+    expect(texts.at(-1)).toBe(' capital lookup tool for “PotatoLand.”');
+    expect(chunks).toEqual([...argumentDeltas.slice(0, 3), 'PotatoLand"}']);
+  });
+
+  it('ProviderEventStream emits no warnings and all deltas when nothing is lost', async () => {
+    const events = await eventsOf('openai-responses', [bytesOf(file)]);
+    expect(events.at(-1)).not.toHaveProperty('warnings');
+    expect(events.flatMap((e) => (e.type === 'part' && e.part.type === 'message' ? [e.part.text] : []))).toEqual(textDeltas);
+    const turn = await collectTurn(streamOf([bytesOf(file)]).pipeThrough(new ProviderEventStream({ provider: 'openai-responses' })));
+    expect(turn.warnings).toEqual([]);
+  });
+
+  it('ProviderEventStream recovers reasoning summary text from its .done events, or from response.completed', async () => {
+    const reasoningFile = 'openai-responses/reasoning-summary-then-function-call.sse';
+    const summary =
+      "**Calculating step-by-step using calculator**\n\nI'll compute 12 plus 7, then multiply the result by 3, and finally multiply that by 10, reporting the final product.";
+    const call = manifestRecordings('openai-responses').find((r) => r.file === reasoningFile)?.toolCalls[0];
+    expect(call?.args).toBe('{"a":12,"b":7,"op":"add"}');
+    // 4–35 the summary deltas, 36–38 the reasoning's done events; 40–52 the argument deltas.
+    const cases: Array<[number[], Array<ReturnType<typeof gap>>]> = [
+      [[12], [gap(12, 13)]],
+      [[4], [gap(4, 5)]],
+      [[12, 36, 37, 38, 45], [gap(12, 13), gap(36, 39), gap(45, 46)]],
+    ];
+    for (const [dropped, warnings] of cases) {
+      for (const [cutting, chunks] of cuttings(withoutEvents(reasoningFile, dropped))) {
+        const { slots, toolCalls, finished } = assembleEvents(await eventsOf('openai-responses', chunks));
+        expect(slots.filter((s) => s.kinds.includes('reasoning')).map((s) => s.reasoning), cutting).toEqual([summary]);
+        expect(toolCalls.map((c) => [c.id, c.name, c.args]), cutting).toEqual([[call?.id, call?.name, call?.args]]);
+        expect(finished?.warnings, cutting).toEqual(warnings);
+      }
+    }
+  });
+
+  // Something a gap dropped that no final text gives back: the stream errors, and what was
+  // emitted before is never followed by text from after the gap.
+  const LOSSES: ReadonlyArray<readonly [string, Uint8Array, string, ReturnType<typeof gap>, string, string]> = [
+    [
+      'the stream ends before the message’s final texts',
+      withoutEvents(file, [10, ...range(16, 32)]),
+      'msg_0fabc13af1ee0049006a691dfebdc881a1ae18d027c313d8ce',
+      gap(10, 11),
+      textDeltas.slice(0, 4).join(''),
+      '',
+    ],
+    [
+      'the stream ends before the call’s final arguments',
+      withoutEvents(file, [26, 28, 30, 31, 32]),
+      'fc_0fabc13af1ee0049006a691dff0c1481a1b4a0eec7e3c753bb',
+      gap(26, 27),
+      messageText,
+      argumentDeltas.slice(0, 3).join(''),
+    ],
+    [
+      'the call’s done events are lost too, and response.completed has no output',
+      withoutEvents(file, [26, 30, 31], (data) => {
+        if (data.type === 'response.completed') (data.response as Record<string, unknown>).output = [];
+      }),
+      'fc_0fabc13af1ee0049006a691dff0c1481a1b4a0eec7e3c753bb',
+      gap(26, 27),
+      messageText,
+      argumentDeltas.slice(0, 3).join(''),
+    ],
+    [
+      'the message’s done events are lost too, and response.completed has no output',
+      withoutEvents(file, [10, 19, 20, 21], (data) => {
+        if (data.type === 'response.completed') (data.response as Record<string, unknown>).output = [];
+      }),
+      'msg_0fabc13af1ee0049006a691dfebdc881a1ae18d027c313d8ce',
+      gap(10, 11),
+      textDeltas.slice(0, 4).join(''),
+      // The call came after the gaps, whole.
+      '{"country":"PotatoLand"}',
+    ],
+  ];
+
+  for (const [what, bytes, itemId, lostGap, text, args] of LOSSES) {
+    for (const [cutting, chunks] of cuttings(bytes)) {
+      it(`ProviderEventStream errors with code sequence-gap when ${what} (${cutting})`, async () => {
+        const { events, error } = await runStream('openai-responses', chunks);
+        expect(error).toBeInstanceOf(ProviderError);
+        expect(error).toMatchObject({ provider: 'openai-responses', type: 'invalid-stream', code: 'sequence-gap' });
+        expect((error as ProviderError).cause).toMatchObject({ itemId, gap: lostGap });
+        expect((error as ProviderError).message).toContain(`sequence_number skipped from ${lostGap.expected - 1} to ${lostGap.received}`);
+        expect(events.some((e) => e.type === 'finished')).toBe(false);
+        const assembly = assembleEvents(events);
+        expect(assembly.slots.filter((s) => s.kinds.includes('message')).map((s) => s.text).join('')).toBe(text);
+        expect(assembly.toolCalls.map((c) => c.args).join('')).toBe(args);
+      });
+    }
+  }
+
+  // A number that goes back is an event out of order or seen twice: still an error.
+  const blocks = sseBlocks(file);
+  const reordered = (order: readonly number[]) => new TextEncoder().encode(order.map((i) => blocks[i]?.text ?? '').join(''));
+  const BACKWARDS: ReadonlyArray<readonly [string, Uint8Array, string, string]> = [
+    ['two text deltas swapped', reordered([...range(0, 9), 11, 10, ...range(12, 32)]), 'out-of-order', textDeltas.slice(0, 4).join('')],
+    ['a text delta repeated', reordered([...range(0, 10), 10, ...range(11, 32)]), 'duplicate', textDeltas.slice(0, 5).join('')],
+    ['an event from before a gap replayed after it', reordered([...range(0, 9), ...range(11, 13), 8, ...range(13, 32)]), 'duplicate', textDeltas.slice(0, 4).join('')],
+  ];
+  for (const [what, bytes, code, text] of BACKWARDS) {
+    for (const [cutting, chunks] of cuttings(bytes)) {
+      it(`ProviderEventStream errors with code ${code} when ${what} (${cutting})`, async () => {
+        const { events, error } = await runStream('openai-responses', chunks);
+        expect(error).toBeInstanceOf(ProviderError);
+        expect(error).toMatchObject({ provider: 'openai-responses', type: 'invalid-stream', code });
+        expect(assembleEvents(events).slots.filter((s) => s.kinds.includes('message')).map((s) => s.text).join('')).toBe(text);
+        expect(events.some((e) => e.type === 'finished')).toBe(false);
+      });
+    }
+  }
+
+  it('ProviderEventStream’s gap warnings pass through every stage and both relay encodings unchanged', async () => {
+    const warnings = [gap(10, 11), gap(26, 27)];
+    const bytes = withoutEvents(file, [10, 26]);
+    const recordingStream = () => streamOf([bytes]).pipeThrough(new ProviderEventStream({ provider: 'openai-responses' }));
+    for (const [name, stages] of STAGES) {
+      const source = await made(recordingStream(), stages);
+      expect(source.error, name).toBeUndefined();
+      const finishedEvents = source.events.filter((e) => (e as PipelineEvent).type === 'finished');
+      expect(finishedEvents, name).toEqual([expect.objectContaining({ type: 'finished', reason: 'tool-calls', warnings })]);
+      for (const [encoder, decoder] of [
+        [() => new EventStreamEncoder(), () => new EventStreamDecoder()],
+        [() => new NdjsonEncoder(), () => new NdjsonDecoder()],
+      ] as const) {
+        const decoded = await decode(oneByOne(await encode(source, encoder())), decoder());
+        expectSame(decoded, source, `${name}, relayed`);
+      }
+      const turn = await collectTurn(eventsThen(source.events, undefined) as ReadableStream<PipelineEvent>);
+      expect(turn.warnings, name).toEqual(warnings);
+    }
+  });
+});
+
+describe('ProviderEventStream with provider openai-responses, any run of events lost', () => {
+  /** What a turn is, for comparing a recording with a copy that lost events. */
+  const summary = (turn: Turn) => ({
+    text: turn.text,
+    reasoning: turn.reasoning,
+    refusal: turn.refusal,
+    structured: turn.structured,
+    toolCalls: turn.toolCalls.map((c) => [c.toolCallId, c.toolName, c.arguments]),
+    providerToolCalls: turn.providerToolCalls.map((c) => [c.toolCallId, c.toolName, c.arguments, c.result]),
+    incomplete: turn.incompleteToolCalls.length + turn.failedToolCalls.length,
+    finishReason: turn.finishReason,
+  });
+  const turnOf = (bytes: Uint8Array) => collectTurn(streamOf([bytes]).pipeThrough(new ProviderEventStream({ provider: 'openai-responses' })));
+
+  for (const recording of manifestRecordings('openai-responses')) {
+    if (recording.errors !== undefined || !textOf(recording.file).includes('"sequence_number"')) continue;
+    it(`ProviderEventStream gives the whole turn of ${recording.file} back when any 1, 2 or 3 events in a row are lost, and names the gap`, async () => {
+      const blocks = sseBlocks(recording.file);
+      const count = blocks.length;
+      const whole = await turnOf(bytesOf(recording.file));
+      expect(whole.warnings).toEqual([]);
+      expect(whole.toolCalls.map((c) => [c.toolCallId, c.toolName, JSON.stringify(c.arguments)])).toEqual(
+        recording.toolCalls.map((c) => [c.id, c.name, JSON.stringify(c.args === '' ? {} : JSON.parse(c.args))]),
+      );
+      let runs = 0;
+      // The first events lost look like a stream resumed later; the terminal event lost, like a cut stream.
+      for (let from = 1; from < count - 1; from++) {
+        for (let length = 1; length <= 3 && from + length < count; length++) {
+          const dropped = blocks.slice(from, from + length).map((b) => b.sequence);
+          const turn = await turnOf(withoutEvents(recording.file, dropped));
+          expect(summary(turn), `${recording.file} without ${dropped.join(', ')}`).toEqual(summary(whole));
+          expect(turn.warnings, `${recording.file} without ${dropped.join(', ')}`).toEqual([gap(blocks[from]?.sequence ?? -1, blocks[from + length]?.sequence ?? -1)]);
+          runs++;
+        }
+      }
+      expect(runs).toBe(3 * (count - 2) - 3);
+    });
+  }
 });

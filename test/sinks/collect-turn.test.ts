@@ -390,3 +390,36 @@ describe('turn.toolCalls holds only the calls the application runs', () => {
     expect(providerRun).toBe(3);
   });
 });
+
+describe('turn.warnings', () => {
+  it('collectTurn gives the finished event’s warnings as they came, and the turn is whole', async () => {
+    const warnings = [
+      { type: 'sequence-gap', expected: 10, received: 11 },
+      { type: 'sequence-gap', expected: 26, received: 29 },
+    ] as const;
+    const turn = await collectTurn(
+      streamOf([start(0, 'call_1', 'get_capital'), args(0, '{"country":'), args(0, '"France"}'), { type: 'flush', index: 0 }, { type: 'finished', reason: 'tool-calls', rawReason: 'completed', warnings }]),
+    );
+    expect(turn.warnings).toEqual([
+      { type: 'sequence-gap', expected: 10, received: 11 },
+      { type: 'sequence-gap', expected: 26, received: 29 },
+    ]);
+    expect(turn.toolCalls.map((c) => [c.toolCallId, c.arguments])).toEqual([['call_1', { country: 'France' }]]);
+    expect(turn.finishReason).toBe('tool-calls');
+  });
+
+  it('collectTurn gives no warnings for a finished event without them, or no finished event', async () => {
+    const finished = await collectTurn(streamOf([{ type: 'finished', reason: 'stop', rawReason: 'completed' }]));
+    expect(finished.warnings).toEqual([]);
+    const cut = await collectTurn(streamOf([start(0, 'call_1', 'f'), args(0, '{}'), { type: 'flush', index: 0 }]));
+    expect(cut.warnings).toEqual([]);
+  });
+
+  it('collectTurn gives no warnings on any recording, as recorded', async () => {
+    for (const recording of RECORDINGS) {
+      if (recording.errors !== undefined) continue;
+      const turn = await turnOf(recording, recordingInput(recording));
+      expect(turn.warnings, recording.file).toEqual([]);
+    }
+  });
+});
