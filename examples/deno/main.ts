@@ -54,8 +54,9 @@ const response = await fetch(`${baseUrl}/v1/messages`, {
 });
 
 // fromResponse checks the status: an HTTP error becomes a ProviderError with the provider's
-// own type and message. FieldEventStream turns each call's argument text into field events.
-const events = fromResponse(response, { provider: 'anthropic' }).pipeThrough(new FieldEventStream());
+// own type and message. FieldEventStream turns each call's argument text into field events; given
+// to fromResponse, it runs in the same read as the decoding.
+const events = fromResponse(response, { provider: 'anthropic' }, new FieldEventStream());
 
 const encoder = new TextEncoder();
 const write = (text: string) => Deno.stdout.write(encoder.encode(text));

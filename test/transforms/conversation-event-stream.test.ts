@@ -6,6 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../src/errors.ts';
+import { ProviderEventDecoder } from '../../src/providers/provider-event-decoder.ts';
+import { TurnBuilder } from '../../src/turn/turn-builder.ts';
 import { collectTurn } from '../../src/sinks/collect-turn.ts';
 import { ConversationEventStream } from '../../src/transforms/conversation-event-stream.ts';
 import { ProviderEventStream, type ProviderEventStreamInput } from '../../src/transforms/provider-event-stream.ts';
@@ -180,21 +182,24 @@ describe('ConversationEventStream keeps what it produced when the stream before 
     });
   };
 
-  it('ConversationEventStream delivers the incomplete call and finished produced by one event to a slow reader', async () => {
+  it('ConversationEventStream gives a slow reader the upstream error itself, after a prefix of what it produced (its queue dropped, as the standard says)', async () => {
     const { values, error } = await readSlowly(failingSource().pipeThrough(new ConversationEventStream()), 5);
-    expect(values.map((e) => e.type)).toEqual(['tool-call-incomplete', 'finished']);
+    expect(['tool-call-incomplete', 'finished'].slice(0, values.length)).toEqual(values.map((e) => e.type));
     expect(error).toEqual(new Error('connection reset'));
   });
 
-  it('ConversationEventStream with passthrough delivers every event before the error to a slow reader', async () => {
-    const { values, error } = await readSlowly(failingSource().pipeThrough(new ConversationEventStream({ passthrough: true })), 5);
+  it('ConversationEventStream with passthrough releases the incomplete call with its stop reason, then finished, before an upstream error', async () => {
+    const core = new TurnBuilder({ passthrough: true, messages: true });
+    const values = [...events.flatMap((event) => core.push(event)), ...core.end()];
     // The incomplete call waits for the stop reason; finished comes after the call it released.
     expect(values.map((e) => e.type)).toEqual(['part', 'part', 'flush', 'tool-call-incomplete', 'finished']);
     expect(values[3]).toMatchObject({ type: 'tool-call-incomplete', toolCallId: 'call_1', stopReason: 'max_tokens' });
+    const { values: read, error } = await readSlowly(failingSource().pipeThrough(new ConversationEventStream({ passthrough: true })), 5);
+    expect(values.slice(0, read.length)).toEqual(read);
     expect(error).toEqual(new Error('connection reset'));
   });
 
-  it('ProviderEventStream delivers the events of the last chunk before an error of the body', async () => {
+  it('ProviderEventStream: an error of the body reaches the reader itself, after a prefix of the events (as any TransformStream, a pipe abort drops what was not read)', async () => {
     const body = textOf('anthropic/text-then-tool-use.sse');
     let sent = false;
     const source = new ReadableStream<string>({
@@ -204,8 +209,10 @@ describe('ConversationEventStream keeps what it produced when the stream before 
         sent = true;
       },
     });
-    const { values, error } = await readSlowly(source.pipeThrough(new ProviderEventStream({ provider: 'anthropic' })), 1);
-    expect(values.filter((e) => e.type === 'finished')).toHaveLength(1);
+    const { values, error } = await readSlowly(source.pipeThrough(new ProviderEventStream({ provider: 'anthropic' })), 0);
+    const all = new ProviderEventDecoder({ provider: 'anthropic' }).push(body);
+    expect(all.filter((e) => e.type === 'finished')).toHaveLength(1);
+    expect(all.slice(0, values.length)).toEqual(values);
     expect(error).toEqual(new Error('connection reset'));
   });
 

@@ -119,9 +119,9 @@ describe('FragmentValueStream', () => {
 describe('JsonFragmentStream when the stage before it fails', () => {
   const DOC = ['{"a":"xy', 'z","b":[1,2]', ',"c":{"d":true}}'];
 
-  it('JsonFragmentStream delivers every fragment before an upstream error to a slow reader', async () => {
+  it('JsonFragmentStream gives a slow reader the upstream error itself, after a prefix of its fragments (its queue dropped, as the standard says)', async () => {
     const { expected, values, error, upstream } = await afterUpstreamError(DOC, () => new JsonFragmentStream());
-    expect(values).toEqual(expected);
+    expect(values).toEqual(expected.slice(0, values.length));
     expect(error).toBe(upstream);
   });
 });

@@ -488,12 +488,12 @@ describe('TaggedToolCallStream', () => {
 });
 
 describe('TaggedToolCallStream when the stage before it fails', () => {
-  it('TaggedToolCallStream delivers every event before an upstream error to a slow reader', async () => {
+  it('TaggedToolCallStream gives a slow reader the upstream error itself, after a prefix of its events (its queue dropped, as the standard says)', async () => {
     // One message part gives text, a call (start, arguments, flush) and more text at once.
     const input = [msg(0, 'Let me look. <tool_call>{"name":"get","arguments":{"q":"x"}}</tool_call> Done.')];
     const { expected, values, error, upstream } = await afterUpstreamError(input, () => new TaggedToolCallStream());
-    expect(values).toEqual(expected);
-    expect(values.length).toBeGreaterThan(3);
+    expect(values).toEqual(expected.slice(0, values.length));
+    expect(expected.length).toBeGreaterThan(3);
     expect(error).toBe(upstream);
   });
 });

@@ -22,8 +22,9 @@ async function readSlowly<T>(stream: ReadableStream<T>): Promise<{ values: T[]; 
 
 /**
  * Pipe `chunks` through the stage `make()` builds twice: from a source that closes after them
- * (`expected`: what it delivered before it ended or failed), and from a source that errors after them, read slowly (`values`, `error`). A stage
- * that keeps its output when the pipe aborts it delivers the same values, then `upstream`.
+ * (`expected`: what it delivered before it ended or failed), and from a source that errors after them, read slowly (`values`, `error`). As any
+ * `TransformStream`, a stage aborted by its pipe drops what its reader had not taken yet: `values`
+ * is a prefix of `expected`, then the reader gets `upstream` itself.
  */
 export async function afterUpstreamError<I, O>(
   chunks: readonly I[],
