@@ -1,6 +1,6 @@
 /**
- * The shape every synchronous core of the pipeline shares. Internal to `src/`; `PushCore` is
- * exported from the package root.
+ * The shape every synchronous core of the pipeline shares, and the one way to join two cores.
+ * Internal to `src/`; `PushCore` is exported from the package root.
  *
  * @module
  */
@@ -24,4 +24,55 @@ export interface PushCore<I, O> {
 export interface StageCore<I, O> {
   push(input: I, out?: O[]): O[] | Promise<O[]>;
   end(out?: O[]): O[] | Promise<O[]>;
+}
+
+/**
+ * Two cores as one: what `first` produces goes to `second`; when `first` throws, what it made
+ * before the error still goes to `second`, then the error. Used by the views that parse raw
+ * argument text themselves when no progress stage came before them. Internal.
+ */
+export class ChainedCore<I, M, O> implements PushCore<I, O> {
+  readonly #first: PushCore<I, M>;
+  readonly #second: PushCore<M, O>;
+  readonly #buffer: M[] = [];
+
+  constructor(first: PushCore<I, M>, second: PushCore<M, O>) {
+    this.#first = first;
+    this.#second = second;
+  }
+
+  push(input: I, out: O[] = []): O[] {
+    const buffer = this.#buffer;
+    let failure: { error: unknown } | undefined;
+    try {
+      this.#first.push(input, buffer);
+    } catch (error) {
+      failure = { error };
+    }
+    this.#forward(buffer, out);
+    if (failure !== undefined) throw failure.error;
+    return out;
+  }
+
+  end(out: O[] = []): O[] {
+    const buffer = this.#buffer;
+    let failure: { error: unknown } | undefined;
+    try {
+      this.#first.end(buffer);
+    } catch (error) {
+      failure = { error };
+    }
+    this.#forward(buffer, out);
+    if (failure !== undefined) throw failure.error;
+    this.#second.end(out);
+    return out;
+  }
+
+  #forward(buffer: M[], out: O[]): void {
+    try {
+      for (let i = 0; i < buffer.length; i++) this.#second.push(buffer[i] as M, out);
+    } finally {
+      buffer.length = 0;
+    }
+  }
 }

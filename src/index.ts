@@ -45,7 +45,7 @@ export type {
   FieldStartEvent,
   PipelineEvent,
   StreamingToolCallEvent,
-} from './view-types.ts';
+} from './types.ts';
 export type { PushCore } from './core.ts';
 
 // Composition: several stages in one stream hop
@@ -66,13 +66,14 @@ export type { FragmentAggregatorOptions } from './json/fragment-aggregator.ts';
 export { IncrementalJsonValueParser } from './json/incremental-json-value-parser.ts';
 export type { IncrementalJsonValueParserOptions } from './json/incremental-json-value-parser.ts';
 export { JsonFragmentStream } from './transforms/json-fragment-stream.ts';
-export type { JsonFragmentStreamOptions } from './transforms/json-fragment-stream.ts';
-export { FragmentValueCore, FragmentValueStream, JsonValueCore, JsonValueStream } from './transforms/json-value-stream.ts';
+export type { JsonFragmentStreamOptions } from './views/json-fragment-core.ts';
+export { FragmentValueCore, JsonValueCore } from './views/json-value-core.ts';
+export { FragmentValueStream, JsonValueStream } from './transforms/json-value-stream.ts';
 export type {
   FragmentValueStreamOptions,
   JsonValueStreamOptions,
   ValueSnapshot,
-} from './transforms/json-value-stream.ts';
+} from './views/json-value-core.ts';
 
 // Providers: wire bytes or SDK objects → StreamEvents
 export { ProviderEventDecoder } from './providers/provider-event-decoder.ts';
@@ -101,15 +102,18 @@ export { collectTurn } from './sinks/collect-turn.ts';
 export type { CollectTurnOptions, Turn } from './sinks/collect-turn.ts';
 
 // Views of a streaming tool call
-export { FieldEventParser } from './json/field-event-parser.ts';
-export type { FieldEventParserOptions } from './json/field-event-parser.ts';
-export { FieldEventCore, FieldEventStream } from './transforms/field-event-stream.ts';
+export { FieldEventParser } from './views/field-event-parser.ts';
+export type { FieldEventParserOptions } from './views/field-event-parser.ts';
+export { FieldEventCore } from './views/field-event-core.ts';
+export { FieldEventStream } from './transforms/field-event-stream.ts';
 export type {
   FieldEventStreamInput,
   FieldEventStreamOptions,
   FieldEventStreamOutput,
-} from './transforms/field-event-stream.ts';
-export { PathUpdateCore, PathUpdateEncoder, PathUpdateStream } from './transforms/path-update-stream.ts';
+} from './views/field-event-core.ts';
+export { PathUpdateEncoder } from './views/path-update-encoder.ts';
+export { PathUpdateCore } from './views/path-update-core.ts';
+export { PathUpdateStream } from './transforms/path-update-stream.ts';
 export type {
   PathUpdate,
   PathUpdateBase,
@@ -122,10 +126,12 @@ export type {
   PathUpdateNull,
   PathUpdateNumber,
   PathUpdatePartialString,
+} from './types.ts';
+export type {
   PathUpdateStreamInput,
   PathUpdateStreamOptions,
   PathUpdateStreamOutput,
-} from './transforms/path-update-stream.ts';
+} from './views/path-update-core.ts';
 export { JsonFragmentRebuilder } from './sinks/json-fragment-rebuilder.ts';
 export { ToolCallRebuilder } from './sinks/tool-call-rebuilder.ts';
 export type {
@@ -134,10 +140,12 @@ export type {
   ToolCallRebuilderInput,
   ToolCallRebuilderOptions,
 } from './sinks/tool-call-rebuilder.ts';
-export { ToolCallDeltaCore, ToolCallDeltaStream } from './transforms/tool-call-delta-stream.ts';
-export type { ToolCallDeltaStreamOptions } from './transforms/tool-call-delta-stream.ts';
-export { JsonTextCore, JsonTextStream } from './transforms/json-text-stream.ts';
-export type { JsonTextStreamOptions, JsonTruncation } from './transforms/json-text-stream.ts';
+export { ToolCallDeltaCore } from './views/tool-call-delta-core.ts';
+export { ToolCallDeltaStream } from './transforms/tool-call-delta-stream.ts';
+export type { ToolCallDeltaStreamOptions } from './views/tool-call-delta-core.ts';
+export { JsonTextCore } from './views/json-text-core.ts';
+export { JsonTextStream } from './transforms/json-text-stream.ts';
+export type { JsonTextStreamOptions, JsonTruncation } from './views/json-text-core.ts';
 export { TaggedToolCallStream } from './transforms/tagged-tool-call-stream.ts';
 export type { TaggedToolCallStreamOptions } from './transforms/tagged-tool-call-stream.ts';
 export { TaggedToolCallError, TaggedToolCallExtractor } from './turn/tagged-tool-call-extractor.ts';
@@ -145,17 +153,13 @@ export type {
   TaggedToolCallErrorCode,
   TaggedToolCallOptions,
 } from './turn/tagged-tool-call-extractor.ts';
-export { Coalescer, CoalesceStream } from './transforms/coalesce-stream.ts';
-export type { CoalesceInput, CoalesceStreamOptions } from './transforms/coalesce-stream.ts';
-export {
-  ArgumentValidationCore,
-  ArgumentValidationError,
-  ArgumentValidationStream,
-  validateArguments,
-} from './transforms/argument-validation-stream.ts';
+export { Coalescer } from './views/coalescer.ts';
+export { CoalesceStream } from './transforms/coalesce-stream.ts';
+export type { CoalesceInput, CoalesceStreamOptions } from './views/coalescer.ts';
+export { ArgumentValidationCore, ArgumentValidationError } from './views/argument-validation-core.ts';
+export { ArgumentValidationStream, validateArguments } from './transforms/argument-validation-stream.ts';
+export type { ArgumentIssue, ArgumentValidationErrorEvent } from './types.ts';
 export type {
-  ArgumentIssue,
-  ArgumentValidationErrorEvent,
   ArgumentValidationStreamInput,
   ArgumentValidationStreamOptions,
   ArgumentValidationStreamOutput,
@@ -163,7 +167,7 @@ export type {
   StandardSchemaIssue,
   StandardSchemaResult,
   ToolArgumentsSchema,
-} from './transforms/argument-validation-stream.ts';
+} from './views/argument-validation-core.ts';
 
 // A terminal view: a sink that draws a streaming turn as text (ANSI styles optional)
 export { TerminalRenderer, TerminalSink, genericToolRenderer, writeFileRenderer } from './sinks/terminal.ts';
@@ -213,4 +217,4 @@ export type { ProviderToolCall } from './sinks/collect-turn.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Path updates with paths relative to the previous update (a long key is not repeated)
-export type { PathUpdateEncoderOptions } from './transforms/path-update-stream.ts';
+export type { PathUpdateEncoderOptions } from './views/path-update-encoder.ts';

@@ -1,7 +1,8 @@
 /**
  * The vocabulary shared by every stage: JSON values, the recursive fragments of the incremental
- * parser (RFD 043), the typed streaming events of the provider adapters (RFD 012) and the
- * conversation events of a finished turn.
+ * parser (RFD 043), the typed streaming events of the provider adapters (RFD 012), the
+ * conversation events of a finished turn, and the events of the views (field events, path
+ * updates, raw argument deltas, validation errors). Every layer reads it; it imports nothing.
  *
  * @module
  */
@@ -335,3 +336,221 @@ export type ConversationEvent =
   | ProviderToolResultEvent
   | IncompleteToolCallEvent
   | FailedToolCallEvent;
+
+// ---------------------------------------------------------------------------------------------
+// The views of a streaming tool call: field events (axio's ToolArgStream), path updates (the
+// JsonFragment protocol), raw argument deltas (the streaming tool-call event) and validation
+// errors. Their cores are in views/; the events are here because every stage and sink after a
+// view reads them, and the turn builder reads the raw deltas.
+
+/**
+ * The identity of the tool call (or structured-output slot) a field event belongs to: present
+ * when the field events were made from `tool-call-progress` (or `structured-progress`) events,
+ * absent when they were made from plain fragments.
+ */
+export interface FieldEventSource {
+  /** The content slot. */
+  readonly index?: number;
+  readonly toolCallId?: string;
+  readonly toolName?: string;
+}
+
+/** A top-level member's key is complete; its value begins. */
+export interface FieldStartEvent extends FieldEventSource {
+  readonly type: 'field-start';
+  /** The member's decoded key; `''` for a root that is not an object. */
+  readonly key: string;
+}
+
+/**
+ * A piece of a top-level member's value: decoded text for a string (no quotes, escapes
+ * resolved), JSON text for any other value. The deltas of one field concatenate to the string,
+ * or to JSON text that parses to the value.
+ */
+export interface FieldDeltaEvent extends FieldEventSource {
+  readonly type: 'field-delta';
+  readonly key: string;
+  /** Never empty. */
+  readonly text: string;
+}
+
+/** A top-level member's value is complete. */
+export interface FieldEndEvent extends FieldEventSource {
+  readonly type: 'field-end';
+  readonly key: string;
+  /** True when the value was a string (its deltas are decoded text, not JSON). */
+  readonly string: boolean;
+}
+
+/** Field-level events for the top-level members of a document. */
+export type FieldEvent = FieldStartEvent | FieldDeltaEvent | FieldEndEvent;
+
+/**
+ * A raw argument delta of a tool call, exactly as the provider sent it (never repaired), or the
+ * call's completion (`isComplete: true`, `argumentsDelta: ''`). The `argumentsDelta`s of one call
+ * concatenate to its raw argument text.
+ */
+export interface StreamingToolCallEvent {
+  readonly type: 'streaming-tool-call';
+  /** The content slot of the call. */
+  readonly index: number;
+  /** The call id as known so far (`''` until the provider sends it). */
+  readonly toolCallId: string;
+  /** The tool name as known so far (`''` until the provider sends it). */
+  readonly toolName: string;
+  /** The call is run by the provider, not the application (its start part said so). */
+  readonly providerExecuted?: true;
+  /** This delta of the raw argument text (`''` on a start or completion event). */
+  readonly argumentsDelta: string;
+  /** True on the one final event of the call, at its flush. */
+  readonly isComplete: boolean;
+  /** The message the call belongs to, when the stage was given one. */
+  readonly messageId?: string;
+  /** The provider metadata of the parts this event replaced (a call's `caller`, item ids, …). */
+  readonly metadata?: EventMetadata;
+}
+
+/** What a {@link PathUpdate} says happened at its `path`. */
+export type PathUpdateKind = PathUpdate['kind'];
+
+/**
+ * Fields every path update has. Updates are plain JSON objects: `JSON.parse(JSON.stringify(u))`
+ * gives an update that rebuilds the same value (numbers through `raw`, so `-0` and integers
+ * beyond 2^53 survive).
+ */
+export interface PathUpdateBase {
+  readonly type: 'path-update';
+  /**
+   * JSON Pointer (RFC 6901) of the value concerned: `""` is the root, `/files/0/path` the `path`
+   * member of the first element of `files`; `~` is written `~0` and `/` is written `~1`. By
+   * default it is relative to the previous update's path when the two share their first step (it
+   * then begins with a digit: see `PathUpdateEncoderOptions.relativePaths`);
+   * `relativePaths: false` makes every path absolute.
+   */
+  readonly path: string;
+  /** The tool call's id, when the update was made from a `tool-call-progress` event (may be `""`). */
+  readonly toolCallId?: string;
+  /**
+   * The content slot, when the update was made from a `tool-call-progress` (the tool call's) or a
+   * `structured-progress` event (the structured-output document's).
+   */
+  readonly index?: number;
+  /** The update is of a structured-output document (made from a `structured-progress` event). */
+  readonly structured?: true;
+}
+
+/** A container or string begins (`start-*`) or a container ends (`end-*`) at `path`. */
+export interface PathUpdateMark extends PathUpdateBase {
+  readonly kind: 'start-object' | 'end-object' | 'start-array' | 'end-array' | 'start-string';
+}
+
+/**
+ * An object member's key is complete. `path` is the member's own pointer (the parent's pointer
+ * plus the escaped key), the same path its value's updates carry; `textValue` is the decoded key.
+ * It is sent just before the member's value begins.
+ */
+export interface PathUpdateKey extends PathUpdateBase {
+  readonly kind: 'key';
+  readonly textValue: string;
+}
+
+/** The next piece of the string at `path`: decoded text (escapes resolved), never empty. */
+export interface PathUpdatePartialString extends PathUpdateBase {
+  readonly kind: 'partial-string';
+  readonly textValue: string;
+}
+
+/**
+ * The string at `path` is complete. It carries no text: the string is the `partial-string`
+ * pieces since its `start-string`, joined (an empty string has none), so a long string crosses
+ * the wire once.
+ */
+export interface PathUpdateCompleteString extends PathUpdateBase {
+  readonly kind: 'complete-string';
+}
+
+/** A complete number: `value` as `JSON.parse` reads it, `raw` the literal as written. */
+export interface PathUpdateNumber extends PathUpdateBase {
+  readonly kind: 'complete-number';
+  readonly value: number;
+  /** The literal (`-0`, `1e400`, `12345678901234567890`): what a rebuilder reads, as `value` may not survive JSON. */
+  readonly raw?: string;
+}
+
+/** A complete `true` or `false`. */
+export interface PathUpdateBoolean extends PathUpdateBase {
+  readonly kind: 'complete-boolean';
+  readonly value: boolean;
+}
+
+/** A complete `null`. */
+export interface PathUpdateNull extends PathUpdateBase {
+  readonly kind: 'complete-null';
+  readonly value: null;
+}
+
+/** The whole document is complete (always at path `""`, after the root's own update). */
+export interface PathUpdateJsonComplete extends PathUpdateBase {
+  readonly kind: 'json-complete';
+}
+
+/**
+ * One flat update of the JsonFragment protocol. A document's updates, in order:
+ * `start-object` / `start-array` … `end-object` / `end-array` around containers; `key` then the
+ * value for each object member; `start-string`, `partial-string`*, `complete-string` for a string;
+ * one `complete-number` / `complete-boolean` / `complete-null` for a scalar; finally
+ * `json-complete` at `""`.
+ */
+export type PathUpdate =
+  | PathUpdateMark
+  | PathUpdateKey
+  | PathUpdatePartialString
+  | PathUpdateCompleteString
+  | PathUpdateNumber
+  | PathUpdateBoolean
+  | PathUpdateNull
+  | PathUpdateJsonComplete;
+
+/** An issue, with its path from the root of the arguments (JSON-serialisable). */
+export interface ArgumentIssue {
+  readonly message: string;
+  readonly path: ReadonlyArray<string | number>;
+}
+
+/** A tool call's arguments failed validation: a field as soon as it completed, or the whole. */
+export interface ArgumentValidationErrorEvent {
+  readonly type: 'validation-error';
+  /** The content slot of the call. */
+  readonly index: number;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /**
+   * JSON Pointer of the top-level field that failed (`/path`), reported when that field
+   * completed; `""` when the complete arguments failed (then `issues` holds what was not
+   * reported for a field already: a failure is reported once).
+   */
+  readonly path: string;
+  readonly issues: readonly ArgumentIssue[];
+  /**
+   * The document is structured output (checked with the `structured` schema), not a tool call's
+   * arguments; `toolCallId` and `toolName` are then `""`.
+   */
+  readonly structured?: true;
+}
+
+/**
+ * Every event a stage of the pipeline can emit: the provider's streaming events, the progress of
+ * tool-call arguments and structured output, conversation events, field events, path updates,
+ * raw argument deltas and validation errors. Every event stage accepts all of them, acts on the
+ * ones it owns and passes the others through unchanged and in order; `collectTurn` reads any of
+ * them.
+ */
+export type PipelineEvent =
+  | StreamEvent
+  | ToolCallArgumentProgress
+  | StructuredProgress
+  | ConversationEvent
+  | FieldEvent
+  | PathUpdate
+  | StreamingToolCallEvent
+  | ArgumentValidationErrorEvent;

@@ -5,8 +5,7 @@
  *
  * @module
  */
-import type { StreamFragment, Usage } from '../types.ts';
-import type { PipelineEvent } from '../view-types.ts';
+import type { PipelineEvent, StreamFragment, Usage } from '../types.ts';
 
 /** Text quoted as a JSON string: escapes keep every event on one line. */
 function quote(text: string): string {

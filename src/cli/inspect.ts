@@ -8,14 +8,21 @@
 import { open } from 'node:fs/promises';
 import { JsonStreamError, ProviderError, ToolCallArgumentsError, type ProviderName } from '../errors.ts';
 import { TerminalRenderer } from '../sinks/terminal.ts';
+import { chain } from '../transforms/chain.ts';
 import { ConversationEventStream } from '../transforms/conversation-event-stream.ts';
 import { FieldEventStream } from '../transforms/field-event-stream.ts';
 import { PathUpdateStream } from '../transforms/path-update-stream.ts';
 import { ProviderEventStream } from '../transforms/provider-event-stream.ts';
 import { ToolCallProgressStream } from '../transforms/tool-call-progress-stream.ts';
 import { TurnBuilder } from '../turn/turn-builder.ts';
-import type { FailedToolCallEvent, FinishedEvent, IncompleteToolCallEvent, ProviderToolCallEvent, ToolCallEvent } from '../types.ts';
-import type { PipelineEvent } from '../view-types.ts';
+import type {
+  FailedToolCallEvent,
+  FinishedEvent,
+  IncompleteToolCallEvent,
+  PipelineEvent,
+  ProviderToolCallEvent,
+  ToolCallEvent,
+} from '../types.ts';
 import { formatEvent, formatEventJson } from './format.ts';
 import { guessProvider } from './guess-provider.ts';
 
@@ -141,21 +148,23 @@ async function recognise(iterator: AsyncIterator<Uint8Array>): Promise<{ provide
   );
 }
 
-/** The stage whose output a view prints. */
-function viewOf(view: View, json: boolean, events: ReadableStream<PipelineEvent>): ReadableStream<PipelineEvent> {
+/** The decoder and the stage whose output a view prints, as one stage (one hop per read). */
+function viewOf(view: View, json: boolean, provider: ProviderName): TransformStream<Uint8Array | string, PipelineEvent> {
+  const decoder = new ProviderEventStream({ provider });
   switch (view) {
     case 'events':
-      return events;
+      return decoder;
     case 'fragments':
-      return events.pipeThrough(new ToolCallProgressStream({ isolateErrors: true }));
+      return chain(decoder, new ToolCallProgressStream({ isolateErrors: true }));
+    // A view prints its own events: the progress they were made from is not passed on.
     case 'fields':
-      return events.pipeThrough(new FieldEventStream({ isolateErrors: true }));
+      return chain(decoder, new FieldEventStream({ isolateErrors: true, keepProgress: false }));
     case 'paths':
-      return events.pipeThrough(new PathUpdateStream({ isolateErrors: true, relativePaths: false }));
+      return chain(decoder, new PathUpdateStream({ isolateErrors: true, relativePaths: false, keepProgress: false }));
     case 'turn':
       // As JSON: the conversation events. As text: the terminal renderer reads the events as
       // they come (it parses the arguments itself).
-      return json ? events.pipeThrough(new ConversationEventStream({ isolateErrors: true })) : events;
+      return json ? chain(decoder, new ConversationEventStream({ isolateErrors: true })) : decoder;
   }
 }
 
@@ -309,8 +318,7 @@ export async function inspect(options: InspectOptions, stdout: Output, stderr: O
     return EXIT.error;
   }
 
-  const events = inputStream(held, iterator, exhausted).pipeThrough(new ProviderEventStream({ provider }));
-  const output = viewOf(options.view, options.json, events);
+  const output = inputStream(held, iterator, exhausted).pipeThrough(viewOf(options.view, options.json, provider));
   const renderer =
     options.view === 'turn' && !options.json
       ? // Not a terminal: no width to cut the result lines to, the whole arguments are wanted.

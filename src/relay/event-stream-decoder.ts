@@ -5,7 +5,7 @@
  * @module
  */
 import { createParser, type EventSourceMessage, type EventSourceParser, type ParseError } from 'eventsource-parser';
-import type { PipelineEvent } from '../view-types.ts';
+import type { PipelineEvent } from '../types.ts';
 import { ChunkText, decoderTransformer, maxEventLength, type DecoderCore, type RelayDecoderOptions } from './relay-decoder.ts';
 import { RelayError } from './relay-error.ts';
 import { errorClasses, readError, readEvent, type ErrorClass } from './wire.ts';

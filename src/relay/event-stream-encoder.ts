@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { PipelineEvent } from '../view-types.ts';
+import type { PipelineEvent } from '../types.ts';
 import { RelayEncoder, type RelayEncoderOptions, type RelayFramer } from './relay-encoder.ts';
 import { writeError, writeEvent } from './wire.ts';
 

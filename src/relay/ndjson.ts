@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { PipelineEvent } from '../view-types.ts';
+import type { PipelineEvent } from '../types.ts';
 import { ChunkText, decoderTransformer, maxEventLength, type DecoderCore, type RelayDecoderOptions } from './relay-decoder.ts';
 import { RelayEncoder, type RelayEncoderOptions, type RelayFramer } from './relay-encoder.ts';
 import { RelayError } from './relay-error.ts';

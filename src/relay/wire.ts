@@ -15,7 +15,7 @@
  * @module
  */
 import { ParseError } from 'eventsource-parser';
-import { ArgumentValidationError } from '../transforms/argument-validation-stream.ts';
+import { ArgumentValidationError } from '../views/argument-validation-core.ts';
 import { JsonStreamError, ProviderError, ToolCallArgumentsError } from '../errors.ts';
 import { escapeToken, unescapeToken } from '../json/json-pointer.ts';
 import { TaggedToolCallError } from '../turn/tagged-tool-call-extractor.ts';

@@ -1,11 +1,11 @@
 import { FINAL_EVENTS, TurnBuilder, type TurnBuilderOptions } from '../turn/turn-builder.ts';
-import type { PipelineEvent } from '../view-types.ts';
 import type {
   ConversationEvent,
   FailedToolCallEvent,
   FinishReason,
   IncompleteToolCallEvent,
   JsonValue,
+  PipelineEvent,
   StreamWarning,
   ToolCallEvent,
   Usage,

@@ -5,8 +5,7 @@
  * @module
  */
 import { unescapeToken } from '../json/json-pointer.ts';
-import type { JsonObject, JsonValue } from '../types.ts';
-import type { PathUpdate } from '../transforms/path-update-stream.ts';
+import type { JsonObject, JsonValue, PathUpdate } from '../types.ts';
 
 type Container = JsonObject | JsonValue[];
 

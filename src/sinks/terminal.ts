@@ -7,15 +7,17 @@
  *
  * @module
  */
-import { FieldEventParser } from '../json/field-event-parser.ts';
-import type { ArgumentValidationErrorEvent } from '../transforms/argument-validation-stream.ts';
-import type { PathUpdate } from '../transforms/path-update-stream.ts';
+import { FieldEventParser } from '../views/field-event-parser.ts';
 import { TurnBuilder } from '../turn/turn-builder.ts';
 import type {
+  ArgumentValidationErrorEvent,
   FailedToolCallEvent,
+  FieldEvent,
   FinishedEvent,
   IncompleteToolCallEvent,
   JsonValue,
+  PathUpdate,
+  PipelineEvent,
   ProviderToolCallEvent,
   ProviderToolResultEvent,
   StreamFragment,
@@ -24,7 +26,6 @@ import type {
   Usage,
   ValueKind,
 } from '../types.ts';
-import type { FieldEvent, PipelineEvent } from '../view-types.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The renderer interface
@@ -447,6 +448,12 @@ export class TerminalRenderer {
   readonly #calls = new Map<number, CallState>();
   /** Slots whose field events or path updates came from a stage before this one. */
   readonly #upstream = new Set<number>();
+  /**
+   * What each slot's arguments are drawn from: the first of its progress, field events or path
+   * updates to arrive. The others carry the same arguments again (views pass progress on), so
+   * they are not drawn.
+   */
+  readonly #drawnFrom = new Map<number, 'progress' | 'fields' | 'paths'>();
   /** Text slots drawn from their parts (their `message`/`reasoning` event is then not drawn again). */
   readonly #streamedText = new Set<number>();
   /** What is being drawn: `text:<index>`, `reasoning:<index>`, `call:<index>`, `finished`, or nothing yet. */
@@ -483,12 +490,14 @@ export class TerminalRenderer {
       case 'field-delta':
       case 'field-end': {
         const index = event.index ?? -1;
+        if (!this.#drawsFrom(index, 'fields')) break;
         this.#fromUpstream(index, event.toolCallId, event.toolName);
         this.#field(index, cleanField(event));
         break;
       }
       case 'path-update': {
         const index = event.index ?? -1;
+        if (!this.#drawsFrom(index, 'paths')) break;
         this.#fromUpstream(index, event.toolCallId, undefined);
         let decoder = this.#updates.get(index);
         if (decoder === undefined) this.#updates.set(index, (decoder = new PathUpdateDecoder()));
@@ -562,11 +571,11 @@ export class TerminalRenderer {
         return;
       case 'tool-call-progress':
         this.#call(event.index, event.toolCallId, event.toolName, event.providerExecuted);
-        this.#fragment(event.index, event.fragment);
+        if (this.#drawsFrom(event.index, 'progress')) this.#fragment(event.index, event.fragment);
         return;
       case 'structured-progress':
         this.#call(event.index, '', 'structured output');
-        this.#fragment(event.index, event.fragment);
+        if (this.#drawsFrom(event.index, 'progress')) this.#fragment(event.index, event.fragment);
         return;
       case 'message':
       case 'reasoning':
@@ -599,6 +608,14 @@ export class TerminalRenderer {
         // `flush`, and what no stage of this version emits: nothing to draw.
         return;
     }
+  }
+
+  /** Whether slot `index` is drawn from `source` (the first source to arrive for it). */
+  #drawsFrom(index: number, source: 'progress' | 'fields' | 'paths'): boolean {
+    const drawn = this.#drawnFrom.get(index);
+    if (drawn !== undefined) return drawn === source;
+    this.#drawnFrom.set(index, source);
+    return true;
   }
 
   /** Field events or path updates for `index` came from a stage before: the builder leaves the slot alone. */
@@ -695,6 +712,7 @@ export class TerminalRenderer {
     this.#plain(`${this.#result(event, call)}\n`);
     this.#documents.delete(call.index);
     this.#updates.delete(call.index);
+    this.#drawnFrom.delete(call.index);
   }
 
   #result(event: ToolCallEndEvent, call: CallState): string {

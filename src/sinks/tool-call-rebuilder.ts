@@ -7,10 +7,17 @@
 import { JsonStreamError, ToolCallArgumentsError } from '../errors.ts';
 import { IncrementalJsonValueParser } from '../json/incremental-json-value-parser.ts';
 import type { JsonLimits } from '../json/scanner.ts';
-import type { PathUpdate } from '../transforms/path-update-stream.ts';
-import type { FailedToolCallEvent, IncompleteToolCallEvent, JsonValue, ProviderToolCallEvent, StreamEvent, ToolCallEvent } from '../types.ts';
+import type {
+  FailedToolCallEvent,
+  IncompleteToolCallEvent,
+  JsonValue,
+  PathUpdate,
+  PipelineEvent,
+  ProviderToolCallEvent,
+  StreamEvent,
+  ToolCallEvent,
+} from '../types.ts';
 import { JsonFragmentRebuilder } from './json-fragment-rebuilder.ts';
-import type { PipelineEvent } from '../view-types.ts';
 
 /** Options of {@link ToolCallRebuilder}: the limits of the parsers used for raw argument text. */
 export interface ToolCallRebuilderOptions extends JsonLimits {}

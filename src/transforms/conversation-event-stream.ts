@@ -1,5 +1,5 @@
 import { TurnBuilder, type TurnBuilderOptions } from '../turn/turn-builder.ts';
-import type { PipelineEvent } from '../view-types.ts';
+import type { PipelineEvent } from '../types.ts';
 import { Stage } from './stage.ts';
 
 /** Options of {@link ConversationEventStream}. */

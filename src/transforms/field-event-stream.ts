@@ -1,108 +1,18 @@
-import { FieldEventParser } from '../json/field-event-parser.ts';
-import type { JsonLimits } from '../json/scanner.ts';
-import { FINAL_EVENTS, TurnBuilder } from '../turn/turn-builder.ts';
-import type { StreamFragment } from '../types.ts';
-import type { FieldEvent, PipelineEvent } from '../view-types.ts';
-import { ChainedCore, type PushCore, Stage } from './stage.ts';
-
 /**
- * What {@link FieldEventStream} reads: the fragments of one document (`JsonFragmentStream`), or
- * any pipeline event (`ProviderEventStream` and every stage after it).
+ * The field view as a stream: a thin shell over {@link FieldEventCore}.
+ *
+ * @module
  */
-export type FieldEventStreamInput = StreamFragment | PipelineEvent;
+import type { PushCore } from '../core.ts';
+import { Stage } from './stage.ts';
+import {
+  FieldEventCore,
+  type FieldEventStreamInput,
+  type FieldEventStreamOptions,
+  type FieldEventStreamOutput,
+} from '../views/field-event-core.ts';
 
-/** What {@link FieldEventStream} emits: field events, and every event it does not own. */
-export type FieldEventStreamOutput = FieldEvent | PipelineEvent;
-
-/** Options of {@link FieldEventStream} and {@link FieldEventCore}. */
-export interface FieldEventStreamOptions extends JsonLimits {
-  /**
-   * Keep the `tool-call-progress` / `structured-progress` events in the output, each before the
-   * field events it makes (to chain another view after this one).
-   * @default false
-   */
-  readonly keepProgress?: boolean;
-  /** As `ToolCallProgressStream`'s, for the arguments this stage parses itself. @default false */
-  readonly isolateErrors?: boolean;
-  /** As `ToolCallProgressStream`'s, for the arguments this stage parses itself. @default false */
-  readonly repair?: boolean;
-}
-
-const FRAGMENT_TYPES: ReadonlySet<string> = new Set(['start', 'string', 'scalar', 'entry', 'item', 'done']);
-
-/** Progress and fragments → field events; one {@link FieldEventParser} per slot. */
-class FieldSplitter implements PushCore<FieldEventStreamInput, FieldEventStreamOutput> {
-  /** One parser per content slot; `-1` holds the plain-fragment document. */
-  readonly #documents = new Map<number, FieldEventParser>();
-  readonly #keepProgress: boolean;
-
-  constructor(keepProgress: boolean) {
-    this.#keepProgress = keepProgress;
-  }
-
-  #documentOf(index: number): FieldEventParser {
-    let parser = this.#documents.get(index);
-    if (parser === undefined) {
-      parser = new FieldEventParser();
-      this.#documents.set(index, parser);
-    }
-    return parser;
-  }
-
-  push(input: FieldEventStreamInput, out: FieldEventStreamOutput[] = []): FieldEventStreamOutput[] {
-    const events = out as FieldEvent[];
-    switch (input.type) {
-      case 'tool-call-progress': {
-        if (this.#keepProgress) out.push(input);
-        const parser = this.#documentOf(input.index);
-        const source = parser.source;
-        if (source.toolCallId !== input.toolCallId || source.toolName !== input.toolName) {
-          parser.source = { index: input.index, toolCallId: input.toolCallId, toolName: input.toolName };
-        }
-        parser.pushFragment(input.fragment, events);
-        if (parser.complete) this.#documents.delete(input.index);
-        return out;
-      }
-      case 'structured-progress': {
-        if (this.#keepProgress) out.push(input);
-        const parser = this.#documentOf(input.index);
-        if (parser.source.index === undefined) parser.source = { index: input.index };
-        parser.pushFragment(input.fragment, events);
-        if (parser.complete) this.#documents.delete(input.index);
-        return out;
-      }
-      default:
-        if (FRAGMENT_TYPES.has(input.type)) {
-          // A complete plain document stays, so that fragments after it are refused.
-          this.#documentOf(-1).pushFragment(input as StreamFragment, events);
-          return out;
-        }
-        // The call is over: release its state.
-        if (input.type === 'flush' || FINAL_EVENTS.has(input.type)) this.#documents.delete((input as { readonly index: number }).index);
-        out.push(input as PipelineEvent);
-        return out;
-    }
-  }
-
-  end(out: FieldEventStreamOutput[] = []): FieldEventStreamOutput[] {
-    return out;
-  }
-}
-
-/**
- * The core of {@link FieldEventStream}: `push(input) → outputs`, `end() → outputs`. Argument text
- * that no stage before it parsed (raw `tool-call-arguments` parts) is parsed here as
- * `ToolCallProgressStream` would, then split into fields.
- */
-export class FieldEventCore extends ChainedCore<FieldEventStreamInput, FieldEventStreamInput, FieldEventStreamOutput> {
-  constructor(options: FieldEventStreamOptions = {}) {
-    const { keepProgress = false, ...progress } = options;
-    super(
-      new TurnBuilder({ ...progress, progress: true, messages: false }) as PushCore<FieldEventStreamInput, FieldEventStreamInput>,
-      new FieldSplitter(keepProgress),
-    );
-  }
-}
+export type { FieldEventStreamInput, FieldEventStreamOptions, FieldEventStreamOutput };
 
 /**
  * Field-level events (axio's ToolArgStream) for the top-level members of tool-call arguments:
@@ -113,18 +23,25 @@ export class FieldEventCore extends ChainedCore<FieldEventStreamInput, FieldEven
  * It reads either of two inputs:
  * - **Plain fragments** (`JsonFragmentStream`'s output): one document; the events carry no
  *   identity.
- * - **Pipeline events**: `tool-call-progress` events (from `ToolCallProgressStream` or
- *   `ConversationEventStream({progress: true})`) are replaced by the field events of their call,
- *   each with the call's `index`, `toolCallId` and `toolName` (as known when it is emitted); calls
- *   interleave freely; `structured-progress` gives the field events of a structured-output
- *   document with its `index`. Raw argument parts with no progress stage before are parsed here
- *   first (they become the same field events, and each call's `tool-call` event). Everything
- *   else — text, reasoning, `tool-call-start`, the call's `tool-call` event, `finished`, other
- *   views — passes through unchanged and in order.
+ * - **Pipeline events**: each `tool-call-progress` event (from `ToolCallProgressStream`,
+ *   `ConversationEventStream({progress: true})` or another view) is followed by the field events
+ *   it completes, each with the call's `index`, `toolCallId` and `toolName` (as known when it is
+ *   emitted); calls interleave freely; `structured-progress` gives the field events of a
+ *   structured-output document with its `index`. Raw argument parts with no progress stage before
+ *   are parsed here first (they become progress events, the same field events, and each call's
+ *   `tool-call` event). Everything else — text, reasoning, `tool-call-start`, the call's
+ *   `tool-call` event, `finished`, other views — passes through unchanged and in order.
+ *
+ * The progress events and plain fragments it reads are passed on (before the field events they
+ * make), so that any view can follow this one; `keepProgress: false` drops them. A stream with
+ * nothing this stage owns passes through unchanged.
  *
  * A field starts with the first fragment of its value (the key travels with it). `flush` emits
  * nothing of its own: a document that stopped early leaves its last field without a `field-end`
  * (the call's `tool-call-incomplete` says so).
+ *
+ * The type parameter is what it reads, inferred from the stream it is piped from: after plain
+ * fragments the output is fragments and field events, after pipeline events any pipeline event.
  *
  * @throws {TypeError} (erroring the stream) for fragments out of order.
  * @example
@@ -139,8 +56,8 @@ export class FieldEventCore extends ChainedCore<FieldEventStreamInput, FieldEven
  * }
  * ```
  */
-export class FieldEventStream extends Stage<FieldEventStreamInput, FieldEventStreamOutput> {
+export class FieldEventStream<I extends FieldEventStreamInput = FieldEventStreamInput> extends Stage<I, FieldEventStreamOutput<I>> {
   constructor(options: FieldEventStreamOptions = {}) {
-    super(new FieldEventCore(options));
+    super(new FieldEventCore(options) as PushCore<FieldEventStreamInput, unknown> as PushCore<I, FieldEventStreamOutput<I>>);
   }
 }

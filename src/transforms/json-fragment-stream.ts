@@ -1,44 +1,13 @@
-import { JsonStreamError } from '../errors.ts';
-import { IncrementalJsonParser } from '../json/incremental-json-parser.ts';
-import type { JsonLimits } from '../json/scanner.ts';
+/**
+ * JSON text → fragments as a stream: a thin shell over the incremental parser's push core.
+ *
+ * @module
+ */
 import type { StreamFragment } from '../types.ts';
-import { type PushCore, Stage } from './stage.ts';
+import { Stage } from './stage.ts';
+import { FragmentCore, type JsonFragmentStreamOptions } from '../views/json-fragment-core.ts';
 
-/** Options of {@link JsonFragmentStream}: the parser's limits, and what a cut document does. */
-export interface JsonFragmentStreamOptions extends JsonLimits {
-  /**
-   * End the stream normally when the text stops before the document is complete (a truncated
-   * tool call), instead of erroring it with `unexpected-end`: the fragments stop where the text
-   * stopped, and a later `JsonTextStream({ repair: true })` closes the document. Invalid text is
-   * still an error.
-   * @default false
-   */
-  readonly allowTruncated?: boolean;
-}
-
-/** {@link IncrementalJsonParser} as a push core, optionally tolerant of a cut document. */
-class FragmentCore implements PushCore<string | Uint8Array, StreamFragment> {
-  readonly #parser: IncrementalJsonParser;
-  readonly #allowTruncated: boolean;
-
-  constructor(options: JsonFragmentStreamOptions) {
-    this.#parser = new IncrementalJsonParser(options);
-    this.#allowTruncated = options.allowTruncated === true;
-  }
-
-  push(chunk: string | Uint8Array, out: StreamFragment[] = []): StreamFragment[] {
-    return this.#parser.push(chunk, out);
-  }
-
-  end(out: StreamFragment[] = []): StreamFragment[] {
-    try {
-      return this.#parser.end(out);
-    } catch (error) {
-      if (this.#allowTruncated && error instanceof JsonStreamError && error.code === 'unexpected-end') return out;
-      throw error;
-    }
-  }
-}
+export type { JsonFragmentStreamOptions };
 
 /**
  * JSON text (strings, or UTF-8 bytes cut anywhere) → {@link StreamFragment}s, one stream chunk

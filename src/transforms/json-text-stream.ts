@@ -1,26 +1,13 @@
-import { JsonWriter } from '../json/json-writer.ts';
+/**
+ * JSON text as a stream: a thin shell over {@link JsonTextCore}.
+ *
+ * @module
+ */
 import type { StreamFragment } from '../types.ts';
-import { type PushCore, Stage } from './stage.ts';
+import { Stage } from './stage.ts';
+import { JsonTextCore, type JsonTextStreamOptions, type JsonTruncation } from '../views/json-text-core.ts';
 
-/** Options of {@link JsonTextStream}. */
-export interface JsonTextStreamOptions {
-  /**
-   * Close a document whose fragments stop early (a truncated tool call) instead of erroring: at
-   * the end of input the stream emits the closing text (`"`, `}`, `]`) as its last chunk, so the
-   * output parses to the aggregator's snapshot, and {@link JsonTextStream.truncation} says what
-   * was closed.
-   * @default false
-   */
-  readonly repair?: boolean;
-}
-
-/** What {@link JsonTextStream} closed when it repaired a truncated document. */
-export interface JsonTruncation {
-  /** JSON Pointer of the innermost value that was still open (`""` for the root). */
-  readonly path: string;
-  /** The text the stream appended to close the document (`''` when nothing had begun). */
-  readonly closing: string;
-}
+export type { JsonTextStreamOptions, JsonTruncation };
 
 /**
  * {@link StreamFragment}s of one document → JSON text, chunk by chunk: a relay can forward a
@@ -38,7 +25,11 @@ export interface JsonTruncation {
  * ended to know whether it was repaired. Input that stopped before any fragment stays empty
  * (there is no value to close) and counts as truncated.
  *
- * @throws {TypeError} (erroring the stream) for fragments out of order.
+ * It reads fragments only: in a pipeline of events, the JSON text of each tool call's arguments is
+ * {@link ToolCallDeltaStream}'s (a pipeline event errors this stream with a `TypeError` that says
+ * so).
+ *
+ * @throws {TypeError} (erroring the stream) for fragments out of order, or an input that is not a fragment.
  * @example
  * ```ts
  * const text = new JsonTextStream({ repair: true });
@@ -70,33 +61,5 @@ export class JsonTextStream extends Stage<StreamFragment, string> {
   /** What `repair` closed, or `undefined` when the document was complete (or not yet ended). */
   get truncation(): JsonTruncation | undefined {
     return this.#core.truncation;
-  }
-}
-
-/** The core of {@link JsonTextStream}: `push(fragment) → text pieces`, `end() → the closing text`. */
-export class JsonTextCore implements PushCore<StreamFragment, string> {
-  readonly #writer = new JsonWriter();
-  readonly #repair: boolean;
-  /** What `repair` closed, once the input has ended. */
-  truncation: JsonTruncation | undefined;
-
-  constructor(options: JsonTextStreamOptions = {}) {
-    this.#repair = options.repair === true;
-  }
-
-  push(fragment: StreamFragment, out: string[] = []): string[] {
-    const text = this.#writer.push(fragment);
-    if (text !== '') out.push(text);
-    return out;
-  }
-
-  end(out: string[] = []): string[] {
-    const writer = this.#writer;
-    if (writer.complete) return out;
-    if (!this.#repair) writer.end();
-    const closing = writer.closing();
-    if (closing !== '') out.push(closing);
-    this.truncation = { path: writer.path, closing };
-    return out;
   }
 }

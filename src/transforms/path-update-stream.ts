@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { PushCore } from '../core.ts';
 import { Stage } from './stage.ts';
 import {
   PathUpdateCore,
@@ -36,6 +37,9 @@ export type { PathUpdateStreamInput, PathUpdateStreamOptions, PathUpdateStreamOu
  * immediately before the value's first update. Per-call state, O(depth), is released at the
  * call's `json-complete` or its conversation event.
  *
+ * The type parameter is what it reads, inferred from the stream it is piped from: after plain
+ * fragments the output is fragments and updates, after pipeline events any pipeline event.
+ *
  * `flush` emits nothing of its own: a document that is still open simply ends without
  * `json-complete` (the call's `tool-call-incomplete` says so). Fragments out of order error the
  * stream with a `TypeError`, after the updates made before it have been delivered.
@@ -48,8 +52,8 @@ export type { PathUpdateStreamInput, PathUpdateStreamOptions, PathUpdateStreamOu
  * for await (const update of updates) sse.send(JSON.stringify(update)); // a ToolCallRebuilder in the browser
  * ```
  */
-export class PathUpdateStream extends Stage<PathUpdateStreamInput, PathUpdateStreamOutput> {
+export class PathUpdateStream<I extends PathUpdateStreamInput = PathUpdateStreamInput> extends Stage<I, PathUpdateStreamOutput<I>> {
   constructor(options: PathUpdateStreamOptions = {}) {
-    super(new PathUpdateCore(options));
+    super(new PathUpdateCore(options) as PushCore<PathUpdateStreamInput, unknown> as PushCore<I, PathUpdateStreamOutput<I>>);
   }
 }

@@ -1,5 +1,5 @@
 import { TaggedToolCallExtractor, type TaggedToolCallOptions } from '../turn/tagged-tool-call-extractor.ts';
-import type { PipelineEvent } from '../view-types.ts';
+import type { PipelineEvent } from '../types.ts';
 import { Stage } from './stage.ts';
 
 /** Options of {@link TaggedToolCallStream}. */

@@ -1,6 +1,6 @@
 import type { JsonLimits } from '../json/scanner.ts';
 import { TurnBuilder } from '../turn/turn-builder.ts';
-import type { PipelineEvent } from '../view-types.ts';
+import type { PipelineEvent } from '../types.ts';
 import { Stage } from './stage.ts';
 
 /** Options of {@link ToolCallProgressStream}. */

@@ -9,10 +9,9 @@
  *
  * @module
  */
-import type { PipelineEvent } from '../view-types.ts';
 import { JsonStreamError, excerpt, type JsonStreamErrorCode } from '../errors.ts';
 import { JsonScanner, OBJECT, STRING, type JsonLimits, type JsonVisitor, type KindCode } from '../json/scanner.ts';
-import type { EventMetadata, JsonScalar, StreamEvent } from '../types.ts';
+import type { EventMetadata, JsonScalar, PipelineEvent, StreamEvent } from '../types.ts';
 
 /** Why a tagged tool call was rejected. */
 export type TaggedToolCallErrorCode =

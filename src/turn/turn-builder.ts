@@ -21,10 +21,11 @@ import type {
   FlushEvent,
   JsonValue,
   PartEvent,
+  PipelineEvent,
   ProviderToolResultPart,
   StreamFragment,
+  StreamingToolCallEvent,
 } from '../types.ts';
-import type { PipelineEvent, StreamingToolCallEvent } from '../view-types.ts';
 
 /** Options of {@link TurnBuilder}. */
 export interface TurnBuilderOptions extends JsonLimits {

@@ -50,10 +50,10 @@ describe('One vocabulary', () => {
     }
   });
 
-  it('FieldEventStream passes the text, the reasoning and the finished call through', async () => {
+  it('FieldEventStream passes the text, the reasoning, the progress and the finished call through', async () => {
     const events = await readAll(provider().pipeThrough(new ToolCallProgressStream()).pipeThrough(new FieldEventStream()));
     const types = new Set(events.map((e) => (e.type === 'part' ? `part:${e.part.type}` : e.type)));
-    expect([...types].sort()).toEqual(['field-delta', 'field-end', 'field-start', 'finished', 'flush', 'part:message', 'part:tool-call-start', 'tool-call']);
+    expect([...types].sort()).toEqual(['field-delta', 'field-end', 'field-start', 'finished', 'flush', 'part:message', 'part:tool-call-start', 'tool-call', 'tool-call-progress']);
   });
 
   it('ToolCallProgressStream and PathUpdateStream replace the raw argument parts instead of passing them through', async () => {

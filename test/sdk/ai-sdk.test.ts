@@ -18,7 +18,7 @@ import { TerminalSink } from '../../src/sinks/terminal.ts';
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import { ProviderError } from '../../src/errors.ts';
 import type { ReplayProvider } from '../../src/cli/replay-server.ts';
-import type { PipelineEvent } from '../../src/view-types.ts';
+import type { PipelineEvent } from '../../src/types.ts';
 import { manifestRecordings, type ManifestRecording } from '../manifest.ts';
 import { readAll, settle, streamOf } from '../helpers.ts';
 import { closeServersAfterEach, replay, turnCalls } from './replay.ts';
@@ -179,8 +179,9 @@ describe('fullStream piped straight into the stages (its parts an input of their
     // A `start` fragment (it has a `kind`) and argstream's own `tool-call` event pass through as they are.
     const own = [{ type: 'tool-call', index: 3, toolCallId: 'x', toolName: 'y', arguments: {} }];
     expect(await readAll(streamOf<object>(own).pipeThrough(new ToolCallProgressStream()))).toEqual(own);
-    const fields = await readAll(streamOf<object>([{ type: 'start', kind: 'object' }, { type: 'done' }]).pipeThrough(new FieldEventStream()));
-    expect(fields).toEqual([]);
+    // Plain fragments of `{}`: passed on (a later view may need them), and no field events.
+    const fragments = [{ type: 'start', kind: 'object' }, { type: 'done' }];
+    expect(await readAll(streamOf<object>(fragments).pipeThrough(new FieldEventStream()))).toEqual(fragments);
   });
 });
 

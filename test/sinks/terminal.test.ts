@@ -455,11 +455,11 @@ describe('TerminalSink as a stream citizen', () => {
     expect(log).toEqual(['a', 'b', '\n\nfinished: stop (end_turn)\n']);
   });
 
-  it('TerminalSink errors with a one-line reason for field events that do not fit together', async () => {
+  it('TerminalSink errors with a one-line reason for path updates that do not fit together', async () => {
     let out = '';
     const events: PipelineEvent[] = [
-      { type: 'field-start', index: 0, toolCallId: 'c', toolName: 'x', key: 'a' },
-      { type: 'path-update', index: 0, toolCallId: 'c', path: '', kind: 'end-array' },
+      { type: 'path-update', index: 0, toolCallId: 'c', path: '', kind: 'start-object' },
+      { type: 'path-update', index: 0, toolCallId: 'c', path: '', kind: 'start-array' },
     ];
     const error = await streamOf(events)
       .pipeTo(new TerminalSink({ write: (t) => void (out += t) }))

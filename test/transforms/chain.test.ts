@@ -76,8 +76,10 @@ describe('chain', () => {
 
   it('chain gives what the separate hops give, event for event', async () => {
     const events: PipelineEvent[] = [start(0, 'c', 'write_file'), args(0, '{"path":"a.'), text(1, 'hi'), args(0, 'txt","n":[1,'), args(0, '2]}'), flush(0), flush(1), finished('tool-calls', 'tool_use')];
-    const fused = await readAll(streamOf(events).pipeThrough(chain(new ToolCallProgressStream(), new FieldEventStream(), new ConversationEventStream())));
-    const hops = await readAll(streamOf(events).pipeThrough(new ToolCallProgressStream(), {}).pipeThrough(new FieldEventStream(), {}).pipeThrough(new ConversationEventStream(), {}));
+    const fused = await readAll(streamOf(events).pipeThrough(chain(new ToolCallProgressStream(), new FieldEventStream({ keepProgress: false }), new ConversationEventStream())));
+    const hops = await readAll(
+      streamOf(events).pipeThrough(new ToolCallProgressStream(), {}).pipeThrough(new FieldEventStream({ keepProgress: false }), {}).pipeThrough(new ConversationEventStream(), {}),
+    );
     // Separate hops see one progress event per chunk, so their field deltas are cut finer:
     // joined, the two are the same.
     expect(joinAdjacentText([...fused])).toEqual(joinAdjacentText([...hops]));
@@ -88,7 +90,7 @@ describe('chain', () => {
 
   it('chain: an error in a later core comes after everything produced before it, and cancels the source', async () => {
     const { stream, log } = recordingSource<PipelineEvent>([start(0, 'c', 'f'), text(1, 'before'), args(0, '{"a":1,'), args(0, 'x'), args(0, '}'), flush(0)]);
-    const { values, error } = await settle(stream.pipeThrough(chain(new ToolCallProgressStream(), new FieldEventStream())));
+    const { values, error } = await settle(stream.pipeThrough(chain(new ToolCallProgressStream(), new FieldEventStream({ keepProgress: false }))));
     expect(error).toBeInstanceOf(ToolCallArgumentsError);
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(values.map((e) => e.type)).toEqual(['part', 'part', 'field-start', 'field-delta', 'field-end']);

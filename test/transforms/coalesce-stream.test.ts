@@ -13,7 +13,7 @@ import {
   type ToolCallArgumentProgress,
   type ToolCallProgressStreamOutput,
 } from '../../src/index.ts';
-import { Coalescer } from '../../src/transforms/coalesce-stream.ts';
+import { Coalescer } from '../../src/views/coalescer.ts';
 import { args, cutAt, readAll, streamOf } from '../helpers.ts';
 import { JsonFragmentStream } from '../../src/transforms/json-fragment-stream.ts';
 import { afterUpstreamError } from './upstream-error.ts';

@@ -1,126 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { IncrementalJsonParser } from '../../src/json/incremental-json-parser.ts';
 import { JsonFragmentStream } from '../../src/transforms/json-fragment-stream.ts';
-import { PathUpdateEncoder, PathUpdateStream, type PathUpdate, type PathUpdateStreamOutput } from '../../src/transforms/path-update-stream.ts';
+import { PathUpdateStream, type PathUpdateStreamOutput } from '../../src/transforms/path-update-stream.ts';
+import { PathUpdateEncoder } from '../../src/views/path-update-encoder.ts';
 import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-stream.ts';
 import { JsonFragmentRebuilder } from '../../src/sinks/json-fragment-rebuilder.ts';
 import { ToolCallRebuilder } from '../../src/sinks/tool-call-rebuilder.ts';
 import { NdjsonDecoder, NdjsonEncoder } from '../../src/relay/ndjson.ts';
-import type { StreamEvent, StreamFragment } from '../../src/types.ts';
+import type { PathUpdate, StreamEvent, StreamFragment } from '../../src/types.ts';
 import { args, flush, readAll, settle, start, streamOf } from '../helpers.ts';
 import { afterUpstreamError } from './upstream-error.ts';
-import { note, updatesOf, updatesPerChunk } from './path-update-helpers.ts';
+import { note, updatesOf, updatesPerChunk } from '../views/path-update-helpers.ts';
 
-
-describe('PathUpdateEncoder', () => {
-  it('PathUpdateEncoder flattens a flat object: key before each value, strings in pieces, json-complete last', () => {
-    expect(updatesOf('{"path":"src/ma', 'in.rs","mode":420,"force":true,"owner":null}').map(note)).toEqual([
-      'start-object ""',
-      'key "/path" "path"',
-      'start-string "/path"',
-      'partial-string "/path" "src/ma"',
-      'partial-string "/path" "in.rs"',
-      'complete-string "/path"',
-      'key "/mode" "mode"',
-      'complete-number "/mode" 420',
-      'key "/force" "force"',
-      'complete-boolean "/force" true',
-      'key "/owner" "owner"',
-      'complete-null "/owner" null',
-      'end-object ""',
-      'json-complete ""',
-    ]);
-  });
-
-  it('PathUpdateEncoder gives nested objects and arrays JSON Pointer paths with element indices', () => {
-    expect(updatesOf('{"edits":[{"line":3,"text":"x"},[]],"meta":{}}').map(note)).toEqual([
-      'start-object ""',
-      'key "/edits" "edits"',
-      'start-array "/edits"',
-      'start-object "/edits/0"',
-      'key "/edits/0/line" "line"',
-      'complete-number "/edits/0/line" 3',
-      'key "/edits/0/text" "text"',
-      'start-string "/edits/0/text"',
-      'partial-string "/edits/0/text" "x"',
-      'complete-string "/edits/0/text"',
-      'end-object "/edits/0"',
-      'start-array "/edits/1"',
-      'end-array "/edits/1"',
-      'end-array "/edits"',
-      'key "/meta" "meta"',
-      'start-object "/meta"',
-      'end-object "/meta"',
-      'end-object ""',
-      'json-complete ""',
-    ]);
-  });
-
-  it('PathUpdateEncoder escapes ~ and / in keys (RFC 6901) and keeps the decoded key in textValue', () => {
-    expect(updatesOf('{"a/b":1,"m~n":{"":2},"\\u002f":3}').map(note)).toEqual([
-      'start-object ""',
-      'key "/a~1b" "a/b"',
-      'complete-number "/a~1b" 1',
-      'key "/m~0n" "m~n"',
-      'start-object "/m~0n"',
-      'key "/m~0n/" ""',
-      'complete-number "/m~0n/" 2',
-      'end-object "/m~0n"',
-      'key "/~1" "/"',
-      'complete-number "/~1" 3',
-      'end-object ""',
-      'json-complete ""',
-    ]);
-  });
-
-  it('PathUpdateEncoder handles root scalars and empty containers and strings', () => {
-    expect(updatesOf('-0.50e1').map(note)).toEqual(['complete-number "" -0.50e1', 'json-complete ""']);
-    expect(updatesOf('true').map(note)).toEqual(['complete-boolean "" true', 'json-complete ""']);
-    expect(updatesOf('{}').map(note)).toEqual(['start-object ""', 'end-object ""', 'json-complete ""']);
-    expect(updatesOf('[]').map(note)).toEqual(['start-array ""', 'end-array ""', 'json-complete ""']);
-    expect(updatesOf('""').map(note)).toEqual(['start-string ""', 'complete-string ""', 'json-complete ""']);
-    expect(updatesOf('[null, ""]').map(note)).toEqual([
-      'start-array ""',
-      'complete-null "/0" null',
-      'start-string "/1"',
-      'complete-string "/1"',
-      'end-array ""',
-      'json-complete ""',
-    ]);
-  });
-
-  it('PathUpdateEncoder makes plain JSON objects with exactly the documented fields', () => {
-    const updates = updatesOf('{"n":12345678901234567890,"s":"é"}');
-    expect(updates).toEqual([
-      { type: 'path-update', kind: 'start-object', path: '' },
-      { type: 'path-update', kind: 'key', path: '/n', textValue: 'n' },
-      { type: 'path-update', kind: 'complete-number', path: '/n', value: 12345678901234567890, raw: '12345678901234567890' },
-      { type: 'path-update', kind: 'key', path: '/s', textValue: 's' },
-      { type: 'path-update', kind: 'start-string', path: '/s' },
-      { type: 'path-update', kind: 'partial-string', path: '/s', textValue: 'é' },
-      { type: 'path-update', kind: 'complete-string', path: '/s' },
-      { type: 'path-update', kind: 'end-object', path: '' },
-      { type: 'path-update', kind: 'json-complete', path: '' },
-    ]);
-    for (const update of updates) expect(Object.getPrototypeOf(update)).toBe(Object.prototype);
-  });
-
-  it('PathUpdateEncoder refuses fragments out of order and anything after the document', () => {
-    const encoder = new PathUpdateEncoder();
-    expect(() => encoder.push({ type: 'string', text: 'x' })).toThrow(TypeError);
-    expect(() => encoder.push({ type: 'done' })).toThrow(TypeError);
-    encoder.push({ type: 'start', kind: 'array' });
-    expect(() => encoder.push({ type: 'entry', key: 'a', value: { type: 'scalar', value: 1 } })).toThrow(TypeError);
-    expect(() => encoder.push({ type: 'start', kind: 'object' })).toThrow(TypeError);
-    encoder.push({ type: 'done' });
-    expect(encoder.complete).toBe(true);
-    expect(() => encoder.push({ type: 'start', kind: 'object' })).toThrow(/already complete/);
-  });
-});
 
 describe('PathUpdateStream', () => {
-  it('PathUpdateStream turns a stream of fragments into the updates of one document', async () => {
-    const updates = await readAll(streamOf(['{"a":[1', ',"x"]}']).pipeThrough(new JsonFragmentStream()).pipeThrough(new PathUpdateStream({ relativePaths: false })));
+  it('PathUpdateStream turns a stream of fragments into the updates of one document, the fragments passed on before their updates', async () => {
+    const fragments = await readAll(streamOf(['{"a":[1', ',"x"]}']).pipeThrough(new JsonFragmentStream()));
+    const out = await readAll(streamOf(fragments).pipeThrough(new PathUpdateStream({ relativePaths: false })));
+    expect(out.filter((e) => e.type !== 'path-update')).toEqual(fragments);
+    expect(out.slice(0, 3).map((e) => e.type)).toEqual(['start', 'path-update', 'entry']);
+    const updates = await readAll(streamOf(fragments).pipeThrough(new PathUpdateStream({ relativePaths: false, keepProgress: false })));
+    expect(updates).toEqual(out.filter((e) => e.type === 'path-update'));
     expect((updates as PathUpdate[]).map(note)).toEqual([
       'start-object ""',
       'key "/a" "a"',
@@ -148,7 +48,10 @@ describe('PathUpdateStream', () => {
     ];
     const show = (out: readonly PathUpdateStreamOutput[]) =>
       out.map((item) => (item.type === 'path-update' ? `${item.toolCallId}#${item.index} ${note(item)}` : `${item.type}${'index' in item ? ` ${item.index}` : ''}`));
-    /** The progress replaced by updates; tool-call-start parts, the calls' tool-call events (in place of their flushes) and finished in place. */
+    /**
+     * With `keepProgress: false`: the progress replaced by updates; tool-call-start parts, the
+     * calls' tool-call events (in place of their flushes) and finished in place.
+     */
     const expected = [
       'part 1',
       'part 2',
@@ -172,8 +75,8 @@ describe('PathUpdateStream', () => {
       'finished',
     ];
 
-    it('PathUpdateStream replaces progress events by updates carrying toolCallId and index, and passes other events through in place', async () => {
-      const out = await readAll(streamOf(events).pipeThrough(new ToolCallProgressStream()).pipeThrough(new PathUpdateStream({ relativePaths: false })));
+    it('PathUpdateStream with keepProgress: false replaces progress events by updates carrying toolCallId and index, and passes other events through in place', async () => {
+      const out = await readAll(streamOf(events).pipeThrough(new ToolCallProgressStream()).pipeThrough(new PathUpdateStream({ relativePaths: false, keepProgress: false })));
       expect(show(out)).toEqual(expected);
       expect(out[2]).toEqual({ type: 'path-update', toolCallId: 'call_a', index: 1, kind: 'start-object', path: '' });
       expect(out[0]).toEqual(events[0]);
@@ -184,16 +87,20 @@ describe('PathUpdateStream', () => {
       ]);
     });
 
-    it('PathUpdateStream parses raw argument parts itself when no progress stage came before: the same output', async () => {
-      const out = await readAll(streamOf(events).pipeThrough(new PathUpdateStream({ relativePaths: false })));
+    it('PathUpdateStream with keepProgress: false parses raw argument parts itself when no progress stage came before: the same output', async () => {
+      const out = await readAll(streamOf(events).pipeThrough(new PathUpdateStream({ relativePaths: false, keepProgress: false })));
       expect(show(out)).toEqual(expected);
       expect(out.some((e) => e.type === 'part' && e.part.type === 'tool-call-arguments')).toBe(false);
     });
 
-    it('PathUpdateStream with keepProgress keeps each progress event before its updates', async () => {
-      const out = await readAll(streamOf(events).pipeThrough(new PathUpdateStream({ keepProgress: true, relativePaths: false })));
-      expect(show(out.filter((e) => e.type !== 'tool-call-progress'))).toEqual(expected);
-      expect(show(out.slice(2, 6))).toEqual(['tool-call-progress 1', 'call_a#1 start-object ""', 'tool-call-progress 1', 'call_a#1 key "/path" "path"']);
+    it('PathUpdateStream keeps each progress event before its updates by default, after a progress stage or not', async () => {
+      for (const out of [
+        await readAll(streamOf(events).pipeThrough(new PathUpdateStream({ relativePaths: false }))),
+        await readAll(streamOf(events).pipeThrough(new ToolCallProgressStream()).pipeThrough(new PathUpdateStream({ relativePaths: false }))),
+      ]) {
+        expect(show(out.filter((e) => e.type !== 'tool-call-progress'))).toEqual(expected);
+        expect(show(out.slice(2, 6))).toEqual(['tool-call-progress 1', 'call_a#1 start-object ""', 'tool-call-progress 1', 'call_a#1 key "/path" "path"']);
+      }
     });
   });
 
@@ -205,7 +112,7 @@ describe('PathUpdateStream', () => {
         flush(0),
         progress({ type: 'start', kind: 'object' }),
         progress({ type: 'done' }),
-      ]).pipeThrough(new PathUpdateStream()),
+      ]).pipeThrough(new PathUpdateStream({ keepProgress: false })),
     );
     expect(out.map((u) => (u.type === 'path-update' ? note(u) : u.type))).toEqual([
       'start-array ""',
@@ -228,7 +135,7 @@ describe('PathUpdateStream', () => {
         cancelled = reason;
       },
     });
-    const { values, error } = await settle(source.pipeThrough(new PathUpdateStream({ relativePaths: false })));
+    const { values, error } = await settle(source.pipeThrough(new PathUpdateStream({ relativePaths: false, keepProgress: false })));
     expect((values as PathUpdate[]).map(note)).toEqual(['start-object ""', 'key "/a" "a"', 'complete-number "/a" 1']);
     expect(error).toBeInstanceOf(TypeError);
     await new Promise((resolve) => setTimeout(resolve, 0));
@@ -257,12 +164,12 @@ describe('PathUpdateStream', () => {
 });
 
 describe('PathUpdateStream when the stage before it fails', () => {
-  it('PathUpdateStream delivers every update before an upstream error to a slow reader', async () => {
+  it('PathUpdateStream gives a slow reader the upstream error itself, after a prefix of its updates (its queue dropped, as the standard says)', async () => {
     const DOC = ['{"a":"xy', 'z","b":[1,2]', ',"c":{"d":true}}'];
     const fragments = await readAll(streamOf(DOC).pipeThrough(new JsonFragmentStream()));
     const { expected, values, error, upstream } = await afterUpstreamError(fragments, () => new PathUpdateStream());
-    expect(values).toEqual(expected);
-    expect(values.at(-1)).toMatchObject({ kind: 'json-complete' });
+    expect(values).toEqual(expected.slice(0, values.length));
+    expect(expected.at(-1)).toMatchObject({ kind: 'json-complete' });
     expect(error).toBe(upstream);
   });
 });
@@ -338,7 +245,8 @@ describe('PathUpdateStream paths: relative by default, absolute on request', () 
   const text = '{"files":[{"path":"a.ts","lines":[1,2]},{"path":"b.ts"}],"n":3}';
 
   it('PathUpdateStream sends relative paths by default and absolute ones with relativePaths: false; both rebuild the value', async () => {
-    const run = (options?: { relativePaths: boolean }) => readAll(streamOf([text]).pipeThrough(new JsonFragmentStream()).pipeThrough(new PathUpdateStream(options)));
+    const run = (options: { relativePaths?: boolean } = {}) =>
+      readAll(streamOf([text]).pipeThrough(new JsonFragmentStream()).pipeThrough(new PathUpdateStream({ ...options, keepProgress: false })));
     const relative = (await run()) as PathUpdate[];
     const absolute = (await run({ relativePaths: false })) as PathUpdate[];
     expect(absolute.map((u) => u.path)).toContain('/files/1/path');

@@ -13,15 +13,14 @@ import * as argstream from '../../src/index.ts';
 import { ToolCallArgumentsError } from '../../src/errors.ts';
 import { collectTurn } from '../../src/sinks/collect-turn.ts';
 import { fromResponse } from '../../src/sources/response.ts';
-import { ArgumentValidationStream, type ArgumentValidationErrorEvent } from '../../src/transforms/argument-validation-stream.ts';
+import { ArgumentValidationStream } from '../../src/transforms/argument-validation-stream.ts';
 import { FieldEventStream } from '../../src/transforms/field-event-stream.ts';
-import { PathUpdateStream, type PathUpdate } from '../../src/transforms/path-update-stream.ts';
+import { PathUpdateStream } from '../../src/transforms/path-update-stream.ts';
 import { ProviderEventDecoder } from '../../src/providers/provider-event-decoder.ts';
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import { TurnBuilder } from '../../src/turn/turn-builder.ts';
 import type { ProviderName } from '../../src/errors.ts';
-import type { JsonValue } from '../../src/types.ts';
-import type { FieldEvent, PipelineEvent } from '../../src/view-types.ts';
+import type { ArgumentValidationErrorEvent, FieldEvent, JsonValue, PathUpdate, PipelineEvent } from '../../src/types.ts';
 import { cuttings, readAll, streamOf } from '../helpers.ts';
 import { bytesOf, sdkObjectsOf } from '../providers/event-stream-helpers.ts';
 

@@ -2,14 +2,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ToolCallArgumentsError } from '../../src/errors.ts';
 import { ToolCallRebuilder, type RebuiltToolCall, type ToolCallRebuilderInput } from '../../src/sinks/tool-call-rebuilder.ts';
-import { PathUpdateStream, type PathUpdate } from '../../src/transforms/path-update-stream.ts';
+import { PathUpdateStream } from '../../src/transforms/path-update-stream.ts';
 import { ConversationEventStream } from '../../src/transforms/conversation-event-stream.ts';
 import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-stream.ts';
-import type { FailedToolCallEvent, IncompleteToolCallEvent, StreamEvent } from '../../src/types.ts';
+import type { FailedToolCallEvent, IncompleteToolCallEvent, PathUpdate, StreamEvent } from '../../src/types.ts';
 import { args, cutAt, flush, readAll, start, streamOf } from '../helpers.ts';
 import { type ManifestRecording } from '../manifest.ts';
 import { cutsFor, jsonText } from '../json/json-helpers.ts';
-import { overTheWire } from './path-update-helpers.ts';
+import { overTheWire } from '../views/path-update-helpers.ts';
 import { readableRecordings, recordingEvents } from '../providers/event-stream-helpers.ts';
 
 const u = (toolCallId: string | undefined, index: number | undefined, kind: PathUpdate['kind'], path: string, payload: Record<string, unknown> = {}) =>
@@ -30,7 +30,8 @@ const u = (toolCallId: string | undefined, index: number | undefined, kind: Path
  */
 async function withUpdates(events: readonly StreamEvent[], rawText = false): Promise<ToolCallRebuilderInput[]> {
   const progress = rawText ? new ConversationEventStream({ progress: true, passthrough: true }) : new ToolCallProgressStream();
-  return overTheWire(await readAll(streamOf(events).pipeThrough(progress).pipeThrough(new PathUpdateStream())));
+  // What a relay to a browser sends: the updates without the progress they were made from.
+  return overTheWire(await readAll(streamOf(events).pipeThrough(progress).pipeThrough(new PathUpdateStream({ keepProgress: false }))));
 }
 
 describe('ToolCallRebuilder', () => {

@@ -5,12 +5,11 @@
  *
  * @module
  */
-import type { StreamFragment } from '../types.ts';
-import type { FieldEvent, FieldEventSource } from '../view-types.ts';
-import { JsonWriter } from './json-writer.ts';
-import { newPlace, placeOf } from './deep-fragment.ts';
-import { FragmentCollector } from './incremental-json-parser.ts';
-import { JsonScanner, type JsonLimits } from './scanner.ts';
+import type { FieldEvent, FieldEventSource, StreamFragment } from '../types.ts';
+import { JsonWriter } from '../json/json-writer.ts';
+import { newPlace, placeOf } from '../json/deep-fragment.ts';
+import { FragmentCollector } from '../json/incremental-json-parser.ts';
+import { JsonScanner, type JsonLimits } from '../json/scanner.ts';
 
 /** Options of {@link FieldEventParser}: the limits of its text parser. */
 export interface FieldEventParserOptions extends JsonLimits {}

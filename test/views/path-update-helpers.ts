@@ -1,6 +1,7 @@
 /** Helpers for the path-update tests: text chunks → updates, and a compact notation for updates. */
 import { IncrementalJsonParser } from '../../src/json/incremental-json-parser.ts';
-import { PathUpdateEncoder, type PathUpdate, type PathUpdateEncoderOptions } from '../../src/transforms/path-update-stream.ts';
+import type { PathUpdate } from '../../src/types.ts';
+import { PathUpdateEncoder, type PathUpdateEncoderOptions } from '../../src/views/path-update-encoder.ts';
 
 /**
  * Parse `chunks` and encode them: the updates each chunk produced (the last entry is `end()`'s).

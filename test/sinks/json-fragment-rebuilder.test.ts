@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { FragmentAggregator } from '../../src/json/fragment-aggregator.ts';
 import { IncrementalJsonParser } from '../../src/json/incremental-json-parser.ts';
 import { JsonFragmentRebuilder } from '../../src/sinks/json-fragment-rebuilder.ts';
-import { PathUpdateEncoder, type PathUpdate } from '../../src/transforms/path-update-stream.ts';
+import type { PathUpdate } from '../../src/types.ts';
+import { PathUpdateEncoder } from '../../src/views/path-update-encoder.ts';
 import { cutAt } from '../helpers.ts';
 import { cutsFor, jsonText } from '../json/json-helpers.ts';
-import { overTheWire, updatesOf, updatesPerChunk } from './path-update-helpers.ts';
+import { overTheWire, updatesOf, updatesPerChunk } from '../views/path-update-helpers.ts';
 
 /** Hand-written updates, as a server of the JsonFragment protocol sends them. */
 const u = (kind: PathUpdate['kind'], path: string, payload: Record<string, unknown> = {}): PathUpdate =>

@@ -1,0 +1,131 @@
+/**
+ * The core of the field view (`FieldEventStream`): tool-call progress, structured-output progress
+ * and plain fragments → field events, one {@link FieldEventParser} per content slot.
+ *
+ * @module
+ */
+import { ChainedCore, type PushCore } from '../core.ts';
+import type { JsonLimits } from '../json/scanner.ts';
+import { FINAL_EVENTS, TurnBuilder } from '../turn/turn-builder.ts';
+import type { FieldEvent, PipelineEvent, StreamFragment } from '../types.ts';
+import { FieldEventParser } from './field-event-parser.ts';
+
+/**
+ * What `FieldEventStream` reads: the fragments of one document (`JsonFragmentStream`), or any
+ * pipeline event (`ProviderEventStream` and every stage after it).
+ */
+export type FieldEventStreamInput = StreamFragment | PipelineEvent;
+
+/**
+ * What `FieldEventStream` emits when it reads `I`: field events, the plain fragments it reads
+ * (see `keepProgress`), and for pipeline events any pipeline event — the ones it reads, and the
+ * progress and conversation events it makes of raw argument text.
+ */
+export type FieldEventStreamOutput<I extends FieldEventStreamInput = FieldEventStreamInput> =
+  | FieldEvent
+  | Extract<I, StreamFragment>
+  | ([Exclude<I, StreamFragment>] extends [never] ? never : PipelineEvent);
+
+/** Options of `FieldEventStream` and {@link FieldEventCore}. */
+export interface FieldEventStreamOptions extends JsonLimits {
+  /**
+   * Pass on the `tool-call-progress` / `structured-progress` events and the plain fragments this
+   * stage reads, each before the field events it makes, so that a view after this one (path
+   * updates, validation, JSON text, another field view) still has them. `false` drops them: the
+   * output is then the field events and the events this stage does not own.
+   * @default true
+   */
+  readonly keepProgress?: boolean;
+  /** As `ToolCallProgressStream`'s, for the arguments this stage parses itself. @default false */
+  readonly isolateErrors?: boolean;
+  /** As `ToolCallProgressStream`'s, for the arguments this stage parses itself. @default false */
+  readonly repair?: boolean;
+}
+
+const FRAGMENT_TYPES: ReadonlySet<string> = new Set(['start', 'string', 'scalar', 'entry', 'item', 'done']);
+
+/** Progress and fragments → field events; one {@link FieldEventParser} per slot. */
+class FieldSplitter implements PushCore<FieldEventStreamInput, FieldEventStreamOutput> {
+  /** One parser per content slot; `-1` holds the plain-fragment document. */
+  readonly #documents = new Map<number, FieldEventParser>();
+  readonly #keepProgress: boolean;
+
+  constructor(keepProgress: boolean) {
+    this.#keepProgress = keepProgress;
+  }
+
+  #documentOf(index: number): FieldEventParser {
+    let parser = this.#documents.get(index);
+    if (parser === undefined) {
+      parser = new FieldEventParser();
+      this.#documents.set(index, parser);
+    }
+    return parser;
+  }
+
+  push(input: FieldEventStreamInput, out: FieldEventStreamOutput[] = []): FieldEventStreamOutput[] {
+    const events = out as FieldEvent[];
+    switch (input.type) {
+      case 'tool-call-progress': {
+        if (this.#keepProgress) out.push(input);
+        const parser = this.#documentOf(input.index);
+        const source = parser.source;
+        if (source.toolCallId !== input.toolCallId || source.toolName !== input.toolName) {
+          parser.source = { index: input.index, toolCallId: input.toolCallId, toolName: input.toolName };
+        }
+        parser.pushFragment(input.fragment, events);
+        if (parser.complete) this.#documents.delete(input.index);
+        return out;
+      }
+      case 'structured-progress': {
+        if (this.#keepProgress) out.push(input);
+        const parser = this.#documentOf(input.index);
+        if (parser.source.index === undefined) parser.source = { index: input.index };
+        parser.pushFragment(input.fragment, events);
+        if (parser.complete) this.#documents.delete(input.index);
+        return out;
+      }
+      default:
+        if (FRAGMENT_TYPES.has(input.type)) {
+          if (this.#keepProgress) out.push(input);
+          // A complete plain document stays, so that fragments after it are refused.
+          this.#documentOf(-1).pushFragment(input as StreamFragment, events);
+          return out;
+        }
+        // The call is over: release its state.
+        if (input.type === 'flush' || FINAL_EVENTS.has(input.type)) this.#documents.delete((input as { readonly index: number }).index);
+        out.push(input as PipelineEvent);
+        return out;
+    }
+  }
+
+  end(out: FieldEventStreamOutput[] = []): FieldEventStreamOutput[] {
+    return out;
+  }
+}
+
+/**
+ * The core of `FieldEventStream`: `push(input) → outputs`, `end() → outputs`. Argument text that
+ * no stage before it parsed (raw `tool-call-arguments` parts) is parsed here as
+ * `ToolCallProgressStream` would, then split into fields.
+ *
+ * @example
+ * ```ts
+ * const decoder = new ProviderEventDecoder({ provider: 'anthropic' });
+ * const fields = new FieldEventCore();
+ * for (const chunk of chunks) {
+ *   for (const event of decoder.push(chunk)) for (const output of fields.push(event)) render(output);
+ * }
+ * for (const event of decoder.end()) for (const output of fields.push(event)) render(output);
+ * for (const output of fields.end()) render(output);
+ * ```
+ */
+export class FieldEventCore extends ChainedCore<FieldEventStreamInput, FieldEventStreamInput, FieldEventStreamOutput> {
+  constructor(options: FieldEventStreamOptions = {}) {
+    const { keepProgress = true, ...progress } = options;
+    super(
+      new TurnBuilder({ ...progress, progress: true, messages: false }) as PushCore<FieldEventStreamInput, FieldEventStreamInput>,
+      new FieldSplitter(keepProgress),
+    );
+  }
+}
