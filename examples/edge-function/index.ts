@@ -79,7 +79,8 @@ export async function handleRequest(request: Request, env: Env): Promise<Respons
   // An HTTP error status becomes a ProviderError at the first read, which the encoder sends to
   // the browser as an `error` event: the response itself is a 200 event stream either way.
   // FieldEventStream runs inside fromResponse's read (no stream hop); the encoder is its own hop.
-  const events = fromResponse(upstream, { provider: 'anthropic' }, new FieldEventStream()).pipeThrough(
+  // The browser draws the field events: the progress they were made from stays on the server.
+  const events = fromResponse(upstream, { provider: 'anthropic' }, new FieldEventStream({ keepProgress: false })).pipeThrough(
     new EventStreamEncoder({ keepAliveMs: Number(env.KEEP_ALIVE_MS ?? 15_000) }),
   );
   return new Response(events, { headers: EVENT_STREAM_HEADERS });

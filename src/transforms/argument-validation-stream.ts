@@ -37,7 +37,10 @@ export type { ArgumentValidationStreamInput, ArgumentValidationStreamOptions, Ar
  *   discriminator) may report that field early or late.
  * - **The whole when it is complete**, with the tool's whole schema; a call with no arguments at
  *   all is checked as `{}` at its `tool-call` event (a call cut before its first byte is
- *   `tool-call-incomplete` instead). A call cut off before its document closed is not checked.
+ *   `tool-call-incomplete` instead), and so is a call whose progress never reached this stage (a
+ *   stage before made with `keepProgress: false`; its fields are then not checked one by one). A
+ *   call cut off before its document closed is not checked. Structured output likewise, at its
+ *   `structured` event.
  * - **Report.** A failure is a `validation-error` event right after the event that completed the
  *   value, with `path` the field's JSON Pointer (`""` for the whole) and the issues (paths from
  *   the arguments' root). With `errorOnInvalid`, the stream errors with an

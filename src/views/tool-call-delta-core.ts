@@ -117,16 +117,23 @@ export class ToolCallDeltaCore implements PushCore<PipelineEvent, PipelineEvent>
       }
       case 'tool-call':
       case 'provider-tool-call': {
-        // The call's flush was replaced by its conversation event before this stage.
-        const call = this.#calls.get(event.index);
-        if (call !== undefined) {
-          this.#calls.delete(event.index);
-          // A stage before consumed the call's text (a view that replaced its progress): the
-          // arguments go out as one delta, so a call's deltas always make its argument text.
-          const text = call.text ? '' : JSON.stringify(event.arguments);
-          if (text !== '' && text !== '{}') out.push(this.#event(event.index, call, text, false));
-          out.push(this.#event(event.index, call, '', true));
-        }
+        // The call's flush was replaced by its conversation event before this stage. A call this
+        // stage never saw (a builder before took its start part, and it had no argument text to
+        // make progress of) is known from the event itself.
+        const call = this.#calls.get(event.index) ?? {
+          toolCallId: event.toolCallId,
+          toolName: event.toolName,
+          writer: undefined,
+          metadata: undefined,
+          text: false,
+          providerExecuted: event.type === 'provider-tool-call',
+        };
+        this.#calls.delete(event.index);
+        // A stage before consumed the call's text (a view that dropped its progress): the
+        // arguments go out as one delta, so a call's deltas always make its argument text.
+        const text = call.text ? '' : JSON.stringify(event.arguments);
+        if (text !== '' && text !== '{}') out.push(this.#event(event.index, call, text, false));
+        out.push(this.#event(event.index, call, '', true));
         out.push(event);
         break;
       }

@@ -111,6 +111,14 @@ describe('JsonTextStream', () => {
     expect(after.error).toBeInstanceOf(TypeError);
   });
 
+  it('JsonTextStream refuses a pipeline event, and says which stage writes the JSON text of tool calls', async () => {
+    const events = [{ type: 'part', index: 0, part: { type: 'tool-call-start', toolCallId: 'c', toolName: 'f' } }] as unknown as StreamFragment[];
+    const { values, error } = await settle(streamOf(events).pipeThrough(new JsonTextStream()));
+    expect(values).toEqual([]);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(String(error)).toMatch(/got a 'part' event.*ToolCallDeltaStream/);
+  });
+
   it('JsonTextStream passes cancellation to its source', async () => {
     let cancelled: unknown;
     const source = new ReadableStream<StreamFragment>({

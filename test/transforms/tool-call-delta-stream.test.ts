@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  ConversationEventStream,
   ToolCallDeltaStream,
   ToolCallProgressStream,
   type PipelineEvent,
@@ -172,5 +173,15 @@ describe('ToolCallDeltaStream after a progress stage', () => {
     expect(events.filter((e) => e.type === 'tool-call-progress').length).toBeGreaterThan(0);
     // The tool-call-start part is replaced here too (announce is off: by nothing).
     expect(events.some((e) => e.type === 'part')).toBe(false);
+  });
+
+  it('ToolCallDeltaStream completes a call it never saw start (a builder before took its start part) from its tool-call event', async () => {
+    const input = [start(0, 'c', 'now'), flush(0), start(1, 'd', 'write'), args(1, '{"a":1}'), flush(1), finished('tool-calls', 'tool_use')];
+    const events = await readAll(streamOf(input).pipeThrough(new ConversationEventStream()).pipeThrough(new ToolCallDeltaStream()));
+    expect(deltasOf(events)).toEqual([
+      { type: 'streaming-tool-call', index: 0, toolCallId: 'c', toolName: 'now', argumentsDelta: '', isComplete: true },
+      { type: 'streaming-tool-call', index: 1, toolCallId: 'd', toolName: 'write', argumentsDelta: '{"a":1}', isComplete: false },
+      { type: 'streaming-tool-call', index: 1, toolCallId: 'd', toolName: 'write', argumentsDelta: '', isComplete: true },
+    ]);
   });
 });
