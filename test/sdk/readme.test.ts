@@ -1,9 +1,10 @@
 /**
- * The README's "Official SDKs and fetch responses" snippets, run as written against the replay
- * server: each `ts` block is stripped of its types (esbuild), its imports are served from this
- * repository (`argstream` is `src/index.ts`; each SDK's client class is the real one with the
- * replay server's URL and a fake key as defaults), `fetch` goes to the replay server, and what the
- * snippet prints is compared with the MANIFEST or with hand-written expectations.
+ * The SDK snippets — docs/sdks.md, and the README's recipe "From an official SDK or `fetch` to a
+ * turn" — run as written against the replay server: each `ts` block is stripped of its types
+ * (esbuild), its imports are served from this repository (`argstream` is `src/index.ts`; each
+ * SDK's client class is the real one with the replay server's URL and a fake key as defaults),
+ * `fetch` goes to the replay server, and what the snippet prints is compared with the MANIFEST or
+ * with hand-written expectations. (test/docs/typecheck.test.ts type-checks the same blocks.)
  */
 import { readFileSync } from 'node:fs';
 import Anthropic from '@anthropic-ai/sdk';
@@ -19,9 +20,13 @@ import { startReplayServer, type ReplayProvider } from '../../src/cli/replay-ser
 import { readFixture } from '../helpers.ts';
 import { manifestEntry } from '../manifest.ts';
 
+const tsBlocks = (markdown: string) => [...markdown.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] as string);
+/** The blocks of docs/sdks.md. */
+const blocks = tsBlocks(readFileSync(new URL('../../docs/sdks.md', import.meta.url), 'utf8'));
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const section = readme.slice(readme.indexOf('## Official SDKs and fetch responses'));
-const blocks = [...section.slice(0, section.indexOf('\n## ', 5)).matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] as string);
+const recipe = readme.slice(readme.indexOf('### From an official SDK or `fetch` to a turn'));
+/** The blocks of the README's recipe. */
+const readmeBlocks = tsBlocks(recipe.slice(0, recipe.search(/\n##+ /)));
 
 /** A hand-written Anthropic stream of one write_file call, for the AI SDK snippet. */
 const WRITE_FILE_SSE = [
@@ -52,7 +57,7 @@ const WRITE_FILE_SSE = [
   '',
 ].join('\n');
 
-/** Run one README block with its imports served here and `fetch` sent to `url`; returns what it printed. */
+/** Run one block with its imports served here and `fetch` sent to `url`; returns what it printed. */
 async function runBlock(code: string, url: string): Promise<{ log: unknown[][]; error: unknown[][]; stdout: string }> {
   const printed = { log: [] as unknown[][], error: [] as unknown[][], stdout: '' };
   const modules: Record<string, Record<string, unknown>> = {
@@ -99,7 +104,7 @@ async function runBlock(code: string, url: string): Promise<{ log: unknown[][]; 
   };
   const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => (...values: unknown[]) => Promise<void>;
   const run = new AsyncFunction('__import', 'fetch', 'console', 'process', ...Object.keys(context), body);
-  await run((name: string) => modules[name] ?? (() => { throw new Error(`README snippet imports ${name}`); })(), fakeFetch, fakeConsole, fakeProcess, ...Object.values(context));
+  await run((name: string) => modules[name] ?? (() => { throw new Error(`the snippet imports ${name}`); })(), fakeFetch, fakeConsole, fakeProcess, ...Object.values(context));
   return printed;
 }
 
@@ -114,48 +119,57 @@ async function withServer<T>(recording: Uint8Array, provider: ReplayProvider, st
 
 const args = (file: string) => manifestEntry(file).toolCalls.map((call) => [call.name, JSON.parse(call.args)] as const);
 
-describe('README: Official SDKs and fetch responses', () => {
-  it('README has the six snippets: fetch, Anthropic, OpenAI chat and responses, Gemini, AI SDK', () => {
+describe('docs/sdks.md and the README recipe: official SDKs and fetch responses', () => {
+  it('docs/sdks.md has the six snippets: fetch, Anthropic, OpenAI chat and responses, Gemini, AI SDK; the README two', () => {
     expect(blocks).toHaveLength(6);
     expect(blocks[0]).toContain('fromResponse(response');
     expect(blocks[1]).toContain("from '@anthropic-ai/sdk'");
     expect(blocks[2]).toContain('chat.completions.create');
     expect(blocks[3]).toContain('responses.stream');
     expect(blocks[4]).toContain("from '@google/genai'");
-    expect(blocks[5]).toContain('result.fullStream.pipeThrough(new FieldEventStream())');
+    expect(blocks[5]).toContain("result.fullStream.pipeThrough(chain(new ProviderEventStream({ provider: 'ai-sdk' }), new FieldEventStream()))");
+    expect(readmeBlocks).toHaveLength(2);
+    expect(readmeBlocks[0]).toContain('collectTurn(fromResponse(response');
+    expect(readmeBlocks[1]).toContain("from '@anthropic-ai/sdk'");
   });
 
-  it('README fetch + fromResponse: the tool calls, and an HTTP error as status, type and message', async () => {
+  it.each([
+    ['docs/sdks.md', () => blocks[0]],
+    ['README.md', () => readmeBlocks[0]],
+  ] as const)('%s fetch + fromResponse: the tool calls, and an HTTP error as status, type and message', async (_doc, block) => {
     const file = 'anthropic/text-then-tool-use.sse';
-    const ok = await withServer(readFixture(`providers/${file}`), 'anthropic', undefined, (url) => runBlock(blocks[0] as string, url));
+    const ok = await withServer(readFixture(`providers/${file}`), 'anthropic', undefined, (url) => runBlock(block() as string, url));
     expect(ok.log).toEqual(args(file));
     const failed = await withServer(new TextEncoder().encode('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'), 'anthropic', 529, (url) =>
-      runBlock(blocks[0] as string, url),
+      runBlock(block() as string, url),
     );
     expect(failed.error).toEqual([[529, 'overloaded_error', 'anthropic HTTP 529: overloaded_error: Overloaded']]);
   });
 
-  it('README Anthropic SDK snippet prints the MANIFEST calls', async () => {
+  it.each([
+    ['docs/sdks.md', () => blocks[1]],
+    ['README.md', () => readmeBlocks[1]],
+  ] as const)('%s Anthropic SDK snippet prints the MANIFEST calls', async (_doc, block) => {
     const file = 'anthropic/text-then-2-parallel-tool-use.sse';
-    const printed = await withServer(readFixture(`providers/${file}`), 'anthropic', undefined, (url) => runBlock(blocks[1] as string, url));
+    const printed = await withServer(readFixture(`providers/${file}`), 'anthropic', undefined, (url) => runBlock(block() as string, url));
     expect(printed.log).toEqual(args(file));
   });
 
   it.each([
     [2, 'openai-chat/parallel-2-tool-calls.sse', 'openai-chat'],
     [3, 'openai-responses/function-call.sse', 'openai-responses'],
-  ] as const)('README OpenAI snippet %i prints the MANIFEST tool names (%s)', async (index, file, provider) => {
+  ] as const)('docs/sdks.md OpenAI snippet %i prints the MANIFEST tool names (%s)', async (index, file, provider) => {
     const printed = await withServer(readFixture(`providers/${file}`), provider, undefined, (url) => runBlock(blocks[index] as string, url));
     expect(printed.log).toEqual([[manifestEntry(file).toolCalls.map((call) => call.name)]]);
   });
 
-  it('README Gemini snippet prints the MANIFEST calls', async () => {
+  it('docs/sdks.md Gemini snippet prints the MANIFEST calls', async () => {
     const file = 'gemini/function-call-whole-args-crlf.sse';
     const printed = await withServer(readFixture(`providers/${file}`), 'gemini', undefined, (url) => runBlock(blocks[4] as string, url));
     expect(printed.log).toEqual([[args(file).map(([name, value]) => [name, value])]]);
   });
 
-  it('README AI SDK snippet streams the fields of write_file, then the call', async () => {
+  it('docs/sdks.md AI SDK snippet streams the fields of write_file, then the call', async () => {
     const printed = await withServer(new TextEncoder().encode(WRITE_FILE_SSE), 'anthropic', undefined, (url) => runBlock(blocks[5] as string, url));
     expect(printed.stdout).toBe('\npath: src/main.rs\ncontent: fn main() {\n    println!("hello");\n}\n');
     expect(printed.log).toEqual([['\n→ write_file']]);

@@ -533,11 +533,10 @@ describe('TerminalSink on Deno and Bun', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// The README's examples, run as written
+// The examples of docs/terminal.md (the README's terminal recipe is its first), run as written
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const terminalSection = readme.slice(readme.indexOf('## In a terminal'));
-const README_BLOCKS = [...terminalSection.slice(0, terminalSection.indexOf('\n## ', 5)).matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] as string);
+const readme = readFileSync(new URL('../../docs/terminal.md', import.meta.url), 'utf8');
+const README_BLOCKS = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] as string);
 /** A recording whose MANIFEST call the README's snippets must draw. */
 const RECORDING = 'anthropic/text-then-tool-use.sse';
 
@@ -549,8 +548,8 @@ async function readmeBlock(code: string, names: readonly string[]): Promise<(...
   return new AsyncFunction('argstream', ...names, body);
 }
 
-describe("TerminalSink: the README's examples", () => {
-  it('the README shows the Node form, the Deno form and a custom renderer', () => {
+describe('TerminalSink: the examples of docs/terminal.md', () => {
+  it('docs/terminal.md shows the Node form, the Deno form and a custom renderer', () => {
     expect(README_BLOCKS).toHaveLength(3);
   });
 

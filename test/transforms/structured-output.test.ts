@@ -309,10 +309,11 @@ describe('structured output: what is not a document', () => {
   });
 });
 
-describe('README: Structured output', () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('#### Structured output'));
-  const block = /```ts\n([\s\S]*?)```/.exec(section.slice(0, section.indexOf('\n### ')))?.[1] ?? '';
+describe('docs/providers.md: Structured output', () => {
+  const readme = readFileSync(new URL('../../docs/providers.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('## Structured output'));
+  const end = section.indexOf('\n## ', 3);
+  const block = /```ts\n([\s\S]*?)```/.exec(end === -1 ? section : section.slice(0, end))?.[1] ?? '';
 
   it('the snippet prints the document of the recording and no validation error', async () => {
     expect(block).toContain('structuredOutput: true');

@@ -1,0 +1,363 @@
+/**
+ * The `ts` snippets of the README, the CHANGELOG and docs/*.md, run as written: every snippet is
+ * listed here, either with a runner (its types stripped, its imports served from src/, the names
+ * it leaves to the reader given values, a recorded provider stream in place of the network) and
+ * what it must do, or with the test that runs it elsewhere, or with the reason it cannot run. A
+ * snippet that is not listed fails. test/docs/typecheck.test.ts type-checks all of them.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import * as argstream from '../../src/index.ts';
+import { collectTurn, EventStreamDecoder, EventStreamEncoder, FieldEventStream, fromResponse, PathUpdateStream, type PipelineEvent } from '../../src/index.ts';
+import { readAll, readFixture, settle, streamOf } from '../helpers.ts';
+import { manifestEntry } from '../manifest.ts';
+import { allSnippets, runSnippet, type Modules, type Snippet } from './snippets.ts';
+
+const modules: Modules = { argstream, 'jsr:@argstream/argstream': argstream, 'npm:argstream': argstream, zod: { z } };
+
+/** A recording with text, then one get_weather call: {"location": "Paris"}. */
+const ANTHROPIC = 'anthropic/text-then-tool-use.sse';
+/** Two parallel OpenAI Chat calls. */
+const OPENAI_CHAT = 'openai-chat/parallel-2-tool-calls.sse';
+
+const manifestCalls = (file: string) => manifestEntry(file).toolCalls.map((call) => [call.name, JSON.parse(call.args)] as const);
+const recording = (file: string) => new Response(new Uint8Array(readFixture(`providers/${file}`)));
+
+/** An Anthropic stream of one call of `toolName`, its argument text cut into `chunks`. */
+function anthropicCall(toolName: string, chunks: readonly string[]): Response {
+  const event = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const sse = [
+    event('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } } }),
+    event('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: toolName, input: {} } }),
+    ...chunks.map((partial_json) => event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json } })),
+    event('content_block_stop', { index: 0 }),
+    event('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 30 } }),
+    event('message_stop', {}),
+  ].join('');
+  return new Response(sse);
+}
+
+const WRITE_FILE_ARGS = { path: 'src/main.rs', content: 'fn main() {\n    println!("hello");\n}\n' };
+const writeFile = () => anthropicCall('write_file', ['{"path": "src/ma', 'in.rs", "content": "fn main() {\\n', '    println!(\\"hello\\");\\n}\\n"}']);
+
+/** What the README's relay server sends for `upstream`. */
+const relayed = (upstream: Response) => new Response(fromResponse(upstream, { provider: 'anthropic' }, new FieldEventStream()).pipeThrough(new EventStreamEncoder())).text();
+const decoded = (sse: string) => readAll(new Response(sse).body!.pipeThrough(new EventStreamDecoder()));
+
+/** A function that records its calls (arguments copied as they were at the time). */
+function recorder(result?: unknown): ((...args: unknown[]) => unknown) & { calls: unknown[][] } {
+  const calls: unknown[][] = [];
+  return Object.assign(
+    (...args: unknown[]) => {
+      calls.push(args.map((arg) => (typeof arg === 'object' && arg !== null ? structuredClone(arg) : arg)));
+      return result;
+    },
+    { calls },
+  );
+}
+const fetchOf = (make: () => Response) => async () => make();
+const placeholders = { headers: {}, body: '{}' };
+
+type Runner = () => Promise<void>;
+/** Where a snippet runs: here, in another test file, or nowhere (and why). */
+type Entry = { contains: string } & ({ run: (snippet: Snippet) => Runner } | { runBy: string } | { why: string });
+
+/** The checks of a relay page: the content as it streams, the call, and a cut stream's reconnect. */
+const relayPage = (snippet: Snippet) => async () => {
+  const sse = await relayed(writeFile());
+  const pre = { text: '', append(text: string) { this.text += text; } };
+  const show = recorder();
+  const reconnect = recorder();
+  const showError = recorder();
+  const scope = { prompt: 'write it', pre, show, reconnect, showError };
+  await runSnippet(snippet.code, { modules, scope: { ...scope, fetch: async () => new Response(sse) } });
+  expect(pre.text).toBe(WRITE_FILE_ARGS.content);
+  expect(show.calls).toEqual([['write_file', WRITE_FILE_ARGS]]);
+  expect(reconnect.calls).toEqual([]);
+  // Cut before `event: end`: a RelayError 'incomplete', and the page asks again from the last id.
+  const cut = sse.slice(0, sse.indexOf('event: end'));
+  await runSnippet(snippet.code, { modules, scope: { ...scope, fetch: async () => new Response(cut) } });
+  expect(reconnect.calls).toHaveLength(1);
+  const received = await settle(new Response(cut).body!.pipeThrough(new EventStreamDecoder()));
+  expect(Number(reconnect.calls[0]?.[0])).toBe(received.values.length);
+  expect(showError.calls).toEqual([]);
+};
+
+/** The checks of a relay server: an SSE response whose events rebuild the call. */
+const relayServer = (snippet: Snippet) => async () => {
+  const printed = await runSnippet(snippet.code, { modules, scope: { ...placeholders, fetch: fetchOf(writeFile) } });
+  const handler = printed.exports['default'] as { fetch(request: Request): Promise<Response> };
+  const response = await handler.fetch(new Request('http://127.0.0.1/api/chat', { method: 'POST', body: '{}' }));
+  expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  const events = await decoded(await response.text());
+  const content = events.flatMap((event) => (event.type === 'field-delta' && event.key === 'content' ? [event.text] : [])).join('');
+  expect(content).toBe(WRITE_FILE_ARGS.content);
+  expect(events.find((event) => event.type === 'tool-call')).toMatchObject({ toolName: 'write_file', arguments: WRITE_FILE_ARGS });
+};
+
+const SNIPPETS: Record<string, Entry> = {
+  'README.md#0': {
+    contains: ".pipeThrough(new ConversationEventStream({ progress: true }));",
+    run: (snippet) => async () => {
+      const render = recorder();
+      const run = recorder(Promise.resolve());
+      await runSnippet(snippet.code, { modules, scope: { ...placeholders, fetch: fetchOf(() => recording(ANTHROPIC)), render, run } });
+      expect(run.calls).toEqual(manifestCalls(ANTHROPIC));
+      expect(render.calls.length).toBeGreaterThan(1);
+      for (const [toolCallId] of render.calls) expect(toolCallId).toMatch(/^toolu_/);
+    },
+  },
+  'README.md#1': {
+    contains: 'chain(new ProviderEventStream',
+    run: (snippet) => async () => {
+      const printed = await runSnippet(snippet.code, { modules, scope: { response: recording(ANTHROPIC), bytes: recording(ANTHROPIC).body }, after: '__result(events); __result(same);' });
+      const [events, same] = await Promise.all(printed.result.map((stream) => readAll(stream as ReadableStream<PipelineEvent>)));
+      expect(events).toEqual(same);
+      // The same turn as plain pipeThrough of the two stages.
+      const plain = recording(ANTHROPIC).body!.pipeThrough(new argstream.ProviderEventStream({ provider: 'anthropic' })).pipeThrough(new argstream.ConversationEventStream({ progress: true }));
+      expect(await collectTurn(streamOf(events as PipelineEvent[]))).toEqual(await collectTurn(plain));
+      expect(events?.some((event) => event.type === 'tool-call-progress')).toBe(true);
+    },
+  },
+  'README.md#2': {
+    contains: 'argumentDeltas',
+    run: (snippet) => async () => {
+      const render = recorder();
+      const argumentDeltas = (async function* () {
+        yield* ['{"path": "src/ma', 'in.rs", "con', 'tent": "fn main() {}"}'];
+      })();
+      await runSnippet(snippet.code, { modules, scope: { argumentDeltas, render } });
+      expect(render.calls).toEqual([[{ path: 'src/ma' }], [{ path: 'src/main.rs' }], [{ path: 'src/main.rs', content: 'fn main() {}' }]]);
+    },
+  },
+  'README.md#3': { contains: 'collectTurn(fromResponse(response', runBy: 'test/sdk/readme.test.ts' },
+  'README.md#4': { contains: "from '@anthropic-ai/sdk'", runBy: 'test/sdk/readme.test.ts' },
+  'README.md#5': { contains: 'new EventStreamEncoder({ keepAliveMs: 15_000 })', run: relayServer },
+  'README.md#6': { contains: 'new EventStreamDecoder()', run: relayPage },
+  'README.md#7': {
+    contains: 'new TerminalSink(',
+    run: (snippet) => async () => {
+      const printed = await runSnippet(snippet.code, { modules, scope: { response: recording(ANTHROPIC) } });
+      expect(printed.stdout).toContain('▶ get_weather\n  location: Paris\n✓ get_weather {"location":"Paris"}\n');
+      expect(printed.stdout).not.toContain('\x1b');
+    },
+  },
+  'README.md#8': {
+    contains: "from 'jsr:@argstream/argstream'",
+    run: (snippet) => async () => {
+      // Run by Node with the jsr: import served from src/; examples/deno/ is run by Deno itself.
+      const printed = await runSnippet(snippet.code, { modules, scope: { ...placeholders, fetch: fetchOf(() => recording(ANTHROPIC)) } });
+      expect(printed.log).toEqual([['get_weather.location is complete'], ...manifestCalls(ANTHROPIC)]);
+    },
+  },
+
+  'CHANGELOG.md#0': {
+    contains: '// before: fused implicitly',
+    why: 'before/after pairs over the same placeholder streams (each would be read twice); every "now" form is run from README.md and docs/pipeline.md',
+  },
+
+  'docs/json.md#0': {
+    contains: 'console.log(aggregator.snapshot())',
+    run: (snippet) => async () => {
+      const printed = await runSnippet(snippet.code, { modules });
+      expect(printed.log).toEqual([[{ path: 'src/ma' }], [{ path: 'src/main.rs', content: 'fn main() {' }], [{ path: 'src/main.rs', content: 'fn main() {}' }]]);
+    },
+  },
+  'docs/json.md#1': {
+    contains: 'new JsonValueStream({ snapshots: true })',
+    run: (snippet) => async () => {
+      const render = recorder();
+      const response = new Response(streamOf(['{"a":[1,', '2],"b":"x', 'y"}'].map((text) => new TextEncoder().encode(text))));
+      await runSnippet(snippet.code, { modules, scope: { response, render } });
+      expect(render.calls.at(-1)).toEqual([{ a: [1, 2], b: 'xy' }, true]);
+      expect(render.calls.slice(0, -1).every(([, complete]) => complete === false)).toBe(true);
+    },
+  },
+  'docs/json.md#2': {
+    contains: 'immutableSnapshots: true',
+    run: (snippet) => async () => {
+      const printed = await runSnippet(snippet.code, { modules, scope: { subscribe: () => () => undefined }, after: '__result(store); __result(parser);' });
+      const [store, parser] = printed.result as [{ getSnapshot(): { a: object; b: number[] } }, argstream.IncrementalJsonValueParser];
+      parser.push('{"a":{"x":1},"b":[1,');
+      const first = store.getSnapshot();
+      expect(store.getSnapshot()).toBe(first);
+      parser.push('2]');
+      const second = store.getSnapshot();
+      expect(second).not.toBe(first);
+      expect(second.a).toBe(first.a);
+      expect(first.b).toEqual([1]);
+      expect(second.b).toEqual([1, 2]);
+    },
+  },
+
+  'docs/pipeline.md#0': {
+    contains: 'const sse = fromResponse(upstream',
+    run: (snippet) => async () => {
+      const scope = { response: recording(ANTHROPIC), bytes: recording(ANTHROPIC).body, upstream: recording(ANTHROPIC), otherResponse: recording(ANTHROPIC) };
+      const printed = await runSnippet(snippet.code, { modules, scope, after: '__result(events); __result(same); __result(sse); __result(turn);' });
+      const [events, same, sse, turn] = printed.result as [ReadableStream, ReadableStream, ReadableStream<Uint8Array>, argstream.Turn];
+      expect(await readAll(events)).toEqual(await readAll(same));
+      const relayedEvents = await decoded(await new Response(sse).text());
+      expect(relayedEvents.filter((event) => event.type === 'field-end').map((event) => (event as { key: string }).key)).toEqual(['location']);
+      expect(turn.toolCalls.map((call) => [call.toolName, call.arguments])).toEqual(manifestCalls(ANTHROPIC));
+    },
+  },
+  'docs/pipeline.md#1': {
+    contains: "provider: 'openai-chat' })));",
+    run: (snippet) => async () => {
+      const run = recorder(Promise.resolve());
+      await runSnippet(snippet.code, { modules, scope: { response: recording(OPENAI_CHAT), run } });
+      expect(run.calls).toEqual(manifestCalls(OPENAI_CHAT));
+    },
+  },
+  'docs/pipeline.md#2': {
+    contains: "process.stdout.write(`\\n${event.key}: `)",
+    run: (snippet) => async () => {
+      const run = recorder(Promise.resolve());
+      const printed = await runSnippet(snippet.code, { modules, scope: { response: recording(ANTHROPIC), run } });
+      expect(printed.stdout).toBe('\nlocation: Paris');
+      expect(run.calls).toEqual(manifestCalls(ANTHROPIC));
+    },
+  },
+  'docs/pipeline.md#3': {
+    contains: 'new ToolCallRebuilder()',
+    run: (snippet) => async () => {
+      const render = recorder();
+      // What the browser receives: the same recording's path updates, relayed over SSE.
+      const sse = await new Response(fromResponse(recording(OPENAI_CHAT), { provider: 'openai-chat' }, new PathUpdateStream({ keepProgress: false })).pipeThrough(new EventStreamEncoder())).text();
+      const updatesFromServer = new Response(sse).body!.pipeThrough(new EventStreamDecoder());
+      const printed = await runSnippet(snippet.code, { modules, scope: { response: recording(OPENAI_CHAT), updatesFromServer, render }, after: '__result(updates);' });
+      const updates = await readAll(printed.result[0] as ReadableStream<PipelineEvent>);
+      expect(updates.some((event) => event.type === 'tool-call-progress')).toBe(false);
+      const last = new Map(render.calls.map(([id, value]) => [id, value]));
+      expect([...last.values()]).toEqual(manifestCalls(OPENAI_CHAT).map(([, args]) => args));
+    },
+  },
+  'docs/pipeline.md#4': {
+    contains: 'new ToolCallDeltaStream(',
+    run: (snippet) => async () => {
+      const printed = await runSnippet(snippet.code, { modules, scope: { bytes: recording(OPENAI_CHAT).body }, after: '__result(deltas);' });
+      const deltas = await readAll(printed.result[0] as ReadableStream<PipelineEvent>);
+      const text = new Map<number, string>();
+      for (const event of deltas) if (event.type === 'streaming-tool-call') text.set(event.index, (text.get(event.index) ?? '') + event.argumentsDelta);
+      expect([...text.values()].map((json) => JSON.parse(json))).toEqual(manifestCalls(OPENAI_CHAT).map(([, args]) => args));
+      expect(deltas.every((event) => event.type !== 'streaming-tool-call' || event.messageId === 'msg_1')).toBe(true);
+    },
+  },
+  'docs/pipeline.md#5': {
+    contains: 'new JsonTextStream({ repair: true })',
+    run: (snippet) => async () => {
+      let relayedText = '';
+      const relay = new WritableStream<string>({ write: (text) => void (relayedText += text) });
+      const argumentChunks = streamOf(['{"path":"a.txt","content":"hel', 'lo']);
+      const printed = await runSnippet(snippet.code, { modules, scope: { argumentChunks, relay } });
+      expect(printed.warn).toEqual([['closed a truncated document at', '/content']]);
+      expect(JSON.parse(relayedText)).toEqual({ path: 'a.txt', content: 'hello' });
+    },
+  },
+  'docs/pipeline.md#6': {
+    contains: 'new TaggedToolCallStream()',
+    run: (snippet) => async () => {
+      const line = (content: string, done = false) => `${JSON.stringify({ model: 'llama3', message: { role: 'assistant', content }, done, ...(done ? { done_reason: 'stop' } : {}) })}\n`;
+      const pieces = ['Let me look. <tool_', 'call>{"name": "get_wea', 'ther", "arguments": {"location": "Pa', 'ris"}}</tool_call>'];
+      const response = new Response(pieces.map((piece) => line(piece)).join('') + line('', true));
+      const printed = await runSnippet(snippet.code, { modules, scope: { response }, after: '__result(turn);' });
+      const turn = printed.result[0] as argstream.Turn;
+      expect(turn.toolCalls.map((call) => [call.toolName, call.arguments])).toEqual([['get_weather', { location: 'Paris' }]]);
+      expect(turn.text).toBe('Let me look. ');
+    },
+  },
+  'docs/pipeline.md#7': {
+    contains: 'new CoalesceStream({ maxDelayMs: 50 })',
+    run: (snippet) => async () => {
+      const printed = await runSnippet(snippet.code, { modules, scope: { response: recording(ANTHROPIC) }, after: '__result(frames);' });
+      const frames = await readAll(printed.result[0] as ReadableStream<PipelineEvent>);
+      const turn = await collectTurn(streamOf(frames));
+      expect(turn.toolCalls.map((call) => [call.toolName, call.arguments])).toEqual(manifestCalls(ANTHROPIC));
+      expect(frames.at(-1)?.type).toBe('finished');
+    },
+  },
+  'docs/pipeline.md#8': {
+    contains: 'new ArgumentValidationStream({ tools: { write_file: WriteFile } })',
+    run: (snippet) => async () => {
+      const abort = recorder();
+      const response = anthropicCall('write_file', ['{"path": "/etc/pa', 'sswd", "content": "x"}']);
+      await runSnippet(snippet.code, { modules, scope: { response, abort } });
+      expect(abort.calls).toHaveLength(1);
+      expect(abort.calls[0]?.[0]).toBe('toolu_1');
+      expect(JSON.stringify(abort.calls[0]?.[1])).toContain('forbidden path');
+    },
+  },
+  'docs/pipeline.md#9': {
+    contains: 'new ProviderEventDecoder(',
+    run: (snippet) => async () => {
+      const handle = recorder();
+      await runSnippet(snippet.code, { modules, scope: { chunks: [readFixture(`providers/${ANTHROPIC}`)], handle } });
+      const events = handle.calls.map(([event]) => event as PipelineEvent);
+      expect(events.filter((event) => event.type === 'tool-call').map((event) => [(event as argstream.ToolCallEvent).toolName, (event as argstream.ToolCallEvent).arguments])).toEqual(manifestCalls(ANTHROPIC));
+      expect(events.some((event) => event.type === 'tool-call-progress')).toBe(true);
+    },
+  },
+
+  'docs/providers.md#0': { contains: 'structuredOutput: true', runBy: 'test/transforms/structured-output.test.ts' },
+
+  'docs/relay.md#0': { contains: 'new EventStreamEncoder({ keepAliveMs: 15_000 })', run: relayServer },
+  'docs/relay.md#1': { contains: 'new EventStreamDecoder()', run: relayPage },
+  'docs/relay.md#2': {
+    contains: 'resumeEventStream(kept, request)',
+    run: (snippet) => async () => {
+      const printed = await runSnippet(snippet.code, { modules });
+      const { answer, resume } = printed.exports as { answer(upstream: Response): Response; resume(request: Request): Response };
+      const all = await decoded(await answer(writeFile()).text());
+      expect(all.length).toBeGreaterThan(5);
+      const rest = await decoded(await resume(new Request('http://127.0.0.1/api/chat/1', { headers: { 'last-event-id': '3' } })).text());
+      expect(rest).toEqual(all.slice(3));
+    },
+  },
+
+  'docs/sdks.md#0': { contains: 'fromResponse(response', runBy: 'test/sdk/readme.test.ts' },
+  'docs/sdks.md#1': { contains: "from '@anthropic-ai/sdk'", runBy: 'test/sdk/readme.test.ts' },
+  'docs/sdks.md#2': { contains: 'chat.completions.create', runBy: 'test/sdk/readme.test.ts' },
+  'docs/sdks.md#3': { contains: 'responses.stream', runBy: 'test/sdk/readme.test.ts' },
+  'docs/sdks.md#4': { contains: "from '@google/genai'", runBy: 'test/sdk/readme.test.ts' },
+  'docs/sdks.md#5': { contains: 'result.fullStream', runBy: 'test/sdk/readme.test.ts' },
+
+  'docs/terminal.md#0': { contains: 'process.stdout.isTTY', runBy: 'test/sinks/terminal.test.ts' },
+  'docs/terminal.md#1': { contains: 'Deno.stdout.writable', runBy: 'test/sinks/terminal.test.ts (in Deno)' },
+  'docs/terminal.md#2': { contains: 'const search: ToolRenderer', runBy: 'test/sinks/terminal.test.ts' },
+};
+
+const snippets = allSnippets();
+const key = (snippet: Snippet) => `${snippet.doc}#${snippet.index}`;
+
+describe('every snippet of README.md, CHANGELOG.md and docs/ is accounted for', () => {
+  it('each snippet is listed here (run here, run elsewhere, or why not), and each listing is a snippet', () => {
+    expect(snippets.map(key).filter((id) => SNIPPETS[id] === undefined)).toEqual([]);
+    expect(Object.keys(SNIPPETS).filter((id) => !snippets.some((snippet) => key(snippet) === id))).toEqual([]);
+  });
+
+  it.each(snippets.map((snippet) => [key(snippet), snippet] as const))('%s is the snippet its listing describes', (id, snippet) => {
+    expect(snippet.code, `${id} moved or changed: update SNIPPETS`).toContain(SNIPPETS[id]?.contains);
+  });
+
+  it('the counts: run here, run by another test, type-checked only', () => {
+    const entries = snippets.map((snippet) => SNIPPETS[key(snippet)]);
+    const here = entries.filter((entry) => entry !== undefined && 'run' in entry).length;
+    const elsewhere = entries.filter((entry) => entry !== undefined && 'runBy' in entry).length;
+    const only = entries.filter((entry) => entry !== undefined && 'why' in entry);
+    console.log(`${snippets.length} snippets: ${here} run here, ${elsewhere} run by other tests, ${only.length} type-checked only`);
+    expect(here + elsewhere + only.length).toBe(snippets.length);
+    expect(only.length).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('the snippets, run as written', () => {
+  const runnable = snippets.flatMap((snippet) => {
+    const entry = SNIPPETS[key(snippet)];
+    return entry !== undefined && 'run' in entry ? [[key(snippet), entry.run(snippet)] as const] : [];
+  });
+  it.each(runnable)('%s', async (_id, run) => {
+    await run();
+  });
+});
+
