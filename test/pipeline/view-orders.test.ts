@@ -34,6 +34,7 @@ import {
   type PushCore,
   type StandardSchema,
   type StandardSchemaIssue,
+  type StreamEvent,
 } from '../../src/index.ts';
 import { readAll, streamOf } from '../helpers.ts';
 import type { ManifestRecording } from '../manifest.ts';
@@ -187,7 +188,7 @@ function viewsOf(events: readonly PipelineEvent[]) {
   return {
     progress: new Map([...progress].map(([index, aggregator]) => [index, aggregator.snapshot()])),
     fields,
-    paths: new Map([...paths].map(([index, { rebuilder, kinds }]) => [index, { value: rebuilder.value, complete: rebuilder.complete, kinds }])),
+    paths: new Map([...paths].map(([index, { rebuilder, kinds }]) => [index, { value: rebuilder.value, complete: rebuilder.isComplete(), kinds }])),
     text: new Map([...text].map(([index, call]) => [index, { value: call.text.trim() === '' ? {} : (JSON.parse(call.text) as JsonValue), complete: call.complete }])),
     validation,
     finals,
@@ -232,7 +233,7 @@ const recordings = oneRecordingPerProvider();
 
 function providerEvents(recording: ManifestRecording): PipelineEvent[] {
   const decoder = new ProviderEventDecoder({ provider: PROVIDER_OF_DIR[recording.dir] as ProviderName });
-  const events: PipelineEvent[] = [];
+  const events: StreamEvent[] = [];
   for (const chunk of recordingInput(recording)) decoder.push(chunk, events);
   decoder.end(events);
   return deepFreeze(events);
