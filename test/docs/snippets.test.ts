@@ -93,6 +93,8 @@ const relayServer = (snippet: Snippet) => async () => {
   const content = events.flatMap((event) => (event.type === 'field-delta' && event.key === 'content' ? [event.text] : [])).join('');
   expect(content).toBe(WRITE_FILE_ARGS.content);
   expect(events.find((event) => event.type === 'tool-call')).toMatchObject({ toolName: 'write_file', arguments: WRITE_FILE_ARGS });
+  // keepProgress: false — the progress stays on the server.
+  expect(events.filter((event) => event.type === 'tool-call-progress')).toEqual([]);
 };
 
 const SNIPPETS: Record<string, Entry> = {
