@@ -33,8 +33,11 @@ export type { FieldEventStreamInput, FieldEventStreamOptions, FieldEventStreamOu
  *   `tool-call` event, `finished`, other views — passes through unchanged and in order.
  *
  * The progress events and plain fragments it reads are passed on (before the field events they
- * make), so that any view can follow this one; `keepProgress: false` drops them. A stream with
- * nothing this stage owns passes through unchanged.
+ * make), so that any view can follow this one; `keepProgress: false` drops them. A call whose
+ * progress never reaches this stage (after `ConversationEventStream` without `progress`, or a view
+ * made with `keepProgress: false`) gets its field events from its `tool-call` event, all at once
+ * (numbers then written as `JSON.stringify` writes them). A stream with nothing this stage owns
+ * passes through unchanged.
  *
  * A field starts with the first fragment of its value (the key travels with it). `flush` emits
  * nothing of its own: a document that stopped early leaves its last field without a `field-end`

@@ -31,7 +31,9 @@ export type { PathUpdateStreamInput, PathUpdateStreamOptions, PathUpdateStreamOu
  * The progress events and plain fragments it reads are passed on (before the updates they make),
  * so that any view can follow this one; `keepProgress: false` drops them — what a relay to a
  * browser's `ToolCallRebuilder` wants: the updates and the text, without the fragments twice. A
- * stream with nothing this stage owns passes through unchanged.
+ * call whose progress never reaches this stage (after `ConversationEventStream` without
+ * `progress`, or a view made with `keepProgress: false`) gets its updates from its `tool-call`
+ * event, all at once. A stream with nothing this stage owns passes through unchanged.
  *
  * A `key` update is sent when its member's value begins (the fragments reveal the key then),
  * immediately before the value's first update. Per-call state, O(depth), is released at the

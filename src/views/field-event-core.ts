@@ -7,7 +7,7 @@
 import { ChainedCore, type PushCore } from '../core.ts';
 import type { JsonLimits } from '../json/scanner.ts';
 import { FINAL_EVENTS, TurnBuilder } from '../turn/turn-builder.ts';
-import type { FieldEvent, PipelineEvent, StreamFragment } from '../types.ts';
+import type { FieldEvent, FieldEventSource, PipelineEvent, StreamFragment } from '../types.ts';
 import { FieldEventParser } from './field-event-parser.ts';
 
 /**
@@ -48,10 +48,17 @@ const FRAGMENT_TYPES: ReadonlySet<string> = new Set(['start', 'string', 'scalar'
 class FieldSplitter implements PushCore<FieldEventStreamInput, FieldEventStreamOutput> {
   /** One parser per content slot; `-1` holds the plain-fragment document. */
   readonly #documents = new Map<number, FieldEventParser>();
+  /**
+   * The slots whose fields this stage made or a stage before made (until their final event): the
+   * others get theirs from their final event.
+   */
+  readonly #fielded = new Set<number>();
   readonly #keepProgress: boolean;
+  readonly #limits: JsonLimits;
 
-  constructor(keepProgress: boolean) {
+  constructor(keepProgress: boolean, limits: JsonLimits) {
     this.#keepProgress = keepProgress;
+    this.#limits = limits;
   }
 
   #documentOf(index: number): FieldEventParser {
@@ -59,8 +66,30 @@ class FieldSplitter implements PushCore<FieldEventStreamInput, FieldEventStreamO
     if (parser === undefined) {
       parser = new FieldEventParser();
       this.#documents.set(index, parser);
+      this.#fielded.add(index);
     }
     return parser;
+  }
+
+  /**
+   * A call (or structured document) ends with no progress seen here and no field events made
+   * before: a stage before parsed it without passing its progress on (`ConversationEventStream`
+   * without `progress`, a view with `keepProgress: false`). Its fields come from its value, at once.
+   */
+  #fromValue(event: PipelineEvent, out: FieldEventStreamOutput[]): void {
+    let value: unknown;
+    let source: FieldEventSource;
+    if (event.type === 'tool-call' || event.type === 'provider-tool-call') {
+      value = event.arguments;
+      source = { index: event.index, toolCallId: event.toolCallId, toolName: event.toolName };
+    } else if (event.type === 'structured') {
+      value = event.data;
+      source = { index: event.index };
+    } else return;
+    const parser = new FieldEventParser(this.#limits);
+    parser.source = source;
+    parser.push(JSON.stringify(value), out as FieldEvent[]);
+    parser.end(out as FieldEvent[]);
   }
 
   push(input: FieldEventStreamInput, out: FieldEventStreamOutput[] = []): FieldEventStreamOutput[] {
@@ -85,6 +114,11 @@ class FieldSplitter implements PushCore<FieldEventStreamInput, FieldEventStreamO
         if (parser.complete) this.#documents.delete(input.index);
         return out;
       }
+      case 'field-start':
+        // A stage before made this slot's fields.
+        if (input.index !== undefined) this.#fielded.add(input.index);
+        out.push(input);
+        return out;
       default:
         if (FRAGMENT_TYPES.has(input.type)) {
           if (this.#keepProgress) out.push(input);
@@ -92,8 +126,12 @@ class FieldSplitter implements PushCore<FieldEventStreamInput, FieldEventStreamO
           this.#documentOf(-1).pushFragment(input as StreamFragment, events);
           return out;
         }
-        // The call is over: release its state.
-        if (input.type === 'flush' || FINAL_EVENTS.has(input.type)) this.#documents.delete((input as { readonly index: number }).index);
+        if (FINAL_EVENTS.has(input.type)) {
+          // The call is over: its fields if no one made them, then release its state.
+          const index = (input as { readonly index: number }).index;
+          if (!this.#fielded.delete(index)) this.#fromValue(input as PipelineEvent, out);
+          this.#documents.delete(index);
+        } else if (input.type === 'flush') this.#documents.delete(input.index);
         out.push(input as PipelineEvent);
         return out;
     }
@@ -125,7 +163,7 @@ export class FieldEventCore extends ChainedCore<FieldEventStreamInput, FieldEven
     const { keepProgress = true, ...progress } = options;
     super(
       new TurnBuilder({ ...progress, progress: true, messages: false }) as PushCore<FieldEventStreamInput, FieldEventStreamInput>,
-      new FieldSplitter(keepProgress),
+      new FieldSplitter(keepProgress, progress),
     );
   }
 }

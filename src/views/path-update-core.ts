@@ -5,6 +5,7 @@
  * @module
  */
 import { ChainedCore, type PushCore } from '../core.ts';
+import { IncrementalJsonParser } from '../json/incremental-json-parser.ts';
 import type { JsonLimits } from '../json/scanner.ts';
 import { FINAL_EVENTS, TurnBuilder } from '../turn/turn-builder.ts';
 import type { PathUpdate, PipelineEvent, StreamFragment } from '../types.ts';
@@ -46,12 +47,19 @@ export interface PathUpdateStreamOptions extends JsonLimits, PathUpdateEncoderOp
 class PathUpdateSplitter implements PushCore<PathUpdateStreamInput, PathUpdateStreamOutput> {
   #document: PathUpdateEncoder | undefined;
   readonly #calls = new Map<number, PathUpdateEncoder>();
+  /**
+   * The slots whose updates this stage made or a stage before made (until their final event): the
+   * others get theirs from their final event.
+   */
+  readonly #encoded = new Set<number>();
   readonly #keepProgress: boolean;
   readonly #encoder: PathUpdateEncoderOptions;
+  readonly #limits: JsonLimits;
 
-  constructor(keepProgress: boolean, encoder: PathUpdateEncoderOptions) {
+  constructor(keepProgress: boolean, encoder: PathUpdateEncoderOptions, limits: JsonLimits) {
     this.#keepProgress = keepProgress;
     this.#encoder = encoder;
+    this.#limits = limits;
   }
 
   push(input: PathUpdateStreamInput, out: PathUpdateStreamOutput[] = []): PathUpdateStreamOutput[] {
@@ -61,6 +69,7 @@ class PathUpdateSplitter implements PushCore<PathUpdateStreamInput, PathUpdateSt
       if (encoder === undefined) {
         encoder = new PathUpdateEncoder(this.#encoder);
         this.#calls.set(input.index, encoder);
+        this.#encoded.add(input.index);
       }
       encoder.push(input.fragment, out as PathUpdate[], input.type === 'tool-call-progress' ? input : { toolCallId: '', index: input.index, structured: true });
       if (encoder.complete) this.#calls.delete(input.index);
@@ -69,10 +78,37 @@ class PathUpdateSplitter implements PushCore<PathUpdateStreamInput, PathUpdateSt
       this.#document ??= new PathUpdateEncoder(this.#encoder);
       this.#document.push(input as StreamFragment, out as PathUpdate[]);
     } else {
-      if (input.type === 'flush' || FINAL_EVENTS.has(input.type)) this.#calls.delete((input as { readonly index: number }).index);
+      if (FINAL_EVENTS.has(input.type)) {
+        // The call is over: its updates if no one made them, then release its state.
+        const index = (input as { readonly index: number }).index;
+        if (!this.#encoded.delete(index)) this.#fromValue(input as PipelineEvent, out as PathUpdate[]);
+        this.#calls.delete(index);
+      } else if (input.type === 'flush') this.#calls.delete(input.index);
+      else if (input.type === 'path-update' && input.index !== undefined) this.#encoded.add(input.index);
       out.push(input as PipelineEvent);
     }
     return out;
+  }
+
+  /**
+   * A call (or structured document) ends with no progress seen here and no updates made before: a
+   * stage before parsed it without passing its progress on (`ConversationEventStream` without
+   * `progress`, a view with `keepProgress: false`). Its updates come from its value, at once.
+   */
+  #fromValue(event: PipelineEvent, out: PathUpdate[]): void {
+    let value: unknown;
+    let call: { readonly toolCallId: string; readonly index: number; readonly structured?: true };
+    if (event.type === 'tool-call' || event.type === 'provider-tool-call') {
+      value = event.arguments;
+      call = event;
+    } else if (event.type === 'structured') {
+      value = event.data;
+      call = { toolCallId: '', index: event.index, structured: true };
+    } else return;
+    const encoder = new PathUpdateEncoder(this.#encoder);
+    const parser = new IncrementalJsonParser(this.#limits);
+    for (const fragment of parser.push(JSON.stringify(value))) encoder.push(fragment, out, call);
+    for (const fragment of parser.end()) encoder.push(fragment, out, call);
   }
 
   end(out: PathUpdateStreamOutput[] = []): PathUpdateStreamOutput[] {
@@ -96,7 +132,7 @@ export class PathUpdateCore extends ChainedCore<PathUpdateStreamInput, PathUpdat
     const { keepProgress = true, relativePaths = true, ...progress } = options;
     super(
       new TurnBuilder({ ...progress, progress: true, messages: false }) as PushCore<PathUpdateStreamInput, PathUpdateStreamInput>,
-      new PathUpdateSplitter(keepProgress, { relativePaths }),
+      new PathUpdateSplitter(keepProgress, { relativePaths }, progress),
     );
   }
 }

@@ -322,6 +322,37 @@ describe('Every order of the views after each provider', () => {
     }
   });
 
+  it('after a stage that passes no progress on, fields, path updates and JSON text come from each call\'s final event, with the values of the view alone', () => {
+    /** Fields and updates as values: made from a value, a number is written as JSON.stringify writes it. */
+    const values = (view: View, output: unknown): unknown => {
+      if (view === 'fields') {
+        const fields = output as Views['fields'];
+        return new Map([...fields].map(([index, list]) => [index, list.map((f) => ({ key: f.key, value: f.string === true ? f.text : (JSON.parse(f.text) as unknown) }))]));
+      }
+      if (view === 'paths') return new Map([...(output as Views['paths'])].map(([index, call]) => [index, { value: call.value, complete: call.complete }]));
+      return output;
+    };
+    for (const recording of recordings) {
+      const events = providerEvents(recording);
+      const { alone, finals } = aloneOf(events);
+      const befores: ReadonlyArray<readonly [string, () => PushCore<PipelineEvent, PipelineEvent>]> = [
+        ['ConversationEventStream()', () => new TurnBuilder({ messages: true })],
+        ['FieldEventStream({ keepProgress: false })', () => new FieldEventCore({ keepProgress: false }) as PushCore<PipelineEvent, PipelineEvent>],
+        ['PathUpdateStream({ keepProgress: false })', () => new PathUpdateCore({ keepProgress: false }) as PushCore<PipelineEvent, PipelineEvent>],
+      ];
+      for (const [name, before] of befores) {
+        for (const view of ['fields', 'paths', 'text'] as const) {
+          const views = viewsOf(runCores([before(), CORES[view]()], events));
+          const where = `${recording.file}: ${name} → ${view}`;
+          // What the stage before made of the same view is its own (the same as this view's).
+          if (name.startsWith(view === 'fields' ? 'Field' : view === 'paths' ? 'Path' : '-')) continue;
+          expect(values(view, outputOf(view, views)), where).toEqual(values(view, alone.get(view)));
+          expect(views.finals, where).toEqual(finals);
+        }
+      }
+    }
+  });
+
   it('the stream shells give what their cores give, in a few orders, chained and as separate hops', async () => {
     const orders: View[][] = [VIEWS.slice(), VIEWS.slice().reverse(), ['fields', 'paths', 'progress', 'validation', 'coalesce', 'text'], ['text', 'validation', 'fields', 'coalesce', 'paths', 'progress']];
     for (const recording of recordings) {
