@@ -73,8 +73,5 @@ export class JsonTextCore implements PushCore<StreamFragment, string> {
 const FRAGMENT_TYPES: ReadonlySet<string> = new Set(['start', 'string', 'scalar', 'entry', 'item', 'done']);
 
 function notAFragment(input: { readonly type: string }): never {
-  throw new TypeError(
-    `JsonTextStream: reads the fragments of one JSON document (JsonFragmentStream's output), got a '${String(input.type)}' event; ` +
-      'for the JSON text of each tool call\'s arguments in an event pipeline, use ToolCallDeltaStream',
-  );
+  throw new TypeError(`JsonTextStream reads fragments, got a '${String(input.type)}' event: a tool call's JSON text is ToolCallDeltaStream's`);
 }
