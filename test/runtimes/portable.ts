@@ -726,7 +726,7 @@ test('ToolCallProgressStream (anthropic, parallel calls): progress fragments rep
 // Relay stages: field events, JSON text again, path updates over the wire and their rebuilder
 
 test('FieldEventStream after JsonFragmentStream: start, deltas as they arrive, end per top-level field', async () => {
-  const output = await readAll(streamOf(['{"pat', 'h":"/tm', 'p/file","n":', '12}']).pipeThrough(new JsonFragmentStream()).pipeThrough(new FieldEventStream()));
+  const output = await readAll(streamOf(['{"pat', 'h":"/tm', 'p/file","n":', '12}']).pipeThrough(new JsonFragmentStream()).pipeThrough(new FieldEventStream({ keepProgress: false })));
   const events = output.filter((e): e is FieldEvent => e.type.startsWith('field-'));
   assertEqual(events.length, output.length, 'only field events for a bare document');
   const brief = events.map((event) => `${event.type} ${event.key}${'text' in event ? ` ${JSON.stringify(event.text)}` : ''}`);
@@ -743,7 +743,7 @@ test('JsonTextStream writes the document again as the same compact JSON text, wh
 });
 
 test('PathUpdateStream → JSON over the wire → JsonFragmentRebuilder rebuilds the document', async () => {
-  const updates = await readAll(streamOf(oneByOne(new TextEncoder().encode(DOCUMENT))).pipeThrough(new JsonFragmentStream()).pipeThrough(new PathUpdateStream()));
+  const updates = await readAll(streamOf(oneByOne(new TextEncoder().encode(DOCUMENT))).pipeThrough(new JsonFragmentStream()).pipeThrough(new PathUpdateStream({ keepProgress: false })));
   const rebuilder = new JsonFragmentRebuilder();
   for (const update of updates) {
     if (update.type !== 'path-update') fail(`only path updates for a bare document (got ${update.type})`);
@@ -764,7 +764,7 @@ test('fragments nested past depth 8 read as plain data: JSON, spread, structured
   assertEqual({ ...deepest }, JSON.parse(JSON.stringify(deepest)), 'spread of a deep fragment');
   assertEqual(aggregate(fragments), JSON.parse(deep), 'aggregated from lazy fragments');
   assertEqual(aggregate(plain), JSON.parse(deep), 'aggregated from plain copies');
-  const updates = await readAll(streamOf(fragments).pipeThrough(new PathUpdateStream()));
+  const updates = await readAll(streamOf(fragments).pipeThrough(new PathUpdateStream({ keepProgress: false })));
   const rebuilder = new JsonFragmentRebuilder();
   for (const update of updates) rebuilder.push(JSON.parse(JSON.stringify(update)) as typeof update & { type: 'path-update' });
   assertEqual(rebuilder.value, JSON.parse(deep), 'rebuilt from relative path updates');
