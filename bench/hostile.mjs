@@ -7,6 +7,7 @@
 // the heap after a full GC), and the serialized size of the path updates against the input.
 // Needs `npm run build` (the script runs it) and `node --expose-gc`.
 import {
+  chain,
   collectTurn,
   ConversationEventStream,
   FieldEventStream,
@@ -98,7 +99,7 @@ const paths = {
     parser.end();
   },
   JsonFragmentStream: (text) => drain(source(chunksOf(text)).pipeThrough(new JsonFragmentStream())),
-  'JsonFragmentStream → JsonTextStream': (text) => drain(source(chunksOf(text)).pipeThrough(new JsonFragmentStream()).pipeThrough(new JsonTextStream())),
+  'chain(JsonFragmentStream, JsonTextStream)': (text) => drain(source(chunksOf(text)).pipeThrough(chain(new JsonFragmentStream(), new JsonTextStream()))),
   ToolCallProgressStream: (text) => drain(source(events(text)).pipeThrough(new ToolCallProgressStream())),
   'ConversationEventStream({progress})': (text) => drain(source(events(text)).pipeThrough(new ConversationEventStream({ progress: true }))),
   FieldEventStream: (text) => drain(source(events(text)).pipeThrough(new FieldEventStream())),

@@ -201,9 +201,10 @@ const states = new WeakMap<object, StageState>();
  * A standard `TransformStream` over a chain of push cores: each input chunk runs through every
  * core in one `transform` call, and only the last core's outputs are enqueued.
  *
- * **One chunk per place and input chunk.** Before they are enqueued, the outputs of one input
- * chunk go through {@link joinAdjacentText}: adjacent pieces of text for the same place are one
- * chunk.
+ * **One chunk per place and input chunk.** Before they are enqueued, adjacent pieces of text
+ * that one input chunk made for the same place (a string at one path of one call, one field, one
+ * path update) are joined into one chunk: they were known at the same instant. What a provider
+ * sent (`part` events, raw argument deltas) stays cut as it came.
  */
 export class Stage<I, O> extends TransformStream<I, O> {
   /** @param cores - one core, or (from {@link chain}) the cores of several stages in order. */

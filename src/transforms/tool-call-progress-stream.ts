@@ -38,8 +38,8 @@ export type ToolCallProgressStreamOutput = PipelineEvent;
  * end of input arrives. Invalid arguments error the stream with a `ToolCallArgumentsError`
  * naming the call and the offset, after everything before it, unless `isolateErrors` is set.
  *
- * The core is {@link TurnBuilder} with `{ progress: true, messages: false }`. Chained after or
- * before another argstream stage with `pipeThrough`, both run in one stream hop.
+ * The core is {@link TurnBuilder} with `{ progress: true, messages: false }`. Composed with other
+ * stages by `chain` (or given to `fromResponse`), it runs in their stream hop.
  *
  * @example
  * ```ts
