@@ -99,7 +99,7 @@ const relayServer = (snippet: Snippet) => async () => {
 
 const SNIPPETS: Record<string, Entry> = {
   'README.md#0': {
-    contains: ".pipeThrough(new ConversationEventStream({ progress: true }));",
+    contains: "fromResponse(response, { provider: 'anthropic' }, new ConversationEventStream({ progress: true }))",
     run: (snippet) => async () => {
       const render = recorder();
       const run = recorder(Promise.resolve());
@@ -112,13 +112,15 @@ const SNIPPETS: Record<string, Entry> = {
   'README.md#1': {
     contains: 'chain(new ProviderEventStream',
     run: (snippet) => async () => {
-      const printed = await runSnippet(snippet.code, { modules, scope: { response: recording(ANTHROPIC), bytes: recording(ANTHROPIC).body }, after: '__result(events); __result(same);' });
-      const [events, same] = await Promise.all(printed.result.map((stream) => readAll(stream as ReadableStream<PipelineEvent>)));
-      expect(events).toEqual(same);
-      // The same turn as plain pipeThrough of the two stages.
-      const plain = recording(ANTHROPIC).body!.pipeThrough(new argstream.ProviderEventStream({ provider: 'anthropic' })).pipeThrough(new argstream.ConversationEventStream({ progress: true }));
-      expect(await collectTurn(streamOf(events as PipelineEvent[]))).toEqual(await collectTurn(plain));
-      expect(events?.some((event) => event.type === 'tool-call-progress')).toBe(true);
+      const printed = await runSnippet(snippet.code, { modules, scope: { response: recording(ANTHROPIC), bytes: recording(ANTHROPIC).body }, after: '__result(plain); __result(same);' });
+      const [plain, same] = await Promise.all(printed.result.map((stream) => readAll(stream as ReadableStream<PipelineEvent>)));
+      // The same turn as fromResponse with the stage (the quick start).
+      const viaResponse = argstream.fromResponse(recording(ANTHROPIC), { provider: 'anthropic' }, new argstream.ConversationEventStream({ progress: true }));
+      const turn = await collectTurn(viaResponse);
+      expect(await collectTurn(streamOf(plain as PipelineEvent[]))).toEqual(turn);
+      expect(await collectTurn(streamOf(same as PipelineEvent[]))).toEqual(turn);
+      expect(plain?.some((event) => event.type === 'tool-call-progress')).toBe(true);
+      expect(same?.some((event) => event.type === 'tool-call-progress')).toBe(true);
     },
   },
   'README.md#2': {
