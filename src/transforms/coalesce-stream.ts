@@ -26,17 +26,20 @@ export type { CoalesceInput, CoalesceStreamOptions };
  * - a `tool-call-progress` / `structured-progress` event whose fragment is a string piece: the
  *   slot, the call's identity and the path;
  * - a `field-delta`: the slot, the call and the key;
+ * - a `partial-string` path update: its document (the slot and the call); the merged update keeps
+ *   the first piece's `path`, so relative paths still resolve;
  * - a `streaming-tool-call` delta (not the completion, not an empty announcement): the call;
  * - a `part` with `message`, `reasoning`, `tool-call-arguments` or `structured` text and no
  *   metadata: the slot and the part type.
  *
  * **Everything else is a boundary** (`start`, `scalar`, `done`, `field-start`, `field-end`,
- * `flush`, `finished`, conversation events, parts with metadata, items it does not know): it
- * first emits everything held, then itself. Only *adjacent* pieces for the same target merge: a
- * piece for another target is a boundary too, so the stream is never reordered. Feed it the
- * events you render: after `ToolCallProgressStream` or a view, the pieces of one string are
- * adjacent (the raw argument parts are gone); after `ConversationEventStream({ passthrough: true,
- * progress: true })` the raw parts sit between them, so filter them out first.
+ * every other path update, `flush`, `finished`, conversation events, parts with metadata, items
+ * it does not know): it
+ * first emits everything held, then itself. Nothing crosses a boundary, and each target's text
+ * stays in order; between two boundaries the pieces of every target merge, even when pieces for
+ * other targets come between them (a view passes each progress event on before the field event
+ * or update it makes of it; parallel calls alternate), and the merged items go out in the order
+ * of their first pieces.
  *
  * Held text is emitted when it reaches `maxChars`, `maxDelayMs` after its first piece (a timer,
  * cleared whenever the held text goes out some other way), at a boundary, and at the end of

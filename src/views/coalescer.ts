@@ -9,6 +9,7 @@ import { newPlace, placeOf, withLeaf } from '../json/deep-fragment.ts';
 import type {
   ConversationEvent,
   FieldEvent,
+  PathUpdate,
   StreamEvent,
   StreamFragment,
   StreamingToolCallEvent,
@@ -24,6 +25,7 @@ export type CoalesceInput =
   | StreamEvent
   | ConversationEvent
   | FieldEvent
+  | PathUpdate
   | StreamingToolCallEvent;
 
 /** Options of `CoalesceStream`. */
@@ -92,6 +94,11 @@ function pieceOf(item: CoalesceInput): Piece | undefined {
       return fragmentPiece(item.fragment, `s${item.index}\u0000`);
     case 'field-delta':
       return { target: `d${item.index ?? ''}\u0000${item.toolCallId ?? ''}\u0000${item.toolName ?? ''}\u0000${item.key}`, text: item.text };
+    case 'path-update':
+      // Between two boundaries (every other update is one), the pieces of one document are of one
+      // string: the merged piece keeps the first one's path, absolute or relative.
+      if (item.kind !== 'partial-string') return undefined;
+      return { target: `u${item.index ?? ''}\u0000${item.toolCallId ?? ''}\u0000${item.structured === true ? 's' : ''}`, text: item.textValue };
     case 'streaming-tool-call':
       if (item.isComplete || item.argumentsDelta === '') return undefined;
       return { target: `c${item.index}\u0000${item.toolCallId}\u0000${item.toolName}\u0000${item.messageId ?? ''}`, text: item.argumentsDelta };
@@ -122,6 +129,8 @@ function merge<T>(first: T, text: string): T {
       return { ...item, fragment: withText(item.fragment, text) } as T;
     case 'field-delta':
       return { ...item, text } as T;
+    case 'path-update':
+      return { ...item, textValue: text } as T;
     case 'streaming-tool-call':
       return { ...item, argumentsDelta: text } as T;
     case 'part': {
@@ -140,6 +149,10 @@ function merge<T>(first: T, text: string): T {
  * (what is held, now), `end() → outputs` (the same, at the end of input). It knows no time: the
  * stream calls `flush` when `maxDelayMs` is spent; without streams, call it once per frame.
  *
+ * Between two boundaries it holds one run per target, so pieces for different targets that
+ * alternate — a progress event and the field delta a view made of it, parallel calls — each merge;
+ * the runs go out at the next boundary (or flush) in the order of their first pieces.
+ *
  * @example
  * ```ts
  * const coalescer = new Coalescer();
@@ -150,8 +163,8 @@ function merge<T>(first: T, text: string): T {
  */
 export class Coalescer<T> implements PushCore<T, T> {
   readonly #maxChars: number;
-  /** The pieces held: a run of adjacent pieces for one target. */
-  #lane: (Lane<T> & { readonly target: string }) | undefined;
+  /** The pieces held since the last boundary, one run per target, in the order of their first pieces. */
+  readonly #lanes = new Map<string, Lane<T>>();
   #held = 0;
 
   constructor(maxChars = DEFAULT_MAX_CHARS) {
@@ -160,7 +173,7 @@ export class Coalescer<T> implements PushCore<T, T> {
 
   /** True while pieces are held. */
   get pending(): boolean {
-    return this.#lane !== undefined;
+    return this.#held > 0;
   }
 
   push(item: T, out: T[] = []): T[] {
@@ -170,10 +183,9 @@ export class Coalescer<T> implements PushCore<T, T> {
       out.push(item);
       return out;
     }
-    // A piece for another target ends the run: merging across it would reorder the stream.
-    if (this.#lane !== undefined && this.#lane.target !== piece.target) this.flush(out);
-    if (this.#lane === undefined) this.#lane = { target: piece.target, first: item, texts: [piece.text] };
-    else this.#lane.texts.push(piece.text);
+    const lane = this.#lanes.get(piece.target);
+    if (lane === undefined) this.#lanes.set(piece.target, { first: item, texts: [piece.text] });
+    else lane.texts.push(piece.text);
     this.#held += piece.text.length;
     if (this.#held >= this.#maxChars) this.flush(out);
     return out;
@@ -184,11 +196,11 @@ export class Coalescer<T> implements PushCore<T, T> {
     return this.flush(out);
   }
 
-  /** Emit the held run as one item. */
+  /** Emit each held run as one item, in the order of their first pieces. */
   flush(out: T[] = []): T[] {
-    const lane = this.#lane;
-    if (lane !== undefined) out.push(lane.texts.length === 1 ? lane.first : merge(lane.first, lane.texts.join('')));
-    this.#lane = undefined;
+    if (this.#held === 0) return out;
+    for (const lane of this.#lanes.values()) out.push(lane.texts.length === 1 ? lane.first : merge(lane.first, lane.texts.join('')));
+    this.#lanes.clear();
     this.#held = 0;
     return out;
   }

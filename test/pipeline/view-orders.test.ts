@@ -71,7 +71,8 @@ const CORES: Readonly<Record<View, () => PushCore<PipelineEvent, PipelineEvent>>
   fields: () => new FieldEventCore() as PushCore<PipelineEvent, PipelineEvent>,
   paths: () => new PathUpdateCore() as PushCore<PipelineEvent, PipelineEvent>,
   text: () => new ToolCallDeltaCore(),
-  coalesce: () => new Coalescer<PipelineEvent>(),
+  // No size limit: every run of pieces between two boundaries merges (checked when it is last).
+  coalesce: () => new Coalescer<PipelineEvent>(Number.MAX_SAFE_INTEGER),
   validation: () => new ArgumentValidationCore({ schema: picky }) as PushCore<PipelineEvent, PipelineEvent>,
 };
 
@@ -248,6 +249,48 @@ function aloneOf(events: readonly PipelineEvent[]) {
   return { alone, finals };
 }
 
+/** The target of a piece of text CoalesceStream merges, or undefined for a boundary. */
+function pieceTarget(event: PipelineEvent): string | undefined {
+  switch (event.type) {
+    case 'field-delta':
+      return `field ${event.index} ${event.toolCallId} ${event.toolName} ${event.key}`;
+    case 'tool-call-progress':
+    case 'structured-progress': {
+      let path = `${event.type} ${event.index} ${'toolCallId' in event ? event.toolCallId : ''}`;
+      let fragment = event.fragment;
+      for (; fragment.type === 'entry' || fragment.type === 'item'; fragment = fragment.value) path += fragment.type === 'entry' ? `/${fragment.key}` : `/${fragment.index}`;
+      return fragment.type === 'string' && fragment.text !== '' ? path : undefined;
+    }
+    case 'path-update':
+      return event.kind === 'partial-string' ? `update ${event.index} ${event.toolCallId}` : undefined;
+    case 'streaming-tool-call':
+      return event.isComplete || event.argumentsDelta === '' ? undefined : `delta ${event.index} ${event.toolCallId} ${event.toolName}`;
+    case 'part': {
+      const part = event.part;
+      if (event.metadata !== undefined) return undefined;
+      if (part.type === 'message' || part.type === 'reasoning') return part.text === '' ? undefined : `${part.type} ${event.index}`;
+      if (part.type === 'tool-call-arguments') return part.chunk === '' ? undefined : `arguments ${event.index}`;
+      if (part.type === 'structured') return part.json === '' ? undefined : `structured ${event.index}`;
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** After CoalesceStream, no target has two pieces between two boundaries: each run merged. */
+function expectCoalesced(events: readonly PipelineEvent[], where: string): void {
+  let run = new Set<string>();
+  for (const event of events) {
+    const target = pieceTarget(event);
+    if (target === undefined) run = new Set();
+    else {
+      expect(run.has(target), `${where}: a second piece for ${target} before a boundary`).toBe(false);
+      run.add(target);
+    }
+  }
+}
+
 /** Check one chain's output against the views alone; returns the first difference, or undefined. */
 function check(order: readonly View[], output: readonly PipelineEvent[], alone: Map<View, unknown>, finals: Map<number, PipelineEvent[]>) {
   const views = viewsOf(output);
@@ -280,7 +323,9 @@ describe('Every order of the views after each provider', () => {
       }
       let orders = 0;
       for (const order of permutations(VIEWS)) {
-        check(order, runCores(order.map((view) => CORES[view]()), events), alone, finals);
+        const output = runCores(order.map((view) => CORES[view]()), events);
+        check(order, output, alone, finals);
+        if (order.at(-1) === 'coalesce') expectCoalesced(output, `${recording.file}: ${order.join(' → ')}`);
         orders++;
       }
       expect(orders).toBe(720);

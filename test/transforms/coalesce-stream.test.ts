@@ -4,8 +4,13 @@ import {
   CoalesceStream,
   collectTurn,
   FieldEventParser,
+  FieldEventStream,
   FragmentAggregator,
+  JsonFragmentRebuilder,
+  PathUpdateStream,
   ToolCallProgressStream,
+  type PathUpdate,
+  type PipelineEvent,
   type CoalesceInput,
   type FieldEvent,
   type StreamEvent,
@@ -14,7 +19,7 @@ import {
   type ToolCallProgressStreamOutput,
 } from '../../src/index.ts';
 import { Coalescer } from '../../src/views/coalescer.ts';
-import { args, cutAt, readAll, streamOf } from '../helpers.ts';
+import { args, cutAt, flush, readAll, start, streamOf } from '../helpers.ts';
 import { JsonFragmentStream } from '../../src/transforms/json-fragment-stream.ts';
 import { afterUpstreamError } from './upstream-error.ts';
 import { cutsFor, jsonText, merged, parseFragments, show } from '../json/json-helpers.ts';
@@ -34,6 +39,14 @@ function coalesce<T>(items: readonly T[], maxChars = Number.MAX_SAFE_INTEGER): T
   for (const item of items) core.push(item, out);
   core.flush(out);
   return out;
+}
+
+/** The text of a progress event's string piece, if it is one. */
+function placeOfText(event: PipelineEvent): string | undefined {
+  if (event.type !== 'tool-call-progress') return undefined;
+  let fragment = event.fragment;
+  while (fragment.type === 'entry' || fragment.type === 'item') fragment = fragment.value;
+  return fragment.type === 'string' ? fragment.text : undefined;
 }
 
 afterEach(() => {
@@ -96,7 +109,7 @@ describe('CoalesceStream', () => {
     ]);
   });
 
-  it('CoalesceStream never reorders: only adjacent pieces for one target merge', () => {
+  it('CoalesceStream merges the pieces of each target between two boundaries, in the order of their first pieces, and moves nothing across a boundary', () => {
     const items: ToolCallProgressStreamOutput[] = [
       progress(0, str('a')),
       progress(0, str('b')),
@@ -109,13 +122,26 @@ describe('CoalesceStream', () => {
       args(0, 'g'),
     ];
     expect(coalesce(items)).toEqual([
-      progress(0, str('ab')),
+      progress(0, str('abcd')),
       progress(1, str('x')),
-      progress(0, str('cd')),
       { type: 'flush', index: 1 },
       progress(0, str('e')),
       args(0, 'fg'),
     ]);
+  });
+
+  it('CoalesceStream merges a view\'s events and the progress it passes on between them, and partial-string updates that keep their relative paths', async () => {
+    const input = [start(0, 'c', 'f'), args(0, '{"a":"x'), args(0, 'y'), args(0, 'z","b":"u'), args(0, 'v'), args(0, 'w"}'), flush(0)];
+    const events = await readAll(streamOf(input).pipeThrough(new FieldEventStream()).pipeThrough(new PathUpdateStream()));
+    const out = coalesce(events);
+    const texts = (type: string) => out.filter((e) => e.type === type && ('text' in e || 'textValue' in e || (e.type === 'tool-call-progress' && placeOfText(e)))).map((e) => ('text' in e ? e.text : 'textValue' in e ? e.textValue : placeOfText(e)));
+    expect(texts('field-delta')).toEqual(['xyz', 'uvw']);
+    expect(out.filter((e) => e.type === 'path-update' && e.kind === 'partial-string').map((e) => (e as PathUpdate & { textValue: string }).textValue)).toEqual(['xyz', 'uvw']);
+    expect(texts('tool-call-progress')).toEqual(['xyz', 'uvw']);
+    // Over the wire, the merged updates rebuild the arguments.
+    const rebuilder = new JsonFragmentRebuilder();
+    for (const e of out) if (e.type === 'path-update') rebuilder.push(JSON.parse(JSON.stringify(e)) as PathUpdate);
+    expect(rebuilder.value).toEqual({ a: 'xyz', b: 'uvw' });
   });
 
   it('CoalesceStream does not merge pieces of different paths, calls or ids', () => {
