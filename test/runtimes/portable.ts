@@ -43,6 +43,7 @@ import {
 } from '../../src/index.ts';
 import { iterableStream } from '../../src/sources/iterable.ts';
 import { REPORT_PREFIX, type CheckResult, type Report } from './report.ts';
+import { failureMessage, groupNames, runGroup } from './semantics.ts';
 
 export type { CheckResult, Report };
 
@@ -939,3 +940,13 @@ test('ProviderEventStream reads the NDJSON of event objects (an SDK toReadableSt
   assert(error.error instanceof ProviderError, `a ProviderError, got ${String(error.error)}`);
   assertEqual([error.error.type, error.error.code, error.error.message], ['RESOURCE_EXHAUSTED', '429', 'gemini: RESOURCE_EXHAUSTED: Quota'], 'its fields');
 });
+
+// ---------------------------------------------------------------------------------------------
+// Observably standard: every exported stream, alone and in chains, against identity TransformStreams (semantics.ts)
+
+for (const group of groupNames()) {
+  test(`standard semantics: ${group} behaves as a chain of identity TransformStreams (locks, pipe options, signals, cancel and error reasons, tee, for await)`, async () => {
+    const message = failureMessage(await runGroup(group));
+    if (message !== undefined) fail(message);
+  });
+}
