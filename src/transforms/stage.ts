@@ -8,10 +8,8 @@
  */
 import { joinAdjacentText } from './batch.ts';
 import { failAfterDrain } from './fail-after-drain.ts';
-import type { PushCore, StageCore } from '../core.ts';
+import type { StageCore } from '../core.ts';
 
-export type { PushCore, StageCore } from '../core.ts';
-export { ChainedCore } from '../core.ts';
 
 /** Work a stage still waits for: only a core that answered with a promise makes any. */
 type Pending = Promise<void> | undefined;
