@@ -10,7 +10,6 @@ import { joinAdjacentText } from './batch.ts';
 import { failAfterDrain } from './fail-after-drain.ts';
 import type { StageCore } from '../core.ts';
 
-
 /** Work a stage still waits for: only a core that answered with a promise makes any. */
 type Pending = Promise<void> | undefined;
 
