@@ -181,6 +181,9 @@ export type {
   ToolCallRenderer,
   ToolRenderer,
 } from './sinks/terminal.ts';
+// A stream as an async iterable where the platform has no `for await` over streams (Safari).
+export { iterate } from './sinks/iterate.ts';
+export type { IterateOptions } from './sinks/iterate.ts';
 
 // Sources: a fetch Response with its status checked, and any (async) iterable (an SDK's stream) as
 // a ReadableStream. The AI SDK's stream parts are the provider 'ai-sdk' of ProviderEventStream.

@@ -141,6 +141,7 @@ async function ask(prompt) {
       status('error', `the server answered ${response.status} ${response.statusText}`);
       return;
     }
+    // A reader rather than `for await`: Safari (WebKit) has no async iteration of a ReadableStream.
     const reader = response.body.pipeThrough(decoder).getReader();
     for (let read = await reader.read(); !read.done; read = await reader.read()) render(read.value);
     status('done', 'done');

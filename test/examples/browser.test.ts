@@ -1,22 +1,33 @@
 /**
- * examples/browser in Chromium (playwright-core, headless): the page, served by the example's own
- * serve.mjs (argstream bundled from src/ for the page's import map, the edge function run in
- * Node), asks a model that streams a write_file call and stops in the middle of the file's content
- * until the test lets it go. Mid-stream the page must show the path and a proper, non-empty prefix
- * of the content; at the end, exactly the arguments written below. DOM assertions only.
+ * examples/browser in every browser engine: Chromium (playwright-core), Firefox (puppeteer-core,
+ * WebDriver BiDi) and WebKit (WebKitGTK's MiniBrowser under WebKitWebDriver and Xvfb), started by
+ * the runners of test/runtimes/. The page, served by the example's own serve.mjs (argstream
+ * bundled from src/ for the page's import map, the edge function run in Node), asks a model that
+ * streams a write_file call and stops at chosen points until the test lets it go on: first right
+ * after the path (the path shown, no content yet), then twice in the middle of the content (a
+ * prefix, then a longer one, grown in the same text node), then the end (the call's ✓ and exactly
+ * the arguments written below). DOM assertions only.
  */
-import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
 import { startReplayServer } from '../../src/cli/replay-server.ts';
 import { startBrowserExample } from '../../examples/browser/serve.mjs';
-import { chromiumPath } from '../runtimes/chromium/run.ts';
-import { anthropicToolTurn, FIRST_ARGUMENT_EVENT, startGatedModel } from './gated-model.ts';
+import type { BrowserSession } from '../runtimes/harness.ts';
+import { chromiumMissing, launchChromium } from '../runtimes/chromium/run.ts';
+import { firefoxMissing, launchFirefox } from '../runtimes/firefox/run.ts';
+import { launchWebKit, webkitMissing } from '../runtimes/webkit/run.ts';
+import { anthropicToolTurn, FIRST_ARGUMENT_EVENT } from './gated-model.ts';
 
 const IN_CI = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
 const SRC = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+const ENGINES: ReadonlyArray<{ name: string; launch: () => Promise<BrowserSession>; missing: () => string | undefined }> = [
+  { name: 'Chromium', launch: launchChromium, missing: chromiumMissing },
+  { name: 'Firefox', launch: launchFirefox, missing: firefoxMissing },
+  { name: 'WebKit', launch: launchWebKit, missing: webkitMissing },
+];
 
 /** The call the model writes, by hand: escapes, quotes, non-ASCII and an emoji in the content. */
 const EXPECTED = {
@@ -25,37 +36,85 @@ const EXPECTED = {
 };
 const TEXT = "I'll add the greeting function.";
 
-const start = startBrowserExample;
+// ---------------------------------------------------------------------------------------------
+// A model that stops more than once
 
-let browser: Browser | undefined;
-
-function missing(): string | undefined {
-  return existsSync(chromiumPath()) ? undefined : `no Chromium at ${chromiumPath()}: install it (Debian/Ubuntu: \`apt-get install -y chromium\`) or set CHROMIUM_PATH`;
+interface SteppedModel {
+  /** The Messages endpoint. */
+  readonly url: string;
+  /** Resolves once every event before stop `n` has been written (and flushed to the socket). */
+  reached(n: number): Promise<void>;
+  /** Go on from the stop the model is at. */
+  next(): void;
+  close(): Promise<void>;
 }
 
-beforeAll(async () => {
-  if (missing() !== undefined) return;
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: ARGS });
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-/** A page on `url` that records page errors. */
-async function open(url: string): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser!.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  await page.goto(url);
-  return { page, problems };
+/** A promise and its resolve function (Promise.withResolvers, which Node 20 lacks). */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
 }
+
+/** Serve `events` (one write each) to the first request, stopping before each index in `stops` until `next()`. */
+async function startSteppedModel(events: readonly string[], stops: readonly number[]): Promise<SteppedModel> {
+  const arrivals = stops.map(() => deferred());
+  let go = deferred();
+  const write = (response: import('node:http').ServerResponse, chunk: string) => new Promise<void>((resolve) => response.write(chunk, () => resolve()));
+  const server = createServer(async (request, response) => {
+    request.resume();
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    for (let i = 0; i < events.length; i++) {
+      const stop = stops.indexOf(i);
+      if (stop >= 0) {
+        arrivals[stop]!.resolve();
+        await go.promise;
+        go = deferred();
+      }
+      if (response.destroyed) return;
+      await write(response, events[i]!);
+    }
+    response.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/messages`,
+    reached: (n) => arrivals[n]!.promise,
+    next: () => go.resolve(),
+    close: () => {
+      go.resolve();
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * What a page must show of a string field once `raw` (its JSON text so far, after the opening
+ * quote) has arrived: every complete character — a split escape and the first half of a surrogate
+ * pair are held back, nothing else.
+ */
+function decodedPrefix(raw: string): string {
+  for (let end = raw.length; end >= 0; end--) {
+    try {
+      const text = JSON.parse(`"${raw.slice(0, end)}"`) as string;
+      return /[\uD800-\uDBFF]$/.test(text) ? text.slice(0, -1) : text;
+    } catch {
+      // An escape cut in the middle: shorter.
+    }
+  }
+  return '';
+}
+
+// ---------------------------------------------------------------------------------------------
+// The page
 
 /** What the page shows of the write_file call and the stream. */
-function shown(page: Page) {
-  return page.evaluate(() => {
+function shown(session: BrowserSession) {
+  return session.evaluate(() => {
     const call = document.querySelector('#calls article[data-tool="write_file"]') as HTMLElement | null;
+    const title = call?.querySelector('h3');
+    const content = call?.querySelector('.content-value');
     return {
       status: document.getElementById('status')?.dataset['state'],
       statusText: document.getElementById('status')?.textContent ?? '',
@@ -64,94 +123,169 @@ function shown(page: Page) {
       arguments: call?.dataset['arguments'],
       pathLine: call?.querySelector('.path')?.textContent ?? null,
       pathComplete: call?.querySelector('.path-value')?.hasAttribute('data-complete') ?? false,
-      content: call?.querySelector('.content-value')?.textContent ?? null,
+      content: content?.textContent ?? null,
+      contentComplete: content?.hasAttribute('data-complete') ?? false,
+      /** Whether the content's text node is the one {@link markContent} marked: it grew in place. */
+      contentNodeMarked: (content?.firstChild as (Node & { argstreamMarked?: boolean }) | null | undefined)?.argstreamMarked === true,
+      /** The call's ✓: `.call[data-state="complete"] h3::after` (`none` until then). */
+      check: title === null || title === undefined ? null : getComputedStyle(title, '::after').content,
     };
   });
 }
 
-function skipUnlessChromium(context: { skip(note?: string): void }): void {
-  const why = missing();
-  if (why === undefined) return;
-  if (IN_CI) throw new Error(`Chromium is required in CI: ${why}`);
-  console.warn(`skipped: ${why}`);
-  context.skip(why);
+type Shown = Awaited<ReturnType<typeof shown>>;
+
+/** Mark the content's text node, to see later that the page appended to it rather than replacing it. */
+function markContent(session: BrowserSession) {
+  return session.evaluate(() => {
+    const node = document.querySelector('#calls .content-value')?.firstChild as (Node & { argstreamMarked?: boolean }) | null | undefined;
+    if (node !== null && node !== undefined) node.argstreamMarked = true;
+  });
 }
 
-describe('examples/browser', () => {
-  it('renders the write_file path and a growing prefix of its content mid-stream, then exactly the arguments', async (context) => {
-    skipUnlessChromium(context);
-    const argumentText = JSON.stringify(EXPECTED);
-    const pieces = argumentText.match(/[\s\S]{1,7}/g)!;
-    // Hold once the content has begun: 40 characters of argument text after `"content":"`.
-    const contentStart = argumentText.indexOf('"content":"') + '"content":"'.length;
-    let length = 0;
-    let k = 0;
-    while (length < contentStart + 40) length += pieces[k++]!.length;
-    const model = await startGatedModel(anthropicToolTurn(TEXT, { id: 'toolu_test_1', name: 'write_file' }, pieces), FIRST_ARGUMENT_EVENT + k);
-    const example = await start({ argstreamEntry: SRC, anthropicUrl: model.url });
-    try {
-      const { page, problems } = await open(`${example.url}/`);
-      await page.click('button[type="submit"]');
-      await model.held;
-      // Everything sent before the hold reaches the page; nothing after it can.
-      await page.waitForFunction(() => (document.querySelector('#calls .content-value')?.textContent ?? '') !== '', undefined, { timeout: 20_000 });
-      const middle = await shown(page);
-      expect(middle.status).toBe('streaming');
-      expect(middle.callState).toBe('streaming');
-      expect(middle.message).toBe(TEXT);
-      expect(middle.pathLine).toBe(`creating ${EXPECTED.path}`);
-      expect(middle.pathComplete).toBe(true);
-      expect(middle.content!.length).toBeGreaterThan(0);
-      expect(middle.content!.length).toBeLessThan(EXPECTED.content.length);
-      expect(EXPECTED.content.startsWith(middle.content!)).toBe(true);
+/** Poll what the page shows until `ready` says so; fails with the last thing shown. */
+async function until(session: BrowserSession, ready: (page: Shown) => boolean, what: string, timeoutMs = 20_000): Promise<Shown> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const page = await shown(session);
+    if (ready(page)) return page;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms; the page shows ${JSON.stringify(page)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
-      model.release();
-      await page.waitForFunction(() => document.getElementById('status')?.dataset['state'] !== 'streaming', undefined, { timeout: 20_000 });
-      const end = await shown(page);
-      expect(end.status, end.statusText).toBe('done');
-      expect(end.callState).toBe('complete');
-      expect(end.content).toBe(EXPECTED.content);
-      expect(JSON.parse(end.arguments!)).toEqual(EXPECTED);
-      expect(problems).toEqual([]);
-      await page.close();
-    } finally {
-      await example.close();
-      await model.close();
-    }
-  });
+// ---------------------------------------------------------------------------------------------
 
-  it("shows the provider's error (an HTTP 529 from the model) as the stream's error", async (context) => {
-    skipUnlessChromium(context);
-    const failing = await startReplayServer({ recording: new TextEncoder().encode('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'), provider: 'anthropic', status: 529 });
-    const example = await start({ argstreamEntry: SRC, anthropicUrl: `${failing.url}/v1/messages` });
-    try {
-      const { page } = await open(`${example.url}/`);
-      await page.click('button[type="submit"]');
-      await page.waitForFunction(() => document.getElementById('status')?.dataset['state'] === 'error', undefined, { timeout: 20_000 });
-      const end = await shown(page);
-      expect(end.statusText).toMatch(/^ProviderError: .*Overloaded/);
-      await page.close();
-    } finally {
-      await example.close();
-      await failing.close();
-    }
-  });
+for (const engine of ENGINES) {
+  describe(`examples/browser in ${engine.name}`, () => {
+    let session: BrowserSession | undefined;
 
-  it('runs its scripted turn when started without a model (node examples/browser/serve.mjs)', async (context) => {
-    skipUnlessChromium(context);
-    const example = await start({ argstreamEntry: SRC, delayMs: 0 });
-    try {
-      const { page, problems } = await open(`${example.url}/`);
-      await page.click('button[type="submit"]');
-      await page.waitForFunction(() => document.getElementById('status')?.dataset['state'] !== 'streaming', undefined, { timeout: 20_000 });
-      const end = await shown(page);
-      expect(end.status, end.statusText).toBe('done');
-      expect(end.pathLine).toBe('creating src/main.rs');
-      expect(end.content).toContain('println!("{words} words — \\"done\\" ✓");');
-      expect(problems).toEqual([]);
-      await page.close();
-    } finally {
-      await example.close();
+    beforeAll(async () => {
+      if (engine.missing() === undefined) session = await engine.launch();
+    }, 60_000);
+
+    afterAll(async () => {
+      await session?.close();
+    }, 30_000);
+
+    /** The session, or the test skipped with what to install (failed in CI). */
+    function browser(context: { skip(note?: string): void }): BrowserSession {
+      const why = engine.missing();
+      if (why !== undefined) {
+        if (IN_CI) throw new Error(`${engine.name} is required in CI: ${why}`);
+        console.warn(`skipped: ${why}`);
+        context.skip(why);
+      }
+      if (session === undefined) throw new Error(`${engine.name} did not start`);
+      return session;
     }
+
+    it('shows the write_file path first, then its content growing as it streams, then the ✓ and exactly the arguments', async (context) => {
+      const page = browser(context);
+      const argumentText = JSON.stringify(EXPECTED);
+      const pieces = argumentText.match(/[\s\S]{1,7}/g)!;
+      const sent = (k: number) => pieces.slice(0, k).join('').length;
+      const piecesFor = (length: number) => {
+        let k = 0;
+        while (sent(k) < length) k++;
+        return k;
+      };
+      const pathEnd = argumentText.indexOf('","content":"') + 1;
+      const contentKeyEnd = pathEnd + ',"content"'.length;
+      const contentStart = argumentText.indexOf('","content":"') + '","content":"'.length;
+      // Stop 0 right after the path's closing quote, before the content's key is complete; stops 1
+      // and 2 inside the content, 40 and 120 characters of its JSON text in.
+      const stops = [piecesFor(pathEnd), piecesFor(contentStart + 40), piecesFor(contentStart + 120)];
+      expect(sent(stops[0]!), 'stop 0 comes before the content key is complete').toBeLessThan(contentKeyEnd);
+      expect(sent(stops[2]!), 'stop 2 comes before the content is complete').toBeLessThan(argumentText.length - 2);
+      const shownAt = (k: number) => decodedPrefix(argumentText.slice(contentStart, sent(k)));
+
+      const model = await startSteppedModel(
+        anthropicToolTurn(TEXT, { id: 'toolu_test_1', name: 'write_file' }, pieces),
+        stops.map((k) => FIRST_ARGUMENT_EVENT + k),
+      );
+      const example = await startBrowserExample({ argstreamEntry: SRC, anthropicUrl: model.url });
+      try {
+        const problemsBefore = page.problems().length;
+        await page.goto(`${example.url}/`);
+        await page.click('button[type="submit"]');
+
+        // Everything sent before a stop reaches the page; nothing after it can.
+        await model.reached(0);
+        const path = await until(page, (p) => p.pathComplete, 'the path, complete');
+        expect(path.status).toBe('streaming');
+        expect(path.callState).toBe('streaming');
+        expect(path.message).toBe(TEXT);
+        expect(path.pathLine).toBe(`creating ${EXPECTED.path}`);
+        expect(path.content, 'no content before its key is complete').toBeNull();
+        expect(path.check).toBe('none');
+
+        model.next();
+        await model.reached(1);
+        const first = await until(page, (p) => p.content === shownAt(stops[1]!), `the content's first ${shownAt(stops[1]!).length} characters`);
+        expect(first.content!.length).toBeGreaterThan(0);
+        expect(first.contentComplete).toBe(false);
+        expect(first.callState).toBe('streaming');
+        expect(first.check).toBe('none');
+        await markContent(page);
+
+        model.next();
+        await model.reached(2);
+        const second = await until(page, (p) => p.content === shownAt(stops[2]!), `the content's first ${shownAt(stops[2]!).length} characters`);
+        expect(second.content!.length).toBeGreaterThan(first.content!.length);
+        expect(second.content!.length).toBeLessThan(EXPECTED.content.length);
+        expect(second.content!.startsWith(first.content!)).toBe(true);
+        expect(second.contentNodeMarked, 'the content grew in the same text node').toBe(true);
+        expect(second.status).toBe('streaming');
+        expect(second.check).toBe('none');
+
+        model.next();
+        const end = await until(page, (p) => p.status !== 'streaming', 'the end of the stream');
+        expect(end.status, end.statusText).toBe('done');
+        expect(end.callState).toBe('complete');
+        expect(end.check).toBe('" ✓"');
+        expect(end.content).toBe(EXPECTED.content);
+        expect(end.contentComplete).toBe(true);
+        expect(end.contentNodeMarked).toBe(true);
+        expect(JSON.parse(end.arguments!)).toEqual(EXPECTED);
+        expect(page.problems().slice(problemsBefore)).toEqual([]);
+      } finally {
+        await example.close();
+        await model.close();
+      }
+    });
+
+    it("shows the provider's error (an HTTP 529 from the model) as the stream's error", async (context) => {
+      const page = browser(context);
+      const failing = await startReplayServer({ recording: new TextEncoder().encode('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'), provider: 'anthropic', status: 529 });
+      const example = await startBrowserExample({ argstreamEntry: SRC, anthropicUrl: `${failing.url}/v1/messages` });
+      try {
+        await page.goto(`${example.url}/`);
+        await page.click('button[type="submit"]');
+        const end = await until(page, (p) => p.status === 'error', 'the error');
+        expect(end.statusText).toMatch(/^ProviderError: .*Overloaded/);
+      } finally {
+        await example.close();
+        await failing.close();
+      }
+    });
+
+    it('runs its scripted turn when started without a model (node examples/browser/serve.mjs)', async (context) => {
+      const page = browser(context);
+      const example = await startBrowserExample({ argstreamEntry: SRC, delayMs: 0 });
+      try {
+        const problemsBefore = page.problems().length;
+        await page.goto(`${example.url}/`);
+        await page.click('button[type="submit"]');
+        const end = await until(page, (p) => p.status !== 'streaming', 'the end of the stream');
+        expect(end.status, end.statusText).toBe('done');
+        expect(end.pathLine).toBe('creating src/main.rs');
+        expect(end.content).toContain('println!("{words} words — \\"done\\" ✓");');
+        expect(end.check).toBe('" ✓"');
+        expect(page.problems().slice(problemsBefore)).toEqual([]);
+      } finally {
+        await example.close();
+      }
+    });
   });
-});
+}

@@ -55,7 +55,7 @@ export interface Bundles {
   readonly worker: string;
   /** Classic script with a `fetch` listener for edge-runtime. */
   readonly edge: string;
-  /** ESM module script for a Chromium page. */
+  /** ESM module script for a browser page: Chromium, Firefox and WebKit load the same one. */
   readonly page: string;
   /** The suite as a module (`runChecks`, `checkNames`, `formatReport`), for the tests to import. */
   readonly suite: string;

@@ -1,7 +1,8 @@
-/** Shared by the runners: child processes, free ports, reading the report a runtime printed. */
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+/** Shared by the runners: child processes, free ports, reading the report a runtime printed, browsers. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REPORT_PREFIX, type Report } from './report.ts';
@@ -142,4 +143,183 @@ export async function fetchWhenUp(url: string, timeoutMs: number, isAlive: () =>
 export async function versionOf(command: string, args: readonly string[] = ['--version']): Promise<string> {
   const result = await execute(command, args, { timeoutMs: 20_000 });
   return (result.stdout.trim() || result.stderr.trim()).split('\n')[0] ?? 'unknown';
+}
+
+/** `promise`, or an error saying what did not happen within `ms` (the work itself is not stopped). */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** A process started by {@link spawnGroup}. */
+export interface GroupProcess {
+  readonly pid: number;
+  readonly child: ChildProcess;
+  /** Whether the process (the group's leader) is still running. */
+  alive(): boolean;
+  /** The last few KB it wrote (stdout and stderr, interleaved), for error messages. */
+  output(): string;
+  /** SIGKILL its whole process group and wait (at most 5 s) for the leader to exit. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Kill a process group by its leader's pid; a group that is gone already is not an error. */
+export function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+/** Whether a process or process group (`-pgid`) exists; a zombie not yet reaped counts. */
+function exists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Wait (polling, at most `timeoutMs`) until the process `pid` is gone, or with `-pgid`, every process of that group. */
+export async function waitForGone(pid: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (exists(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+/**
+ * Start a process as the leader of a process group of its own (`detached`), so that
+ * {@link GroupProcess.stop} stops everything it started (a driver's browser, a browser's content
+ * processes) by pid. The group is also killed when this Node process exits first (a test run that
+ * ends, or is killed by its timeout, while a check hangs).
+ *
+ * @param extraFds further pipes after stdin/stdout/stderr (fd 3, …), e.g. for `Xvfb -displayfd 3`.
+ */
+export function spawnGroup(command: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv; extraFds?: number } = {}): GroupProcess {
+  const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', ...Array.from({ length: options.extraFds ?? 0 }, () => 'pipe' as const)];
+  const child = spawn(command, args, { cwd: ROOT, env: options.env ?? process.env, stdio, detached: true });
+  if (child.pid === undefined) {
+    // spawn reports a missing binary asynchronously; give the error a place to land.
+    child.on('error', () => {});
+    throw new Error(`could not start ${command}`);
+  }
+  const pid = child.pid;
+  let output = '';
+  const keep = (text: string) => {
+    output = (output + text).slice(-8000);
+  };
+  child.stdout?.setEncoding('utf8').on('data', keep);
+  child.stderr?.setEncoding('utf8').on('data', keep);
+  child.on('error', (error) => keep(`\n[${command}: ${error.message}]\n`));
+  let exited = false;
+  const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const onNodeExit = () => killGroup(pid);
+  process.once('exit', onNodeExit);
+  void exit.then(() => {
+    exited = true;
+  });
+  return {
+    pid,
+    child,
+    alive: () => !exited && child.exitCode === null && child.signalCode === null,
+    output: () => output,
+    async stop() {
+      // The leader may be gone while the rest of its group lives on: kill the group regardless,
+      // and wait until no process is left in it.
+      killGroup(pid);
+      await withTimeout(exit, 5_000, `${command} (pid ${pid}) after SIGKILL`).catch(() => {});
+      await waitForGone(-pid, 5_000);
+      process.removeListener('exit', onNodeExit);
+      for (const stream of [child.stdout, child.stderr, ...child.stdio.slice(3)]) stream?.destroy();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Browsers: one page bundle (page.mjs), three engines driven the same way
+
+/** One browser, started by a runner, on one page at a time. */
+export interface BrowserSession {
+  /** The engine's version (`150.0.7871.100`, `Mozilla Firefox 140.12.0esr`, `WebKitGTK 2.50.6`). */
+  readonly version: string;
+  /** Load `url` in the session's page and wait for its `load` event. */
+  goto(url: string): Promise<void>;
+  /**
+   * Run `fn` in the page and hand back its (JSON-like) result. `fn` is sent as source text: it
+   * must not refer to anything outside itself.
+   */
+  evaluate<T>(fn: () => T | Promise<T>): Promise<T>;
+  /** Click the first element matching a CSS selector, as a user would. */
+  click(selector: string): Promise<void>;
+  /** Errors the page threw (uncaught errors and rejections) where the driver reports them: Chromium and Firefox, not WebKit. */
+  problems(): readonly string[];
+  /** Close the browser and stop every process started for it, by pid. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Poll `predicate` in the page every 50 ms until it is true; throws after `timeoutMs`. */
+export async function waitInPage(session: BrowserSession, predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await session.evaluate(predicate)) return;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * The page that runs the portable checks: a classic script first records what the page throws
+ * (on `argstreamProblems`: a module that fails to load in an engine says why), then the page
+ * bundle runs the checks and leaves `argstreamReport`.
+ */
+const PAGE = `<!doctype html><meta charset="utf-8"><title>argstream portable checks</title>
+<script>
+globalThis.argstreamProblems = [];
+addEventListener('error', (event) => argstreamProblems.push('error: ' + event.message + ' at ' + event.filename + ':' + event.lineno));
+addEventListener('unhandledrejection', (event) => argstreamProblems.push('unhandled rejection: ' + String(event.reason && event.reason.stack || event.reason)));
+</script>
+<script type="module" src="/page.mjs"></script>`;
+
+/** How long the portable checks may take in a browser before the runner gives up (and stops it). */
+export const BROWSER_REPORT_TIMEOUT_MS = 240_000;
+
+/**
+ * A runner for a browser engine: serve the page bundle on a free loopback port, `launch` the
+ * browser, open the page, wait for the report, and close the browser whatever happened.
+ */
+export function browserRunner(launch: () => Promise<BrowserSession>, missing: () => string | undefined, reportTimeoutMs = BROWSER_REPORT_TIMEOUT_MS): Runner {
+  return {
+    missing,
+    async run(bundlesDir) {
+      const bundle = readFileSync(join(bundlesDir, 'page.mjs'));
+      const server = createHttpServer((request, response) => {
+        if (request.url === '/page.mjs') response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(bundle);
+        else if (request.url === '/') response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
+        else response.writeHead(404).end();
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      let session: BrowserSession | undefined;
+      try {
+        session = await launch();
+        const page = session;
+        await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+        try {
+          await waitInPage(page, () => (globalThis as Record<string, unknown>)['argstreamReport'] !== undefined, reportTimeoutMs, 'the page left no report');
+        } catch (error) {
+          const problems = await page.evaluate(() => (globalThis as Record<string, unknown>)['argstreamProblems']).catch(() => undefined);
+          throw new Error([(error as Error).message, ...page.problems(), ...((problems as string[] | undefined) ?? [])].join('\n'));
+        }
+        const report = await page.evaluate(() => (globalThis as Record<string, unknown>)['argstreamReport'] as Report);
+        return { version: page.version, report, smoke: [] };
+      } finally {
+        await session?.close();
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    },
+  };
 }

@@ -1,7 +1,7 @@
 /**
  * The portable suite: the library's behaviour checks written once, with web-platform APIs only
  * (no `node:` module, no `process`, no file system), bundled with `src/` and run unchanged on
- * every runtime we claim — Node, Deno, Bun, workerd, edge-runtime and Chromium.
+ * every runtime we claim — Node, Deno, Bun, workerd, edge-runtime, Chromium, Firefox and WebKit.
  *
  * Fixtures come from the bundle (see `fixtures.d.ts`); expected tool calls are written out from
  * test/fixtures/providers/MANIFEST.md; the JSON oracle is the runtime's own `JSON.parse`.
@@ -19,6 +19,7 @@ import {
   FragmentAggregator,
   IncrementalJsonParser,
   IncrementalJsonValueParser,
+  iterate,
   JsonFragmentRebuilder,
   JsonFragmentStream,
   JsonStreamError,
@@ -42,6 +43,7 @@ import {
   type Turn,
 } from '../../src/index.ts';
 import { iterableStream } from '../../src/sources/iterable.ts';
+import { readerIterator } from '../../src/sinks/iterate.ts';
 import { REPORT_PREFIX, type CheckResult, type Report } from './report.ts';
 import { failureMessage, groupNames, runGroup } from './semantics.ts';
 
@@ -127,6 +129,8 @@ function runtimeKey(): string {
   const agent = typeof navigator !== 'undefined' ? String(navigator.userAgent) : '';
   if (agent.startsWith('Cloudflare-Workers')) return 'workerd';
   if (agent.includes('Chrome/')) return 'chromium';
+  if (agent.includes('Firefox/')) return 'firefox';
+  if (agent.includes('AppleWebKit/')) return 'webkit';
   return 'node';
 }
 
@@ -939,6 +943,33 @@ test('ProviderEventStream reads the NDJSON of event objects (an SDK toReadableSt
   const error = await settle(streamOf([new TextEncoder().encode('{"error":{"code":429,"message":"Quota","status":"RESOURCE_EXHAUSTED"}}')]).pipeThrough(new ProviderEventStream({ provider: 'gemini' })));
   assert(error.error instanceof ProviderError, `a ProviderError, got ${String(error.error)}`);
   assertEqual([error.error.type, error.error.code, error.error.message], ['RESOURCE_EXHAUSTED', '429', 'gemini: RESOURCE_EXHAUSTED: Quota'], 'its fields');
+});
+
+test('iterate: for await over a stage\'s output, also where ReadableStream has no async iterator (WebKit): every event, the error after them, a break cancels the source', async () => {
+  const expected = RECORDINGS.find((r) => r.file === 'openai-chat/single-tool-call.sse')!;
+  const bytes = recording(expected.file);
+  for (const [how, iterateStream] of [['iterate', iterate], ['over a reader', readerIterator]] as const) {
+    const calls: string[] = [];
+    const stages = streamOf(oneByOne(bytes)).pipeThrough(new ProviderEventStream({ provider: 'openai-chat' })).pipeThrough(new ConversationEventStream());
+    for await (const event of iterateStream(stages)) if (event.type === 'tool-call') calls.push(event.toolName);
+    assertEqual(calls, ['GetWeatherArgs'], `${how}: the turn's call`);
+    assert(!stages.locked, `${how}: the lock is released at the end`);
+
+    const values: unknown[] = [];
+    let caught: unknown;
+    try {
+      for await (const value of iterateStream(streamOf(['[1, 2, ', '}']).pipeThrough(new JsonValueStream({ snapshots: true })))) values.push(value);
+    } catch (error) {
+      caught = error;
+    }
+    assert(caught instanceof JsonStreamError, `${how}: the stage's error is thrown in the loop, got ${String(caught)}`);
+    assert(values.length > 0, `${how}: after the values before it`);
+
+    const { stream, log } = recordingSource(oneByOne(new TextEncoder().encode('{"path": "src/main.rs", "content": "fn main() {}"}')));
+    for await (const fragment of iterateStream(stream.pipeThrough(new JsonFragmentStream()))) if (fragment.type !== 'start') break;
+    await tick();
+    assertEqual([log.cancelCalls, log.cancelled], [1, undefined], `${how}: a break cancels the source`);
+  }
 });
 
 // ---------------------------------------------------------------------------------------------

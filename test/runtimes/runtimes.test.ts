@@ -17,7 +17,9 @@ import { bun } from './bun/run.ts';
 import { chromium } from './chromium/run.ts';
 import { deno } from './deno/run.ts';
 import { edgeRuntime } from './edge-runtime/run.ts';
+import { firefox } from './firefox/run.ts';
 import { hostNode, NODE24, node24 } from './node/run.ts';
+import { webkit } from './webkit/run.ts';
 import { workerd } from './workerd/run.ts';
 
 const RUNTIMES: ReadonlyArray<[string, Runner]> = [
@@ -28,6 +30,8 @@ const RUNTIMES: ReadonlyArray<[string, Runner]> = [
   ['workerd', workerd],
   ['edge-runtime', edgeRuntime],
   ['chromium', chromium],
+  ['firefox', firefox],
+  ['webkit', webkit],
 ];
 
 const IN_CI = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
@@ -88,6 +92,6 @@ describe('the portable suite on every runtime', () => {
         return s.error === undefined ? [`${s.name} passes now: remove its knownFailing (${s.knownFailing})`] : [];
       });
       expect(smokeFailures, `smoke checks that failed on ${name}`).toEqual([]);
-    }, 180_000);
+    }, 300_000); // a browser: start-up (30 s at most), the checks (BROWSER_REPORT_TIMEOUT_MS), closing (15 s)
   }
 });

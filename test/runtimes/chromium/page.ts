@@ -1,6 +1,7 @@
 /**
- * The Chromium entry, loaded by a page as a module script: runs the portable checks and leaves
- * the report on `globalThis.argstreamReport` (and the page's text) for the runner to collect.
+ * The browser entry, loaded by a page as a module script in Chromium, Firefox and WebKit alike
+ * (`browserRunner`, harness.ts): runs the portable checks and leaves the report on
+ * `globalThis.argstreamReport` (and the page's text) for the runner to collect.
  */
 import { formatReport, runChecks } from '../portable.ts';
 
