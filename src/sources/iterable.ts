@@ -40,24 +40,20 @@ export function iterableStream<T>(iterable: AsyncIterable<T> | Iterable<T | Prom
   if (typeof candidate?.[Symbol.asyncIterator] !== 'function' && typeof candidate?.[Symbol.iterator] !== 'function') {
     throw new TypeError('fromAsyncIterable: the argument is neither an async iterable nor an iterable');
   }
-  let iterator: AsyncIterator<T> | Iterator<T | PromiseLike<T>> | undefined;
-  const open = () => {
-    if (iterator !== undefined) return iterator;
-    const asyncMethod = (iterable as Partial<AsyncIterable<T>>)[Symbol.asyncIterator];
-    if (typeof asyncMethod === 'function') return (iterator = asyncMethod.call(iterable));
-    const syncMethod = (iterable as Partial<Iterable<T>>)[Symbol.iterator];
-    if (typeof syncMethod === 'function') return (iterator = syncMethod.call(iterable));
-    throw new TypeError('fromAsyncIterable: the argument is neither an async iterable nor an iterable');
-  };
+  // Taken at once, as `ReadableStream.from` takes it: a cancel before the first read still reaches
+  // the iterator's `return()`.
+  const asyncMethod = (iterable as Partial<AsyncIterable<T>>)[Symbol.asyncIterator];
+  const iterator: AsyncIterator<T> | Iterator<T | PromiseLike<T>> =
+    typeof asyncMethod === 'function' ? asyncMethod.call(iterable) : (iterable as Iterable<T | PromiseLike<T>>)[Symbol.iterator]();
   return new ReadableStream<T>(
     {
       async pull(controller) {
-        const result = await open().next();
+        const result = await iterator.next();
         if (result.done) controller.close();
         else controller.enqueue(await result.value);
       },
       async cancel(reason) {
-        await iterator?.return?.(reason);
+        await iterator.return?.(reason);
       },
     },
     { highWaterMark: 0 },

@@ -40,7 +40,9 @@ const MAX_ERROR_BODY = 64 * 1024;
  *   stages are consumed (see `chain`).
  *
  * Cancelling the returned stream cancels the response body (the connection is released); a
- * decoding error cancels it too. The body is not read before the first read.
+ * decoding error cancels it too. The body is not read before the first read; after it, one body
+ * read stays pending ahead, as a pipe keeps one, so that an error of the body (a cut connection)
+ * reaches the reader at once.
  *
  * The returned stream is an ordinary `ReadableStream` (`pipeThrough`, `pipeTo`, `tee`, a reader)
  * with a high-water mark of 0: nothing is read from the network before it is asked for.
@@ -102,6 +104,8 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
   readonly #provider: FromResponseOptions['provider'];
   readonly #run: ChainRunner;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  /** The body read started after the last events were enqueued, as a pipe keeps one pending. */
+  #ahead: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
   /** An error to report at the next read, once the events before it were taken. */
   #failure: { error: unknown } | undefined;
 
@@ -124,7 +128,9 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
     }
     const reader = (this.#reader ??= response.body?.getReader());
     for (;;) {
-      const next = reader === undefined ? { done: true as const, value: undefined } : await reader.read();
+      const ahead = this.#ahead;
+      this.#ahead = undefined;
+      const next = reader === undefined ? { done: true as const, value: undefined } : await (ahead ?? reader.read());
       const out: unknown[] = [];
       let error: { error: unknown } | undefined;
       try {
@@ -146,8 +152,23 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
         controller.close();
         return;
       }
-      if (out.length > 0) return;
+      if (out.length > 0) {
+        if (reader !== undefined) this.#readAhead(reader, controller);
+        return;
+      }
     }
+  }
+
+  /**
+   * Start the next body read now, as a pipe would: an error of the body then ends the stream at
+   * once (what was not read yet is dropped, as through any `TransformStream`), not at the next read.
+   */
+  #readAhead(reader: ReadableStreamDefaultReader<Uint8Array>, controller: ReadableStreamDefaultController<unknown>): void {
+    const ahead = reader.read();
+    this.#ahead = ahead;
+    ahead.then(undefined, (error: unknown) => {
+      if (this.#ahead === ahead) controller.error(error);
+    });
   }
 
   cancel(reason: unknown): Promise<void> | undefined {

@@ -3,7 +3,6 @@
  *
  * @module
  */
-import { drained } from './fail-after-drain.ts';
 import {
   Coalescer,
   DEFAULT_MAX_CHARS,
@@ -44,8 +43,8 @@ export type { CoalesceInput, CoalesceStreamOptions };
  * Held text is emitted when it reaches `maxChars`, `maxDelayMs` after its first piece (a timer,
  * cleared whenever the held text goes out some other way), at a boundary, and at the end of
  * input (`flush` emits everything held; no timer outlives the stream). If the stream is
- * cancelled or errored while text is held, the held text is dropped and the timer cleared; what
- * was already emitted still reaches the reader before an error from upstream.
+ * cancelled or errored while text is held, the held text is dropped and the timer cleared; an
+ * error from upstream reaches the reader at once, as through any `TransformStream`.
  *
  * @throws {RangeError} from the constructor for a `maxChars` < 1 or infinite, or a negative `maxDelayMs`.
  * @example
@@ -77,11 +76,7 @@ export class CoalesceStream<T = CoalesceInput> extends TransformStream<T, T> {
       }
       for (const item of core.flush()) controller.enqueue(item);
     };
-    let readable: TransformStreamDefaultController<T> | undefined;
     super({
-      start: (controller) => {
-        readable = controller;
-      },
       transform: (item, controller) => {
         for (const out of core.push(item)) controller.enqueue(out);
         if (!core.pending) clear();
@@ -95,12 +90,10 @@ export class CoalesceStream<T = CoalesceInput> extends TransformStream<T, T> {
       },
       // Runtimes that call a transformer's `cancel` (the readable side was cancelled, or the
       // writable side aborted) clear the timer at once; on the others, `expire` sees the error.
-      // An abort (the stage before failed) then waits until the reader has taken what was
-      // already emitted, as the other stages do.
+      // Nothing to wait for: it returns at once, so both sides end as a TransformStream's do.
       cancel: () => {
         clear();
         core.flush();
-        return readable === undefined ? undefined : drained(readable as TransformStreamDefaultController<never>);
       },
     } as Transformer<T, T>);
   }

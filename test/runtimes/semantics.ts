@@ -1623,54 +1623,7 @@ function callsTransformerCancel(): boolean {
 const stalls = (prefix: string, offsets: readonly number[]) =>
   offsets.map((offset) => `${prefix} | the source stalls (at the middle + ${offset}) with a read waiting, then gives one chunk and errors; the rest read once quiet`);
 
-const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
-  {
-    bug:
-      "CoalesceStream's transformer.cancel returns drained(controller), a promise that waits (polling a timer) until the reader has taken what is queued: an abort from upstream errors its readable only after the reader took the chunks a standard TransformStream drops at once (src/transforms/coalesce-stream.ts, the hook the stages lost in d41f6d0). Only where the runtime calls a transformer's cancel.",
-    where: callsTransformerCancel,
-    scenarios: stalls('CoalesceStream | CoalesceStream', [3]),
-  },
-  {
-    bug:
-      "CoalesceStream's transformer.cancel returns a promise (drained() is async), so in workerd its readable errors a turn later than a standard TransformStream's: a pipeThrough from it right after an abort still locks it, and an error from upstream arrives after the checkpoint",
-    where: () => WORKERD,
-    mayPass: true,
-    scenarios: [
-      'CoalesceStream | ProviderEventStream → CoalesceStream → FieldEventStream | pipeThrough into stage 1 with signal aborted before, input ends',
-      'CoalesceStream | ProviderEventStream → CoalesceStream → FieldEventStream | pipeThrough into stage 2 with signal aborted before, input ends',
-      'CoalesceStream | JsonFragmentStream → CoalesceStream → JsonTextStream | pipeThrough into stage 1 with signal aborted before, input ends',
-      'CoalesceStream | JsonFragmentStream → CoalesceStream → JsonTextStream | pipeThrough into stage 2 with signal aborted before, input ends',
-      'CoalesceStream | CoalesceStream | the source errors midway, for await over the end',
-    ],
-  },
-  {
-    bug:
-      "CoalesceStream's transformer.cancel returns a promise even with nothing queued (drained() is async); Bun then runs a pending transform into the cancelled readable (\"Cannot enqueue a chunk into a TransformStream whose readable side is closed\") and the source is cancelled with that TypeError instead of the reason",
-    where: () => IS_BUN,
-    scenarios: [
-      'CoalesceStream | JsonFragmentStream → CoalesceStream → JsonTextStream | cancel(R) the end before reading',
-      'CoalesceStream | JsonFragmentStream → CoalesceStream → JsonTextStream | reader.cancel(R) with a read pending',
-      'CoalesceStream | JsonFragmentStream → CoalesceStream → JsonTextStream | getReader, releaseLock, then cancel(R) the end',
-    ],
-  },
-  {
-    bug:
-      "fromResponse: when the body fails after a read that produced events, the stream keeps the error for the next read (ResponseSource.#failure) instead of erroring at once: reader.closed stays pending while nobody reads, where a hop over the body errors at once (src/sources/response.ts)",
-    scenarios: [...stalls('fromResponse() | fromResponse(response, options)', [1, 3]), ...stalls('fromResponse() | fromResponse(response, options, ToolCallProgressStream, FieldEventStream)', [1, 3])],
-  },
-  {
-    bug:
-      "fromAsyncIterable where the runtime has no ReadableStream.from (Chromium here): its pull-based fallback (iterableStream, src/sources/iterable.ts) opens the iterator at the first read, so a cancel before any read never calls return(reason); ReadableStream.from opens it at once and a cancel reaches the iterable (an SDK stream: the request is not aborted)",
-    where: () => nativeFrom() === undefined,
-    scenarios: [
-      'fromAsyncIterable() | fromAsyncIterable(iterable) | pipeTo a foreign WritableStream with signal aborted before, input ends',
-      'fromAsyncIterable() | fromAsyncIterable(iterable) | cancel(R) the end before reading',
-      'fromAsyncIterable() | fromAsyncIterable(iterable) | reader.cancel(R) with a read pending',
-      'fromAsyncIterable() | fromAsyncIterable(iterable) | getReader, releaseLock, then cancel(R) the end',
-      'fromAsyncIterable() | fromAsyncIterable(iterable) → ProviderEventStream → ToolCallProgressStream | pipeThrough into stage 0 with signal aborted before, input ends',
-    ],
-  },
-];
+const KNOWN_DIFFERENCES: readonly KnownDifference[] = [];
 
 function knownFor(name: string): KnownDifference | undefined {
   return KNOWN_DIFFERENCES.find((known) => (known.where?.() ?? true) && (typeof known.scenarios === 'function' ? known.scenarios(name) : known.scenarios.includes(name)));
