@@ -162,14 +162,17 @@ export interface GroupProcess {
   alive(): boolean;
   /** The last few KB it wrote (stdout and stderr, interleaved), for error messages. */
   output(): string;
-  /** SIGKILL its whole process group and wait (at most 5 s) for the leader to exit. Safe to call twice. */
+  /**
+   * Kill its whole process group (SIGTERM first when `terminateFirst`, SIGKILL in any case) and
+   * wait (at most 5 s) until none of it is left. Safe to call twice.
+   */
   stop(): Promise<void>;
 }
 
 /** Kill a process group by its leader's pid; a group that is gone already is not an error. */
-export function killGroup(pid: number): void {
+export function killGroup(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
   try {
-    process.kill(-pid, 'SIGKILL');
+    process.kill(-pid, signal);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
   }
@@ -197,9 +200,11 @@ export async function waitForGone(pid: number, timeoutMs: number): Promise<void>
  * processes) by pid. The group is also killed when this Node process exits first (a test run that
  * ends, or is killed by its timeout, while a check hangs).
  *
- * @param extraFds further pipes after stdin/stdout/stderr (fd 3, …), e.g. for `Xvfb -displayfd 3`.
+ * `extraFds`: further pipes after stdin/stdout/stderr (fd 3, …), e.g. for `Xvfb -displayfd 3`.
+ * `terminateFirst`: `stop()` sends SIGTERM and gives the leader 2 s to clean up (Xvfb removes its
+ * socket in /tmp/.X11-unix) before the SIGKILL.
  */
-export function spawnGroup(command: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv; extraFds?: number } = {}): GroupProcess {
+export function spawnGroup(command: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv; extraFds?: number; terminateFirst?: boolean } = {}): GroupProcess {
   const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', ...Array.from({ length: options.extraFds ?? 0 }, () => 'pipe' as const)];
   const child = spawn(command, args, { cwd: ROOT, env: options.env ?? process.env, stdio, detached: true });
   if (child.pid === undefined) {
@@ -230,6 +235,10 @@ export function spawnGroup(command: string, args: readonly string[], options: { 
     async stop() {
       // The leader may be gone while the rest of its group lives on: kill the group regardless,
       // and wait until no process is left in it.
+      if (options.terminateFirst === true && !exited) {
+        killGroup(pid, 'SIGTERM');
+        await withTimeout(exit, 2_000, `${command} (pid ${pid}) after SIGTERM`).catch(() => {});
+      }
       killGroup(pid);
       await withTimeout(exit, 5_000, `${command} (pid ${pid}) after SIGKILL`).catch(() => {});
       await waitForGone(-pid, 5_000);

@@ -98,7 +98,7 @@ export async function launchWebKit(): Promise<BrowserSession> {
       }
     })());
   try {
-    const xvfb = spawnGroup(XVFB, ['-displayfd', '3', '-nolisten', 'tcp', '-screen', '0', '1280x1024x24'], { extraFds: 1 });
+    const xvfb = spawnGroup(XVFB, ['-displayfd', '3', '-nolisten', 'tcp', '-screen', '0', '1280x1024x24'], { extraFds: 1, terminateFirst: true });
     started.push(xvfb);
     const display = await displayOf(xvfb);
     const port = await freePort();
