@@ -128,7 +128,8 @@ class EventStreamDecoderCore<T> implements DecoderCore<T> {
  * ```ts
  * const response = await fetch('/api/chat', { method: 'POST', body: JSON.stringify({ prompt }) });
  * const decoder = new EventStreamDecoder();
- * for await (const event of response.body!.pipeThrough(decoder)) {
+ * // iterate(): Safari has no `for await` over a ReadableStream.
+ * for await (const event of iterate(response.body!.pipeThrough(decoder))) {
  *   if (event.type === 'field-delta' && event.key === 'content') pre.append(event.text);
  * }
  * // On a RelayError with code 'incomplete': fetch again with

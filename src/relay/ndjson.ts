@@ -178,7 +178,7 @@ class NdjsonDecoderCore<T> implements DecoderCore<T> {
  * @example
  * ```ts
  * const response = await fetch('/api/chat.ndjson', { method: 'POST', body });
- * for await (const event of response.body!.pipeThrough(new NdjsonDecoder())) render(event);
+ * for await (const event of iterate(response.body!.pipeThrough(new NdjsonDecoder()))) render(event); // iterate(): Safari too
  * ```
  */
 export class NdjsonDecoder<T = PipelineEvent> extends TransformStream<string | Uint8Array, T> {

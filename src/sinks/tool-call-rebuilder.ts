@@ -146,7 +146,7 @@ class Call implements RebuiltToolCall {
  *   .pipeThrough(new ProviderEventStream({ provider: 'openai-chat' }))
  *   .pipeThrough(new ToolCallProgressStream())
  *   .pipeThrough(new PathUpdateStream());
- * for await (const event of events) {
+ * for await (const event of iterate(events)) { // iterate(): Safari has no `for await` over a ReadableStream
  *   const call = calls.push(event);
  *   if (call !== undefined) render(call.toolCallId, call.toolName, call.value, call.state);
  * }
