@@ -4,9 +4,10 @@
  * the official SDKs; `bench/pipeline.ts`), in one process run; prints markdown tables and the
  * target check.
  *
- * Options: `--quick` (fewer runs, no 1 MB pipeline), `--full` (the default), `--filter <regex>`
- * (only the cells whose id matches, e.g. `stream/long-string/16/`, `fused`, `reparse/`,
- * `scaling/`, `pipeline/`, `snapshots/`), `--help`.
+ * Options: `--quick` (fewer runs, no 1 MB pipeline, 200 relayed streams), `--full` (the default),
+ * `--filter <regex>` (only the cells whose id matches, e.g. `stream/long-string/16/`, `fused`,
+ * `reparse/`, `scaling/`, `pipeline/`, `relay/`, `snapshots/`), `--relay-before <dist/index.js>`
+ * (also relay with that build, in the same rounds), `--relay-streams <n>`, `--help`.
  *
  * @module
  */
@@ -25,6 +26,7 @@ import {
   gcExposed,
   jsonDifference,
   measureGroup,
+  setClock,
   type MeasureOptions,
   type Sample,
   type Task,
@@ -48,9 +50,13 @@ import {
   TEXT_PATHS,
   runPipelineBench,
 } from './pipeline.ts';
+import { runRelayBench, type RelayApi, type RelayBuild } from './relay.ts';
 import { printReport, type Results } from './report.ts';
 import { WORKLOAD_IDS, chunkText, makeWorkload, type Workload } from './workloads.ts';
 import type { JsonValue } from '../src/types.ts';
+import * as argstream from '../src/index.ts';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 /** The commit of `src/` being measured, and whether it has uncommitted changes. */
 function sourceVersion(): string {
@@ -72,15 +78,29 @@ interface Cli {
   readonly quick: boolean;
   readonly filter: RegExp | undefined;
   readonly filterText: string | undefined;
+  /** An earlier build's entry module (`dist/index.js`), relayed in the same rounds as this one. */
+  readonly relayBefore: string | undefined;
+  readonly relayStreams: number | undefined;
+  readonly cpuTime: boolean;
 }
 
 function parseCli(args: readonly string[]): Cli {
   let quick = false;
   let filter: RegExp | undefined;
   let filterText: string | undefined;
+  let relayBefore: string | undefined;
+  let relayStreams: number | undefined;
+  let cpuTime = false;
+  /** The value of `--name value` or `--name=value`. */
+  const value = (arg: string, name: string, i: number): string => {
+    const text = arg === name ? args[i] : arg.slice(name.length + 1);
+    if (text === undefined || text === '') throw new BenchError(`${name} needs a value; try --help`);
+    return text;
+  };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (arg === '--quick') quick = true;
+    else if (arg === '--cpu-time') cpuTime = true;
     else if (arg === '--full') quick = false;
     else if (arg === '--filter' || arg.startsWith('--filter=')) {
       const pattern = arg === '--filter' ? args[++i] : arg.slice('--filter='.length);
@@ -89,15 +109,25 @@ function parseCli(args: readonly string[]): Cli {
       }
       filter = new RegExp(pattern, 'i');
       filterText = pattern;
+    } else if (arg === '--relay-before' || arg.startsWith('--relay-before=')) {
+      relayBefore = value(arg, '--relay-before', arg === '--relay-before' ? ++i : i);
+    } else if (arg === '--relay-streams' || arg.startsWith('--relay-streams=')) {
+      relayStreams = Number(value(arg, '--relay-streams', arg === '--relay-streams' ? ++i : i));
+      if (!Number.isSafeInteger(relayStreams) || relayStreams < 1) throw new BenchError('--relay-streams needs a positive integer');
     } else if (arg === '--help' || arg === '-h') {
       process.stdout.write(
-        'usage: npm run bench -- [--quick | --full] [--filter <regex>] [--cpu-prof]\n' +
-          '  --quick: fewer runs, and the pipeline at 200 KB only; --full (the default): also at 1 MB\n' +
+        'usage: npm run bench -- [--quick | --full] [--filter <regex>] [--cpu-time] [--relay-before <dist/index.js>] [--relay-streams <n>] [--cpu-prof]\n' +
+          '  --cpu-time: time samples with the process\'s CPU time instead of wall time (for a machine shared with other work)\n' +
+          '  --quick: fewer runs, the pipeline at 20 KB and 200 KB only, 200 relayed streams;\n' +
+          '  --full (the default): the pipeline also at 1 MB, 1000 relayed streams\n' +
+          '  --relay-before: also relay with the argstream build at that path (an earlier commit\'s dist/index.js),\n' +
+          '            in the same rounds as this one, and check this build against it\n' +
           '  cell ids: stream/<workload>/<chunk>/<contender>, stream/<workload>/<chunk>/json-parse (the whole text,\n' +
           `            timed in the group of chunks ${LIMIT_CHUNKS.join(' and ')}),\n` +
           '            reparse/<workload>/<bytes>/<contender>, scaling/long-string/<bytes>/<contender>,\n' +
           '            pipeline/<bytes>/<provider>/<feeding>/<path>, pipeline/<bytes>/text/<path>,\n' +
-          '            pipeline/memory/<provider>\n' +
+          '            pipeline/memory/<provider>, relay/<provider>/<baseline|identity>,\n' +
+          '            relay/<provider>/<this|before>/<chain|response|plain>\n' +
           `  workloads: ${WORKLOAD_IDS.join(', ')}\n` +
           `  contenders: ${[...STREAMING, ...REPARSE].map((c) => c.id).filter(unique).join(', ')}\n` +
           `  pipeline providers: ${PIPELINE_PROVIDERS.join(', ')}; feedings: ${FEEDINGS.join(', ')}\n` +
@@ -108,7 +138,7 @@ function parseCli(args: readonly string[]): Cli {
       throw new BenchError(`unknown option ${arg}; try --help`);
     }
   }
-  return { quick, filter, filterText };
+  return { quick, filter, filterText, relayBefore, relayStreams, cpuTime };
 }
 
 function unique<T>(item: T, index: number, items: readonly T[]): boolean {
@@ -151,6 +181,7 @@ function cellOf(id: string, contender: Contender, chunks: readonly string[], exp
 async function main(): Promise<void> {
   const cli = parseCli(process.argv.slice(2));
   const settings = cli.quick ? QUICK : FULL;
+  if (cli.cpuTime) setClock('cpu');
   const selected = (id: string): boolean => cli.filter === undefined || cli.filter.test(id);
   const results: Results = { samples: new Map(), bytes: new Map(), failures: new Map() };
   const started = performance.now();
@@ -266,7 +297,25 @@ async function main(): Promise<void> {
     check: assertSameValue,
   });
 
-  // 5. Snapshots a UI can render: live vs structurally shared, one snapshot per 256 chunks (and,
+  // 5. A relay: many concurrent paced streams through ProviderEventStream → FieldEventStream →
+  //    EventStreamEncoder, server CPU per MB; with --relay-before, an earlier build in the same rounds.
+  {
+    const builds: RelayBuild[] = [{ id: 'this', label: 'this checkout\'s `src/`', api: argstream as unknown as RelayApi }];
+    if (cli.relayBefore !== undefined) {
+      const api = (await import(pathToFileURL(resolve(cli.relayBefore)).href)) as RelayApi;
+      builds.push({ id: 'before', label: `\`${cli.relayBefore}\``, api });
+    }
+    results.relay = await runRelayBench({
+      quick: cli.quick,
+      streams: cli.relayStreams,
+      builds,
+      selected,
+      progress,
+      check: (what, actual, expected) => assertSameValue(what, actual as JsonValue, expected as JsonValue),
+    });
+  }
+
+  // 6. Snapshots a UI can render: live vs structurally shared, one snapshot per 256 chunks (and,
   //    in a full run, per chunk: the worst case, seconds per run on small objects).
   if (selected('snapshots/shared')) {
     progress('snapshots: live vs immutableSnapshots');
@@ -277,6 +326,7 @@ async function main(): Promise<void> {
   printReport(results, {
     quick: cli.quick,
     filter: cli.filterText,
+    cpuTime: cli.cpuTime,
     seconds,
     environment: `${sourceVersion()}, Node ${process.version}, ${process.platform}/${process.arch}, ${cpus()[0]?.model.trim() ?? 'unknown CPU'}`,
   });

@@ -1,7 +1,7 @@
 /**
  * Timing and the correctness gate: warm up, collect garbage before every sample and run the task
- * once untimed after the collection, time with `performance.now()`, keep the median; compare
- * every result with `JSON.parse`.
+ * once untimed after the collection, time with `performance.now()` (or the process's CPU time,
+ * `--cpu-time`), keep the median; compare every result with `JSON.parse`.
  *
  * @module
  */
@@ -17,6 +17,12 @@ export interface MeasureOptions {
   readonly minRuns: number;
   /** Stop adding rounds (once `minRuns` are in) after this much timed work in the group. */
   readonly budgetMs: number;
+  /**
+   * A full GC before each sample (the default), so that no sample collects another member's
+   * garbage. `false`: the garbage is collected as it comes, as in a server answering calls back
+   * to back (one full GC before the group's timed rounds only).
+   */
+  readonly gcEachSample?: boolean;
 }
 
 /** One member of a measured group: a contender on its input. */
@@ -49,6 +55,31 @@ const collectGarbage: () => void =
 export const gcExposed = typeof globalThis.gc === 'function';
 
 /**
+ * What a sample measures: wall time (`performance.now()`), or the CPU time of the process
+ * (`process.cpuUsage()`, user + system, every thread: V8's GC helpers too). Wall time is the
+ * default; CPU time does not count the time the process waits for a core, so on a machine shared
+ * with other work (more runnable threads than cores) it keeps the medians and ratios steady where
+ * wall time gives whatever share of a core the process got.
+ */
+export type Clock = 'wall' | 'cpu';
+let clock: Clock = 'wall';
+
+export function setClock(value: Clock): void {
+  clock = value;
+}
+
+export function clockName(): Clock {
+  return clock;
+}
+
+/** Milliseconds on the chosen clock. */
+export function clockNow(): number {
+  if (clock === 'wall') return performance.now();
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/**
  * Times every task of a group in interleaved rounds (A B C, B C A, C A B, …) and returns the
  * median per task. Interleaving means a noisy neighbour or a slow phase of the machine hits every
  * member alike, so the ratios between them (what the targets are about) stay fair.
@@ -63,21 +94,24 @@ export async function measureGroup(tasks: readonly Task[], options: MeasureOptio
     }
   }
   const times: number[][] = tasks.map(() => []);
+  const gcEachSample = options.gcEachSample !== false;
+  if (!gcEachSample) collectGarbage();
   let spent = 0;
   for (let round = 0; round < options.maxRuns && (round < options.minRuns || spent < options.budgetMs); round++) {
     for (let k = 0; k < tasks.length; k++) {
       const t = (k + round) % tasks.length;
       const task = tasks[t] as Task;
-      collectGarbage();
+      if (gcEachSample) collectGarbage();
       // A full collection frees the previous runs' objects, and with them the hidden classes
       // that optimised code depends on: V8 deoptimises that code ("weak objects"), and the next
       // run would time re-optimisation rather than parsing. One untimed run after the collection
-      // re-warms it, for every contender alike.
+      // re-warms it, for every contender alike (without the collection, it brings this member's
+      // code back after the others').
       if (!task.isAsync) task.work();
       else await task.work();
-      const start = performance.now();
+      const start = clockNow();
       const value = task.isAsync ? await task.work() : (task.work() as JsonValue);
-      const elapsed = performance.now() - start;
+      const elapsed = clockNow() - start;
       values[t] = value;
       (times[t] as number[]).push(elapsed);
       spent += elapsed;
