@@ -43,8 +43,10 @@ export type { CoalesceInput, CoalesceStreamOptions };
  * Held text is emitted when it reaches `maxChars`, `maxDelayMs` after its first piece (a timer,
  * cleared whenever the held text goes out some other way), at a boundary, and at the end of
  * input (`flush` emits everything held; no timer outlives the stream). If the stream is
- * cancelled or errored while text is held, the held text is dropped and the timer cleared; an
- * error from upstream reaches the reader at once, as through any `TransformStream`.
+ * cancelled or errored while text is held, the held text is dropped when its timer fires (within
+ * `maxDelayMs`); an error from upstream reaches the reader at once, as through any
+ * `TransformStream`. (No `cancel` hook: in workerd a transformer that has one ends a turn later
+ * than a plain `TransformStream`.)
  *
  * @throws {RangeError} from the constructor for a `maxChars` < 1 or infinite, or a negative `maxDelayMs`.
  * @example
@@ -69,12 +71,12 @@ export class CoalesceStream<T = CoalesceInput> extends TransformStream<T, T> {
     };
     const expire = (controller: TransformStreamDefaultController<T>): void => {
       timer = undefined;
-      // An errored or cancelled stream takes nothing more (desiredSize is null): drop the text.
-      if (controller.desiredSize === null) {
-        core.flush();
-        return;
+      const held = core.flush();
+      try {
+        for (const item of held) controller.enqueue(item);
+      } catch {
+        // The stream was cancelled or errored while the text was held: nobody takes it any more.
       }
-      for (const item of core.flush()) controller.enqueue(item);
     };
     super({
       transform: (item, controller) => {
@@ -87,13 +89,6 @@ export class CoalesceStream<T = CoalesceInput> extends TransformStream<T, T> {
       flush: (controller) => {
         clear();
         for (const item of core.flush()) controller.enqueue(item);
-      },
-      // Runtimes that call a transformer's `cancel` (the readable side was cancelled, or the
-      // writable side aborted) clear the timer at once; on the others, `expire` sees the error.
-      // Nothing to wait for: it returns at once, so both sides end as a TransformStream's do.
-      cancel: () => {
-        clear();
-        core.flush();
       },
     } as Transformer<T, T>);
   }
