@@ -220,4 +220,4 @@ export type { ProviderToolCall } from './sinks/collect-turn.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Path updates with paths relative to the previous update (a long key is not repeated)
-export type { PathUpdateEncoderOptions } from './views/path-update-encoder.ts';
+export type { PathUpdateCallIdentity, PathUpdateEncoderOptions } from './views/path-update-encoder.ts';

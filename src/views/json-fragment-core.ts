@@ -10,7 +10,7 @@ import type { JsonLimits } from '../json/scanner.ts';
 import type { StreamFragment } from '../types.ts';
 
 /**
- * Options of `JsonFragmentStream` and {@link FragmentCore}: the parser's limits, and what a cut
+ * Options of `JsonFragmentStream` and its core: the parser's limits, and what a cut
  * document does.
  */
 export interface JsonFragmentStreamOptions extends JsonLimits {

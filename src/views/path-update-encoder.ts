@@ -38,8 +38,8 @@ export interface PathUpdateEncoderOptions {
   readonly relativePaths?: boolean;
 }
 
-/** The identity a tool call's updates carry. */
-interface CallIdentity {
+/** The identity a tool call's path updates carry (`structured` for a structured-output document). */
+export interface PathUpdateCallIdentity {
   readonly toolCallId: string;
   readonly index: number;
   readonly structured?: true;
@@ -58,7 +58,7 @@ type Body =
   | Omit<PathUpdateNull, 'type'>
   | Omit<PathUpdateJsonComplete, 'type'>;
 
-function make(body: Body, call: CallIdentity | undefined): PathUpdate {
+function make(body: Body, call: PathUpdateCallIdentity | undefined): PathUpdate {
   return (call === undefined
     ? { type: 'path-update', ...body }
     : call.structured
@@ -132,7 +132,7 @@ export class PathUpdateEncoder {
    * Apply one fragment; appends its updates to `out` (returned). `call`, when given, is copied
    * into every update. O(1) per fragment, plus the steps a relative path writes.
    */
-  push(fragment: StreamFragment, out: PathUpdate[] = [], call?: CallIdentity): PathUpdate[] {
+  push(fragment: StreamFragment, out: PathUpdate[] = [], call?: PathUpdateCallIdentity): PathUpdate[] {
     if (this.#complete) throw new TypeError('PathUpdateEncoder: the document is already complete');
     // Fragments come in document order, so only the innermost step can be new: the steps above
     // it are the ones this encoder keeps.

@@ -86,7 +86,7 @@ declare global {
   /** Where a relay writes JSON text. */
   const relay: WritableStream<string>;
   /** What a browser received from a PathUpdateStream relay. */
-  const updatesFromServer: AsyncIterable<A.ToolCallRebuilderInput>;
+  const updatesFromServer: ReadableStream<A.ToolCallRebuilderInput>;
   /** The provider for the CHANGELOG's before/after lines. */
   const provider: A.ProviderName;
   /** Request parameters of the SDK snippets. */
