@@ -114,7 +114,8 @@ export function printReport(results: Results, info: RunInfo): void {
   out();
   out(
     `${info.environment}. Median of ${info.quick ? 'up to 3 runs (--quick)' : 'up to 7 runs'} after warm-up, ` +
-      `a full GC and one untimed run before each timed run; MB = 10⁶ UTF-8 bytes of JSON text.` +
+      `a full GC and one untimed run before each timed run (the pipeline and the relay say how theirs are timed); ` +
+      `MB = 10⁶ UTF-8 bytes of JSON text.` +
       (info.cpuTime
         ? ' Times are **CPU time** of the process (`--cpu-time`: `process.cpuUsage()`, user + system, every thread), not wall time.'
         : '') +
