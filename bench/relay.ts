@@ -188,9 +188,9 @@ function buildPaths(build: RelayBuild, provider: PipelineProvider): RelayPath[] 
     chained('chain-no-progress', '{ keepProgress: false }', { keepProgress: false }),
     cell(
       'response',
-      '`fromResponse(response, {provider}, new FieldEventStream()).pipeThrough(new EventStreamEncoder())`',
+      '`fromResponse(response, {provider}, new FieldEventStream({ keepProgress: false })).pipeThrough(new EventStreamEncoder())` (the README\'s relay)',
       (body) =>
-        fromResponse(response(body), { provider }, new FieldEventStream()).pipeThrough(
+        fromResponse(response(body), { provider }, new FieldEventStream({ keepProgress: false })).pipeThrough(
           new EventStreamEncoder() as ReadableWritablePair<Uint8Array, unknown>,
         ),
     ),
@@ -258,15 +258,15 @@ function decodeRelayed(chunks: readonly Uint8Array[]): { arguments: Record<strin
   return { arguments: result, ended: (records[records.length - 1] ?? '').startsWith('event: end\n') };
 }
 
-const fullGc: () => void = typeof globalThis.gc === 'function' ? (globalThis.gc as () => void) : () => undefined;
-
 /** One pass: `streams` paced bodies opened at once through `open`, all drained. */
 async function pass(
   streams: number,
   reads: readonly Uint8Array[],
   open: (body: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array>,
 ): Promise<{ cpuUs: number; wallMs: number; outputs: number[] }> {
-  fullGc();
+  // No forced full GC before a pass: a server relaying streams collects as it goes. A forced one
+  // with no stream open drops V8's optimised code for what no instance holds, and the next pass
+  // pays to rebuild it (the first-run-after-GC cost issue 19 retired with src/retain.ts).
   const wallStart = performance.now();
   const cpuStart = process.cpuUsage();
   const drains: Promise<number>[] = [];

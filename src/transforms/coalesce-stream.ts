@@ -51,12 +51,10 @@ export type { CoalesceInput, CoalesceStreamOptions };
  * @throws {RangeError} from the constructor for a `maxChars` < 1 or infinite, or a negative `maxDelayMs`.
  * @example
  * ```ts
- * const updates = response.body!
- *   .pipeThrough(new ProviderEventStream({ provider: 'anthropic' }))
- *   .pipeThrough(new ToolCallProgressStream())
- *   .pipeThrough(new FieldEventStream())
+ * const updates = fromResponse(response, { provider: 'anthropic' }, new FieldEventStream({ keepProgress: false }))
  *   .pipeThrough(new CoalesceStream({ maxDelayMs: 50 }));
- * for await (const event of updates) render(event); // ≈ 20 renders a second at most per field
+ * // iterate(): every engine, Safari too (no `for await` over a stream there)
+ * for await (const event of iterate(updates)) render(event); // ≈ 20 renders a second at most per field
  * ```
  */
 export class CoalesceStream<T = CoalesceInput> extends TransformStream<T, T> {

@@ -28,7 +28,7 @@ export type { FragmentValueStreamOptions, JsonValueStreamOptions, ValueSnapshot 
  * ```ts
  * const response = await fetch('/arguments.json');
  * const values = response.body!.pipeThrough(new JsonValueStream({ snapshots: true }));
- * for await (const { value, complete } of values) render(value, complete);
+ * for await (const { value, complete } of iterate(values)) render(value, complete); // iterate(): Safari too
  * ```
  */
 export class JsonValueStream extends Stage<string | Uint8Array, ValueSnapshot> {
