@@ -108,11 +108,23 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
   #ahead: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
   /** An error to report at the next read, once the events before it were taken. */
   #failure: { error: unknown } | undefined;
+  #controller: ReadableStreamDefaultController<unknown> | undefined;
+  /**
+   * A read ahead failed (one handler per stream, not a closure per read). A pull takes `#ahead`
+   * before it awaits it, so this errors the stream only for a read that no pull is waiting for.
+   */
+  readonly #aheadFailed = (error: unknown): void => {
+    if (this.#ahead !== undefined) this.#controller?.error(error);
+  };
 
   constructor(response: Response, provider: FromResponseOptions['provider'], cores: readonly StageCore<unknown, unknown>[]) {
     this.#response = response;
     this.#provider = provider;
     this.#run = new ChainRunner(cores);
+  }
+
+  start(controller: ReadableStreamDefaultController<unknown>): void {
+    this.#controller = controller;
   }
 
   async pull(controller: ReadableStreamDefaultController<unknown>): Promise<void> {
@@ -153,22 +165,16 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
         return;
       }
       if (out.length > 0) {
-        if (reader !== undefined) this.#readAhead(reader, controller);
+        if (reader !== undefined) {
+          // As a pipe keeps one read pending: an error of the body then ends the stream at once
+          // (what was not read yet is dropped, as through any `TransformStream`), not at the next read.
+          const ahead = reader.read();
+          this.#ahead = ahead;
+          ahead.then(undefined, this.#aheadFailed);
+        }
         return;
       }
     }
-  }
-
-  /**
-   * Start the next body read now, as a pipe would: an error of the body then ends the stream at
-   * once (what was not read yet is dropped, as through any `TransformStream`), not at the next read.
-   */
-  #readAhead(reader: ReadableStreamDefaultReader<Uint8Array>, controller: ReadableStreamDefaultController<unknown>): void {
-    const ahead = reader.read();
-    this.#ahead = ahead;
-    ahead.then(undefined, (error: unknown) => {
-      if (this.#ahead === ahead) controller.error(error);
-    });
   }
 
   cancel(reason: unknown): Promise<void> | undefined {

@@ -111,6 +111,28 @@ describe('the npm package, packed and installed into a fresh project', () => {
     expect(output.finish).toBe(JSON.parse(expected.finish));
   });
 
+  it('runs the README\'s one-hop forms from the package: fromResponse with a stage and chain() from a body, into collectTurn', async () => {
+    const recording = 'anthropic/text-then-tool-use.sse';
+    writeFileSync(
+      join(app, 'forms.mjs'),
+      [
+        "import { readFileSync } from 'node:fs';",
+        "import { chain, collectTurn, ConversationEventStream, fromResponse, ProviderEventStream } from 'argstream';",
+        'const bytes = readFileSync(process.argv[2]);',
+        "const viaResponse = await collectTurn(fromResponse(new Response(bytes), { provider: 'anthropic' }, new ConversationEventStream({ progress: true })));",
+        "const viaChain = await collectTurn(new Response(bytes).body.pipeThrough(chain(new ProviderEventStream({ provider: 'anthropic' }), new ConversationEventStream({ progress: true }))));",
+        "const calls = (turn) => turn.toolCalls.map((c) => ({ id: c.toolCallId, name: c.toolName, arguments: c.arguments }));",
+        'console.log(JSON.stringify({ viaResponse: calls(viaResponse), viaChain: calls(viaChain) }));',
+        '',
+      ].join('\n'),
+    );
+    const result = ok(await execute(process.execPath, ['forms.mjs', join(FIXTURES, 'providers', recording)], { cwd: app }), 'node forms.mjs');
+    const output = JSON.parse(result.stdout) as { viaResponse: unknown[]; viaChain: unknown[] };
+    const expected = manifestEntry(recording).toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: JSON.parse(c.args) as unknown }));
+    expect(output.viaResponse).toEqual(expected);
+    expect(output.viaChain).toEqual(expected);
+  });
+
   // A user module that uses the types: a wrong provider name must be an error, so `any` cannot pass.
   const userModule = [
     "import { collectTurn, ProviderEventStream, type ToolCallEvent, type Turn } from 'argstream';",
