@@ -1,13 +1,15 @@
 /**
  * `npm run bench`: argstream against `@streamparser/json`, `jsonriver`, `JSON.parse` and the
  * re-parse approach, then whole pipelines (provider SSE bytes → argstream streams, their cores,
- * the official SDKs; `bench/pipeline.ts`), in one process run; prints markdown tables and the
- * target check.
+ * the official SDKs; `bench/pipeline.ts`), a relay, and the client's side of one streaming call (the
+ * AI SDK's `readUIMessageStream` against argstream's decoder and `TurnStore`; `bench/ui.ts`), in
+ * one process run; prints markdown tables and the target check.
  *
  * Options: `--quick` (fewer runs, no 1 MB pipeline, 200 relayed streams), `--full` (the default),
  * `--filter <regex>` (only the cells whose id matches, e.g. `stream/long-string/16/`, `fused`,
- * `reparse/`, `scaling/`, `pipeline/`, `relay/`, `snapshots/`), `--relay-before <dist/index.js>`
- * (also relay with that build, in the same rounds), `--relay-streams <n>`, `--help`.
+ * `reparse/`, `scaling/`, `pipeline/`, `relay/`, `snapshots/`, `ui/`), `--relay-before <dist/index.js>`
+ * (also relay with that build, in the same rounds), `--relay-streams <n>`, `--ai-sdk-1mb` (the AI
+ * SDK's UI rows at 1 MB too: minutes), `--help`.
  *
  * @module
  */
@@ -52,6 +54,7 @@ import {
 } from './pipeline.ts';
 import { runRelayBench, type RelayApi, type RelayBuild } from './relay.ts';
 import { printReport, type Results } from './report.ts';
+import { printUiReport, runUiBench, UI_ROWS, type UiResults } from './ui.ts';
 import { WORKLOAD_IDS, chunkText, makeWorkload, type Workload } from './workloads.ts';
 import type { JsonValue } from '../src/types.ts';
 import * as argstream from '../src/index.ts';
@@ -82,6 +85,8 @@ interface Cli {
   readonly relayBefore: string | undefined;
   readonly relayStreams: number | undefined;
   readonly cpuTime: boolean;
+  /** The AI SDK's UI rows at 1 MB too (minutes); only in the full run. */
+  readonly aiSdk1mb: boolean;
 }
 
 function parseCli(args: readonly string[]): Cli {
@@ -91,6 +96,7 @@ function parseCli(args: readonly string[]): Cli {
   let relayBefore: string | undefined;
   let relayStreams: number | undefined;
   let cpuTime = false;
+  let aiSdk1mb = false;
   /** The value of `--name value` or `--name=value`. */
   const value = (arg: string, name: string, i: number): string => {
     const text = arg === name ? args[i] : arg.slice(name.length + 1);
@@ -101,6 +107,7 @@ function parseCli(args: readonly string[]): Cli {
     const arg = args[i] as string;
     if (arg === '--quick') quick = true;
     else if (arg === '--cpu-time') cpuTime = true;
+    else if (arg === '--ai-sdk-1mb') aiSdk1mb = true;
     else if (arg === '--full') quick = false;
     else if (arg === '--filter' || arg.startsWith('--filter=')) {
       const pattern = arg === '--filter' ? args[++i] : arg.slice('--filter='.length);
@@ -116,10 +123,12 @@ function parseCli(args: readonly string[]): Cli {
       if (!Number.isSafeInteger(relayStreams) || relayStreams < 1) throw new BenchError('--relay-streams needs a positive integer');
     } else if (arg === '--help' || arg === '-h') {
       process.stdout.write(
-        'usage: npm run bench -- [--quick | --full] [--filter <regex>] [--cpu-time] [--relay-before <dist/index.js>] [--relay-streams <n>] [--cpu-prof]\n' +
+        'usage: npm run bench -- [--quick | --full] [--filter <regex>] [--cpu-time] [--relay-before <dist/index.js>] [--relay-streams <n>] [--ai-sdk-1mb] [--cpu-prof]\n' +
           '  --cpu-time: time samples with the process\'s CPU time instead of wall time (for a machine shared with other work)\n' +
-          '  --quick: fewer runs, the pipeline at 20 KB and 200 KB only, 200 relayed streams;\n' +
-          '  --full (the default): the pipeline also at 1 MB, 1000 relayed streams\n' +
+          '  --quick: fewer runs, the pipeline at 20 KB and 200 KB only, the UI rows at 46 KB and 200 KB only, 200 relayed streams;\n' +
+          '  --full (the default): the pipeline and the UI rows also at 1 MB, 1000 relayed streams\n' +
+          '  --ai-sdk-1mb: in the full run, also the AI SDK UI rows at 1 MB (quadratic: minutes per run);\n' +
+          '            without it they print "not run"\n' +
           '  --relay-before: also relay with the argstream build at that path (an earlier commit\'s dist/index.js),\n' +
           '            in the same rounds as this one, and check this build against it\n' +
           '  cell ids: stream/<workload>/<chunk>/<contender>, stream/<workload>/<chunk>/json-parse (the whole text,\n' +
@@ -127,7 +136,8 @@ function parseCli(args: readonly string[]): Cli {
           '            reparse/<workload>/<bytes>/<contender>, scaling/long-string/<bytes>/<contender>,\n' +
           '            pipeline/<bytes>/<provider>/<feeding>/<path>, pipeline/<bytes>/text/<path>,\n' +
           '            pipeline/memory/<provider>, relay/<provider>/<baseline|identity>,\n' +
-          '            relay/<provider>/<this|before>/<chain|response|plain>\n' +
+          '            relay/<provider>/<this|before>/<chain|response|plain>, snapshots/shared,\n' +
+          `            ui/<bytes>/<${UI_ROWS.join('|')}> (bytes: 46000, 200000, 1000000)\n` +
           `  workloads: ${WORKLOAD_IDS.join(', ')}\n` +
           `  contenders: ${[...STREAMING, ...REPARSE].map((c) => c.id).filter(unique).join(', ')}\n` +
           `  pipeline providers: ${PIPELINE_PROVIDERS.join(', ')}; feedings: ${FEEDINGS.join(', ')}\n` +
@@ -138,7 +148,8 @@ function parseCli(args: readonly string[]): Cli {
       throw new BenchError(`unknown option ${arg}; try --help`);
     }
   }
-  return { quick, filter, filterText, relayBefore, relayStreams, cpuTime };
+  if (aiSdk1mb && quick) process.stderr.write('note: --ai-sdk-1mb does nothing with --quick (no 1 MB size)\n');
+  return { quick, filter, filterText, relayBefore, relayStreams, cpuTime, aiSdk1mb };
 }
 
 function unique<T>(item: T, index: number, items: readonly T[]): boolean {
@@ -322,6 +333,16 @@ async function main(): Promise<void> {
     results.sharedSnapshots = await measureSharedSnapshots({ runs: cli.quick ? 1 : 3, cadences: cli.quick ? [256] : [256, 1] });
   }
 
+  // 7. The client's side of one streaming write_file call: the AI SDK's readUIMessageStream (ai 5
+  //    and 7) against argstream's bare decoder and TurnStore, CPU per call at 46 KB, 200 KB, 1 MB.
+  const ui: UiResults = await runUiBench({
+    quick: cli.quick,
+    aiSdk1mb: cli.aiSdk1mb,
+    selected,
+    progress,
+    check: assertSameValue,
+  });
+
   const seconds = (performance.now() - started) / 1000;
   printReport(results, {
     quick: cli.quick,
@@ -330,6 +351,8 @@ async function main(): Promise<void> {
     seconds,
     environment: `${sourceVersion()}, Node ${process.version}, ${process.platform}/${process.arch}, ${cpus()[0]?.model.trim() ?? 'unknown CPU'}`,
   });
+  // The UI tables and their targets, after the report (bench/report.ts has no UI section).
+  printUiReport(ui);
 }
 
 main().catch((error: unknown) => {

@@ -344,8 +344,8 @@ export function argumentDeltas(text: string, seed = 0x5eed_0101): string[] {
   return deltas;
 }
 
-const TOOL_NAME = 'write_file';
-const ANTHROPIC_TOOL_ID = 'toolu_01Bq7yVZ3hTgS8c4xRkLmN2p';
+export const TOOL_NAME = 'write_file';
+export const ANTHROPIC_TOOL_ID = 'toolu_01Bq7yVZ3hTgS8c4xRkLmN2p';
 const OPENAI_TOOL_ID = 'call_7f3KqP2xWvN8mR4tY6uZ1aBc';
 
 /** The SSE events of an Anthropic Messages stream with one tool_use block. */
@@ -470,7 +470,7 @@ export function readsOf(events: readonly string[], feeding: Feeding): Uint8Array
 }
 
 /** A response body: a pull source that hands out one read per pull, as a socket would. */
-function bodyOf(reads: readonly Uint8Array[]): ReadableStream<Uint8Array> {
+export function bodyOf(reads: readonly Uint8Array[]): ReadableStream<Uint8Array> {
   let next = 0;
   return new ReadableStream<Uint8Array>({
     pull(controller) {

@@ -1,0 +1,598 @@
+/**
+ * The UI benchmark: what it costs on the client's main thread to turn one streaming `write_file`
+ * tool call into something a UI renders. The call is the pipeline benchmark's (`bench/pipeline.ts`:
+ * the long-string workload's `{"path", "content"}` at ~46 KB, ~200 KB and ~1 MB of JSON, cut into
+ * the same seeded 10–40-character deltas), and each row gets it in the form its client receives:
+ *
+ * - `ai-sdk/<major>`: the AI SDK's own client processing. The UI message stream chunks the AI SDK
+ *   server sends for this call (`start`, `start-step`, `tool-input-start`, one `tool-input-delta`
+ *   per delta, `tool-input-available`, `finish-step`, `finish`) as a `ReadableStream` of chunk
+ *   objects, read with `readUIMessageStream({ stream })` of `ai` 7 (`ai7`) and of `ai` 5, every
+ *   message it yields read: what `useChat` does per chunk (it re-parses the whole input text with
+ *   `parsePartialJson` on every `tool-input-delta`, and copies the message). Quadratic.
+ * - `decoder`: the call as Anthropic Messages SSE bytes, one SSE event per read, through
+ *   `new ProviderEventStream({ provider: 'anthropic' })` into a `WritableStream` whose `write`
+ *   does nothing: the least argstream does before a UI gets anything.
+ * - `store`: the same bytes through `ProviderEventStream` into
+ *   `new TurnStore({ schedule: 'sync' }).writable`, with a listener that reads a snapshot at every
+ *   notification (`schedule: 'sync'`: one notification per change, the worst case — a frame per
+ *   event at a provider's pace).
+ *
+ * {@link uiMessageChunks} builds the AI SDK chunks of a call of any size, for other benchmarks.
+ *
+ * @module
+ */
+import { readUIMessageStream as readUIMessageStream5, type UIMessageChunk as UIMessageChunk5 } from 'ai';
+import { readUIMessageStream as readUIMessageStream7, type UIMessageChunk as UIMessageChunk7 } from 'ai7';
+import * as argstream from '../src/index.ts';
+import { ProviderEventStream, type JsonValue, type StreamEvent } from '../src/index.ts';
+import { clockName, clockNow } from './measure.ts';
+import { ANTHROPIC_TOOL_ID, TOOL_NAME, argumentDeltas, bodyOf, readsOf, sseEvents } from './pipeline.ts';
+import { makeWorkload } from './workloads.ts';
+
+// ---------------------------------------------------------------------------------------------
+// What is measured
+
+/** The sizes of the `write_file` arguments (UTF-8 bytes of JSON text). `--quick`: no 1 MB. */
+export const UI_BYTES_QUICK = [46_000, 200_000] as const;
+export const UI_BYTES_FULL = [46_000, 200_000, 1_000_000] as const;
+
+export type UiRowId = 'ai-sdk/5' | 'ai-sdk/7' | 'decoder' | 'store';
+export const UI_ROWS: readonly UiRowId[] = ['ai-sdk/5', 'ai-sdk/7', 'decoder', 'store'];
+export const AI_SDK_ROWS: readonly UiRowId[] = ['ai-sdk/5', 'ai-sdk/7'];
+
+export const UI_ROW_LABELS: Readonly<Record<UiRowId, string>> = {
+  'ai-sdk/5': '`ai` 5 `readUIMessageStream` (what `useChat` runs per chunk)',
+  'ai-sdk/7': '`ai` 7 `readUIMessageStream` (what `useChat` runs per chunk)',
+  decoder: '`ProviderEventStream` → a `WritableStream` that does nothing',
+  store: '`ProviderEventStream` → `TurnStore({ schedule: \'sync\' }).writable`, a snapshot read per notification',
+};
+
+/** What a row hands a UI per call, for the "renders" column. */
+const RENDER_UNITS: Readonly<Record<UiRowId, string>> = {
+  'ai-sdk/5': 'messages yielded',
+  'ai-sdk/7': 'messages yielded',
+  decoder: 'events written',
+  store: 'notifications',
+};
+
+/** Cell ids: `ui/<bytes>/<row>` (`--filter ui/` runs only the UI rows). */
+export function uiCellId(bytes: number, row: UiRowId): string {
+  return `ui/${bytes}/${row}`;
+}
+
+/** The targets. */
+export const AI_SDK_OVER_STORE_TARGET = 300;
+export const AI_SDK_OVER_STORE_AT = 200_000;
+export const STORE_OVER_DECODER_TARGET = 1.5;
+export const STORE_SCALING_TARGET = 6;
+
+// ---------------------------------------------------------------------------------------------
+// The workload, as the AI SDK's server sends it
+
+/** One `write_file` call: its argument text, that text's deltas, and the arguments `JSON.parse` gives. */
+export interface UiWriteFileCall {
+  /** The size asked for. */
+  readonly targetBytes: number;
+  /** The exact UTF-8 size of {@link text}. */
+  readonly bytes: number;
+  readonly text: string;
+  /** The seeded 10–40-character deltas of the pipeline benchmark. */
+  readonly deltas: readonly string[];
+  readonly expected: JsonValue;
+}
+
+/** The pipeline benchmark's `write_file` call at about `targetBytes` of JSON (the same text and deltas). */
+export function uiWriteFileCall(targetBytes: number): UiWriteFileCall {
+  const workload = makeWorkload('long-string', targetBytes);
+  return {
+    targetBytes,
+    bytes: workload.bytes,
+    text: workload.text,
+    deltas: argumentDeltas(workload.text),
+    expected: JSON.parse(workload.text) as JsonValue,
+  };
+}
+
+/**
+ * The UI message stream chunks used here: the members of `UIMessageChunk` (of `ai` 5 and of `ai`
+ * 7, which agree on them) that the AI SDK server sends for one tool call the client runs.
+ */
+export type UiMessageChunk =
+  | { type: 'start' }
+  | { type: 'start-step' }
+  | { type: 'tool-input-start'; toolCallId: string; toolName: string }
+  | { type: 'tool-input-delta'; toolCallId: string; inputTextDelta: string }
+  | { type: 'tool-input-available'; toolCallId: string; toolName: string; input: unknown }
+  | { type: 'finish-step' }
+  | { type: 'finish'; finishReason: 'tool-calls' };
+
+// The chunks must be chunks of both majors (checked by `npm run typecheck`).
+type Assignable<T, U> = [T] extends [U] ? true : never;
+const chunksOfAi5: Assignable<UiMessageChunk, UIMessageChunk5> = true;
+const chunksOfAi7: Assignable<UiMessageChunk, UIMessageChunk7> = true;
+void chunksOfAi5;
+void chunksOfAi7;
+
+/**
+ * The UI message stream chunks the AI SDK server (`toUIMessageStream`) sends for the pipeline
+ * benchmark's `write_file` call at about `targetBytes` of JSON: `start`, `start-step`,
+ * `tool-input-start`, one `tool-input-delta` per argument delta, `tool-input-available` with the
+ * parsed input, `finish-step`, `finish`. A static (not dynamic) tool, run by the client. Pass
+ * `call` to reuse one already built ({@link uiWriteFileCall}); the `input` of
+ * `tool-input-available` is its own object, not `call.expected`.
+ */
+export function uiMessageChunks(targetBytes: number, call: UiWriteFileCall = uiWriteFileCall(targetBytes)): UiMessageChunk[] {
+  const toolCallId = ANTHROPIC_TOOL_ID;
+  const chunks: UiMessageChunk[] = [
+    { type: 'start' },
+    { type: 'start-step' },
+    { type: 'tool-input-start', toolCallId, toolName: TOOL_NAME },
+  ];
+  for (const delta of call.deltas) chunks.push({ type: 'tool-input-delta', toolCallId, inputTextDelta: delta });
+  chunks.push(
+    { type: 'tool-input-available', toolCallId, toolName: TOOL_NAME, input: JSON.parse(call.text) as unknown },
+    { type: 'finish-step' },
+    { type: 'finish', finishReason: 'tool-calls' },
+  );
+  return chunks;
+}
+
+/** The chunks as the transport hands them to `readUIMessageStream`: a pull source, one chunk per pull. */
+export function uiMessageChunkStream(chunks: readonly UiMessageChunk[]): ReadableStream<UiMessageChunk> {
+  let next = 0;
+  return new ReadableStream<UiMessageChunk>({
+    pull(controller) {
+      if (next < chunks.length) controller.enqueue(chunks[next++] as UiMessageChunk);
+      else controller.close();
+    },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rows
+
+/** What one run of a row gives: the final arguments (when the row has them) and how many renders. */
+interface Outcome {
+  readonly value: JsonValue | undefined;
+  readonly renders: number;
+}
+
+/** The part of a UI message the check reads. */
+interface MessageLike {
+  readonly parts: readonly { readonly type: string; readonly state?: string; readonly input?: unknown }[];
+}
+
+type ReadUIMessageStream = (options: { stream: ReadableStream<UiMessageChunk>; terminateOnError?: boolean }) => AsyncIterable<MessageLike>;
+const READERS: Readonly<Record<'ai-sdk/5' | 'ai-sdk/7', ReadUIMessageStream>> = {
+  'ai-sdk/5': readUIMessageStream5 as unknown as ReadUIMessageStream,
+  'ai-sdk/7': readUIMessageStream7 as unknown as ReadUIMessageStream,
+};
+
+/** `readUIMessageStream` over the chunks, every message it yields read; the tool part's final input. */
+async function aiSdkRow(read: ReadUIMessageStream, chunks: readonly UiMessageChunk[]): Promise<Outcome> {
+  let last: MessageLike | undefined;
+  let renders = 0;
+  for await (const message of read({ stream: uiMessageChunkStream(chunks), terminateOnError: true })) {
+    last = message;
+    renders++;
+  }
+  const part = last?.parts.find((item) => item.type === `tool-${TOOL_NAME}`);
+  if (part === undefined) throw new Error(`readUIMessageStream: no tool-${TOOL_NAME} part in the last message`);
+  if (part.state !== 'input-available') throw new Error(`readUIMessageStream: the tool part is ${part.state}, not input-available`);
+  return { value: part.input as JsonValue, renders };
+}
+
+/** The bare decoder into a sink that does nothing (timed), or into one that collects the arguments (the gate). */
+async function decoderRow(reads: readonly Uint8Array[], collect: boolean): Promise<Outcome> {
+  const events = bodyOf(reads).pipeThrough(new ProviderEventStream({ provider: 'anthropic' }));
+  if (!collect) {
+    await events.pipeTo(
+      new WritableStream<StreamEvent>({
+        write() {
+          /* a UI that renders nothing */
+        },
+      }),
+    );
+    return { value: undefined, renders: 0 };
+  }
+  const parts: string[] = [];
+  let renders = 0;
+  await events.pipeTo(
+    new WritableStream<StreamEvent>({
+      write(event) {
+        renders++;
+        if (event.type === 'part' && event.part.type === 'tool-call-arguments') parts.push(event.part.chunk);
+      },
+    }),
+  );
+  return { value: JSON.parse(parts.join('')) as JsonValue, renders };
+}
+
+/** `TurnStore`'s API as this benchmark uses it. */
+interface TurnStoreLike {
+  readonly writable: WritableStream<unknown>;
+  subscribe(listener: () => void): () => void;
+  getSnapshot(): { readonly calls: readonly { readonly toolName: string; readonly status: string; readonly input: unknown }[] };
+}
+type TurnStoreConstructor = new (options?: { schedule?: 'frame' | 'task' | 'sync' }) => TurnStoreLike;
+/** `TurnStore` is being written (src/store/turn-store.ts): the row runs once `src/index.ts` exports it. */
+const TurnStoreClass = (argstream as unknown as { readonly TurnStore?: TurnStoreConstructor }).TurnStore;
+export const STORE_MISSING = 'not run (`TurnStore` is not exported by `src/index.ts` yet)';
+
+async function storeRow(store: TurnStoreConstructor, reads: readonly Uint8Array[]): Promise<Outcome> {
+  const turn = new store({ schedule: 'sync' });
+  let renders = 0;
+  let snapshot: ReturnType<TurnStoreLike['getSnapshot']> | undefined;
+  const unsubscribe = turn.subscribe(() => {
+    snapshot = turn.getSnapshot();
+    renders++;
+  });
+  await bodyOf(reads).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })).pipeTo(turn.writable);
+  unsubscribe();
+  if (snapshot === undefined) throw new Error('TurnStore: no notification');
+  if (snapshot !== turn.getSnapshot()) throw new Error('TurnStore: the last notified snapshot is not the final one');
+  const call = snapshot.calls[0];
+  if (call === undefined || call.toolName !== TOOL_NAME) throw new Error(`TurnStore: no ${TOOL_NAME} call in the final snapshot`);
+  if (call.status !== 'complete') throw new Error(`TurnStore: the call is ${call.status}, not complete`);
+  return { value: call.input as JsonValue, renders };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+
+/** How one size is timed. */
+export interface UiSettings {
+  /** Rounds of the argstream rows: at least `minRounds`, at most `maxRounds`, no more once they used `budgetMs`. */
+  readonly minRounds: number;
+  readonly maxRounds: number;
+  readonly budgetMs: number;
+  /** An argstream sample is this many runs back to back (after as many untimed runs), its time ÷ this. */
+  readonly repeat: number;
+  /** Timed runs of each AI SDK row, spread over the first `minRounds` rounds. */
+  readonly aiSdkRuns: number;
+  /** One untimed run of the AI SDK row before each of its timed runs (not at 200 KB and above: seconds each). */
+  readonly aiSdkUntimed: boolean;
+}
+
+export const UI_FULL_SMALL: UiSettings = { minRounds: 5, maxRounds: 9, budgetMs: 3_000, repeat: 5, aiSdkRuns: 3, aiSdkUntimed: true };
+export const UI_FULL: UiSettings = { minRounds: 3, maxRounds: 7, budgetMs: 3_000, repeat: 1, aiSdkRuns: 1, aiSdkUntimed: false };
+export const UI_FULL_LARGE: UiSettings = { minRounds: 2, maxRounds: 5, budgetMs: 3_000, repeat: 1, aiSdkRuns: 1, aiSdkUntimed: false };
+export const UI_QUICK_SMALL: UiSettings = { minRounds: 3, maxRounds: 3, budgetMs: 500, repeat: 5, aiSdkRuns: 1, aiSdkUntimed: true };
+export const UI_QUICK: UiSettings = { minRounds: 1, maxRounds: 3, budgetMs: 500, repeat: 1, aiSdkRuns: 1, aiSdkUntimed: false };
+
+function uiSettings(bytes: number, quick: boolean): UiSettings {
+  if (bytes < 100_000) return quick ? UI_QUICK_SMALL : UI_FULL_SMALL;
+  if (quick) return UI_QUICK;
+  return bytes > 200_000 ? UI_FULL_LARGE : UI_FULL;
+}
+
+/** One cell's result. */
+export interface UiTiming {
+  readonly medianMs: number;
+  readonly minMs: number;
+  readonly runs: number;
+  /** Renders per call (see {@link RENDER_UNITS}); for the decoder, from the gate run. */
+  readonly renders: number;
+}
+
+export interface UiResults {
+  readonly sizes: readonly number[];
+  readonly argumentBytes: Map<number, number>;
+  readonly deltas: Map<number, number>;
+  /** `<bytes>` → the Anthropic SSE body: its size and reads (one event per read). */
+  readonly wire: Map<number, { readonly bytes: number; readonly reads: number }>;
+  readonly chunks: Map<number, number>;
+  readonly timings: Map<string, UiTiming>;
+  /** Cells selected but not run, with the reason shown in their place. */
+  readonly skipped: Map<string, string>;
+  readonly settings: Map<number, UiSettings>;
+}
+
+export interface UiOptions {
+  readonly quick: boolean;
+  /** Run the AI SDK rows at 1 MB too (minutes; only in the full run). */
+  readonly aiSdk1mb: boolean;
+  readonly selected: (id: string) => boolean;
+  readonly progress: (line: string) => void;
+  /** Throws (failing the run) when `actual` is not `expected`. */
+  readonly check: (what: string, actual: JsonValue, expected: JsonValue) => void;
+}
+
+interface UiTask {
+  readonly id: string;
+  readonly row: UiRowId;
+  readonly run: () => Promise<Outcome>;
+  /** The gate's run (the decoder's collects the arguments); the timed runs are checked when they give a value. */
+  readonly gate: () => Promise<Outcome>;
+}
+
+const fullGc: () => void =
+  typeof globalThis.gc === 'function'
+    ? (globalThis.gc as () => void)
+    : () => {
+        /* no --expose-gc */
+      };
+
+/**
+ * Times the cells of one size in interleaved rounds (A B C D, B C D A, …), with no forced GC
+ * between samples (one before the rounds), as the pipeline does. The argstream rows run every
+ * round, each sample after one untimed sample; each AI SDK row runs `aiSdkRuns` times, spread over
+ * the first `minRounds` rounds, so the seconds it takes at 200 KB fall between argstream samples.
+ */
+async function measureSize(
+  tasks: readonly UiTask[],
+  expected: JsonValue,
+  settings: UiSettings,
+  options: UiOptions,
+  results: UiResults,
+): Promise<void> {
+  const isAiSdk = (task: UiTask): boolean => AI_SDK_ROWS.includes(task.row);
+  // The gate (and the argstream rows' warm-up): every row must give exactly the generated
+  // arguments. The AI SDK rows at 200 KB and above are not run twice: their timed run is checked.
+  const renders = new Map<string, number>();
+  for (const task of tasks) {
+    if (isAiSdk(task) && !settings.aiSdkUntimed) continue;
+    const outcome = await task.gate();
+    options.check(`${task.id} (gate)`, outcome.value as JsonValue, expected);
+    renders.set(task.id, outcome.renders);
+  }
+  const aiSdkRounds = new Set<number>();
+  for (let k = 0; k < settings.aiSdkRuns; k++) aiSdkRounds.add(Math.floor(((k + 0.5) * settings.minRounds) / settings.aiSdkRuns));
+  const times: number[][] = tasks.map(() => []);
+  let spent = 0;
+  fullGc();
+  for (let round = 0; round < settings.maxRounds && (round < settings.minRounds || spent < settings.budgetMs); round++) {
+    for (let k = 0; k < tasks.length; k++) {
+      const t = (k + round) % tasks.length;
+      const task = tasks[t] as UiTask;
+      const aiSdk = isAiSdk(task);
+      if (aiSdk && !aiSdkRounds.has(round)) continue;
+      const repeat = aiSdk ? 1 : settings.repeat;
+      if (!aiSdk || settings.aiSdkUntimed) for (let i = 0; i < repeat; i++) await task.run();
+      let outcome: Outcome | undefined;
+      const start = clockNow();
+      for (let i = 0; i < repeat; i++) outcome = await task.run();
+      const elapsed = clockNow() - start;
+      (times[t] as number[]).push(elapsed / repeat);
+      if (!aiSdk) spent += elapsed;
+      const { value, renders: count } = outcome as Outcome;
+      if (value !== undefined) options.check(task.id, value, expected);
+      if (!renders.has(task.id) || count > 0) renders.set(task.id, count);
+      if (aiSdk) options.progress(`  ${task.id.padEnd(52)} ${(elapsed / 1000).toFixed(2).padStart(10)} s   (timed run ${(times[t] as number[]).length} of ${settings.aiSdkRuns}, round ${round + 1})`);
+    }
+  }
+  tasks.forEach((task, t) => {
+    const series = (times[t] as number[]).sort((a, b) => a - b);
+    const middle = series.length >> 1;
+    const medianMs = series.length % 2 === 1 ? (series[middle] as number) : ((series[middle - 1] as number) + (series[middle] as number)) / 2;
+    const timing: UiTiming = { medianMs, minMs: series[0] as number, runs: series.length, renders: renders.get(task.id) ?? 0 };
+    results.timings.set(task.id, timing);
+    options.progress(`  ${task.id.padEnd(52)} ${medianMs.toFixed(2).padStart(10)} ms  (median of ${series.length})`);
+  });
+}
+
+/** Runs the UI benchmark (the cells `selected` lets through). */
+export async function runUiBench(options: UiOptions): Promise<UiResults> {
+  const sizes = options.quick ? UI_BYTES_QUICK : UI_BYTES_FULL;
+  const results: UiResults = {
+    sizes,
+    argumentBytes: new Map(),
+    deltas: new Map(),
+    wire: new Map(),
+    chunks: new Map(),
+    timings: new Map(),
+    skipped: new Map(),
+    settings: new Map(),
+  };
+  for (const bytes of sizes) {
+    const ids = UI_ROWS.map((row) => uiCellId(bytes, row)).filter(options.selected);
+    if (ids.length === 0) continue;
+    const settings = uiSettings(bytes, options.quick);
+    results.settings.set(bytes, settings);
+    const call = uiWriteFileCall(bytes);
+    const chunks = uiMessageChunks(bytes, call);
+    const reads = readsOf(sseEvents('anthropic', call.deltas), 'event');
+    const wireBytes = reads.reduce((sum, read) => sum + read.length, 0);
+    results.argumentBytes.set(bytes, call.bytes);
+    results.deltas.set(bytes, call.deltas.length);
+    results.wire.set(bytes, { bytes: wireBytes, reads: reads.length });
+    results.chunks.set(bytes, chunks.length);
+    options.progress(
+      `ui: one write_file call, ${call.bytes} bytes of arguments in ${call.deltas.length} deltas; ` +
+        `${chunks.length} UI message chunks; ${wireBytes} bytes of Anthropic SSE in ${reads.length} reads`,
+    );
+    const tasks: UiTask[] = [];
+    for (const row of UI_ROWS) {
+      const id = uiCellId(bytes, row);
+      if (!options.selected(id)) continue;
+      if (row === 'ai-sdk/5' || row === 'ai-sdk/7') {
+        if (bytes > 200_000 && !options.aiSdk1mb) {
+          results.skipped.set(id, 'not run (takes minutes; `--ai-sdk-1mb`)');
+          continue;
+        }
+        const read = READERS[row];
+        const run = (): Promise<Outcome> => aiSdkRow(read, chunks);
+        tasks.push({ id, row, run, gate: run });
+      } else if (row === 'decoder') {
+        tasks.push({ id, row, run: () => decoderRow(reads, false), gate: () => decoderRow(reads, true) });
+      } else {
+        const store = TurnStoreClass;
+        if (store === undefined) {
+          results.skipped.set(id, STORE_MISSING);
+          continue;
+        }
+        const run = (): Promise<Outcome> => storeRow(store, reads);
+        tasks.push({ id, row, run, gate: run });
+      }
+    }
+    for (const [id, reason] of results.skipped) if (id.startsWith(`ui/${bytes}/`)) options.progress(`  ${id.padEnd(52)} ${reason}`);
+    if (tasks.length > 0) await measureSize(tasks, call.expected, settings, options, results);
+  }
+  return results;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The report
+
+/** A target line of the report's target check, in its format. */
+export interface UiTarget {
+  readonly label: string;
+  readonly measured: number | undefined;
+  readonly comparison: '≥' | '≤';
+  readonly threshold: number;
+}
+
+function formatRatio(value: number | undefined): string {
+  if (value === undefined) return '–';
+  return `${value >= 10 ? value.toFixed(1) : value.toFixed(2)}×`;
+}
+
+function formatMs(ms: number | undefined): string {
+  if (ms === undefined) return '–';
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms >= 10 ? 1 : 2)} ms`;
+}
+
+function sizeLabel(bytes: number): string {
+  return bytes >= 1_000_000 ? `${bytes / 1_000_000} MB` : `${bytes / 1000} KB`;
+}
+
+/** The target check's line for `target`: `- **PASS** label: 1.23× (target ≤ 1.5×)`. */
+export function formatUiTarget(target: UiTarget): string {
+  const verdict =
+    target.measured === undefined
+      ? 'n/a (not measured)'
+      : (target.comparison === '≥' ? target.measured >= target.threshold : target.measured <= target.threshold)
+        ? 'PASS'
+        : 'MISS';
+  return `- **${verdict}** ${target.label}: ${formatRatio(target.measured)} (target ${target.comparison} ${target.threshold}×)`;
+}
+
+/** The UI tables: per size, every row's time and the ratios; then the scaling. Returns the UI targets. */
+export function uiSection(ui: UiResults, out: (line?: string) => void): UiTarget[] {
+  const targets: UiTarget[] = [];
+  const measuredSizes = ui.sizes.filter((bytes) => ui.settings.has(bytes));
+  if (measuredSizes.length === 0) return targets;
+  const ms = (bytes: number, row: UiRowId): number | undefined => ui.timings.get(uiCellId(bytes, row))?.medianMs;
+  const ratio = (a: number | undefined, b: number | undefined): number | undefined =>
+    a === undefined || b === undefined ? undefined : a / b;
+  const cpu = clockName() === 'cpu';
+  const unit = cpu ? 'CPU ms per call' : 'ms per call (wall)';
+
+  out(`### UI: one streaming \`write_file\` call turned into what a UI renders (the client's main thread)`);
+  out();
+  out(
+    `The pipeline's \`write_file\` call (\`{"path", "content"}\`, source code in seeded 10–40-character deltas), as each ` +
+      `client receives it: the AI SDK rows get the UI message stream chunks its server sends (\`start\`, \`start-step\`, ` +
+      `\`tool-input-start\`, a \`tool-input-delta\` per delta, \`tool-input-available\`, \`finish-step\`, \`finish\`) as a ` +
+      `\`ReadableStream\` of objects, read with \`readUIMessageStream\`, every message it yields read (what \`useChat\` ` +
+      `does per chunk: \`parsePartialJson\` of the whole input text on every delta, and a copy of the message); ` +
+      `argstream's rows get the Anthropic Messages SSE bytes, one SSE event per read. ` +
+      `${cpu ? 'Times are the **CPU time** of the process (`process.cpuUsage()`).' : 'Times are wall time (`--cpu-time` for CPU time).'} ` +
+      `Rows interleaved in rounds, no forced GC between samples; argstream's rows: the median of their rounds, each ` +
+      `sample after one untimed sample. The AI SDK rows run fewer times (they take seconds): the number of timed runs ` +
+      `is in the table, and a single run is a single run, not a median. Every row's final arguments must equal the ` +
+      `generated object: the AI SDK's tool part \`input\` (state \`input-available\`), the store's ` +
+      `\`calls[0].input\` (status \`complete\`), and for the decoder the argument deltas of a gate run joined and parsed.`,
+  );
+  out();
+  for (const bytes of measuredSizes) {
+    const settings = ui.settings.get(bytes) as UiSettings;
+    const wire = ui.wire.get(bytes);
+    const store = ms(bytes, 'store');
+    out(
+      `#### ${sizeLabel(bytes)}: ${ui.argumentBytes.get(bytes)} bytes of arguments in ${ui.deltas.get(bytes)} deltas ` +
+        `(${ui.chunks.get(bytes)} UI message chunks; ${wire === undefined ? '–' : `${(wire.bytes / 1e6).toFixed(2)} MB of SSE in ${wire.reads} reads`})`,
+    );
+    out();
+    out(
+      `argstream rows: ${settings.minRounds}–${settings.maxRounds} rounds (no more once they used ${settings.budgetMs / 1000} s)` +
+        `${settings.repeat > 1 ? `, a sample is ${settings.repeat} runs back to back, its time ÷ ${settings.repeat}` : ''}; ` +
+        `AI SDK rows: ${settings.aiSdkRuns === 1 ? 'a single timed run' : `${settings.aiSdkRuns} timed runs`}` +
+        `${settings.aiSdkUntimed ? ', each after one untimed run' : ' (no untimed run)'}.`,
+    );
+    out();
+    out(`| row | what runs | ${unit} | timed runs | renders per call | ÷ store |`);
+    out(`|---|---|--:|--:|--:|--:|`);
+    for (const row of UI_ROWS) {
+      const id = uiCellId(bytes, row);
+      const timing = ui.timings.get(id);
+      const skipped = ui.skipped.get(id);
+      if (timing === undefined && skipped === undefined) continue;
+      out(
+        `| \`${row}\` | ${UI_ROW_LABELS[row]} | ${timing === undefined ? (skipped as string) : formatMs(timing.medianMs)} | ` +
+          `${timing?.runs ?? '–'} | ${timing === undefined ? '–' : `${timing.renders} ${RENDER_UNITS[row]}`} | ` +
+          `${row === 'store' && timing !== undefined ? '1×' : formatRatio(ratio(timing?.medianMs, store))} |`,
+      );
+    }
+    out();
+    const lines: string[] = [];
+    for (const row of AI_SDK_ROWS) {
+      const value = ratio(ms(bytes, row), store);
+      if (value !== undefined) lines.push(`**AI SDK ${row.slice('ai-sdk/'.length)} ÷ store** ${formatRatio(value)}`);
+    }
+    const storeOverDecoder = ratio(store, ms(bytes, 'decoder'));
+    if (storeOverDecoder !== undefined) lines.push(`**store ÷ decoder** ${formatRatio(storeOverDecoder)}`);
+    if (lines.length > 0) {
+      out(lines.join('; '));
+      out();
+    }
+    for (const row of AI_SDK_ROWS) {
+      if (bytes !== AI_SDK_OVER_STORE_AT) continue;
+      targets.push({
+        label: `ui: AI SDK ${row.slice('ai-sdk/'.length)} (\`readUIMessageStream\`) ÷ argstream \`TurnStore\`, ${sizeLabel(bytes)}`,
+        measured: ratio(ms(bytes, row), store),
+        comparison: '≥',
+        threshold: AI_SDK_OVER_STORE_TARGET,
+      });
+    }
+    targets.push({
+      label: `ui: \`TurnStore\` (sync, a snapshot per notification) ÷ the bare decoder, ${sizeLabel(bytes)}`,
+      measured: storeOverDecoder,
+      comparison: '≤',
+      threshold: STORE_OVER_DECODER_TARGET,
+    });
+  }
+
+  // Growth with the size: linear is the size ratio; re-parsing per delta is about its square.
+  const pairs = measuredSizes.slice(1).map((bytes, i) => [measuredSizes[i] as number, bytes] as const);
+  if (pairs.length > 0) {
+    out(`#### UI: time growth with the size (linear ≈ the size ratio; re-parsing per delta ≈ its square)`);
+    out();
+    out(`| row | ${pairs.map(([a, b]) => `${sizeLabel(b)} ÷ ${sizeLabel(a)} (size ${formatRatio(b / a)})`).join(' | ')} |`);
+    out(`|---|${pairs.map(() => '--:|').join('')}`);
+    for (const row of UI_ROWS) {
+      const cells = pairs.map(([a, b]) => formatRatio(ratio(ms(b, row), ms(a, row))));
+      if (cells.every((cell) => cell === '–')) continue;
+      out(`| \`${row}\` | ${cells.join(' | ')} |`);
+    }
+    out();
+  }
+  if (ui.settings.has(200_000) && ui.settings.has(1_000_000)) {
+    targets.push({
+      label: `ui: \`TurnStore\` time for 1 MB ÷ time for 200 KB`,
+      measured: ratio(ms(1_000_000, 'store'), ms(200_000, 'store')),
+      comparison: '≤',
+      threshold: STORE_SCALING_TARGET,
+    });
+  }
+  return targets;
+}
+
+/**
+ * The UI section as printed after the main report (`printReport` in `bench/report.ts` has no
+ * place for it): the tables, then the UI targets in the target check's format.
+ */
+export function printUiReport(ui: UiResults): void {
+  const lines: string[] = [];
+  const out = (line = ''): void => {
+    lines.push(line);
+  };
+  const targets = uiSection(ui, out);
+  if (lines.length === 0) return;
+  out(`#### UI target check`);
+  out();
+  for (const target of targets) out(formatUiTarget(target));
+  out();
+  process.stdout.write(`\n${lines.join('\n')}`);
+}
