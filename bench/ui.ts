@@ -272,6 +272,8 @@ export interface UiTiming {
   readonly medianMs: number;
   readonly minMs: number;
   readonly runs: number;
+  /** The median wall time of the same samples (with `--cpu-time`, shown beside the CPU time). */
+  readonly wallMs: number;
   /** Renders per call (see {@link RENDER_UNITS}); for the decoder, from the gate run. */
   readonly renders: number;
 }
@@ -340,6 +342,7 @@ async function measureSize(
   const aiSdkRounds = new Set<number>();
   for (let k = 0; k < settings.aiSdkRuns; k++) aiSdkRounds.add(Math.floor(((k + 0.5) * settings.minRounds) / settings.aiSdkRuns));
   const times: number[][] = tasks.map(() => []);
+  const walls: number[][] = tasks.map(() => []);
   let spent = 0;
   fullGc();
   for (let round = 0; round < settings.maxRounds && (round < settings.minRounds || spent < settings.budgetMs); round++) {
@@ -352,9 +355,12 @@ async function measureSize(
       if (!aiSdk || settings.aiSdkUntimed) for (let i = 0; i < repeat; i++) await task.run();
       let outcome: Outcome | undefined;
       const start = clockNow();
+      const wallStart = performance.now();
       for (let i = 0; i < repeat; i++) outcome = await task.run();
+      const wall = performance.now() - wallStart;
       const elapsed = clockNow() - start;
       (times[t] as number[]).push(elapsed / repeat);
+      (walls[t] as number[]).push(wall / repeat);
       if (!aiSdk) spent += elapsed;
       const { value, renders: count } = outcome as Outcome;
       if (value !== undefined) options.check(task.id, value, expected);
@@ -364,12 +370,18 @@ async function measureSize(
   }
   tasks.forEach((task, t) => {
     const series = (times[t] as number[]).sort((a, b) => a - b);
-    const middle = series.length >> 1;
-    const medianMs = series.length % 2 === 1 ? (series[middle] as number) : ((series[middle - 1] as number) + (series[middle] as number)) / 2;
-    const timing: UiTiming = { medianMs, minMs: series[0] as number, runs: series.length, renders: renders.get(task.id) ?? 0 };
+    const medianMs = median(series);
+    const wallMs = median((walls[t] as number[]).sort((a, b) => a - b));
+    const timing: UiTiming = { medianMs, minMs: series[0] as number, runs: series.length, wallMs, renders: renders.get(task.id) ?? 0 };
     results.timings.set(task.id, timing);
     options.progress(`  ${task.id.padEnd(52)} ${medianMs.toFixed(2).padStart(10)} ms  (median of ${series.length})`);
   });
+}
+
+/** The median of sorted numbers. */
+function median(sorted: readonly number[]): number {
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /** Runs the UI benchmark (the cells `selected` lets through). */
@@ -488,7 +500,7 @@ export function uiSection(ui: UiResults, out: (line?: string) => void): UiTarget
       `\`ReadableStream\` of objects, read with \`readUIMessageStream\`, every message it yields read (what \`useChat\` ` +
       `does per chunk: \`parsePartialJson\` of the whole input text on every delta, and a copy of the message); ` +
       `argstream's rows get the Anthropic Messages SSE bytes, one SSE event per read. ` +
-      `${cpu ? 'Times are the **CPU time** of the process (`process.cpuUsage()`).' : 'Times are wall time (`--cpu-time` for CPU time).'} ` +
+      `${cpu ? 'Times are the **CPU time** of the process (`process.cpuUsage()`, every thread: V8\'s GC helpers too), with the wall time of the same samples beside it.' : 'Times are wall time (`--cpu-time` for CPU time).'} ` +
       `Rows interleaved in rounds, no forced GC between samples; argstream's rows: the median of their rounds, each ` +
       `sample after one untimed sample. The AI SDK rows run fewer times (they take seconds): the number of timed runs ` +
       `is in the table, and a single run is a single run, not a median. Every row's final arguments must equal the ` +
@@ -508,12 +520,12 @@ export function uiSection(ui: UiResults, out: (line?: string) => void): UiTarget
     out(
       `argstream rows: ${settings.minRounds}–${settings.maxRounds} rounds (no more once they used ${settings.budgetMs / 1000} s)` +
         `${settings.repeat > 1 ? `, a sample is ${settings.repeat} runs back to back, its time ÷ ${settings.repeat}` : ''}; ` +
-        `AI SDK rows: ${settings.aiSdkRuns === 1 ? 'a single timed run' : `${settings.aiSdkRuns} timed runs`}` +
-        `${settings.aiSdkUntimed ? ', each after one untimed run' : ' (no untimed run)'}.`,
+        `AI SDK rows: ${settings.aiSdkRuns === 1 ? '**a single timed run**' : `${settings.aiSdkRuns} timed runs (the median)`}` +
+        `${settings.aiSdkUntimed ? `, ${settings.aiSdkRuns === 1 ? 'after' : 'each after'} one untimed run` : ' (no untimed run: it takes seconds)'}.`,
     );
     out();
-    out(`| row | what runs | ${unit} | timed runs | renders per call | ÷ store |`);
-    out(`|---|---|--:|--:|--:|--:|`);
+    out(`| row | what runs | ${unit} |${cpu ? ' wall ms per call |' : ''} timed runs | renders per call | ÷ store |`);
+    out(`|---|---|--:|${cpu ? '--:|' : ''}--:|--:|--:|`);
     for (const row of UI_ROWS) {
       const id = uiCellId(bytes, row);
       const timing = ui.timings.get(id);
@@ -521,6 +533,7 @@ export function uiSection(ui: UiResults, out: (line?: string) => void): UiTarget
       if (timing === undefined && skipped === undefined) continue;
       out(
         `| \`${row}\` | ${UI_ROW_LABELS[row]} | ${timing === undefined ? (skipped as string) : formatMs(timing.medianMs)} | ` +
+          `${cpu ? `${formatMs(timing?.wallMs)} | ` : ''}` +
           `${timing?.runs ?? '–'} | ${timing === undefined ? '–' : `${timing.renders} ${RENDER_UNITS[row]}`} | ` +
           `${row === 'store' && timing !== undefined ? '1×' : formatRatio(ratio(timing?.medianMs, store))} |`,
       );
