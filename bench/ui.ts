@@ -544,6 +544,10 @@ export function uiSection(ui: UiResults, out: (line?: string) => void): UiTarget
       const value = ratio(ms(bytes, row), store);
       if (value !== undefined) lines.push(`**AI SDK ${row.slice('ai-sdk/'.length)} ÷ store** ${formatRatio(value)}`);
     }
+    for (const row of AI_SDK_ROWS) {
+      const value = ratio(ms(bytes, row), ms(bytes, 'decoder'));
+      if (value !== undefined) lines.push(`AI SDK ${row.slice('ai-sdk/'.length)} ÷ decoder ${formatRatio(value)}`);
+    }
     const storeOverDecoder = ratio(store, ms(bytes, 'decoder'));
     if (storeOverDecoder !== undefined) lines.push(`**store ÷ decoder** ${formatRatio(storeOverDecoder)}`);
     if (lines.length > 0) {
@@ -572,7 +576,8 @@ export function uiSection(ui: UiResults, out: (line?: string) => void): UiTarget
   if (pairs.length > 0) {
     out(`#### UI: time growth with the size (linear ≈ the size ratio; re-parsing per delta ≈ its square)`);
     out();
-    out(`| row | ${pairs.map(([a, b]) => `${sizeLabel(b)} ÷ ${sizeLabel(a)} (size ${formatRatio(b / a)})`).join(' | ')} |`);
+    const sizeRatio = (a: number, b: number): number => (ui.argumentBytes.get(b) ?? b) / (ui.argumentBytes.get(a) ?? a);
+    out(`| row | ${pairs.map(([a, b]) => `${sizeLabel(b)} ÷ ${sizeLabel(a)} (bytes ${formatRatio(sizeRatio(a, b))})`).join(' | ')} |`);
     out(`|---|${pairs.map(() => '--:|').join('')}`);
     for (const row of UI_ROWS) {
       const cells = pairs.map(([a, b]) => formatRatio(ratio(ms(b, row), ms(a, row))));
@@ -589,7 +594,9 @@ export function uiSection(ui: UiResults, out: (line?: string) => void): UiTarget
       threshold: STORE_SCALING_TARGET,
     });
   }
-  return targets;
+  // In the target check: the AI SDK's targets, then store ÷ decoder per size, then the scaling.
+  const order = (target: UiTarget): number => (target.label.startsWith('ui: AI SDK') ? 0 : target.label.includes('÷ the bare decoder') ? 1 : 2);
+  return targets.sort((a, b) => order(a) - order(b));
 }
 
 /**
