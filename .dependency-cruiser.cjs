@@ -19,6 +19,7 @@ const LAYERS = [
     { name: 'sources', path: '^src/sources/' }, // a fetch Response, an iterable
   ],
   [{ name: 'relay', path: '^src/relay/' }], // SSE / NDJSON to a browser and back, resume
+  [{ name: 'store', path: '^src/store/' }], // typed tools and one snapshot of a turn, for any UI
   [
     { name: 'entry', path: '^src/index\\.ts$' }, // the package's one entry point
     { name: 'cli', path: '^src/cli/' }, // the `argstream` command (Node)

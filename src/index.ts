@@ -185,6 +185,29 @@ export type {
 export { iterate } from './sinks/iterate.ts';
 export type { IterateOptions } from './sinks/iterate.ts';
 
+// Typed tools and one snapshot of the turn for any UI (React, Vue and Svelte bindings: argstream/react, …)
+export { defineTools } from './store/tools.ts';
+export type {
+  CompletePaths,
+  CompletedToolCall,
+  FailedToolCall,
+  InvalidToolCall,
+  PartialInput,
+  SchemaInput,
+  SchemaOutput,
+  StandardSchemaV1,
+  StreamingToolCall,
+  ToolCallBase,
+  ToolCallSnapshot,
+  ToolCallStatus,
+  ToolSchemas,
+  TypedToolCall,
+  UnknownToolName,
+  UntypedToolCall,
+} from './store/tools.ts';
+export { IncompleteToolCallError, TurnStore } from './store/turn-store.ts';
+export type { ConsumeOptions, TurnSnapshot, TurnStatus, TurnStoreOptions, TurnStoreSchedule } from './store/turn-store.ts';
+
 // Sources: a fetch Response with its status checked, and any (async) iterable (an SDK's stream) as
 // a ReadableStream. The AI SDK's stream parts are the provider 'ai-sdk' of ProviderEventStream.
 export { fromResponse } from './sources/response.ts';

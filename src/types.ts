@@ -360,6 +360,13 @@ export interface FieldStartEvent extends FieldEventSource {
   readonly type: 'field-start';
   /** The member's decoded key; `''` for a root that is not an object. */
   readonly key: string;
+  /**
+   * The value is a string, so the field's deltas are decoded text. Said by `FieldEventStream` (and
+   * `FieldEventParser.pushFragment`), where a field starts with its value's first fragment; a
+   * `FieldEventParser` fed text announces a field at its key, before the value begins, and never
+   * says it: `field-end` does.
+   */
+  readonly string?: true;
 }
 
 /**

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { FieldEvent, FieldEventSource, StreamFragment } from '../types.ts';
+import type { FieldEvent, FieldEventSource, FieldStartEvent, StreamFragment } from '../types.ts';
 import { JsonWriter } from '../json/json-writer.ts';
 import { newPlace, placeOf } from '../json/deep-fragment.ts';
 import { FragmentCollector } from '../json/incremental-json-parser.ts';
@@ -160,6 +160,11 @@ export class FieldEventParser {
       if (fragment.type !== 'start' && fragment.type !== 'scalar') return misplaced(fragment);
       this.#root = 2;
       this.#startField('', out);
+      const start = out.length - 1;
+      this.#value(fragment, 0, out);
+      if (this.#mode === STRING) out[start] = { ...(out[start] as FieldStartEvent), string: true };
+      if (!this.#open) this.#complete = true;
+      return out;
     }
     if (this.#root === 2) {
       this.#value(fragment, 0, out);
@@ -167,9 +172,16 @@ export class FieldEventParser {
       return out;
     }
     if (fragment.type === 'entry') {
-      if (!this.#open) this.#startField(fragment.key, out);
-      else if (fragment.key !== this.#key) return misplaced(fragment);
+      if (this.#open) {
+        if (fragment.key !== this.#key) return misplaced(fragment);
+        this.#value(fragment, 1, out);
+        return out;
+      }
+      this.#startField(fragment.key, out);
+      const start = out.length - 1;
       this.#value(fragment, 1, out);
+      // From fragments a field starts with its value's first fragment: say whether it is a string.
+      if (this.#mode === STRING) out[start] = { ...(out[start] as FieldStartEvent), string: true };
       return out;
     }
     if (fragment.type === 'done' && !this.#open) {

@@ -48,9 +48,10 @@ describe('FieldEventStream', () => {
     const expected = [
       input[0],
       input[1],
-      { type: 'field-start', ...a, key: 'path' },
+      // Both values are strings, and a field from fragments starts with its value: it says so.
+      { type: 'field-start', ...a, key: 'path', string: true },
       { type: 'field-delta', ...a, key: 'path', text: 'a.' },
-      { type: 'field-start', ...b, key: 'city' },
+      { type: 'field-start', ...b, key: 'city', string: true },
       { type: 'field-delta', ...b, key: 'city', text: 'Par' },
       { type: 'field-delta', ...a, key: 'path', text: 'txt' },
       { type: 'field-end', ...a, key: 'path', string: true },

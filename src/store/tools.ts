@@ -1,0 +1,177 @@
+/**
+ * Typed tools: a tool name → Standard Schema map, and the types a UI reads of each call — its
+ * input as it streams (a partial of the schema's input), and once complete the schema's output.
+ *
+ * @module
+ */
+import type { JsonValue } from '../types.ts';
+import type { StandardSchemaIssue, StandardSchemaResult } from '../views/argument-validation-core.ts';
+
+/**
+ * A Standard Schema v1 validator (`@standard-schema/spec`): zod ≥ 3.24, valibot ≥ 1, arktype ≥ 2
+ * and others implement it. `types` carries the input and output types; `validate` checks a value.
+ */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly '~standard': {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown) => StandardSchemaResult | Promise<StandardSchemaResult>;
+    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+  };
+}
+
+/** A map of tool names to their input schemas, as {@link defineTools} returns it. */
+export type ToolSchemas = Readonly<Record<string, StandardSchemaV1>>;
+
+/** The type a schema accepts (what the model must send). */
+export type SchemaInput<S> = S extends { readonly '~standard': { readonly types?: infer T } }
+  ? NonNullable<T> extends { readonly input: infer I }
+    ? I
+    : unknown
+  : unknown;
+
+/** The type a schema's `validate` gives back (after its transforms and defaults). */
+export type SchemaOutput<S> = S extends { readonly '~standard': { readonly types?: infer T } }
+  ? NonNullable<T> extends { readonly output: infer O }
+    ? O
+    : unknown
+  : unknown;
+
+/**
+ * What a value of type `T` may look like while it streams: an object may lack members, an array
+ * may be shorter (and its last element partial), a string may be a prefix of its final text (so a
+ * union of string literals is any `string`); numbers, booleans and `null` only ever appear whole.
+ */
+export type PartialInput<T> = T extends string
+  ? string
+  : T extends number | boolean | null | undefined | bigint
+    ? T
+    : T extends readonly (infer E)[]
+      ? PartialInput<E>[]
+      : T extends object
+        ? { [K in keyof T]?: PartialInput<T[K]> }
+        : T;
+
+/**
+ * Declare the application's tools once: each name with the Standard Schema of its input. The
+ * result is the same map, frozen and typed, for `TurnStore`, `useTurn` and the other bindings:
+ * each call's `input` is then typed by its `toolName`, partial while it streams, the schema's
+ * output once complete.
+ *
+ * @throws {TypeError} for a value that is not a Standard Schema v1.
+ * @example
+ * ```ts
+ * import { z } from 'zod';
+ * const tools = defineTools({ write_file: z.object({ path: z.string(), content: z.string() }) });
+ * const store = new TurnStore({ tools });
+ * for (const call of store.getSnapshot().calls) {
+ *   if (call.toolName === 'write_file') show(call.input.path, call.input.content); // typed
+ * }
+ * ```
+ */
+export function defineTools<const T extends Record<string, StandardSchemaV1>>(tools: T): Readonly<T> {
+  for (const [name, schema] of Object.entries(tools)) {
+    const standard = (schema as Partial<StandardSchemaV1> | null | undefined)?.['~standard'];
+    if (standard === undefined || standard.version !== 1 || typeof standard.validate !== 'function') {
+      throw new TypeError(`defineTools: the schema of "${name}" is not a Standard Schema v1 (zod ≥ 3.24, valibot ≥ 1, arktype ≥ 2, …)`);
+    }
+  }
+  return Object.freeze({ ...tools });
+}
+
+/** Where a tool call stands in a {@link TurnSnapshot}. */
+export type ToolCallStatus = 'streaming' | 'complete' | 'invalid' | 'failed';
+
+/**
+ * The paths of a call's input whose values are complete, as JSON Pointers (RFC 6901): `""` the
+ * whole input, `/path` its `path` member, `/files/2/content` a member of an array element. A field
+ * can be shown as final before the call ends. Immutable, like the snapshot that holds it.
+ */
+export interface CompletePaths {
+  /** Whether the value at `pointer` is complete. */
+  has(pointer: string): boolean;
+  /** How many values are complete. */
+  readonly size: number;
+}
+
+/** What every call of a snapshot has, whatever its tool. */
+export interface ToolCallBase {
+  /** The call's id (`""` while none is known: some providers send none). */
+  readonly toolCallId: string;
+  /** The call's content slot in the provider's response. */
+  readonly index: number;
+  /** The provider runs this call itself (a web search, code execution): show it, never run it. */
+  readonly providerExecuted: boolean;
+  /** Which values of the input are complete. */
+  readonly complete: CompletePaths;
+  /** The result of a call the provider ran, when the stream carried one. */
+  readonly result?: unknown;
+}
+
+/** A call of a known tool, while its input streams. */
+export interface StreamingToolCall<Name extends string, Input> extends ToolCallBase {
+  readonly toolName: Name;
+  readonly status: 'streaming';
+  /** The input so far: `{}` before its first member. */
+  readonly input: PartialInput<Input>;
+}
+
+/** A call of a known tool whose input is complete and valid: `input` is the schema's output. */
+export interface CompletedToolCall<Name extends string, Output> extends ToolCallBase {
+  readonly toolName: Name;
+  readonly status: 'complete';
+  readonly input: Output;
+}
+
+/** A call whose complete input the schema rejected: `input` is what the model sent. */
+export interface InvalidToolCall<Name extends string, Input> extends ToolCallBase {
+  readonly toolName: Name;
+  readonly status: 'invalid';
+  readonly input: PartialInput<Input>;
+  /** The schema's issues. */
+  readonly issues: readonly StandardSchemaIssue[];
+}
+
+/**
+ * A call that did not arrive whole: its arguments were cut (the stream ended or was cut, the
+ * model hit its token limit) or were not valid JSON, or the stream failed. `input` is what had
+ * arrived.
+ */
+export interface FailedToolCall<Name extends string, Input> extends ToolCallBase {
+  readonly toolName: Name;
+  readonly status: 'failed';
+  readonly input: PartialInput<Input>;
+  /**
+   * Why: a `ToolCallArgumentsError` (invalid JSON), an `IncompleteToolCallError` (cut), or the
+   * stream's own error (a `ProviderError`, a `RelayError`, …).
+   */
+  readonly error: Error;
+}
+
+/** One call of a known tool, in any status. */
+export type TypedToolCall<Name extends string, S> =
+  | StreamingToolCall<Name, SchemaInput<S>>
+  | CompletedToolCall<Name, SchemaOutput<S>>
+  | InvalidToolCall<Name, SchemaInput<S>>
+  | FailedToolCall<Name, SchemaInput<S>>;
+
+/**
+ * The name of a tool that is not in the application's tools: a `string`, branded so that
+ * comparing a call's `toolName` with a known name narrows the call to that tool.
+ */
+export type UnknownToolName = string & { readonly '~unknownTool': true };
+
+/** A call of a tool the store was not told about: its input is JSON, untyped. */
+export type UntypedToolCall<Name extends string = string> =
+  | (Omit<StreamingToolCall<Name, never>, 'input'> & { readonly input: JsonValue })
+  | (Omit<CompletedToolCall<Name, never>, 'input'> & { readonly input: JsonValue })
+  | (Omit<FailedToolCall<Name, never>, 'input'> & { readonly input: JsonValue });
+
+/**
+ * A call in a {@link TurnSnapshot}: typed by its `toolName` for the tools given (a call of any
+ * other tool is an {@link UntypedToolCall} whose name is an {@link UnknownToolName}); without
+ * tools, every call is untyped and its `toolName` a plain `string`.
+ */
+export type ToolCallSnapshot<T extends ToolSchemas = {}> = [keyof T & string] extends [never]
+  ? UntypedToolCall
+  : { [K in keyof T & string]: TypedToolCall<K, T[K]> }[keyof T & string] | UntypedToolCall<UnknownToolName>;

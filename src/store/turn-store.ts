@@ -1,0 +1,775 @@
+/**
+ * `TurnStore`: one immutable, structurally shared snapshot of a streaming turn — its text, its
+ * reasoning, and each tool call's input as it streams, typed by tool — for any UI.
+ *
+ * @module
+ */
+import { FragmentAggregator } from '../json/fragment-aggregator.ts';
+import { escapeToken } from '../json/json-pointer.ts';
+import type { JsonLimits } from '../json/scanner.ts';
+import { EventStreamDecoder } from '../relay/event-stream-decoder.ts';
+import { NdjsonDecoder } from '../relay/ndjson.ts';
+import { RelayError } from '../relay/relay-error.ts';
+import { fromResponse } from '../sources/response.ts';
+import type { ProviderEventStreamOptions } from '../providers/provider-event-decoder.ts';
+import { TurnBuilder } from '../turn/turn-builder.ts';
+import type {
+  FieldEvent,
+  FinishReason,
+  JsonValue,
+  PathUpdate,
+  PipelineEvent,
+  StreamFragment,
+  StreamWarning,
+  Usage,
+} from '../types.ts';
+import type { StandardSchemaIssue, StandardSchemaResult } from '../views/argument-validation-core.ts';
+import { FieldFragments, PathUpdateFragments } from './fragments.ts';
+import type { CompletePaths, ToolCallSnapshot, ToolCallStatus, ToolSchemas } from './tools.ts';
+
+/** Where the turn stands. */
+export type TurnStatus = 'waiting' | 'streaming' | 'done' | 'error';
+
+/** The turn so far: what a UI renders. Immutable; a new object whenever something changed. */
+export interface TurnSnapshot<T extends ToolSchemas = {}> {
+  /**
+   * `waiting` before the first event, `streaming` while events arrive, `done` once the stream
+   * ended, `error` once it failed (see `error`; what arrived before stays).
+   */
+  readonly status: TurnStatus;
+  /** The assistant's text so far. */
+  readonly text: string;
+  /** The model's reasoning (thinking) text so far. */
+  readonly reasoning: string;
+  /** Why the model declined, or `undefined` (see `Turn.refusal`). */
+  readonly refusal: string | undefined;
+  /** The structured-output document, once complete (`ProviderEventStream`'s `structuredOutput`). */
+  readonly structured: JsonValue | undefined;
+  /** The tool calls, in the order they began. */
+  readonly calls: readonly ToolCallSnapshot<T>[];
+  /** The normalized finish reason, once the provider said it. */
+  readonly finishReason: FinishReason | undefined;
+  readonly usage: Usage | undefined;
+  /** What went wrong on the way and was recovered from (a sequence gap). */
+  readonly warnings: readonly StreamWarning[];
+  /** Why the stream failed (`status: 'error'`): a `ProviderError`, a `RelayError`, … */
+  readonly error: Error | undefined;
+}
+
+/**
+ * When the store tells its listeners: `'frame'` at most once per animation frame
+ * (`requestAnimationFrame`; once per macrotask where there is none), `'task'` once per macrotask,
+ * `'sync'` at every change, or a function that is given the notification to run when it likes
+ * (called once per batch of changes).
+ */
+export type TurnStoreSchedule = 'frame' | 'task' | 'sync' | ((notify: () => void) => void);
+
+/** Options of {@link TurnStore}. */
+export interface TurnStoreOptions<T extends ToolSchemas = {}> extends JsonLimits {
+  /** The application's tools ({@link defineTools}): each call of one is typed and validated. */
+  readonly tools?: T;
+  /** When listeners are told of changes. The end (or the error) is always told at once. @default 'frame' */
+  readonly schedule?: TurnStoreSchedule;
+}
+
+/** Options of {@link TurnStore.consume}. */
+export interface ConsumeOptions {
+  /**
+   * For a `Response` straight from a provider: its name, as `fromResponse` takes it. Without it a
+   * `Response` is read as an argstream relay (`EventStreamEncoder`'s SSE, or NDJSON by its
+   * `content-type`).
+   */
+  readonly provider?: ProviderEventStreamOptions['provider'];
+  /** Stop reading: the source is cancelled and the turn ends in `error` with the signal's reason. */
+  readonly signal?: AbortSignal;
+}
+
+/** A call was cut before its arguments were complete (the stream ended, or the model hit its limit). */
+export class IncompleteToolCallError extends Error {
+  override readonly name = 'IncompleteToolCallError';
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /** The provider's stop reason, when it said one (`max_tokens`, `length`). */
+  readonly stopReason: string | undefined;
+
+  constructor(toolCallId: string, toolName: string, stopReason: string | undefined) {
+    super(`the arguments of ${toolName || 'a tool call'}${toolCallId ? ` (${toolCallId})` : ''} were cut off${stopReason ? ` (${stopReason})` : ''}`);
+    this.toolCallId = toolCallId;
+    this.toolName = toolName;
+    this.stopReason = stopReason;
+  }
+}
+
+/** The paths completed so far: a view of one growing map, frozen at its size then. */
+class Completed implements CompletePaths {
+  readonly #order: Map<string, number>;
+  readonly size: number;
+
+  constructor(order: Map<string, number>, size: number) {
+    this.#order = order;
+    this.size = size;
+  }
+
+  has(pointer: string): boolean {
+    const at = this.#order.get(pointer);
+    return at !== undefined && at < this.size;
+  }
+}
+
+const NO_PATHS = new Completed(new Map(), 0);
+
+/** The input of a call before its first member. */
+const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
+
+function isEmptyObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  for (const _ in value) return false;
+  return true;
+}
+
+/** One call as the store builds it. */
+class CallState {
+  toolCallId: string;
+  index: number;
+  toolName: string;
+  providerExecuted = false;
+  status: ToolCallStatus = 'streaming';
+  aggregator: FragmentAggregator | undefined;
+  /** How its fragments arrive, once one did: the progress of a stage, path updates or field events. */
+  source: 'progress' | 'updates' | 'fields' | undefined;
+  updates: PathUpdateFragments | undefined;
+  fields: FieldFragments | undefined;
+  /** Completion order of each path (JSON Pointer), shared by every `Completed` view. */
+  readonly completed = new Map<string, number>();
+  /** The input once complete (validated), or as the call ended. */
+  final: { value: unknown } | undefined;
+  issues: readonly StandardSchemaIssue[] | undefined;
+  error: Error | undefined;
+  result: { value: unknown } | undefined;
+  /** The snapshot object last handed out, and whether anything changed since. */
+  view: ToolCallSnapshot<ToolSchemas> | undefined;
+  dirty = true;
+
+  constructor(toolCallId: string, index: number, toolName: string) {
+    this.toolCallId = toolCallId;
+    this.index = index;
+    this.toolName = toolName;
+  }
+}
+
+const NOOP_SCHEDULE = (): void => undefined;
+
+function toError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(typeof reason === 'string' ? reason : 'the stream was aborted', { cause: reason });
+}
+
+/** The JSON Pointer of the value a fragment's leaf is at; `undefined` unless the leaf is `done`. */
+function donePointer(fragment: StreamFragment): string | undefined {
+  let pointer = '';
+  let at: StreamFragment = fragment;
+  for (;;) {
+    if (at.type === 'entry') {
+      pointer += `/${escapeToken(at.key)}`;
+      at = at.value;
+    } else if (at.type === 'item') {
+      pointer += `/${at.index}`;
+      at = at.value;
+    } else return at.type === 'done' ? pointer : undefined;
+  }
+}
+
+/**
+ * A sink that keeps one snapshot of a streaming turn, for any UI: `events.pipeTo(store.writable)`
+ * (or `store.consume(source)`), then `subscribe` and `getSnapshot` — React's
+ * `useSyncExternalStore` contract; `argstream/react`, `argstream/vue` and `argstream/svelte` wrap
+ * it.
+ *
+ * **Any stage's output.** It reads what any stage gives: `ProviderEventStream`'s events (a call's
+ * raw argument text is parsed here, incrementally), progress and conversation events, field
+ * events, path updates, raw argument deltas, and what an `EventStreamDecoder` decodes from a relay.
+ *
+ * **Snapshots.** `getSnapshot()` returns the same object until something changed. A snapshot is
+ * never mutated and shares everything unchanged with the previous one: a new piece of
+ * `/files/2/content` makes new objects only along that path (the call, its input, `files`, its
+ * element 2), while every other call, member and array element keeps its identity, so a
+ * memoised component of an unchanged part does not render again. Building one costs what changed
+ * since the last, not the size of the turn: a 1 MB call stays linear.
+ *
+ * **Calls.** Each call has its `toolCallId`, `toolName`, `status` (`streaming`, `complete`,
+ * `invalid`, `failed`), its `input` so far (`{}` before its first member), and `complete`: which
+ * paths of the input are final, so a field can be shown as final before the call ends. With
+ * `tools`, a complete call's input is its schema's validated output, and one the schema rejects
+ * is `invalid` with the schema's `issues`; a call of another tool stays untyped.
+ *
+ * **Notifications** are coalesced (`schedule`: one per animation frame by default); the end of
+ * the stream, or its error, is told at once. An error — the provider's, a cut relay's, a call's —
+ * lands in the snapshot (`status: 'error'`, `error`, the call `failed`): what arrived stays
+ * readable.
+ *
+ * One store holds one turn: use a new store for the next.
+ * @example
+ * ```ts
+ * const tools = defineTools({ write_file: z.object({ path: z.string(), content: z.string() }) });
+ * const store = new TurnStore({ tools });
+ * store.subscribe(() => render(store.getSnapshot()));
+ * await store.consume(await fetch('/api/chat', { method: 'POST', body }));
+ * ```
+ */
+export class TurnStore<T extends ToolSchemas = {}> {
+  readonly #tools: ToolSchemas | undefined;
+  readonly #limits: JsonLimits;
+  readonly #schedule: (notify: () => void) => void;
+  readonly #builder: TurnBuilder;
+  readonly #listeners = new Set<() => void>();
+  readonly #out: PipelineEvent[] = [];
+  readonly #fragments: StreamFragment[] = [];
+  /** Every call, in the order it began; the open ones also by id and by slot. */
+  readonly #calls: CallState[] = [];
+  readonly #byId = new Map<string, CallState>();
+  readonly #bySlot = new Map<number, CallState>();
+  /** The text of each text slot, in the order the slots began. */
+  readonly #texts = new Map<number, { kind: 'message' | 'reasoning' | 'refusal'; text: string }>();
+  #structured: JsonValue | undefined;
+  #finishReason: FinishReason | undefined;
+  #usage: Usage | undefined;
+  #warnings: readonly StreamWarning[] = [];
+  #status: TurnStatus = 'waiting';
+  #error: Error | undefined;
+  /** A change since the last snapshot, and since the last notification. */
+  #dirty = true;
+  #scheduled = false;
+  #snapshot: TurnSnapshot<T> | undefined;
+  #callViews: ToolCallSnapshot<T>[] = [];
+  #callsChanged = true;
+  /** Validations still running (an asynchronous schema): settled when all are. */
+  #validations: Promise<void> | undefined;
+  #writable: WritableStream<unknown> | undefined;
+  #finished: Promise<TurnSnapshot<T>> | undefined;
+  #resolveFinished: ((snapshot: TurnSnapshot<T>) => void) | undefined;
+
+  constructor(options: TurnStoreOptions<T> = {}) {
+    this.#tools = options.tools;
+    const { tools: _tools, schedule, ...limits } = options;
+    this.#limits = limits;
+    this.#schedule = scheduler(schedule ?? 'frame');
+    this.#builder = new TurnBuilder({ ...limits, progress: true, passthrough: true, messages: true, isolateErrors: true });
+  }
+
+  /**
+   * The sink: pipe any stage's output into it. Closing it ends the turn; aborting it (an error
+   * upstream, which `pipeTo` passes on) puts the error in the snapshot. Created on first use.
+   */
+  get writable(): WritableStream<unknown> {
+    return (this.#writable ??= new WritableStream<unknown>({
+      write: (event) => this.push(event),
+      close: () => this.end(),
+      abort: (reason) => this.fail(reason),
+    }));
+  }
+
+  /**
+   * Read `source` into the store to its end: a `ReadableStream` of events, or a `Response` (an
+   * argstream relay's SSE or NDJSON, or with `provider` a provider's own response). Resolves with
+   * the final snapshot — also when the stream failed: the error is in it, not thrown.
+   */
+  async consume(source: ReadableStream<unknown> | Response, options: ConsumeOptions = {}): Promise<TurnSnapshot<T>> {
+    let stream: ReadableStream<unknown>;
+    try {
+      stream = source instanceof ReadableStream ? source : responseEvents(source, options);
+    } catch (error) {
+      this.fail(error);
+      return this.getSnapshot();
+    }
+    const pipeOptions = options.signal === undefined ? {} : { signal: options.signal };
+    await stream.pipeTo(this.writable, pipeOptions).catch((reason: unknown) => {
+      // pipeTo aborts the writable with the source's error; a signal that fired first lands here.
+      if (this.#status !== 'error' && this.#status !== 'done') this.fail(reason);
+    });
+    return this.finished;
+  }
+
+  /** The final snapshot, once the turn ended (done or error). */
+  get finished(): Promise<TurnSnapshot<T>> {
+    if (this.#finished === undefined) {
+      if (this.#status === 'done' || this.#status === 'error') this.#finished = Promise.resolve(this.getSnapshot());
+      else this.#finished = new Promise((resolve) => (this.#resolveFinished = resolve));
+    }
+    return this.#finished;
+  }
+
+  /** Listen for changes (React's `useSyncExternalStore` contract); returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void {
+    const entry = (): void => listener();
+    this.#listeners.add(entry);
+    return () => {
+      this.#listeners.delete(entry);
+    };
+  }
+
+  /** The turn so far: the same object until something changed. */
+  getSnapshot(): TurnSnapshot<T> {
+    if (this.#dirty || this.#snapshot === undefined) this.#snapshot = this.#build();
+    return this.#snapshot;
+  }
+
+  /**
+   * Apply one event (what the `writable` does per chunk). Returns a promise only while a call's
+   * schema validates asynchronously: wait for it before the next event to keep their order.
+   */
+  push(event: unknown): Promise<void> | undefined {
+    if (this.#status === 'done' || this.#status === 'error') return undefined;
+    if (this.#status === 'waiting') this.#status = 'streaming';
+    const out = this.#out;
+    let pending: Promise<void> | undefined;
+    try {
+      this.#builder.push(event as PipelineEvent, out);
+      for (let i = 0; i < out.length; i++) pending = this.#apply(out[i] as PipelineEvent) ?? pending;
+    } finally {
+      out.length = 0;
+    }
+    this.#changed();
+    return pending;
+  }
+
+  /** The stream ended: settle every open call, then tell the listeners at once. */
+  end(): Promise<void> | undefined {
+    if (this.#status === 'done' || this.#status === 'error') return undefined;
+    const out = this.#out;
+    let pending: Promise<void> | undefined;
+    try {
+      this.#builder.end(out);
+      for (let i = 0; i < out.length; i++) pending = this.#apply(out[i] as PipelineEvent) ?? pending;
+    } finally {
+      out.length = 0;
+    }
+    for (const call of [...this.#bySlot.values(), ...this.#byId.values()]) {
+      if (call.status === 'streaming') this.#settle(call, 'failed', undefined, new IncompleteToolCallError(call.toolCallId, call.toolName, undefined));
+    }
+    const done = (): void => {
+      this.#status = 'done';
+      this.#finish();
+    };
+    const validations = this.#validations;
+    if (pending === undefined && validations === undefined) {
+      done();
+      return undefined;
+    }
+    return Promise.all([pending, validations]).then(done);
+  }
+
+  /** The stream failed: the error goes in the snapshot, open calls fail with it, listeners are told at once. */
+  fail(reason: unknown): void {
+    if (this.#status === 'done' || this.#status === 'error') return;
+    const error = toError(reason);
+    for (const call of this.#calls) if (call.status === 'streaming') this.#settle(call, 'failed', undefined, error);
+    this.#status = 'error';
+    this.#error = error;
+    this.#finish();
+  }
+
+  #finish(): void {
+    this.#dirty = true;
+    this.#notify();
+    const snapshot = this.getSnapshot();
+    this.#resolveFinished?.(snapshot);
+    this.#resolveFinished = undefined;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Events
+
+  #apply(event: PipelineEvent): Promise<void> | undefined {
+    switch (event.type) {
+      case 'part': {
+        const part = event.part;
+        switch (part.type) {
+          case 'message':
+          case 'reasoning':
+          case 'refusal':
+            this.#text(event.index, part.type, part.text, false);
+            return undefined;
+          case 'tool-call-start': {
+            const call = this.#call(part.toolCallId, event.index, part.toolName);
+            if (part.providerExecuted === true && !call.providerExecuted) {
+              call.providerExecuted = true;
+              this.#touch(call);
+            }
+            return undefined;
+          }
+          default:
+            return undefined;
+        }
+      }
+      case 'message':
+      case 'reasoning':
+      case 'refusal':
+        this.#text(event.index, event.type, event.text, true);
+        return undefined;
+      case 'structured':
+        this.#structured ??= event.data;
+        this.#dirty = true;
+        return undefined;
+      case 'tool-call-progress': {
+        const call = this.#call(event.toolCallId, event.index, event.toolName);
+        if (event.providerExecuted === true) call.providerExecuted = true;
+        if (call.source === undefined) call.source = 'progress';
+        if (call.source === 'progress') this.#fragment(call, event.fragment);
+        return undefined;
+      }
+      case 'path-update':
+        this.#pathUpdate(event);
+        return undefined;
+      case 'field-start':
+      case 'field-delta':
+      case 'field-end':
+        this.#field(event);
+        return undefined;
+      case 'tool-call':
+      case 'provider-tool-call': {
+        const call = this.#call(event.toolCallId, event.index, event.toolName);
+        if (event.type === 'provider-tool-call') call.providerExecuted = true;
+        return this.#complete(call, event.arguments, event.truncated === true);
+      }
+      case 'provider-tool-result': {
+        const call = this.#find(event.toolCallId, undefined) ?? this.#closedCall(event.toolCallId);
+        if (call !== undefined) {
+          call.result = { value: event.result };
+          this.#touch(call);
+        }
+        return undefined;
+      }
+      case 'tool-call-incomplete': {
+        const call = this.#call(event.toolCallId, event.index, event.toolName);
+        if (event.providerExecuted === true) call.providerExecuted = true;
+        this.#settle(call, 'failed', event.partialArguments, new IncompleteToolCallError(event.toolCallId, event.toolName, event.stopReason));
+        return undefined;
+      }
+      case 'tool-call-failed': {
+        const call = this.#call(event.toolCallId, event.index, event.toolName);
+        if (event.providerExecuted === true) call.providerExecuted = true;
+        this.#settle(call, 'failed', undefined, event.error);
+        return undefined;
+      }
+      case 'finished':
+        this.#finishReason = event.reason;
+        this.#usage = event.usage;
+        this.#warnings = event.warnings ?? [];
+        this.#dirty = true;
+        return undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  #text(index: number, kind: 'message' | 'reasoning' | 'refusal', text: string, whole: boolean): void {
+    const slot = this.#texts.get(index);
+    if (slot === undefined) this.#texts.set(index, { kind, text });
+    else if (whole) slot.text = text;
+    else slot.text += text;
+    this.#dirty = true;
+  }
+
+  /** The open call with this id (or, without one, at this slot); a new one if there is none. */
+  #call(toolCallId: string | undefined, index: number | undefined, toolName: string | undefined): CallState {
+    let call = this.#find(toolCallId, index);
+    if (call === undefined) {
+      call = new CallState(toolCallId ?? '', index ?? -1, toolName ?? '');
+      this.#calls.push(call);
+      this.#callsChanged = true;
+      if (call.toolCallId !== '') this.#byId.set(call.toolCallId, call);
+      if (index !== undefined) this.#bySlot.set(index, call);
+    } else {
+      if (toolCallId && call.toolCallId === '') {
+        call.toolCallId = toolCallId;
+        this.#byId.set(toolCallId, call);
+        this.#touch(call);
+      }
+      if (toolName && call.toolName === '') {
+        call.toolName = toolName;
+        this.#touch(call);
+      }
+    }
+    return call;
+  }
+
+  #find(toolCallId: string | undefined, index: number | undefined): CallState | undefined {
+    const id = toolCallId ?? '';
+    let call = id !== '' ? this.#byId.get(id) : undefined;
+    if (call === undefined && index !== undefined) {
+      const atSlot = this.#bySlot.get(index);
+      // A different id at the same slot is another call (a slot reused by a later step).
+      if (atSlot !== undefined && (id === '' || atSlot.toolCallId === '' || atSlot.toolCallId === id)) call = atSlot;
+    }
+    return call;
+  }
+
+  /** A call that already ended, by id (a provider-run call's result comes after it). */
+  #closedCall(toolCallId: string): CallState | undefined {
+    for (let i = this.#calls.length - 1; i >= 0; i--) if ((this.#calls[i] as CallState).toolCallId === toolCallId) return this.#calls[i];
+    return undefined;
+  }
+
+  #release(call: CallState): void {
+    if (this.#byId.get(call.toolCallId) === call) this.#byId.delete(call.toolCallId);
+    if (this.#bySlot.get(call.index) === call) this.#bySlot.delete(call.index);
+  }
+
+  #touch(call: CallState): void {
+    call.dirty = true;
+    this.#callsChanged = true;
+    this.#dirty = true;
+  }
+
+  #fragment(call: CallState, fragment: StreamFragment): void {
+    if (call.status !== 'streaming') return;
+    const aggregator = (call.aggregator ??= new FragmentAggregator({ ...this.#limits, immutableSnapshots: true }));
+    try {
+      aggregator.push(fragment);
+    } catch (error) {
+      this.#settle(call, 'failed', undefined, toError(error));
+      return;
+    }
+    if (fragment.type !== 'string') {
+      const pointer = donePointer(fragment);
+      if (pointer !== undefined) call.completed.set(pointer, call.completed.size);
+    }
+    this.#touch(call);
+  }
+
+  #pathUpdate(update: PathUpdate): void {
+    if (update.structured === true) return;
+    const call = this.#call(update.toolCallId, update.index, undefined);
+    if (call.source === undefined) call.source = 'updates';
+    if (call.source !== 'updates' || call.status !== 'streaming') return;
+    const fragments = this.#fragments;
+    try {
+      (call.updates ??= new PathUpdateFragments()).push(update, fragments);
+    } catch (error) {
+      fragments.length = 0;
+      this.#settle(call, 'failed', undefined, toError(error));
+      return;
+    }
+    for (let i = 0; i < fragments.length; i++) this.#fragment(call, fragments[i] as StreamFragment);
+    fragments.length = 0;
+  }
+
+  #field(event: FieldEvent): void {
+    if (event.toolCallId === undefined && event.toolName === undefined) return; // a structured document's fields
+    const call = this.#call(event.toolCallId, event.index, event.toolName);
+    if (call.source === undefined) call.source = 'fields';
+    if (call.source !== 'fields' || call.status !== 'streaming') return;
+    const fragments = this.#fragments;
+    try {
+      (call.fields ??= new FieldFragments()).push(event, fragments);
+    } catch (error) {
+      fragments.length = 0;
+      this.#settle(call, 'failed', undefined, toError(error));
+      return;
+    }
+    for (let i = 0; i < fragments.length; i++) this.#fragment(call, fragments[i] as StreamFragment);
+    fragments.length = 0;
+  }
+
+  /** The call's complete arguments arrived: validate them against its tool's schema, if any. */
+  #complete(call: CallState, args: JsonValue, truncated: boolean): Promise<void> | undefined {
+    if (call.status !== 'streaming') {
+      this.#release(call);
+      return undefined;
+    }
+    // The value built as the input streamed, when it is whole: unchanged parts keep their identity.
+    const aggregator = call.aggregator;
+    if (!truncated && aggregator !== undefined && aggregator.complete) args = aggregator.snapshot() as JsonValue;
+    this.#markAllComplete(call, args);
+    // Arrived whole: not open any more (the end does not cut it), its input the arguments until validated.
+    this.#release(call);
+    call.final = { value: args };
+    const schema = call.providerExecuted ? undefined : this.#tools?.[call.toolName];
+    if (schema === undefined || !Object.hasOwn(this.#tools as object, call.toolName)) {
+      this.#settle(call, 'complete', args, undefined);
+      return undefined;
+    }
+    let result: StandardSchemaResult | Promise<StandardSchemaResult>;
+    try {
+      result = schema['~standard'].validate(args);
+    } catch (error) {
+      this.#settle(call, 'failed', args, toError(error));
+      return undefined;
+    }
+    if (!(result instanceof Promise)) {
+      this.#validated(call, args, result, truncated);
+      return undefined;
+    }
+    const validation = result.then(
+      (value) => {
+        if (call.status !== 'streaming') return; // the stream failed meanwhile
+        this.#validated(call, args, value, truncated);
+        this.#changed();
+      },
+      (error: unknown) => {
+        if (call.status !== 'streaming') return;
+        this.#settle(call, 'failed', args, toError(error));
+        this.#changed();
+      },
+    );
+    const before = this.#validations;
+    const all = before === undefined ? validation : Promise.all([before, validation]).then(() => undefined);
+    this.#validations = all.then(() => {
+      if (this.#validations === tail) this.#validations = undefined;
+    });
+    const tail = this.#validations;
+    return validation;
+  }
+
+  #validated(call: CallState, args: JsonValue, result: StandardSchemaResult, _truncated: boolean): void {
+    if (result.issues !== undefined) {
+      call.issues = result.issues;
+      this.#settle(call, 'invalid', args, undefined);
+    } else this.#settle(call, 'complete', result.value, undefined);
+  }
+
+  /** Every path of the final arguments is complete (a call that arrived whole, or by fields). */
+  #markAllComplete(call: CallState, args: JsonValue): void {
+    const completed = call.completed;
+    const visit = (value: JsonValue, pointer: string): void => {
+      if (typeof value === 'object' && value !== null) {
+        if (Array.isArray(value)) for (let i = 0; i < value.length; i++) visit(value[i] as JsonValue, `${pointer}/${i}`);
+        else for (const key of Object.keys(value)) visit(value[key] as JsonValue, `${pointer}/${escapeToken(key)}`);
+      }
+      if (!completed.has(pointer)) completed.set(pointer, completed.size);
+    };
+    if (!completed.has('')) visit(args, '');
+  }
+
+  #settle(call: CallState, status: ToolCallStatus, input: unknown, error: Error | undefined): void {
+    call.status = status;
+    if (input !== undefined) call.final = { value: input };
+    call.error = error;
+    this.#release(call);
+    this.#touch(call);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Snapshots and notifications
+
+  #changed(): void {
+    this.#dirty = true;
+    this.#notify(false);
+  }
+
+  #notify(now = true): void {
+    if (this.#listeners.size === 0) return;
+    if (now) {
+      for (const listener of [...this.#listeners]) listener();
+      return;
+    }
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    this.#schedule(() => {
+      this.#scheduled = false;
+      if (this.#status === 'done' || this.#status === 'error') return; // told already
+      for (const listener of [...this.#listeners]) listener();
+    });
+  }
+
+  #build(): TurnSnapshot<T> {
+    this.#dirty = false;
+    if (this.#callsChanged) {
+      const views: ToolCallSnapshot<T>[] = [];
+      let changed = this.#callViews.length !== this.#calls.length;
+      for (let i = 0; i < this.#calls.length; i++) {
+        const call = this.#calls[i] as CallState;
+        const view = this.#callView(call) as ToolCallSnapshot<T>;
+        if (view !== this.#callViews[i]) changed = true;
+        views.push(view);
+      }
+      if (changed) this.#callViews = views;
+      this.#callsChanged = false;
+    }
+    let text = '';
+    let reasoning = '';
+    let refusal: string | undefined;
+    for (const slot of this.#texts.values()) {
+      if (slot.kind === 'message') text += slot.text;
+      else if (slot.kind === 'reasoning') reasoning += slot.text;
+      else refusal = (refusal ?? '') + slot.text;
+    }
+    if (refusal === undefined && this.#finishReason === 'refusal') refusal = text;
+    const previous = this.#snapshot;
+    const snapshot: TurnSnapshot<T> = {
+      status: this.#status,
+      text,
+      reasoning,
+      refusal,
+      structured: this.#structured,
+      calls: this.#callViews,
+      finishReason: this.#finishReason,
+      usage: this.#usage,
+      warnings: this.#warnings,
+      error: this.#error,
+    };
+    if (previous !== undefined && sameSnapshot(previous, snapshot)) return previous;
+    return Object.freeze(snapshot);
+  }
+
+  #callView(call: CallState): ToolCallSnapshot<ToolSchemas> {
+    if (!call.dirty && call.view !== undefined) return call.view;
+    call.dirty = false;
+    let input = call.final !== undefined ? call.final.value : (call.aggregator?.snapshot() ?? EMPTY);
+    // The input's root object just opened: still the `{}` shown before it, the same object.
+    if (input !== EMPTY && call.view?.input === EMPTY && isEmptyObject(input)) input = EMPTY;
+    const completed = call.completed.size === 0 ? NO_PATHS : (call.view?.complete.size === call.completed.size ? call.view.complete : new Completed(call.completed, call.completed.size));
+    const view: Record<string, unknown> = {
+      toolCallId: call.toolCallId,
+      index: call.index,
+      toolName: call.toolName,
+      providerExecuted: call.providerExecuted,
+      status: call.status,
+      input,
+      complete: completed,
+    };
+    if (call.status === 'invalid') view['issues'] = call.issues ?? [];
+    if (call.status === 'failed') view['error'] = call.error;
+    if (call.result !== undefined) view['result'] = call.result.value;
+    const previous = call.view as Record<string, unknown> | undefined;
+    if (previous !== undefined && Object.keys(view).every((key) => Object.is(view[key], previous[key])) && Object.keys(previous).length === Object.keys(view).length) {
+      return call.view as ToolCallSnapshot<ToolSchemas>;
+    }
+    call.view = Object.freeze(view) as unknown as ToolCallSnapshot<ToolSchemas>;
+    return call.view;
+  }
+}
+
+function sameSnapshot<T extends ToolSchemas>(a: TurnSnapshot<T>, b: TurnSnapshot<T>): boolean {
+  return (
+    a.status === b.status &&
+    a.text === b.text &&
+    a.reasoning === b.reasoning &&
+    a.refusal === b.refusal &&
+    a.structured === b.structured &&
+    a.calls === b.calls &&
+    a.finishReason === b.finishReason &&
+    a.usage === b.usage &&
+    a.warnings === b.warnings &&
+    a.error === b.error
+  );
+}
+
+/** The events of a `Response`: a provider's (with `provider`) or an argstream relay's. */
+function responseEvents(response: Response, options: ConsumeOptions): ReadableStream<unknown> {
+  if (options.provider !== undefined) return fromResponse(response, { provider: options.provider });
+  if (!response.ok) {
+    throw new RelayError('invalid-input', `the relay answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
+  }
+  if (response.body === null) throw new RelayError('invalid-input', 'the relay response has no body');
+  const type = response.headers.get('content-type') ?? '';
+  const decoder = /ndjson|jsonl|json-seq/i.test(type) ? new NdjsonDecoder() : new EventStreamDecoder();
+  return response.body.pipeThrough(decoder as unknown as TransformStream<Uint8Array, unknown>);
+}
+
+function scheduler(schedule: TurnStoreSchedule): (notify: () => void) => void {
+  if (typeof schedule === 'function') return schedule;
+  if (schedule === 'sync') return (notify) => notify();
+  const frame = (globalThis as { requestAnimationFrame?: (callback: () => void) => unknown }).requestAnimationFrame;
+  if (schedule === 'frame' && typeof frame === 'function') return (notify) => void frame.call(globalThis, notify);
+  return typeof setTimeout === 'function' ? (notify) => void setTimeout(notify, 0) : NOOP_SCHEDULE;
+}

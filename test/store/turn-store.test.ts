@@ -1,0 +1,408 @@
+/**
+ * `TurnStore` (issue 21 §2): one immutable, structurally shared snapshot of a turn from the output
+ * of any stage, for every provider's recordings; the final snapshot against the manifest and
+ * `collectTurn`; identity kept wherever nothing changed; typed tools; errors; notifications.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  ConversationEventStream,
+  EventStreamDecoder,
+  EventStreamEncoder,
+  FieldEventStream,
+  IncompleteToolCallError,
+  PathUpdateStream,
+  ProviderError,
+  ProviderEventStream,
+  RelayError,
+  ToolCallDeltaStream,
+  ToolCallProgressStream,
+  TurnStore,
+  collectTurn,
+  defineTools,
+  type JsonValue,
+  type PipelineEvent,
+  type ProviderName,
+  type StandardSchemaV1,
+  type StreamEvent,
+  type TurnSnapshot,
+} from '../../src/index.ts';
+import { readAll, streamOf } from '../helpers.ts';
+import type { ManifestRecording } from '../manifest.ts';
+import { PROVIDER_OF_DIR, readableRecordings, recordingInput } from '../providers/event-stream-helpers.ts';
+
+const RECORDINGS = readableRecordings();
+
+function providerOf(recording: ManifestRecording): ProviderName {
+  return PROVIDER_OF_DIR[recording.dir] as ProviderName;
+}
+
+function events(recording: ManifestRecording): ReadableStream<StreamEvent> {
+  return streamOf(recordingInput(recording)).pipeThrough(new ProviderEventStream({ provider: providerOf(recording) }));
+}
+
+/** The relay: SSE text and back, as a page gets it. */
+function relayed<T>(stream: ReadableStream<T>): ReadableStream<PipelineEvent> {
+  return stream
+    .pipeThrough(new EventStreamEncoder() as unknown as TransformStream<T, Uint8Array>)
+    .pipeThrough(new EventStreamDecoder() as unknown as TransformStream<Uint8Array, PipelineEvent>);
+}
+
+/** Each way a page or a script may hand the store a recording. */
+const FORMS: Readonly<Record<string, (recording: ManifestRecording) => ReadableStream<unknown>>> = {
+  'provider events': (r) => events(r),
+  'progress events': (r) => events(r).pipeThrough(new ToolCallProgressStream()),
+  'conversation events with progress': (r) => events(r).pipeThrough(new ConversationEventStream({ progress: true })),
+  'conversation events': (r) => events(r).pipeThrough(new ConversationEventStream()),
+  'field events (keepProgress: false)': (r) => events(r).pipeThrough(new FieldEventStream({ keepProgress: false })),
+  'path updates (keepProgress: false)': (r) => events(r).pipeThrough(new PathUpdateStream({ keepProgress: false })),
+  'raw argument deltas': (r) => events(r).pipeThrough(new ToolCallDeltaStream()),
+  'relayed field events': (r) => relayed(events(r).pipeThrough(new FieldEventStream({ keepProgress: false }))),
+  'relayed path updates': (r) => relayed(events(r).pipeThrough(new PathUpdateStream({ keepProgress: false }))),
+};
+
+/** The manifest's arguments as a value (`''` is a call without arguments: `{}`); `undefined` if they are not JSON. */
+function manifestArgs(args: string): JsonValue | undefined {
+  if (args === '') return {};
+  try {
+    return JSON.parse(args) as JsonValue;
+  } catch {
+    return undefined;
+  }
+}
+
+describe('TurnStore: the final snapshot of every recording, from the output of every stage', () => {
+  for (const [form, make] of Object.entries(FORMS)) {
+    describe(form, () => {
+      for (const recording of RECORDINGS) {
+        it(`${recording.file}: status done, the manifest's calls complete with their exact arguments, the text of collectTurn`, async () => {
+          const store = new TurnStore({ schedule: 'sync' });
+          const snapshot = await store.consume(make(recording));
+          const turn = await collectTurn(events(recording));
+          expect(snapshot.status).toBe('done');
+          expect(snapshot.error).toBeUndefined();
+          expect(snapshot.text).toBe(turn.text);
+          expect(snapshot.reasoning).toBe(turn.reasoning);
+          expect(snapshot.finishReason).toBe(turn.finishReason);
+          const own = snapshot.calls.filter((call) => !call.providerExecuted);
+          // A call the manifest lists with arguments that never became JSON (cut by max_tokens) is failed.
+          expect(own.map((call) => [call.toolName, call.status, call.status === 'complete' ? call.input : undefined])).toEqual(
+            recording.toolCalls.map((call) => {
+              const args = manifestArgs(call.args);
+              return [call.name, args === undefined ? 'failed' : 'complete', args];
+            }),
+          );
+          // And collectTurn's calls, ids included.
+          expect(own.filter((call) => call.status === 'complete').map((call) => [call.toolCallId, call.toolName, call.input])).toEqual(
+            turn.toolCalls.map((call) => [call.toolCallId, call.toolName, call.arguments]),
+          );
+          expect(own.filter((call) => call.status === 'failed').map((call) => [call.toolCallId, call.input])).toEqual(
+            turn.incompleteToolCalls.map((call) => [call.toolCallId, call.partialArguments ?? {}]),
+          );
+          expect(snapshot.calls.filter((call) => call.providerExecuted).map((call) => call.toolName)).toEqual(
+            turn.providerToolCalls.map((call) => call.toolName),
+          );
+          for (const call of own) expect(call.complete.has('')).toBe(call.status === 'complete');
+        });
+      }
+    });
+  }
+});
+
+/** Every path of `value` (JSON Pointer) with the value there. */
+function paths(value: unknown, pointer = '', out = new Map<string, unknown>()): Map<string, unknown> {
+  out.set(pointer, value);
+  if (typeof value === 'object' && value !== null) {
+    for (const [key, member] of Object.entries(value)) paths(member, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, out);
+  }
+  return out;
+}
+
+describe('TurnStore: snapshots are immutable and structurally shared', () => {
+  it('property: between any two snapshots, whatever is unchanged keeps its identity, and no snapshot changes afterwards (any recording, any stage, any cut)', async () => {
+    const withCalls = RECORDINGS.filter((r) => r.toolCalls.length > 0);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...withCalls),
+        fc.constantFrom('provider events', 'path updates (keepProgress: false)', 'conversation events with progress'),
+        fc.integer({ min: 1, max: 7 }),
+        async (recording, form, every) => {
+          const input = await readAll(FORMS[form]!(recording));
+          const store = new TurnStore({ schedule: 'sync' });
+          const taken: Array<{ snapshot: TurnSnapshot; json: string }> = [];
+          let previous = store.getSnapshot();
+          for (let i = 0; i < input.length; i++) {
+            store.push(input[i]);
+            if (i % every !== 0 && i !== input.length - 1) continue;
+            const snapshot = store.getSnapshot();
+            expect(store.getSnapshot()).toBe(snapshot); // the same object until something changes
+            if (snapshot.calls === previous.calls) expect(JSON.stringify(snapshot.calls)).toBe(JSON.stringify(previous.calls));
+            for (const call of snapshot.calls) {
+              const before = previous.calls.find((c) => c.toolCallId === call.toolCallId && c.index === call.index);
+              if (before === undefined) continue;
+              if (JSON.stringify(before) === JSON.stringify(call) && before.complete.size === call.complete.size) expect(call).toBe(before);
+              const old = paths(before.input);
+              for (const [pointer, value] of paths(call.input)) {
+                if (typeof value !== 'object' || value === null || !old.has(pointer)) continue;
+                if (JSON.stringify(old.get(pointer)) === JSON.stringify(value)) expect(value, pointer).toBe(old.get(pointer));
+              }
+            }
+            taken.push({ snapshot, json: JSON.stringify(snapshot) });
+            previous = snapshot;
+          }
+          store.end();
+          for (const { snapshot, json } of taken) expect(JSON.stringify(snapshot)).toBe(json);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('a change under /files/2/content makes new objects only along that path', () => {
+    const store = new TurnStore({ schedule: 'sync' });
+    const progress = (fragment: object): PipelineEvent => ({ type: 'tool-call-progress', index: 0, toolCallId: 'c1', toolName: 'write_files', fragment }) as PipelineEvent;
+    const item = (index: number, value: object) => ({ type: 'entry', key: 'files', value: { type: 'item', index, value } });
+    store.push({ type: 'part', index: 1, part: { type: 'tool-call-start', toolCallId: 'c2', toolName: 'other' } });
+    store.push({ type: 'tool-call-progress', index: 1, toolCallId: 'c2', toolName: 'other', fragment: { type: 'start', kind: 'object' } });
+    store.push(progress({ type: 'start', kind: 'object' }));
+    store.push(progress({ type: 'entry', key: 'files', value: { type: 'start', kind: 'array' } }));
+    for (let i = 0; i < 3; i++) {
+      store.push(progress(item(i, { type: 'start', kind: 'object' })));
+      store.push(progress(item(i, { type: 'entry', key: 'path', value: { type: 'start', kind: 'string' } })));
+      store.push(progress(item(i, { type: 'entry', key: 'path', value: { type: 'string', text: `f${i}` } })));
+      store.push(progress(item(i, { type: 'entry', key: 'path', value: { type: 'done' } })));
+      store.push(progress(item(i, { type: 'entry', key: 'content', value: { type: 'start', kind: 'string' } })));
+      store.push(progress(item(i, { type: 'entry', key: 'content', value: { type: 'string', text: 'x' } })));
+      if (i < 2) {
+        store.push(progress(item(i, { type: 'entry', key: 'content', value: { type: 'done' } })));
+        store.push(progress(item(i, { type: 'done' })));
+      }
+    }
+    const before = store.getSnapshot();
+    store.push(progress(item(2, { type: 'entry', key: 'content', value: { type: 'string', text: 'yz' } })));
+    const after = store.getSnapshot();
+    type Files = { files: Array<{ path: string; content: string }> };
+    const [a, b] = [before.calls.find((c) => c.toolCallId === 'c1')!, after.calls.find((c) => c.toolCallId === 'c1')!];
+    const [x, y] = [a.input as Files, b.input as Files];
+    expect(after).not.toBe(before);
+    expect(after.calls).not.toBe(before.calls);
+    expect(b).not.toBe(a);
+    expect(y).not.toBe(x);
+    expect(y.files).not.toBe(x.files);
+    expect(y.files[2]).not.toBe(x.files[2]);
+    expect(y.files[2]!.content).toBe('xyz');
+    expect(y.files[0]).toBe(x.files[0]);
+    expect(y.files[1]).toBe(x.files[1]);
+    expect(after.calls.find((c) => c.toolCallId === 'c2')).toBe(before.calls.find((c) => c.toolCallId === 'c2'));
+    expect(b.complete.has('/files/1/content')).toBe(true);
+    expect(b.complete.has('/files/2/path')).toBe(true);
+    expect(b.complete.has('/files/2/content')).toBe(false);
+    expect(b.complete.has('/files')).toBe(false);
+  });
+
+  it('getSnapshot returns the same object while nothing changes, and a new one after a change', () => {
+    const store = new TurnStore({ schedule: 'sync' });
+    const first = store.getSnapshot();
+    expect(store.getSnapshot()).toBe(first);
+    expect(first.status).toBe('waiting');
+    store.push({ type: 'part', index: 0, part: { type: 'message', text: 'Hi' } });
+    const second = store.getSnapshot();
+    expect(second).not.toBe(first);
+    expect(second.text).toBe('Hi');
+    expect(store.getSnapshot()).toBe(second);
+    expect(Object.isFrozen(second)).toBe(true);
+  });
+});
+
+/** A schema by hand: what every Standard Schema library gives. */
+function schemaOf<T>(check: (value: unknown) => T | string): StandardSchemaV1<T, T> {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'test',
+      validate(value) {
+        const result = check(value);
+        return typeof result === 'string' ? { issues: [{ message: result, path: ['path'] }] } : { value: result };
+      },
+    },
+  };
+}
+
+describe('TurnStore with tools', () => {
+  const input = (args: string, name = 'write_file'): PipelineEvent[] => [
+    { type: 'part', index: 0, part: { type: 'tool-call-start', toolCallId: 'call_1', toolName: name } },
+    { type: 'part', index: 0, part: { type: 'tool-call-arguments', chunk: args.slice(0, 9) } },
+    { type: 'part', index: 0, part: { type: 'tool-call-arguments', chunk: args.slice(9) } },
+    { type: 'flush', index: 0 },
+    { type: 'finished', reason: 'tool-calls' },
+  ];
+  const tools = defineTools({
+    write_file: schemaOf((value) => {
+      const v = value as { path?: unknown };
+      return typeof v.path === 'string' && v.path.startsWith('/') ? { ...(value as object), checked: true } : 'path must be absolute';
+    }),
+  });
+
+  it("a complete call's input is the schema's validated output", async () => {
+    const snapshot = await new TurnStore({ tools }).consume(streamOf(input('{"path":"/a.txt","content":"hi"}')));
+    expect(snapshot.calls[0]).toMatchObject({ status: 'complete', toolName: 'write_file', input: { path: '/a.txt', content: 'hi', checked: true } });
+  });
+
+  it("an invalid call is 'invalid' with the schema's issues and what the model sent, not a thrown error", async () => {
+    const snapshot = await new TurnStore({ tools }).consume(streamOf(input('{"path":"a.txt","content":"hi"}')));
+    expect(snapshot.status).toBe('done');
+    expect(snapshot.calls[0]).toMatchObject({ status: 'invalid', input: { path: 'a.txt', content: 'hi' }, issues: [{ message: 'path must be absolute', path: ['path'] }] });
+  });
+
+  it('a call of another tool is kept, untyped and unvalidated', async () => {
+    const snapshot = await new TurnStore({ tools }).consume(streamOf(input('{"path":"a.txt","content":"hi"}', 'search')));
+    expect(snapshot.calls[0]).toMatchObject({ status: 'complete', toolName: 'search', input: { path: 'a.txt', content: 'hi' } });
+  });
+
+  it('an asynchronous schema: the call completes once it answers, in order, before the end is told', async () => {
+    const slow: StandardSchemaV1<unknown> = {
+      '~standard': { version: 1, vendor: 'test', validate: (value) => new Promise((resolve) => setTimeout(() => resolve({ value: { wrapped: value } }), 5)) },
+    };
+    const snapshot = await new TurnStore({ tools: defineTools({ write_file: slow }) }).consume(streamOf(input('{"path":"/a","content":""}')));
+    expect(snapshot.status).toBe('done');
+    expect(snapshot.calls[0]).toMatchObject({ status: 'complete', input: { wrapped: { path: '/a', content: '' } } });
+  });
+
+  it('a call whose arguments are not JSON is failed with a ToolCallArgumentsError; the rest of the turn goes on', async () => {
+    const snapshot = await new TurnStore({ tools }).consume(
+      streamOf<PipelineEvent>([...input('{"path":"/a",,}').slice(0, 4), { type: 'part', index: 1, part: { type: 'message', text: 'after' } }, { type: 'flush', index: 1 }]),
+    );
+    expect(snapshot.status).toBe('done');
+    expect(snapshot.text).toBe('after');
+    expect(snapshot.calls[0]?.status).toBe('failed');
+    expect((snapshot.calls[0] as { error: Error }).error.name).toBe('ToolCallArgumentsError');
+    expect(snapshot.calls[0]?.input).toEqual({ path: '/a' });
+  });
+
+  it('a call cut by the end of the stream is failed with an IncompleteToolCallError and keeps its partial input', async () => {
+    const snapshot = await new TurnStore({ tools }).consume(streamOf(input('{"path":"/a","content":"hel').slice(0, 3)));
+    expect(snapshot.calls[0]?.status).toBe('failed');
+    expect((snapshot.calls[0] as { error: Error }).error).toBeInstanceOf(IncompleteToolCallError);
+    expect(snapshot.calls[0]?.input).toEqual({ path: '/a', content: 'hel' });
+    expect(snapshot.calls[0]?.complete.has('/path')).toBe(true);
+    expect(snapshot.calls[0]?.complete.has('/content')).toBe(false);
+  });
+
+  it('defineTools refuses what is not a Standard Schema', () => {
+    expect(() => defineTools({ x: {} as StandardSchemaV1 })).toThrow(TypeError);
+  });
+});
+
+describe('TurnStore: errors land in the snapshot', () => {
+  it('a provider error mid-stream: status error, the ProviderError, the call failed, the text kept', async () => {
+    const sse =
+      'event: message_start\ndata: {"type":"message_start","message":{"id":"m","role":"assistant","content":[]}}\n\n' +
+      'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n' +
+      'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Writing"}}\n\n' +
+      'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n' +
+      'event: content_block_start\ndata: {"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t1","name":"write_file","input":{}}}\n\n' +
+      'event: content_block_delta\ndata: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\\"path\\":\\"/a\\",\\"content\\":\\"x"}}\n\n' +
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
+    const store = new TurnStore();
+    const snapshot = await store.consume(new Response(sse, { headers: { 'content-type': 'text/event-stream' } }), { provider: 'anthropic' });
+    expect(snapshot.status).toBe('error');
+    expect(snapshot.error).toBeInstanceOf(ProviderError);
+    expect(snapshot.text).toBe('Writing');
+    expect(snapshot.calls[0]).toMatchObject({ status: 'failed', toolName: 'write_file', input: { path: '/a', content: 'x' } });
+    expect((snapshot.calls[0] as { error: Error }).error).toBe(snapshot.error);
+    expect(await store.finished).toBe(snapshot);
+  });
+
+  it('a relay cut before its end: status error with a RelayError, nothing arrived is lost', async () => {
+    const body = events(RECORDINGS.find((r) => r.toolCalls.length > 0 && r.dir === 'anthropic')!)
+      .pipeThrough(new PathUpdateStream({ keepProgress: false }))
+      .pipeThrough(new EventStreamEncoder() as unknown as TransformStream<PipelineEvent, Uint8Array>);
+    const bytes = new Uint8Array((await readAll(body)).flatMap((chunk) => [...chunk]));
+    const text = new TextDecoder().decode(bytes);
+    const cut = text.slice(0, text.lastIndexOf('event: end'));
+    const snapshot = await new TurnStore().consume(new Response(cut, { headers: { 'content-type': 'text/event-stream' } }));
+    expect(snapshot.status).toBe('error');
+    expect(snapshot.error).toBeInstanceOf(RelayError);
+    expect(snapshot.calls.length).toBeGreaterThan(0);
+  });
+
+  it('a relay answering 500: status error with a RelayError', async () => {
+    const snapshot = await new TurnStore().consume(new Response('oops', { status: 500 }));
+    expect(snapshot.status).toBe('error');
+    expect(snapshot.error).toBeInstanceOf(RelayError);
+  });
+
+  it('a signal stops the read: the source is cancelled, the turn ends in error with the reason', async () => {
+    let cancelled: unknown;
+    const source = new ReadableStream<PipelineEvent>({
+      start(controller) {
+        controller.enqueue({ type: 'part', index: 0, part: { type: 'message', text: 'a' } });
+      },
+      cancel(reason) {
+        cancelled = reason;
+      },
+    });
+    const controller = new AbortController();
+    const store = new TurnStore({ schedule: 'sync' });
+    const done = store.consume(source, { signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort(new Error('unmounted'));
+    const snapshot = await done;
+    expect(snapshot.status).toBe('error');
+    expect(snapshot.error?.message).toBe('unmounted');
+    expect(snapshot.text).toBe('a');
+    expect((cancelled as Error).message).toBe('unmounted');
+  });
+});
+
+describe('TurnStore: notifications', () => {
+  it("'task': many events in one macrotask make one notification; the end is told at once, once", async () => {
+    const store = new TurnStore({ schedule: 'task' });
+    let told = 0;
+    store.subscribe(() => told++);
+    for (let i = 0; i < 100; i++) store.push({ type: 'part', index: 0, part: { type: 'message', text: 'x' } });
+    expect(told).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(told).toBe(1);
+    store.push({ type: 'part', index: 0, part: { type: 'message', text: 'y' } });
+    store.end();
+    expect(told).toBe(2);
+    expect(store.getSnapshot().status).toBe('done');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(told).toBe(2);
+  });
+
+  it("'frame' uses requestAnimationFrame where there is one", async () => {
+    const frames: Array<() => void> = [];
+    const global = globalThis as { requestAnimationFrame?: (callback: () => void) => number };
+    global.requestAnimationFrame = (callback) => frames.push(callback);
+    try {
+      const store = new TurnStore();
+      let told = 0;
+      store.subscribe(() => told++);
+      store.push({ type: 'part', index: 0, part: { type: 'message', text: 'x' } });
+      store.push({ type: 'part', index: 0, part: { type: 'message', text: 'y' } });
+      expect(frames).toHaveLength(1);
+      frames[0]!();
+      expect(told).toBe(1);
+      expect(store.getSnapshot().text).toBe('xy');
+    } finally {
+      delete global.requestAnimationFrame;
+    }
+  });
+
+  it('a function schedule is given each batch, and an unsubscribed listener is not told', () => {
+    const batches: Array<() => void> = [];
+    const store = new TurnStore({ schedule: (notify) => batches.push(notify) });
+    let told = 0;
+    const unsubscribe = store.subscribe(() => told++);
+    store.push({ type: 'part', index: 0, part: { type: 'message', text: 'x' } });
+    store.push({ type: 'part', index: 0, part: { type: 'message', text: 'y' } });
+    expect(batches).toHaveLength(1);
+    batches[0]!();
+    expect(told).toBe(1);
+    unsubscribe();
+    store.end();
+    expect(told).toBe(1);
+  });
+});
