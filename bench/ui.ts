@@ -24,8 +24,7 @@
  */
 import { readUIMessageStream as readUIMessageStream5, type UIMessageChunk as UIMessageChunk5 } from 'ai';
 import { readUIMessageStream as readUIMessageStream7, type UIMessageChunk as UIMessageChunk7 } from 'ai7';
-import * as argstream from '../src/index.ts';
-import { ProviderEventStream, type JsonValue, type StreamEvent } from '../src/index.ts';
+import { ProviderEventStream, TurnStore, type JsonValue, type StreamEvent, type TurnSnapshot } from '../src/index.ts';
 import { clockName, clockNow } from './measure.ts';
 import { ANTHROPIC_TOOL_ID, TOOL_NAME, argumentDeltas, bodyOf, readsOf, sseEvents } from './pipeline.ts';
 import { makeWorkload } from './workloads.ts';
@@ -209,21 +208,11 @@ async function decoderRow(reads: readonly Uint8Array[], collect: boolean): Promi
   return { value: JSON.parse(parts.join('')) as JsonValue, renders };
 }
 
-/** `TurnStore`'s API as this benchmark uses it. */
-interface TurnStoreLike {
-  readonly writable: WritableStream<unknown>;
-  subscribe(listener: () => void): () => void;
-  getSnapshot(): { readonly calls: readonly { readonly toolName: string; readonly status: string; readonly input: unknown }[] };
-}
-type TurnStoreConstructor = new (options?: { schedule?: 'frame' | 'task' | 'sync' }) => TurnStoreLike;
-/** `TurnStore` is being written (src/store/turn-store.ts): the row runs once `src/index.ts` exports it. */
-const TurnStoreClass = (argstream as unknown as { readonly TurnStore?: TurnStoreConstructor }).TurnStore;
-export const STORE_MISSING = 'not run (`TurnStore` is not exported by `src/index.ts` yet)';
-
-async function storeRow(store: TurnStoreConstructor, reads: readonly Uint8Array[]): Promise<Outcome> {
-  const turn = new store({ schedule: 'sync' });
+/** The store, a snapshot read at every notification (`sync`: one per change); the final snapshot's call. */
+async function storeRow(reads: readonly Uint8Array[]): Promise<Outcome> {
+  const turn = new TurnStore({ schedule: 'sync' });
   let renders = 0;
-  let snapshot: ReturnType<TurnStoreLike['getSnapshot']> | undefined;
+  let snapshot: TurnSnapshot | undefined;
   const unsubscribe = turn.subscribe(() => {
     snapshot = turn.getSnapshot();
     renders++;
@@ -429,12 +418,7 @@ export async function runUiBench(options: UiOptions): Promise<UiResults> {
       } else if (row === 'decoder') {
         tasks.push({ id, row, run: () => decoderRow(reads, false), gate: () => decoderRow(reads, true) });
       } else {
-        const store = TurnStoreClass;
-        if (store === undefined) {
-          results.skipped.set(id, STORE_MISSING);
-          continue;
-        }
-        const run = (): Promise<Outcome> => storeRow(store, reads);
+        const run = (): Promise<Outcome> => storeRow(reads);
         tasks.push({ id, row, run, gate: run });
       }
     }
