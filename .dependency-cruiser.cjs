@@ -21,7 +21,8 @@ const LAYERS = [
   [{ name: 'relay', path: '^src/relay/' }], // SSE / NDJSON to a browser and back, resume
   [{ name: 'store', path: '^src/store/' }], // typed tools and one snapshot of a turn, for any UI
   [
-    { name: 'entry', path: '^src/index\\.ts$' }, // the package's one entry point
+    { name: 'entry', path: '^src/index\\.ts$' }, // the package's main entry point
+    { name: 'bindings', path: '^src/bindings/' }, // argstream/react, argstream/vue, argstream/svelte: one thin file each
     { name: 'cli', path: '^src/cli/' }, // the `argstream` command (Node)
   ],
 ];
@@ -70,10 +71,10 @@ module.exports = {
     },
     {
       name: 'reachable-from-an-entry',
-      comment: 'every file of src/ is reached from src/index.ts or from the CLI (src/cli/main.ts)',
+      comment: 'every file of src/ is reached from an entry point (src/index.ts, src/bindings/*) or from the CLI (src/cli/main.ts)',
       severity: 'error',
-      from: { path: '^src/(index\\.ts|cli/main\\.ts)$' },
-      to: { path: '^src/', pathNot: '^src/(index\\.ts|cli/main\\.ts)$', reachable: false },
+      from: { path: '^src/(index\\.ts|cli/main\\.ts|bindings/[^/]+\\.ts)$' },
+      to: { path: '^src/', pathNot: '^src/(index\\.ts|cli/main\\.ts|bindings/[^/]+\\.ts)$', reachable: false },
     },
     {
       name: 'node-only-in-cli',
@@ -93,8 +94,15 @@ module.exports = {
       name: 'no-dev-dependencies',
       comment: 'src/ ships: it may not import a devDependency (the CLI may reference the types of Node)',
       severity: 'error',
-      from: { path: '^src/' },
+      from: { path: '^src/', pathNot: '^src/bindings/' },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['triple-slash-type-reference'] },
+    },
+    {
+      name: 'bindings-import-their-framework',
+      comment: 'a binding imports argstream and its own framework (an optional peer dependency), nothing else outside src/',
+      severity: 'error',
+      from: { path: '^src/bindings/(react|vue|svelte)\\.ts$' },
+      to: { dependencyTypesNot: ['local'], pathNot: ['node_modules/(react|@types/react|vue|@vue)/'] },
     },
     {
       name: 'not-to-unresolvable',

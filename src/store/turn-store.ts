@@ -297,20 +297,23 @@ export class TurnStore<T extends ToolSchemas = {}> {
     return this.#finished;
   }
 
-  /** Listen for changes (React's `useSyncExternalStore` contract); returns the unsubscribe function. */
-  subscribe(listener: () => void): () => void {
+  /**
+   * Listen for changes (React's `useSyncExternalStore` contract); returns the unsubscribe function.
+   * Bound to the store: pass it as it is.
+   */
+  readonly subscribe = (listener: () => void): (() => void) => {
     const entry = (): void => listener();
     this.#listeners.add(entry);
     return () => {
       this.#listeners.delete(entry);
     };
-  }
+  };
 
-  /** The turn so far: the same object until something changed. */
-  getSnapshot(): TurnSnapshot<T> {
+  /** The turn so far: the same object until something changed. Bound to the store: pass it as it is. */
+  readonly getSnapshot = (): TurnSnapshot<T> => {
     if (this.#dirty || this.#snapshot === undefined) this.#snapshot = this.#build();
     return this.#snapshot;
-  }
+  };
 
   /**
    * Apply one event (what the `writable` does per chunk). Returns a promise only while a call's

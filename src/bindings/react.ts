@@ -1,0 +1,38 @@
+/**
+ * `argstream/react`: a streaming turn in a React component (React 18 and 19).
+ *
+ * @module
+ */
+import { useEffect, useMemo, useSyncExternalStore } from 'react';
+import { hold, storeFor, type TurnSource, type TurnSourceOptions } from '../store/connect.ts';
+import type { ToolSchemas } from '../store/tools.ts';
+import type { TurnSnapshot } from '../store/turn-store.ts';
+
+export type { TurnSource, TurnSourceOptions } from '../store/connect.ts';
+
+/**
+ * The snapshot of a streaming turn, re-rendered as it changes (at most once per animation frame by
+ * default): `useSyncExternalStore` over a {@link TurnStore}.
+ *
+ * `source` is a `ReadableStream` of events, a `Response` (an argstream relay's; with `provider`,
+ * a provider's own) or a `TurnStore`; keep it stable (state, not a new stream per render): a new
+ * source is a new turn. The stream is read while the component is mounted and cancelled when it
+ * unmounts (not by the extra unmount of React's development mode). Options are read when the
+ * source changes.
+ * @example
+ * ```tsx
+ * const tools = defineTools({ write_file: z.object({ path: z.string(), content: z.string() }) });
+ * function Answer({ response }: { response: Response }) {
+ *   const turn = useTurn(response, { tools });
+ *   return turn.calls.map((call) =>
+ *     call.toolName === 'write_file' ? <File key={call.toolCallId} path={call.input.path} content={call.input.content} done={call.status === 'complete'} /> : null,
+ *   );
+ * }
+ * ```
+ */
+export function useTurn<T extends ToolSchemas = {}>(source: TurnSource<T>, options: TurnSourceOptions<T> = {}): TurnSnapshot<T> {
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- options are read with the source
+  const store = useMemo(() => storeFor(source, options), [source]);
+  useEffect(() => hold(store, source, options), [store]);
+  return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
+}

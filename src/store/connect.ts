@@ -1,0 +1,73 @@
+/**
+ * What the framework bindings share: a store for a source, and reading the source into it for as
+ * long as some component shows it. Internal to the bindings.
+ *
+ * @module
+ */
+import type { ProviderEventStreamOptions } from '../providers/provider-event-decoder.ts';
+import type { ToolSchemas } from './tools.ts';
+import { TurnStore, type TurnStoreOptions } from './turn-store.ts';
+
+/**
+ * What a binding shows: a `ReadableStream` of events (any stage's output, a decoded relay), a
+ * `Response` (an argstream relay's; with `provider`, a provider's own), or a {@link TurnStore} that
+ * something else fills. `null` or `undefined` shows an empty turn (`status: 'waiting'`).
+ */
+export type TurnSource<T extends ToolSchemas = {}> = ReadableStream<unknown> | Response | TurnStore<T> | null | undefined;
+
+/** Options of the bindings: the store's, and for a provider's own `Response`, its name. */
+export interface TurnSourceOptions<T extends ToolSchemas = {}> extends TurnStoreOptions<T> {
+  /** The provider of a `Response` that comes straight from it (see `TurnStore.consume`). */
+  readonly provider?: ProviderEventStreamOptions['provider'];
+}
+
+/** The store a binding reads: the source itself if it is one, else a new store for it. */
+export function storeFor<T extends ToolSchemas>(source: TurnSource<T>, options: TurnSourceOptions<T> = {}): TurnStore<T> {
+  if (source instanceof TurnStore) return source;
+  const { provider: _provider, ...storeOptions } = options;
+  return new TurnStore<T>(storeOptions);
+}
+
+interface Reading {
+  readonly controller: AbortController;
+  users: number;
+  stopping: ReturnType<typeof setTimeout> | undefined;
+}
+
+const readings = new WeakMap<TurnStore<ToolSchemas>, Reading>();
+
+/**
+ * Read `source` into `store` while at least one user holds it; returns the release function.
+ * The last release cancels the source (the response body, and through it the request) one
+ * macrotask later, unless a user takes it again first: React's development mode unmounts and
+ * mounts each effect once more, and the turn must not be cut by it. A store given as the source
+ * is only read, never cancelled.
+ */
+export function hold<T extends ToolSchemas>(store: TurnStore<T>, source: TurnSource<T>, options: TurnSourceOptions<T> = {}): () => void {
+  if (source === null || source === undefined || source instanceof TurnStore) return () => undefined;
+  const key = store as unknown as TurnStore<ToolSchemas>;
+  let reading = readings.get(key);
+  if (reading === undefined) {
+    const controller = new AbortController();
+    reading = { controller, users: 0, stopping: undefined };
+    readings.set(key, reading);
+    const consumeOptions = options.provider === undefined ? { signal: controller.signal } : { signal: controller.signal, provider: options.provider };
+    void store.consume(source, consumeOptions);
+  }
+  const held = reading;
+  held.users++;
+  if (held.stopping !== undefined) {
+    clearTimeout(held.stopping);
+    held.stopping = undefined;
+  }
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    if (--held.users > 0) return;
+    held.stopping = setTimeout(() => {
+      held.stopping = undefined;
+      if (held.users === 0) held.controller.abort(new DOMException('the component showing the turn went away', 'AbortError'));
+    }, 0);
+  };
+}
