@@ -156,10 +156,13 @@ export type TypedToolCall<Name extends string, S> =
   | FailedToolCall<Name, SchemaInput<S>>;
 
 /**
- * The name of a tool that is not in the application's tools: a `string`, branded so that
- * comparing a call's `toolName` with a known name narrows the call to that tool.
+ * The type of the `toolName` of a call of a tool that is not among the application's tools. At run
+ * time it is the tool's name, any string; its type only says it is none of the tools, so that
+ * `call.toolName === 'write_file'` narrows a call to that tool (TypeScript keeps every member whose
+ * name is a plain `string` in such a branch, branded or not). To branch on such a tool by name,
+ * declare it in `defineTools` (a schema as loose as you like).
  */
-export type UnknownToolName = string & { readonly '~unknownTool': true };
+export type UnknownToolName = `(unknown tool)${string}`;
 
 /** A call of a tool the store was not told about: its input is JSON, untyped. */
 export type UntypedToolCall<Name extends string = string> =

@@ -444,7 +444,8 @@ export class TurnStore<T extends ToolSchemas = {}> {
       case 'tool-call-incomplete': {
         const call = this.#call(event.toolCallId, event.index, event.toolName);
         if (event.providerExecuted === true) call.providerExecuted = true;
-        this.#settle(call, 'failed', event.partialArguments, new IncompleteToolCallError(event.toolCallId, event.toolName, event.stopReason));
+        // What streamed in is the partial input already (the same objects); otherwise the event's.
+        this.#settle(call, 'failed', call.aggregator !== undefined && call.source !== 'fields' ? undefined : event.partialArguments, new IncompleteToolCallError(event.toolCallId, event.toolName, event.stopReason));
         return undefined;
       }
       case 'tool-call-failed': {
