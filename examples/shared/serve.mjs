@@ -1,0 +1,343 @@
+// @ts-check
+/**
+ * Serves one of the framework examples (examples/react, examples/vue, examples/svelte) on
+ * 127.0.0.1: its page (index.html, the shared style.css), an esbuild bundle of its code at
+ * /app.js (the framework, the page's components and argstream with its binding), and POST
+ * /api/chat, which runs the edge function of examples/edge-function in this Node process (bundled
+ * on the fly with esbuild, as a deployment would bundle it).
+ *
+ *   npm run build && node examples/react/serve.mjs             # a scripted turn, no API key
+ *   ANTHROPIC_API_KEY=sk-ant-… node examples/vue/serve.mjs     # the real model
+ *
+ * Each example's serve.mjs is this module's command line for its framework. Without an API key
+ * (or ANTHROPIC_URL) the model is a local server that replays a scripted turn with model-like
+ * pacing: a sentence, then two write_file calls.
+ */
+import { build } from 'esbuild';
+import sveltePlugin from 'esbuild-svelte';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { vueSfc } from './vue-sfc.mjs';
+
+const EXAMPLES = fileURLToPath(new URL('../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const EDGE_FUNCTION = join(EXAMPLES, 'edge-function', 'index.ts');
+
+/** @typedef {'react' | 'vue' | 'svelte'} Framework */
+
+/** Each framework's entry module (next to its index.html). */
+const ENTRIES = /** @type {const} */ ({ react: 'main.tsx', vue: 'main.ts', svelte: 'main.ts' });
+
+/**
+ * @typedef {object} FrameworkExampleOptions
+ * @property {Framework} framework which example
+ * @property {'package' | 'src'} [argstream] `package` (default): `argstream` and its bindings as
+ *   the package exports them (`dist/`, after `npm run build`); `src`: the TypeScript sources (the tests)
+ * @property {string} [reactDir] a folder whose node_modules has the `react` and `react-dom` to
+ *   bundle instead of the root's (the tests bundle the React example with React 18 this way)
+ * @property {'development' | 'production'} [mode] the frameworks' build (default development:
+ *   React's StrictMode checks and Vue's warnings are on)
+ * @property {string} [host] where to listen (default 127.0.0.1: loopback only)
+ * @property {number} [port] default 0 (a free port)
+ * @property {string} [anthropicUrl] the Messages endpoint the edge function calls (default: the scripted turn, or Anthropic's API when `apiKey` is set)
+ * @property {string} [apiKey] an Anthropic API key
+ * @property {number} [delayMs] pacing of the scripted turn, per event (default 25)
+ */
+
+/**
+ * @typedef {object} FrameworkExample
+ * @property {string} url where the page is, without a trailing slash
+ * @property {() => Promise<void>} close
+ */
+
+// ---------------------------------------------------------------------------------------------
+// The scripted turn: a sentence, then two write_file calls, in Anthropic's wire format
+
+const MAIN_RS = `use std::io::{self, BufRead};
+
+/// Counts the words on standard input, like \`wc -w\`.
+fn main() {
+    let mut words = 0usize;
+    for line in io::stdin().lock().lines() {
+        words += line.expect("read error").split_whitespace().count();
+    }
+    println!("{words} words — \\"done\\" ✓");
+}
+`;
+
+const README_MD = `# wc
+
+Counts the words on standard input:
+
+    echo "one two three" | cargo run
+`;
+
+/** @param {string} text model-sized pieces of it (3 to 10 characters) */
+function deltas(text) {
+  const out = [];
+  for (let i = 0, n = 0; i < text.length; i += n) {
+    n = 3 + ((i * 7) % 8);
+    out.push(text.slice(i, i + n));
+  }
+  return out;
+}
+
+/** The scripted turn as Anthropic SSE events. */
+function scriptedEvents() {
+  /** @type {(type: string, data: object) => string} */
+  const event = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  /** @type {(index: number, id: string, input: object) => string[]} */
+  const toolUse = (index, id, input) => [
+    event('content_block_start', { index, content_block: { type: 'tool_use', id, name: 'write_file', input: {} } }),
+    ...deltas(JSON.stringify(input)).map((partial_json) => event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } })),
+    event('content_block_stop', { index }),
+  ];
+  return [
+    event('message_start', { message: { id: 'msg_scripted', type: 'message', role: 'assistant', content: [], model: 'scripted', stop_reason: null, usage: { input_tokens: 20, output_tokens: 1 } } }),
+    event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    ...deltas("I'll write the word counter to src/main.rs, and a README beside it.").map((text) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } })),
+    event('content_block_stop', { index: 0 }),
+    ...toolUse(1, 'toolu_scripted_1', { path: 'src/main.rs', content: MAIN_RS }),
+    ...toolUse(2, 'toolu_scripted_2', { path: 'README.md', content: README_MD }),
+    event('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 200 } }),
+    event('message_stop', {}),
+  ];
+}
+
+/**
+ * A local stand-in for the Messages API that streams the scripted turn.
+ * @param {number} delayMs
+ */
+async function startScriptedModel(delayMs) {
+  const server = createServer((request, response) => {
+    request.resume();
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    const events = scriptedEvents();
+    let i = 0;
+    const next = () => {
+      if (response.destroyed) return;
+      if (i === events.length) return void response.end();
+      response.write(events[i++]);
+      setTimeout(next, delayMs);
+    };
+    next();
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return {
+    url: `http://127.0.0.1:${address.port}/v1/messages`,
+    close: () => new Promise((resolve) => server.close(() => resolve(undefined)) && server.closeAllConnections()),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The bundles
+
+/**
+ * Where `argstream` and `argstream/<binding>` come from: the package as it is published (its
+ * exports, dist/), or the sources.
+ * @param {'package' | 'src'} from
+ * @returns {import('esbuild').Plugin}
+ */
+function argstreamFrom(from) {
+  return {
+    name: 'argstream',
+    setup(build) {
+      build.onResolve({ filter: /^argstream(\/(react|vue|svelte))?$/ }, (args) => {
+        const binding = args.path.split('/')[1];
+        if (from === 'src') return { path: join(ROOT, 'src', binding === undefined ? 'index.ts' : `bindings/${binding}.ts`) };
+        const path = fileURLToPath(import.meta.resolve(args.path));
+        if (!existsSync(path)) return { errors: [{ text: `${path} is missing: run \`npm run build\` first` }] };
+        return { path };
+      });
+    },
+  };
+}
+
+/**
+ * `react`, `react-dom` and their subpaths (`react/jsx-runtime`, `react-dom/client`) from the
+ * node_modules of `dir`, for every importer (the page and `argstream/react` alike).
+ * @param {string} dir
+ * @returns {import('esbuild').Plugin}
+ */
+function reactFrom(dir) {
+  return {
+    name: 'react-from',
+    setup(build) {
+      build.onResolve({ filter: /^react(-dom)?(\/.*)?$/ }, async (args) => {
+        if (args.pluginData === 'react-from') return undefined;
+        const result = await build.resolve(args.path, { kind: args.kind, resolveDir: dir, pluginData: 'react-from' });
+        return result.errors.length > 0 ? { errors: result.errors } : { path: result.path };
+      });
+    },
+  };
+}
+
+/**
+ * The page's bundle for one framework.
+ * @param {FrameworkExampleOptions} options
+ * @returns {Promise<string>}
+ */
+export async function bundlePage(options) {
+  const dir = join(EXAMPLES, options.framework);
+  const mode = options.mode ?? 'development';
+  /** @type {import('esbuild').Plugin[]} */
+  const plugins = [argstreamFrom(options.argstream ?? 'package')];
+  if (options.reactDir !== undefined) plugins.push(reactFrom(options.reactDir));
+  if (options.framework === 'vue') plugins.push(vueSfc());
+  if (options.framework === 'svelte') plugins.push(sveltePlugin({ compilerOptions: { css: 'injected', dev: mode === 'development' } }));
+  const result = await build({
+    entryPoints: [join(dir, ENTRIES[options.framework])],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+    legalComments: 'none',
+    jsx: 'automatic',
+    minify: mode === 'production',
+    conditions: options.framework === 'svelte' ? ['svelte', mode] : [mode],
+    define: {
+      'process.env.NODE_ENV': JSON.stringify(mode),
+      __VUE_OPTIONS_API__: 'false',
+      __VUE_PROD_DEVTOOLS__: 'false',
+      __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: 'false',
+    },
+    plugins,
+  });
+  return result.outputFiles[0]?.text ?? '';
+}
+
+/**
+ * The edge function's handler, bundled with the same `argstream` as the page.
+ * @param {'package' | 'src'} from
+ * @returns {Promise<{ handleRequest(request: Request, env: Record<string, string | undefined>): Promise<Response> }>}
+ */
+async function edgeFunction(from) {
+  const bundle = await build({
+    entryPoints: [EDGE_FUNCTION],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+    plugins: [argstreamFrom(from)],
+  });
+  return import(`data:text/javascript;base64,${Buffer.from(bundle.outputFiles[0]?.text ?? '').toString('base64')}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server
+
+/**
+ * Build the bundles and start serving.
+ * @param {FrameworkExampleOptions} options
+ * @returns {Promise<FrameworkExample>}
+ */
+export async function startFrameworkExample(options) {
+  const [appJs, relayHandler] = await Promise.all([bundlePage(options), edgeFunction(options.argstream ?? 'package')]);
+  const scripted = options.anthropicUrl === undefined && options.apiKey === undefined ? await startScriptedModel(options.delayMs ?? 25) : undefined;
+  const env = { ANTHROPIC_URL: options.anthropicUrl ?? scripted?.url, ANTHROPIC_API_KEY: options.apiKey };
+  const dir = join(EXAMPLES, options.framework);
+  /** @type {Record<string, [string, string]>} */
+  const files = {
+    '/': [join(dir, 'index.html'), 'text/html; charset=utf-8'],
+    '/index.html': [join(dir, 'index.html'), 'text/html; charset=utf-8'],
+    '/style.css': [join(EXAMPLES, 'shared', 'style.css'), 'text/css; charset=utf-8'],
+  };
+
+  const server = createServer(async (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    try {
+      const file = files[url.pathname];
+      if (request.method === 'GET' && file !== undefined) {
+        response.writeHead(200, { 'content-type': file[1] }).end(await readFile(file[0]));
+      } else if (request.method === 'GET' && url.pathname === '/app.js') {
+        response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(appJs);
+      } else if (url.pathname === '/api/chat') {
+        await relay(request, response);
+      } else {
+        response.writeHead(404).end();
+      }
+    } catch (error) {
+      if (!response.headersSent) response.writeHead(500);
+      response.end(String(error));
+    }
+  });
+
+  /**
+   * Run the edge function on a Node request: web Request in, web Response out.
+   * @param {import('node:http').IncomingMessage} request
+   * @param {import('node:http').ServerResponse} response
+   */
+  async function relay(request, response) {
+    const chunks = [];
+    for await (const chunk of request) chunks.push(chunk);
+    const aborted = new AbortController();
+    response.on('close', () => aborted.abort());
+    /** @type {Record<string, string>} */
+    const headers = {};
+    for (const [name, value] of Object.entries(request.headers)) if (typeof value === 'string') headers[name] = value;
+    const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
+    const webRequest = new Request(`http://127.0.0.1${request.url}`, {
+      method: request.method ?? 'GET',
+      headers,
+      signal: aborted.signal,
+      ...(hasBody ? { body: Buffer.concat(chunks) } : {}),
+    });
+    const webResponse = await relayHandler.handleRequest(webRequest, env);
+    response.writeHead(webResponse.status, Object.fromEntries(webResponse.headers));
+    if (webResponse.body === null) return void response.end();
+    const reader = webResponse.body.getReader();
+    // The page went away (or asked again): cancel the relay, which cancels the model's request.
+    response.on('close', () => void reader.cancel().catch(() => {}));
+    try {
+      for (let read = await reader.read(); !read.done; read = await reader.read()) response.write(read.value);
+    } catch {
+      // Cancelled because the page went away: nothing to answer.
+    }
+    response.end();
+  }
+
+  await new Promise((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve(undefined)));
+  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return {
+    url: `http://${options.host ?? '127.0.0.1'}:${address.port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(() => resolve(undefined)));
+      await scripted?.close();
+    },
+  };
+}
+
+/**
+ * The command line of an example's serve.mjs: `node examples/<framework>/serve.mjs`, with PORT
+ * (default 8787), HOST, ANTHROPIC_URL, ANTHROPIC_API_KEY and NODE_ENV=production from the environment.
+ * @param {Framework} framework
+ */
+export async function serveFromCommandLine(framework) {
+  const example = await startFrameworkExample({
+    framework,
+    port: Number(process.env['PORT'] ?? 8787),
+    ...(process.env['HOST'] === undefined ? {} : { host: process.env['HOST'] }),
+    ...(process.env['NODE_ENV'] === 'production' ? { mode: 'production' } : {}),
+    ...(process.env['ANTHROPIC_URL'] === undefined ? {} : { anthropicUrl: process.env['ANTHROPIC_URL'] }),
+    ...(process.env['ANTHROPIC_API_KEY'] === undefined ? {} : { apiKey: process.env['ANTHROPIC_API_KEY'] }),
+  });
+  console.log(`the ${framework} example is at ${example.url}/ (Ctrl-C to stop)`);
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const framework = process.argv[2];
+  if (framework !== 'react' && framework !== 'vue' && framework !== 'svelte') {
+    console.error('usage: node examples/shared/serve.mjs react|vue|svelte');
+    process.exit(2);
+  }
+  await serveFromCommandLine(framework);
+}
