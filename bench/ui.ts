@@ -13,8 +13,9 @@
  * - `decoder`: the call as Anthropic Messages SSE bytes, one SSE event per read, through
  *   `new ProviderEventStream({ provider: 'anthropic' })` into a `WritableStream` whose `write`
  *   does nothing: the least argstream does before a UI gets anything.
- * - `store`: the same bytes through `ProviderEventStream` into
- *   `new TurnStore({ schedule: 'sync' }).writable`, with a listener that reads a snapshot at every
+ * - `store`: the same bytes as a `Response`, read by
+ *   `new TurnStore({ schedule: 'sync' }).consume(response, { provider: 'anthropic' })` (the body
+ *   decoded and applied per read, no stream between), with a listener that reads a snapshot at every
  *   notification (`schedule: 'sync'`: one notification per change, the worst case — a frame per
  *   event at a provider's pace).
  *
@@ -44,7 +45,7 @@ export const UI_ROW_LABELS: Readonly<Record<UiRowId, string>> = {
   'ai-sdk/5': '`ai` 5 `readUIMessageStream` (what `useChat` runs per chunk)',
   'ai-sdk/7': '`ai` 7 `readUIMessageStream` (what `useChat` runs per chunk)',
   decoder: '`ProviderEventStream` → a `WritableStream` that does nothing',
-  store: '`ProviderEventStream` → `TurnStore({ schedule: \'sync\' }).writable`, a snapshot read per notification',
+  store: '`TurnStore({ schedule: \'sync\' }).consume(response, { provider: \'anthropic\' })`, a snapshot read per notification',
 };
 
 /** What a row hands a UI per call, for the "renders" column. */
@@ -217,7 +218,7 @@ async function storeRow(reads: readonly Uint8Array[]): Promise<Outcome> {
     snapshot = turn.getSnapshot();
     renders++;
   });
-  await bodyOf(reads).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })).pipeTo(turn.writable);
+  await turn.consume(new Response(bodyOf(reads)), { provider: 'anthropic' });
   unsubscribe();
   if (snapshot === undefined) throw new Error('TurnStore: no notification');
   if (snapshot !== turn.getSnapshot()) throw new Error('TurnStore: the last notified snapshot is not the final one');

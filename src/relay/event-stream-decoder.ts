@@ -13,8 +13,8 @@ import { errorClasses, readError, readEvent, type ErrorClass } from './wire.ts';
 /** Options of {@link EventStreamDecoder}. */
 export type EventStreamDecoderOptions = RelayDecoderOptions;
 
-/** The decoding, without a stream. */
-class EventStreamDecoderCore<T> implements DecoderCore<T> {
+/** The decoding, without a stream. Internal (`TurnStore.consume` reads a body with it). */
+export class EventStreamDecoderCore<T> implements DecoderCore<T> {
   readonly #classes: ReadonlyMap<string, ErrorClass>;
   readonly #max: number;
   readonly #text = new ChunkText();

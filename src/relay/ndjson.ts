@@ -76,8 +76,8 @@ export class NdjsonEncoder<T = PipelineEvent> implements ReadableWritablePair<Ui
   }
 }
 
-/** The decoding, without a stream. */
-class NdjsonDecoderCore<T> implements DecoderCore<T> {
+/** The decoding, without a stream. Internal (`TurnStore.consume` reads a body with it). */
+export class NdjsonDecoderCore<T> implements DecoderCore<T> {
   readonly #classes: ReadonlyMap<string, ErrorClass>;
   readonly #max: number;
   readonly #text = new ChunkText();

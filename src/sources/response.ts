@@ -183,8 +183,8 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
   }
 }
 
-/** The {@link ProviderError} of an HTTP error response, from at most 64 KiB of its body. */
-async function httpError(response: Response, provider: FromResponseOptions['provider']): Promise<ProviderError> {
+/** The {@link ProviderError} of an HTTP error response, from at most 64 KiB of its body. Internal. */
+export async function httpError(response: Response, provider: FromResponseOptions['provider']): Promise<ProviderError> {
   let text = '';
   const body = response.body;
   if (body !== null) {

@@ -7,11 +7,12 @@
 import { FragmentAggregator } from '../json/fragment-aggregator.ts';
 import { escapeToken } from '../json/json-pointer.ts';
 import type { JsonLimits } from '../json/scanner.ts';
-import { EventStreamDecoder } from '../relay/event-stream-decoder.ts';
-import { NdjsonDecoder } from '../relay/ndjson.ts';
+import { ProviderEventDecoder, type ProviderEventStreamOptions } from '../providers/provider-event-decoder.ts';
+import { EventStreamDecoderCore } from '../relay/event-stream-decoder.ts';
+import { NdjsonDecoderCore } from '../relay/ndjson.ts';
+import type { DecoderCore } from '../relay/relay-decoder.ts';
 import { RelayError } from '../relay/relay-error.ts';
-import { fromResponse } from '../sources/response.ts';
-import type { ProviderEventStreamOptions } from '../providers/provider-event-decoder.ts';
+import { httpError } from '../sources/response.ts';
 import { TurnBuilder } from '../turn/turn-builder.ts';
 import type {
   FieldEvent,
@@ -271,21 +272,80 @@ export class TurnStore<T extends ToolSchemas = {}> {
    * Read `source` into the store to its end: a `ReadableStream` of events, or a `Response` (an
    * argstream relay's SSE or NDJSON, or with `provider` a provider's own response). Resolves with
    * the final snapshot — also when the stream failed: the error is in it, not thrown.
+   *
+   * A `Response` is read without any stream between its body and the store: each network read is
+   * decoded and applied in one step.
    */
   async consume(source: ReadableStream<unknown> | Response, options: ConsumeOptions = {}): Promise<TurnSnapshot<T>> {
-    let stream: ReadableStream<unknown>;
+    const { signal } = options;
+    let reader: ReadableStreamDefaultReader<unknown> | undefined;
+    let core: DecoderCore<unknown> | undefined;
     try {
-      stream = source instanceof ReadableStream ? source : responseEvents(source, options);
+      if (source instanceof ReadableStream) reader = source.getReader();
+      else {
+        const opened = await openResponse(source, options);
+        reader = opened.reader;
+        core = opened.core;
+      }
     } catch (error) {
       this.fail(error);
       return this.getSnapshot();
     }
-    const pipeOptions = options.signal === undefined ? {} : { signal: options.signal };
-    await stream.pipeTo(this.writable, pipeOptions).catch((reason: unknown) => {
-      // pipeTo aborts the writable with the source's error; a signal that fired first lands here.
-      if (this.#status !== 'error' && this.#status !== 'done') this.fail(reason);
-    });
+    const stop = (): void => {
+      const reason: unknown = signal?.reason;
+      this.fail(reason);
+      void reader?.cancel(reason).catch(() => undefined);
+    };
+    if (signal?.aborted === true) stop();
+    else signal?.addEventListener('abort', stop, { once: true });
+    try {
+      await this.#pump(reader, core);
+    } finally {
+      signal?.removeEventListener('abort', stop);
+      reader.releaseLock();
+    }
     return this.finished;
+  }
+
+  /** Read to the end, decoding with `core` when there is one; an error lands in the snapshot. */
+  async #pump(reader: ReadableStreamDefaultReader<unknown>, core: DecoderCore<unknown> | undefined): Promise<void> {
+    const decoded: unknown[] = [];
+    const apply = async (): Promise<void> => {
+      for (let i = 0; i < decoded.length; i++) {
+        const pending = this.push(decoded[i]);
+        if (pending !== undefined) await pending;
+      }
+      decoded.length = 0;
+    };
+    try {
+      for (;;) {
+        if (this.#status === 'done' || this.#status === 'error') return;
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (core === undefined) {
+          const pending = this.push(value);
+          if (pending !== undefined) await pending;
+          continue;
+        }
+        try {
+          core.push(value as Uint8Array, decoded);
+        } finally {
+          await apply();
+        }
+      }
+      if (core !== undefined) {
+        try {
+          core.end(decoded);
+        } finally {
+          await apply();
+        }
+      }
+      await this.end();
+    } catch (error) {
+      decoded.length = 0;
+      this.fail(error);
+      await reader.cancel(error).catch(() => undefined);
+    }
   }
 
   /** The final snapshot, once the turn ended (done or error). */
@@ -758,16 +818,27 @@ function sameSnapshot<T extends ToolSchemas>(a: TurnSnapshot<T>, b: TurnSnapshot
   );
 }
 
-/** The events of a `Response`: a provider's (with `provider`) or an argstream relay's. */
-function responseEvents(response: Response, options: ConsumeOptions): ReadableStream<unknown> {
-  if (options.provider !== undefined) return fromResponse(response, { provider: options.provider });
+/** The body of a `Response` and the core that decodes it: a provider's (with `provider`) or an argstream relay's. */
+async function openResponse(
+  response: Response,
+  options: ConsumeOptions,
+): Promise<{ reader: ReadableStreamDefaultReader<unknown>; core: DecoderCore<unknown> }> {
+  const { provider } = options;
+  if (response.bodyUsed || response.body?.locked === true) throw new TypeError('TurnStore.consume: the response body was already read');
+  if (provider !== undefined) {
+    if (provider === 'ai-sdk') throw new TypeError("TurnStore.consume: 'ai-sdk' is not an HTTP API; pipe `streamText(…).fullStream` into the store's writable");
+    const core = new ProviderEventDecoder({ provider });
+    if (!response.ok) throw await httpError(response, provider);
+    return { reader: (response.body ?? new Response('').body!).getReader(), core: core as unknown as DecoderCore<unknown> };
+  }
   if (!response.ok) {
+    await response.body?.cancel().catch(() => undefined);
     throw new RelayError('invalid-input', `the relay answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
   }
   if (response.body === null) throw new RelayError('invalid-input', 'the relay response has no body');
   const type = response.headers.get('content-type') ?? '';
-  const decoder = /ndjson|jsonl|json-seq/i.test(type) ? new NdjsonDecoder() : new EventStreamDecoder();
-  return response.body.pipeThrough(decoder as unknown as TransformStream<Uint8Array, unknown>);
+  const core = /ndjson|jsonl|json-seq/i.test(type) ? new NdjsonDecoderCore<unknown>({}) : new EventStreamDecoderCore<unknown>({});
+  return { reader: response.body.getReader(), core };
 }
 
 function scheduler(schedule: TurnStoreSchedule): (notify: () => void) => void {
