@@ -14,7 +14,7 @@
  *   `new ProviderEventStream({ provider: 'anthropic' })` into a `WritableStream` whose `write`
  *   does nothing: the least argstream does before a UI gets anything.
  * - `store`: the same bytes as a `Response`, read by
- *   `new TurnStore({ schedule: 'sync' }).consume(response, { provider: 'anthropic' })` (the body
+ *   `new TurnStore({ schedule: 'sync' }).consume(response, { decoder: new ProviderEventDecoder({ provider: 'anthropic' }) })` (the body
  *   decoded and applied per read, no stream between), with a listener that reads a snapshot at every
  *   notification (`schedule: 'sync'`: one notification per change, the worst case — a frame per
  *   event at a provider's pace).
@@ -25,7 +25,7 @@
  */
 import { readUIMessageStream as readUIMessageStream5, type UIMessageChunk as UIMessageChunk5 } from 'ai';
 import { readUIMessageStream as readUIMessageStream7, type UIMessageChunk as UIMessageChunk7 } from 'ai7';
-import { ProviderEventStream, TurnStore, type JsonValue, type StreamEvent, type TurnSnapshot } from '../src/index.ts';
+import { ProviderEventDecoder, ProviderEventStream, TurnStore, type JsonValue, type StreamEvent, type TurnSnapshot } from '../src/index.ts';
 import { clockName, clockNow } from './measure.ts';
 import { ANTHROPIC_TOOL_ID, TOOL_NAME, argumentDeltas, bodyOf, readsOf, sseEvents } from './pipeline.ts';
 import { makeWorkload } from './workloads.ts';
@@ -45,7 +45,7 @@ export const UI_ROW_LABELS: Readonly<Record<UiRowId, string>> = {
   'ai-sdk/5': '`ai` 5 `readUIMessageStream` (what `useChat` runs per chunk)',
   'ai-sdk/7': '`ai` 7 `readUIMessageStream` (what `useChat` runs per chunk)',
   decoder: '`ProviderEventStream` → a `WritableStream` that does nothing',
-  store: '`TurnStore({ schedule: \'sync\' }).consume(response, { provider: \'anthropic\' })`, a snapshot read per notification',
+  store: '`TurnStore({ schedule: \'sync\' }).consume(response, { decoder: new ProviderEventDecoder({ provider: \'anthropic\' }) })`, a snapshot read per notification',
 };
 
 /** What a row hands a UI per call, for the "renders" column. */
@@ -218,7 +218,7 @@ async function storeRow(reads: readonly Uint8Array[]): Promise<Outcome> {
     snapshot = turn.getSnapshot();
     renders++;
   });
-  await turn.consume(new Response(bodyOf(reads)), { provider: 'anthropic' });
+  await turn.consume(new Response(bodyOf(reads)), { decoder: new ProviderEventDecoder({ provider: 'anthropic' }) });
   unsubscribe();
   if (snapshot === undefined) throw new Error('TurnStore: no notification');
   if (snapshot !== turn.getSnapshot()) throw new Error('TurnStore: the last notified snapshot is not the final one');

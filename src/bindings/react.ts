@@ -14,7 +14,7 @@ export type { TurnSource, TurnSourceOptions } from '../store/connect.ts';
  * The snapshot of a streaming turn, re-rendered as it changes (at most once per animation frame by
  * default): `useSyncExternalStore` over a {@link TurnStore}.
  *
- * `source` is a `ReadableStream` of events, a `Response` (an argstream relay's; with `provider`,
+ * `source` is a `ReadableStream` of events, a `Response` (an argstream relay's; with `decoder`,
  * a provider's own) or a `TurnStore`; keep it stable (state, not a new stream per render): a new
  * source is a new turn. The stream is read while the component is mounted and cancelled when it
  * unmounts (not by the extra unmount of React's development mode). Options are read when the

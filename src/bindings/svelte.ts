@@ -20,7 +20,7 @@ export interface TurnReadable<T extends ToolSchemas = {}> {
  * keeping their identity. It implements Svelte's store contract itself, so it needs no import of
  * Svelte and works in runes mode (`$turn` in markup and in `$derived`) as in older components.
  *
- * `source` is a `ReadableStream` of events, a `Response` (an argstream relay's; with `provider`, a
+ * `source` is a `ReadableStream` of events, a `Response` (an argstream relay's; with `decoder`, a
  * provider's own) or a `TurnStore`. The stream is read from the first subscription and cancelled
  * when the last subscriber leaves (the component is destroyed).
  * @example

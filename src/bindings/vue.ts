@@ -15,7 +15,7 @@ export type { TurnSource, TurnSourceOptions } from '../store/connect.ts';
  * most once per animation frame by default); every unchanged part keeps its identity, so child
  * components of unchanged calls do not update.
  *
- * `source` is a `ReadableStream` of events, a `Response` (an argstream relay's; with `provider`, a
+ * `source` is a `ReadableStream` of events, a `Response` (an argstream relay's; with `decoder`, a
  * provider's own) or a `TurnStore`, or a ref or getter of one: a new source is a new turn. The
  * stream is read while the calling scope (the component) lives and cancelled when it is disposed.
  * @example

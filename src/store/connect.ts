@@ -4,27 +4,30 @@
  *
  * @module
  */
-import type { ProviderEventStreamOptions } from '../providers/provider-event-decoder.ts';
+import type { PushCore } from '../core.ts';
 import type { ToolSchemas } from './tools.ts';
 import { TurnStore, type TurnStoreOptions } from './turn-store.ts';
 
 /**
  * What a binding shows: a `ReadableStream` of events (any stage's output, a decoded relay), a
- * `Response` (an argstream relay's; with `provider`, a provider's own), or a {@link TurnStore} that
+ * `Response` (an argstream relay's; with `decoder`, a provider's own), or a {@link TurnStore} that
  * something else fills. `null` or `undefined` shows an empty turn (`status: 'waiting'`).
  */
 export type TurnSource<T extends ToolSchemas = {}> = ReadableStream<unknown> | Response | TurnStore<T> | null | undefined;
 
-/** Options of the bindings: the store's, and for a provider's own `Response`, its name. */
+/** Options of the bindings: the store's, and for a provider's own `Response`, how to decode it. */
 export interface TurnSourceOptions<T extends ToolSchemas = {}> extends TurnStoreOptions<T> {
-  /** The provider of a `Response` that comes straight from it (see `TurnStore.consume`). */
-  readonly provider?: ProviderEventStreamOptions['provider'];
+  /**
+   * For a `Response` that comes straight from a provider: makes its decoder,
+   * `() => new ProviderEventDecoder({ provider: 'anthropic' })` (see `TurnStore.consume`).
+   */
+  readonly decoder?: () => PushCore<Uint8Array, unknown>;
 }
 
 /** The store a binding reads: the source itself if it is one, else a new store for it. */
 export function storeFor<T extends ToolSchemas>(source: TurnSource<T>, options: TurnSourceOptions<T> = {}): TurnStore<T> {
   if (source instanceof TurnStore) return source;
-  const { provider: _provider, ...storeOptions } = options;
+  const { decoder: _decoder, ...storeOptions } = options;
   return new TurnStore<T>(storeOptions);
 }
 
@@ -51,7 +54,7 @@ export function hold<T extends ToolSchemas>(store: TurnStore<T>, source: TurnSou
     const controller = new AbortController();
     reading = { controller, users: 0, stopping: undefined };
     readings.set(key, reading);
-    const consumeOptions = options.provider === undefined ? { signal: controller.signal } : { signal: controller.signal, provider: options.provider };
+    const consumeOptions = options.decoder === undefined ? { signal: controller.signal } : { signal: controller.signal, decoder: options.decoder() };
     void store.consume(source, consumeOptions);
   }
   const held = reading;

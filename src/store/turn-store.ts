@@ -7,12 +7,11 @@
 import { FragmentAggregator } from '../json/fragment-aggregator.ts';
 import { escapeToken } from '../json/json-pointer.ts';
 import type { JsonLimits } from '../json/scanner.ts';
-import { ProviderEventDecoder, type ProviderEventStreamOptions } from '../providers/provider-event-decoder.ts';
+import type { PushCore } from '../core.ts';
 import { EventStreamDecoderCore } from '../relay/event-stream-decoder.ts';
 import { NdjsonDecoderCore } from '../relay/ndjson.ts';
 import type { DecoderCore } from '../relay/relay-decoder.ts';
 import { RelayError } from '../relay/relay-error.ts';
-import { httpError } from '../sources/response.ts';
 import { TurnBuilder } from '../turn/turn-builder.ts';
 import type {
   FieldEvent,
@@ -76,11 +75,12 @@ export interface TurnStoreOptions<T extends ToolSchemas = {}> extends JsonLimits
 /** Options of {@link TurnStore.consume}. */
 export interface ConsumeOptions {
   /**
-   * For a `Response` straight from a provider: its name, as `fromResponse` takes it. Without it a
-   * `Response` is read as an argstream relay (`EventStreamEncoder`'s SSE, or NDJSON by its
-   * `content-type`).
+   * For a `Response` straight from a provider: the decoder of its bytes,
+   * `new ProviderEventDecoder({ provider })` (one per response). Without it a `Response` is read
+   * as an argstream relay (`EventStreamEncoder`'s SSE, or NDJSON by its `content-type`), and a page
+   * bundles no provider's adapter.
    */
-  readonly provider?: ProviderEventStreamOptions['provider'];
+  readonly decoder?: PushCore<Uint8Array, unknown>;
   /** Stop reading: the source is cancelled and the turn ends in `error` with the signal's reason. */
   readonly signal?: AbortSignal;
 }
@@ -270,7 +270,7 @@ export class TurnStore<T extends ToolSchemas = {}> {
 
   /**
    * Read `source` into the store to its end: a `ReadableStream` of events, or a `Response` (an
-   * argstream relay's SSE or NDJSON, or with `provider` a provider's own response). Resolves with
+   * argstream relay's SSE or NDJSON, or with `decoder` a provider's own response). Resolves with
    * the final snapshot — also when the stream failed: the error is in it, not thrown.
    *
    * A `Response` is read without any stream between its body and the store: each network read is
@@ -818,18 +818,30 @@ function sameSnapshot<T extends ToolSchemas>(a: TurnSnapshot<T>, b: TurnSnapshot
   );
 }
 
+/**
+ * A provider's HTTP error: its decoder reads the error body (every adapter turns a provider's
+ * error document into a `ProviderError`); a body it does not recognise is an error too.
+ */
+async function providerHttpError(response: Response, decoder: PushCore<Uint8Array, unknown>): Promise<unknown> {
+  const body = new Uint8Array(await response.arrayBuffer().catch(() => new ArrayBuffer(0)));
+  try {
+    decoder.push(body, []);
+    decoder.end([]);
+  } catch (error) {
+    return error;
+  }
+  return new Error(`the provider answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
+}
+
 /** The body of a `Response` and the core that decodes it: a provider's (with `provider`) or an argstream relay's. */
 async function openResponse(
   response: Response,
   options: ConsumeOptions,
 ): Promise<{ reader: ReadableStreamDefaultReader<unknown>; core: DecoderCore<unknown> }> {
-  const { provider } = options;
   if (response.bodyUsed || response.body?.locked === true) throw new TypeError('TurnStore.consume: the response body was already read');
-  if (provider !== undefined) {
-    if (provider === 'ai-sdk') throw new TypeError("TurnStore.consume: 'ai-sdk' is not an HTTP API; pipe `streamText(…).fullStream` into the store's writable");
-    const core = new ProviderEventDecoder({ provider });
-    if (!response.ok) throw await httpError(response, provider);
-    return { reader: (response.body ?? new Response('').body!).getReader(), core: core as unknown as DecoderCore<unknown> };
+  if (options.decoder !== undefined) {
+    if (!response.ok) throw await providerHttpError(response, options.decoder);
+    return { reader: (response.body ?? new Response('').body!).getReader(), core: options.decoder as unknown as DecoderCore<unknown> };
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);

@@ -13,6 +13,7 @@ import {
   IncompleteToolCallError,
   PathUpdateStream,
   ProviderError,
+  ProviderEventDecoder,
   ProviderEventStream,
   RelayError,
   ToolCallDeltaStream,
@@ -304,7 +305,7 @@ describe('TurnStore: errors land in the snapshot', () => {
       'event: content_block_delta\ndata: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\\"path\\":\\"/a\\",\\"content\\":\\"x"}}\n\n' +
       'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
     const store = new TurnStore();
-    const snapshot = await store.consume(new Response(sse, { headers: { 'content-type': 'text/event-stream' } }), { provider: 'anthropic' });
+    const snapshot = await store.consume(new Response(sse, { headers: { 'content-type': 'text/event-stream' } }), { decoder: new ProviderEventDecoder({ provider: 'anthropic' }) });
     expect(snapshot.status).toBe('error');
     expect(snapshot.error).toBeInstanceOf(ProviderError);
     expect(snapshot.text).toBe('Writing');
