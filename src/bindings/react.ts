@@ -12,7 +12,7 @@ export type { TurnSource, TurnSourceOptions } from '../store/connect.ts';
 
 /**
  * The snapshot of a streaming turn, re-rendered as it changes (at most once per animation frame by
- * default): `useSyncExternalStore` over a {@link TurnStore}.
+ * default): `useSyncExternalStore` over a `TurnStore`.
  *
  * `source` is a `ReadableStream` of events, a `Response` (an argstream relay's; with `decoder`,
  * a provider's own) or a `TurnStore`; keep it stable (state, not a new stream per render): a new

@@ -66,7 +66,7 @@ export type TurnStoreSchedule = 'frame' | 'task' | 'sync' | ((notify: () => void
 
 /** Options of {@link TurnStore}. */
 export interface TurnStoreOptions<T extends ToolSchemas = {}> extends JsonLimits {
-  /** The application's tools ({@link defineTools}): each call of one is typed and validated. */
+  /** The application's tools (`defineTools`): each call of one is typed and validated. */
   readonly tools?: T;
   /** When listeners are told of changes. The end (or the error) is always told at once. @default 'frame' */
   readonly schedule?: TurnStoreSchedule;
