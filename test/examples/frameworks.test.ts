@@ -1,0 +1,362 @@
+/**
+ * examples/react (with React 19 and React 18), examples/vue and examples/svelte in every browser
+ * engine: Chromium (playwright-core), Firefox (puppeteer-core, WebDriver BiDi) and WebKit
+ * (WebKitGTK's MiniBrowser under WebKitWebDriver and Xvfb), started by the runners of
+ * test/runtimes/ as browser.test.ts starts them: one browser per engine for every page, the page
+ * reused. Each example is served once by examples/shared/serve.mjs (argstream and its bindings
+ * bundled from src/, the edge function run in Node) in front of one model that the tests script:
+ * it streams the events a test gives it and stops at chosen points until the test lets it go on.
+ * DOM assertions only:
+ *
+ * - one write_file call: right after its path (the path, complete; no content yet), twice in the
+ *   middle of its content (exactly the characters sent so far, then more of them), then the end
+ *   (the ✓ and exactly the arguments);
+ * - two write_file calls and a call of another tool: the second file streams beside the first,
+ *   which is complete, and the other tool shows its name and its input as JSON;
+ * - an `event: error` from the model in the middle of the content: the ProviderError on the page,
+ *   the call failed with what had arrived of it.
+ *
+ * React 18 cannot be installed beside the root's React 19: it is test/frameworks/react18's own
+ * package (installed by test/frameworks/install.mjs), and the React example is bundled a second
+ * time with `react` and `react-dom` resolved there.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFrameworkExample, type FrameworkExample } from '../../examples/shared/serve.mjs';
+import { TurnStore, defineTools } from '../../src/index.ts';
+import type { BrowserSession } from '../runtimes/harness.ts';
+import { execute, waitInPage } from '../runtimes/harness.ts';
+import { chromiumMissing, launchChromium } from '../runtimes/chromium/run.ts';
+import { firefoxMissing, launchFirefox } from '../runtimes/firefox/run.ts';
+import { launchWebKit, webkitMissing } from '../runtimes/webkit/run.ts';
+import { anthropicTurn, startScriptedModel, type ScriptedModel } from './scripted-model.ts';
+
+const IN_CI = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
+const REACT18 = fileURLToPath(new URL('../frameworks/react18/', import.meta.url));
+
+const ENGINES: ReadonlyArray<{ name: string; launch: () => Promise<BrowserSession>; missing: () => string | undefined }> = [
+  { name: 'Chromium', launch: launchChromium, missing: chromiumMissing },
+  { name: 'Firefox', launch: launchFirefox, missing: firefoxMissing },
+  { name: 'WebKit', launch: launchWebKit, missing: webkitMissing },
+];
+
+/** The React of test/frameworks/react18, or why it is not there. */
+function react18Missing(): string | undefined {
+  const manifest = `${REACT18}node_modules/react-dom/package.json`;
+  if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version.startsWith('18.')) return undefined;
+  return 'React 18 is missing from test/frameworks/react18/node_modules: run `npm test` (it installs it) or `node test/frameworks/install.mjs` (npm ci there)';
+}
+
+interface Variant {
+  readonly name: string;
+  readonly framework: 'react' | 'vue' | 'svelte';
+  readonly reactDir?: string;
+  readonly missing?: () => string | undefined;
+}
+
+const VARIANTS: readonly Variant[] = [
+  { name: 'React 19', framework: 'react' },
+  { name: 'React 18', framework: 'react', reactDir: REACT18, missing: react18Missing },
+  { name: 'Vue 3', framework: 'vue' },
+  { name: 'Svelte 5', framework: 'svelte' },
+];
+
+/** The call the model writes, by hand: escapes, quotes, non-ASCII and an emoji in the content. */
+const EXPECTED = {
+  path: 'src/greet.rs',
+  content: 'pub fn greet(name: &str) -> String {\n    format!("héllo, {name} 👋 \\"friend\\"\\n")\n}\n\n#[test]\nfn greets() {\n    assert_eq!(greet("ana"), "héllo, ana 👋 \\"friend\\"\\n");\n}\n',
+};
+const SECOND = { path: 'tests/greet.rs', content: 'use crate::greet;\n\n#[test]\nfn greets_bob() {\n    assert!(greet("bob").starts_with("héllo, bob"));\n}\n' };
+const OTHER = { command: 'cargo test', cwd: '.' };
+const TEXT = "I'll add the greeting function.";
+
+/** Model-sized pieces of a call's argument JSON. */
+const piecesOf = (value: object) => JSON.stringify(value).match(/[\s\S]{1,7}/g)!;
+
+/**
+ * What a page must show of a string field once `raw` (its JSON text so far, after the opening
+ * quote) has arrived: every complete character — a split escape and the first half of a surrogate
+ * pair are held back, nothing else.
+ */
+function decodedPrefix(raw: string): string {
+  for (let end = raw.length; end >= 0; end--) {
+    try {
+      const text = JSON.parse(`"${raw.slice(0, end)}"`) as string;
+      return /[\uD800-\uDBFF]$/.test(text) ? text.slice(0, -1) : text;
+    } catch {
+      // An escape cut in the middle: shorter.
+    }
+  }
+  return '';
+}
+
+/** Where the argument text of `value` reaches `length` characters: how many of its pieces that takes. */
+function piecesFor(pieces: readonly string[], length: number): number {
+  let k = 0;
+  for (let sent = 0; sent < length; k++) sent += pieces[k]!.length;
+  return k;
+}
+
+/** What the page shows of `value`'s content after `k` of its pieces. */
+function contentAfter(pieces: readonly string[], k: number): string {
+  const text = pieces.slice(0, k).join('');
+  const start = text.indexOf('"content":"');
+  return start < 0 ? '' : decodedPrefix(text.slice(start + '"content":"'.length));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The page
+
+/** What the page shows: the status, the text, each call, the error. */
+function shown(session: BrowserSession) {
+  return session.evaluate(() => {
+    const status = document.getElementById('status');
+    const calls = Array.from(document.querySelectorAll<HTMLElement>('#calls article.call')).map((call) => ({
+      tool: call.dataset['tool'],
+      id: call.dataset['id'],
+      state: call.dataset['state'],
+      pathLine: call.querySelector('.path')?.textContent?.trim() ?? null,
+      path: call.querySelector('.path-value')?.textContent ?? null,
+      pathComplete: call.querySelector('.path-value')?.hasAttribute('data-complete') ?? false,
+      content: call.querySelector('.content-value')?.textContent ?? null,
+      contentComplete: call.querySelector('.content-value')?.hasAttribute('data-complete') ?? false,
+      input: call.querySelector('.input')?.textContent ?? null,
+      check: call.querySelector('.check')?.textContent ?? null,
+      error: call.querySelector('.call-error')?.textContent ?? null,
+    }));
+    return {
+      status: status?.dataset['state'],
+      statusText: status?.textContent?.trim() ?? '',
+      message: document.getElementById('message')?.textContent ?? '',
+      calls,
+      error: document.getElementById('error')?.textContent ?? null,
+    };
+  });
+}
+
+type Shown = Awaited<ReturnType<typeof shown>>;
+
+/** Poll what the page shows until `ready` says so; fails with the last thing shown. */
+async function until(session: BrowserSession, ready: (page: Shown) => boolean, what: string, timeoutMs = 15_000): Promise<Shown> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const page = await shown(session);
+    if (ready(page)) return page;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms; the page shows ${JSON.stringify(page)}`);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+  }
+}
+
+/** Open the example and press Send, as a user would. */
+async function send(session: BrowserSession, example: FrameworkExample): Promise<void> {
+  await session.goto(`${example.url}/`);
+  // The framework renders the form after the page's load event (React's createRoot schedules it).
+  await waitInPage(session, () => document.querySelector('#ask button[type="submit"]') !== null, 15_000, 'the Send button');
+  await session.click('#ask button[type="submit"]');
+}
+
+// ---------------------------------------------------------------------------------------------
+
+let model: ScriptedModel;
+const examples = new Map<string, FrameworkExample>();
+
+beforeAll(async () => {
+  model = await startScriptedModel();
+  for (const variant of VARIANTS) {
+    if (variant.missing?.() !== undefined) continue;
+    const options = { framework: variant.framework, argstream: 'src', anthropicUrl: model.url } as const;
+    examples.set(variant.name, await startFrameworkExample(variant.reactDir === undefined ? options : { ...options, reactDir: variant.reactDir }));
+  }
+}, 60_000);
+
+afterAll(async () => {
+  for (const example of examples.values()) await example.close();
+  await model?.close();
+});
+
+/** A variant's server, or the test skipped with what to install (failed in CI). */
+function exampleOf(variant: Variant, context: { skip(note?: string): void }): FrameworkExample {
+  const why = variant.missing?.();
+  if (why !== undefined) {
+    if (IN_CI) throw new Error(`${variant.name} is required in CI: ${why}`);
+    console.warn(`skipped: ${why}`);
+    context.skip(why);
+  }
+  const example = examples.get(variant.name);
+  if (example === undefined) throw new Error(`the ${variant.name} example did not start`);
+  return example;
+}
+
+describe('the framework examples, without a browser', () => {
+  it('examples/react type-checks: a call narrowed by its toolName has the input of its zod schema', async () => {
+    const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
+    const result = await execute(process.execPath, [tsc, '-p', 'examples/react', '--noEmit'], { timeoutMs: 60_000 });
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  });
+
+  it('bundles the React example with React 18 from test/frameworks/react18, and with the root React 19 otherwise', async (context) => {
+    const react19 = await (await fetch(`${exampleOf(VARIANTS[0]!, context).url}/app.js`)).text();
+    const react18 = await (await fetch(`${exampleOf(VARIANTS[1]!, context).url}/app.js`)).text();
+    const rootVersion = (JSON.parse(readFileSync(new URL('../../node_modules/react/package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    expect(react19).toContain(`"${rootVersion}"`);
+    expect(react18).toMatch(/"18\.\d+\.\d+"/);
+    expect(react18).not.toContain(`"${rootVersion}"`);
+  });
+
+  it('serve.mjs streams its scripted turn when started without a model: a sentence and two write_file calls', async () => {
+    const example = await startFrameworkExample({ framework: 'svelte', argstream: 'src', delayMs: 0 });
+    try {
+      const page = await fetch(`${example.url}/`);
+      expect(await page.text()).toContain('<script type="module" src="/app.js"></script>');
+      expect((await fetch(`${example.url}/style.css`)).status).toBe(200);
+      const response = await fetch(`${example.url}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"prompt":"Write a word counter"}' });
+      const tools = defineTools({ write_file: { '~standard': { version: 1, vendor: 'test', validate: (value: unknown) => ({ value }) } } });
+      const turn = await new TurnStore({ tools, schedule: 'sync' }).consume(response);
+      expect(turn.status).toBe('done');
+      expect(turn.text).toMatch(/word counter/);
+      expect(turn.calls.map((call) => [call.toolName, call.status, (call.input as { path?: string }).path])).toEqual([
+        ['write_file', 'complete', 'src/main.rs'],
+        ['write_file', 'complete', 'README.md'],
+      ]);
+    } finally {
+      await example.close();
+    }
+  });
+});
+
+for (const engine of ENGINES) {
+  describe(`the framework examples in ${engine.name}`, () => {
+    let session: BrowserSession | undefined;
+
+    beforeAll(async () => {
+      if (engine.missing() === undefined) session = await engine.launch();
+    }, 60_000);
+
+    afterAll(async () => {
+      await session?.close();
+    }, 30_000);
+
+    /** The session, or the test skipped with what to install (failed in CI). */
+    function browser(context: { skip(note?: string): void }): BrowserSession {
+      const why = engine.missing();
+      if (why !== undefined) {
+        if (IN_CI) throw new Error(`${engine.name} is required in CI: ${why}`);
+        console.warn(`skipped: ${why}`);
+        context.skip(why);
+      }
+      if (session === undefined) throw new Error(`${engine.name} did not start`);
+      return session;
+    }
+
+    for (const variant of VARIANTS) {
+      describe(variant.name, () => {
+        it('shows the write_file path first, then its content growing as it streams, then the ✓ and exactly the arguments', async (context) => {
+          const page = browser(context);
+          const example = exampleOf(variant, context);
+          const pieces = piecesOf(EXPECTED);
+          const argumentText = pieces.join('');
+          const pathEnd = argumentText.indexOf('","content":"') + 1;
+          const contentStart = pathEnd + ',"content":"'.length;
+          // Stop 0 right after the path's closing quote, before the content's key is complete;
+          // stops 1 and 2 inside the content, 40 and 120 characters of its JSON text in.
+          const stops = [piecesFor(pieces, pathEnd), piecesFor(pieces, contentStart + 40), piecesFor(pieces, contentStart + 120)];
+          expect(pieces.slice(0, stops[0]).join('').length, 'stop 0 comes before the content key is complete').toBeLessThan(contentStart - 2);
+          const { events, firstPiece } = anthropicTurn(TEXT, [{ id: 'toolu_file_1', name: 'write_file', pieces }]);
+          const script = model.play(events, stops.map((k) => firstPiece[0]! + k));
+          const problemsBefore = page.problems().length;
+          await send(page, example);
+
+          // Everything sent before a stop reaches the page; nothing after it can.
+          await script.reached(0);
+          const path = await until(page, (p) => p.calls[0]?.pathComplete === true, 'the path, complete');
+          expect(path.status).toBe('streaming');
+          expect(path.message).toBe(TEXT);
+          expect(path.calls).toHaveLength(1);
+          expect(path.calls[0]).toMatchObject({ tool: 'write_file', id: 'toolu_file_1', state: 'streaming', path: EXPECTED.path, pathLine: `creating ${EXPECTED.path}`, content: null, check: null });
+
+          script.next();
+          await script.reached(1);
+          const first = await until(page, (p) => p.calls[0]?.content === contentAfter(pieces, stops[1]!), `the content's first ${contentAfter(pieces, stops[1]!).length} characters`);
+          expect(first.calls[0]!.content!.length).toBeGreaterThan(0);
+          expect(first.calls[0]).toMatchObject({ state: 'streaming', contentComplete: false, check: null });
+
+          script.next();
+          await script.reached(2);
+          const second = await until(page, (p) => p.calls[0]?.content === contentAfter(pieces, stops[2]!), `the content's first ${contentAfter(pieces, stops[2]!).length} characters`);
+          expect(second.calls[0]!.content!.length).toBeGreaterThan(first.calls[0]!.content!.length);
+          expect(second.calls[0]!.content!.length).toBeLessThan(EXPECTED.content.length);
+          expect(EXPECTED.content.startsWith(second.calls[0]!.content!)).toBe(true);
+          expect(second.status).toBe('streaming');
+          expect(second.calls[0]).toMatchObject({ state: 'streaming', contentComplete: false, check: null });
+
+          script.next();
+          const end = await until(page, (p) => p.status !== 'streaming', 'the end of the stream');
+          expect(end.status, end.statusText).toBe('done');
+          expect(end.error).toBeNull();
+          expect(end.calls).toHaveLength(1);
+          expect(end.calls[0]).toMatchObject({ state: 'complete', check: '✓', path: EXPECTED.path, content: EXPECTED.content, pathComplete: true, contentComplete: true, error: null });
+          expect(page.problems().slice(problemsBefore)).toEqual([]);
+        });
+
+        it('shows a second write_file call streaming beside the first, and a call of another tool as its name and JSON input', async (context) => {
+          const page = browser(context);
+          const example = exampleOf(variant, context);
+          const second = piecesOf(SECOND);
+          const calls = [
+            { id: 'toolu_file_1', name: 'write_file', pieces: piecesOf(EXPECTED) },
+            { id: 'toolu_file_2', name: 'write_file', pieces: second },
+            { id: 'toolu_run_1', name: 'run_command', pieces: piecesOf(OTHER) },
+          ];
+          const { events, firstPiece } = anthropicTurn(TEXT, calls);
+          const contentStart = JSON.stringify(SECOND).indexOf('"content":"') + '"content":"'.length;
+          const stop = piecesFor(second, contentStart + 30);
+          const script = model.play(events, [firstPiece[1]! + stop]);
+          const problemsBefore = page.problems().length;
+          await send(page, example);
+
+          await script.reached(0);
+          const middle = await until(page, (p) => p.calls[1]?.content === contentAfter(second, stop), 'the second file in the middle of its content');
+          expect(middle.status).toBe('streaming');
+          expect(middle.calls.map((call) => call.id)).toEqual(['toolu_file_1', 'toolu_file_2']);
+          expect(middle.calls[0]).toMatchObject({ state: 'complete', check: '✓', path: EXPECTED.path, content: EXPECTED.content });
+          expect(middle.calls[1]).toMatchObject({ state: 'streaming', check: null, path: SECOND.path, pathComplete: true, contentComplete: false });
+          expect(middle.calls[1]!.content!.length).toBeGreaterThan(0);
+          expect(middle.calls[1]!.content!.length).toBeLessThan(SECOND.content.length);
+
+          script.next();
+          const end = await until(page, (p) => p.status !== 'streaming', 'the end of the stream');
+          expect(end.status, end.statusText).toBe('done');
+          expect(end.calls.map((call) => [call.id, call.tool, call.state, call.check])).toEqual([
+            ['toolu_file_1', 'write_file', 'complete', '✓'],
+            ['toolu_file_2', 'write_file', 'complete', '✓'],
+            ['toolu_run_1', 'run_command', 'complete', '✓'],
+          ]);
+          expect(end.calls[0]).toMatchObject({ path: EXPECTED.path, content: EXPECTED.content });
+          expect(end.calls[1]).toMatchObject({ path: SECOND.path, content: SECOND.content });
+          expect(JSON.parse(end.calls[2]!.input!)).toEqual(OTHER);
+          expect(page.problems().slice(problemsBefore)).toEqual([]);
+        });
+
+        it("shows the model's error (an `event: error` in the middle of the content) and keeps what had arrived of the call", async (context) => {
+          const page = browser(context);
+          const example = exampleOf(variant, context);
+          const pieces = piecesOf(EXPECTED);
+          const contentStart = JSON.stringify(EXPECTED).indexOf('"content":"') + '"content":"'.length;
+          const cut = piecesFor(pieces, contentStart + 50);
+          const { events } = anthropicTurn(TEXT, [{ id: 'toolu_file_1', name: 'write_file', pieces }], { cutAfter: cut });
+          model.play(events);
+          await send(page, example);
+
+          const end = await until(page, (p) => p.status === 'error', 'the error');
+          expect(end.error).toMatch(/^ProviderError: .*Overloaded/);
+          expect(end.message).toBe(TEXT);
+          expect(end.calls).toHaveLength(1);
+          expect(end.calls[0]).toMatchObject({ state: 'failed', check: null, path: EXPECTED.path, content: contentAfter(pieces, cut) });
+          expect(end.calls[0]!.error).toMatch(/^ProviderError: .*Overloaded/);
+        });
+      });
+    }
+  });
+}
