@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const API = join(ROOT, 'docs', 'api');
+const API = join(ROOT, 'docs', 'api', 'index');
 
 /** `256`, `64 Mi UTF-16 units`, `16 MiB (16 777 216)`, `268435456 (256 Mi)` → a number. */
 function amount(text: string): number {

@@ -155,6 +155,33 @@ const SNIPPETS: Record<string, Entry> = {
     },
   },
 
+  'docs/ui.md#0': {
+    contains: 'const store = new TurnStore({ tools });',
+    run: (snippet) => async () => {
+      // A relay's response (the README's server), read into the store: the content grows, then the call completes, validated.
+      const sse = await relayed(writeFile());
+      const render = recorder();
+      // One SSE event per network read, a macrotask apart, as a live relay arrives.
+      const pieces = sse.split(/(?<=\n\n)/);
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          const piece = pieces.shift();
+          if (piece === undefined) controller.close();
+          else controller.enqueue(new TextEncoder().encode(piece));
+        },
+      });
+      const response = new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+      const printed = await runSnippet(snippet.code, { modules, scope: { prompt: 'write it', render, fetch: async () => response } });
+      expect(printed.log).toEqual([['done', 1]]);
+      const contents = render.calls.map((call) => call[2] as string | undefined);
+      expect(render.calls.at(-1)).toEqual(['toolu_1', WRITE_FILE_ARGS.path, WRITE_FILE_ARGS.content, 'complete']);
+      // Mid-stream: a proper prefix of the content was drawn while the call was streaming.
+      expect(render.calls.some((call) => call[3] === 'streaming' && typeof call[2] === 'string' && call[2].length > 0 && call[2].length < WRITE_FILE_ARGS.content.length && WRITE_FILE_ARGS.content.startsWith(call[2]))).toBe(true);
+      expect(contents.length).toBeGreaterThan(1);
+    },
+  },
+
   'CHANGELOG.md#0': {
     contains: '// before: fused implicitly',
     why: 'before/after pairs over the same placeholder streams (each would be read twice); every "now" form is run from README.md and docs/pipeline.md',

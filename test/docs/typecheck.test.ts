@@ -6,11 +6,11 @@
  * with the library's own strictness. A snippet without an import line continues the one before
  * it on its page ("with the same imports"): it is given the argstream exports it names.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { allSnippets, indexExports, PLACEHOLDERS, ROOT } from './snippets.ts';
+import { allSnippets, documents, indexExports, PLACEHOLDERS, ROOT } from './snippets.ts';
 
 const root = fileURLToPath(ROOT);
 const dir = fileURLToPath(new URL('node_modules/.cache/argstream-doc-snippets/', ROOT));
@@ -72,6 +72,47 @@ describe('the snippets of README.md, CHANGELOG.md and docs/', () => {
       const { line, character } = diagnostic.file!.getLineAndCharacterOfPosition(diagnostic.start);
       return `${snippet.doc}:${snippet.line + line}:${character + 1} (snippet ${snippet.index}): ${message}`;
     });
+    expect(problems).toEqual([]);
+  }, 120_000);
+  // The React snippets (```tsx): type-checked with React's JSX, `argstream/react` mapped to its
+  // source; what they render runs in the browsers in test/examples/frameworks.test.ts.
+  it('every tsx snippet type-checks against src/ with React', () => {
+    const tsxDir = `${dir}tsx/`;
+    rmSync(tsxDir, { recursive: true, force: true });
+    mkdirSync(tsxDir, { recursive: true });
+    const files = new Map<string, string>();
+    for (const doc of documents()) {
+      const text = readFileSync(new URL(doc, ROOT), 'utf8');
+      let index = 0;
+      for (const match of text.matchAll(/^( *)```tsx\n([\s\S]*?)^\1```$/gm)) {
+        const name = `${tsxDir}${doc.replace(/[/.]/g, '_')}_${index++}.tsx`;
+        writeFileSync(name, `${match[2]}\nexport {};\n`);
+        files.set(name, doc);
+      }
+    }
+    expect([...files.values()]).toContain('README.md');
+    writeFileSync(
+      `${tsxDir}placeholders.d.ts`,
+      "import type { ReactNode } from 'react';\ndeclare global {\n  /** The application's own component for a file. */\n  function FileView(props: { path: string | undefined; content: string | undefined; done: boolean }): ReactNode;\n}\nexport {};\n",
+    );
+    const options: ts.CompilerOptions = {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      lib: ['lib.es2022.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
+      jsx: ts.JsxEmit.ReactJSX,
+      types: [],
+      typeRoots: [`${root}node_modules/@types`],
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      exactOptionalPropertyTypes: true,
+      allowImportingTsExtensions: true,
+      noEmit: true,
+      skipLibCheck: true,
+      paths: { argstream: [index], 'argstream/react': [`${root}src/bindings/react.ts`] },
+    };
+    const program = ts.createProgram([...files.keys(), `${tsxDir}placeholders.d.ts`], options);
+    const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => `${diagnostic.file?.fileName ?? '(program)'}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`);
     expect(problems).toEqual([]);
   }, 120_000);
 });
