@@ -4,7 +4,7 @@
  * snapshot that re-renders as the turn streams — the text, then each tool call: a `write_file`
  * call as its path, its content growing, then ✓; any other tool as its name and input.
  */
-import { memo, useState, type FormEvent } from 'react';
+import { memo, useRef, useState, type FormEvent } from 'react';
 import type { ToolCallSnapshot, TurnSnapshot, TypedToolCall } from 'argstream';
 import { useTurn } from 'argstream/react';
 import { tools, type Tools } from './tools.ts';
@@ -15,21 +15,27 @@ export function App() {
   const [response, setResponse] = useState<Response | null>(null);
   const [sending, setSending] = useState(false);
   const [failure, setFailure] = useState<Error | null>(null);
-  // A new response is a new turn; the previous one's stream is cancelled.
+  const request = useRef<AbortController | null>(null);
+  // A new response is a new turn, and useTurn cancels the previous one's body; its request is
+  // aborted too, since Firefox goes on reading a response whose body was cancelled.
   const turn = useTurn(response, { tools });
 
   async function send(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const prompt = String(new FormData(event.currentTarget).get('prompt') ?? '');
-    setSending(true);
+    request.current?.abort();
+    const controller = new AbortController();
+    request.current = controller;
+    setResponse(null);
     setFailure(null);
+    setSending(true);
     try {
-      setResponse(await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt }) }));
+      const next = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt }), signal: controller.signal });
+      if (request.current === controller) setResponse(next);
     } catch (error) {
-      setResponse(null);
-      setFailure(error as Error);
+      if (request.current === controller) setFailure(error as Error);
     } finally {
-      setSending(false);
+      if (request.current === controller) setSending(false);
     }
   }
 

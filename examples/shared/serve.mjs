@@ -14,13 +14,17 @@
  * pacing: a sentence, then two write_file calls.
  */
 import { build } from 'esbuild';
-import sveltePlugin from 'esbuild-svelte';
+import esbuildSvelte from 'esbuild-svelte';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { vueSfc } from './vue-sfc.mjs';
+
+// esbuild-svelte is CommonJS (`module.exports = plugin`) with types that say `export default`: in
+// Node the default import is the plugin itself.
+const sveltePlugin = /** @type {typeof import('esbuild-svelte').default} */ (/** @type {unknown} */ (esbuildSvelte));
 
 const EXAMPLES = fileURLToPath(new URL('../', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

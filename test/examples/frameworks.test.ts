@@ -26,7 +26,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFrameworkExample, type FrameworkExample } from '../../examples/shared/serve.mjs';
 import { TurnStore, defineTools } from '../../src/index.ts';
 import type { BrowserSession } from '../runtimes/harness.ts';
-import { execute, waitInPage } from '../runtimes/harness.ts';
+import { execute, waitInPage, withTimeout } from '../runtimes/harness.ts';
 import { chromiumMissing, launchChromium } from '../runtimes/chromium/run.ts';
 import { firefoxMissing, launchFirefox } from '../runtimes/firefox/run.ts';
 import { launchWebKit, webkitMissing } from '../runtimes/webkit/run.ts';
@@ -355,6 +355,27 @@ for (const engine of ENGINES) {
           expect(end.calls).toHaveLength(1);
           expect(end.calls[0]).toMatchObject({ state: 'failed', check: null, path: EXPECTED.path, content: contentAfter(pieces, cut) });
           expect(end.calls[0]!.error).toMatch(/^ProviderError: .*Overloaded/);
+        });
+
+        it("replaces the turn on a second Send, and the first response's stream is cancelled up to the model", async (context) => {
+          const page = browser(context);
+          const example = exampleOf(variant, context);
+          const pieces = piecesOf(EXPECTED);
+          const first = anthropicTurn(TEXT, [{ id: 'toolu_first', name: 'write_file', pieces }]);
+          const held = model.play(first.events, [first.firstPiece[0]! + piecesFor(pieces, 30)]);
+          await send(page, example);
+          await held.reached(0);
+          await until(page, (p) => p.calls[0]?.id === 'toolu_first' && p.calls[0].content !== null, 'the first turn in the middle of its content');
+
+          const other = { path: 'src/other.rs', content: 'fn other() {}\n' };
+          model.play(anthropicTurn('Another file.', [{ id: 'toolu_second', name: 'write_file', pieces: piecesOf(other) }]).events);
+          await page.click('#ask button[type="submit"]');
+          const end = await until(page, (p) => p.status === 'done' && p.calls[0]?.id === 'toolu_second', 'the second turn, done');
+          expect(end.message).toBe('Another file.');
+          expect(end.calls).toHaveLength(1);
+          expect(end.calls[0]).toMatchObject({ state: 'complete', check: '✓', path: other.path, content: other.content });
+          // The page cancelled the first response's body; the relay cancelled the model's request.
+          await withTimeout(held.ended, 10_000, "the model's first request ending");
         });
       });
     }
