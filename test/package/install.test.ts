@@ -6,7 +6,7 @@
  * dependency, comes from npm's cache, which the contributor's `npm ci` filled. JSR: `deno publish
  * --dry-run` of deno.json's `@argstream/argstream` (Deno finds eventsource-parser in node_modules).
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -131,6 +131,46 @@ describe('the npm package, packed and installed into a fresh project', () => {
     const expected = manifestEntry(recording).toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: JSON.parse(c.args) as unknown }));
     expect(output.viaResponse).toEqual(expected);
     expect(output.viaChain).toEqual(expected);
+  });
+
+  // The bindings' entry points, as a user with the framework installed imports them (the peers are
+  // linked from this repository's node_modules, as the user's own install would provide them).
+  it('runs argstream/react, argstream/vue and argstream/svelte from the package, each with its framework', async () => {
+    for (const name of ['react', 'react-dom', 'vue', '@vue', 'scheduler']) {
+      const from = join(ROOT, 'node_modules', name);
+      const to = join(app, 'node_modules', name);
+      if (existsSync(from) && !existsSync(to)) symlinkSync(from, to, 'dir');
+    }
+    writeFileSync(
+      join(app, 'bindings.mjs'),
+      [
+        "import { createElement } from 'react';",
+        "import { renderToString } from 'react-dom/server';",
+        "import { createSSRApp, h } from 'vue';",
+        "import { renderToString as renderVue } from 'vue/server-renderer';",
+        "import { TurnStore } from 'argstream';",
+        "import { useTurn } from 'argstream/react';",
+        "import { useTurn as useVueTurn } from 'argstream/vue';",
+        "import { turnStore } from 'argstream/svelte';",
+        "const store = new TurnStore({ schedule: 'sync' });",
+        "store.push({ type: 'part', index: 0, part: { type: 'tool-call-start', toolCallId: 'c1', toolName: 'write_file' } });",
+        "store.push({ type: 'part', index: 0, part: { type: 'tool-call-arguments', chunk: '{\"path\":\"a.txt\",\"content\":\"hel' } });",
+        "const Call = () => { const turn = useTurn(store); return createElement('p', null, `${turn.calls[0].input.path}:${turn.calls[0].input.content}`); };",
+        "const react = renderToString(createElement(Call));",
+        "const vue = await renderVue(createSSRApp({ setup() { const turn = useVueTurn(store); return () => h('p', `${turn.value.calls[0].input.path}:${turn.value.calls[0].input.content}`); } }));",
+        'let svelte;',
+        "const unsubscribe = turnStore(store).subscribe((turn) => { svelte = `${turn.calls[0].input.path}:${turn.calls[0].input.content}`; });",
+        'unsubscribe();',
+        "console.log(JSON.stringify({ react, vue, svelte, resolved: import.meta.resolve('argstream/react') }));",
+        '',
+      ].join('\n'),
+    );
+    const result = ok(await execute(process.execPath, ['bindings.mjs'], { cwd: app }), 'node bindings.mjs');
+    const output = JSON.parse(result.stdout) as { react: string; vue: string; svelte: string; resolved: string };
+    expect(output.react).toBe('<p>a.txt:hel</p>');
+    expect(output.vue).toBe('<p>a.txt:hel</p>');
+    expect(output.svelte).toBe('a.txt:hel');
+    expect(new URL(output.resolved).pathname).toBe(new URL(`file://${join(installed, 'dist', 'bindings', 'react.js').split(sep).join('/')}`).pathname);
   });
 
   // A user module that uses the types: a wrong provider name must be an error, so `any` cannot pass.
