@@ -14,7 +14,12 @@
  * - two write_file calls and a call of another tool: the second file streams beside the first,
  *   which is complete, and the other tool shows its name and its input as JSON;
  * - an `event: error` from the model in the middle of the content: the ProviderError on the page,
- *   the call failed with what had arrived of it.
+ *   the call failed with what had arrived of it;
+ * - a second Send in the middle of a turn: the new turn replaces it, and the model's first request
+ *   ends (the page cancelled it, and the relay passed the cancellation on).
+ *
+ * The pages run the frameworks' development builds (React in StrictMode): nothing may be logged
+ * as an error or a warning while a turn streams.
  *
  * React 18 cannot be installed beside the root's React 19: it is test/frameworks/react18's own
  * package (installed by test/frameworks/install.mjs), and the React example is bundled a second
@@ -153,7 +158,32 @@ async function send(session: BrowserSession, example: FrameworkExample): Promise
   await session.goto(`${example.url}/`);
   // The framework renders the form after the page's load event (React's createRoot schedules it).
   await waitInPage(session, () => document.querySelector('#ask button[type="submit"]') !== null, 15_000, 'the Send button');
+  await recordConsole(session);
   await session.click('#ask button[type="submit"]');
+}
+
+/**
+ * From now on, keep what the page logs as errors and warnings: the frameworks' development builds
+ * (React's StrictMode checks, Vue's and Svelte's warnings) say there what they find wrong.
+ */
+function recordConsole(session: BrowserSession): Promise<void> {
+  return session.evaluate(() => {
+    const page = window as unknown as { argstreamLogs?: string[] };
+    if (page.argstreamLogs !== undefined) return;
+    const logs: string[] = (page.argstreamLogs = []);
+    for (const level of ['error', 'warn'] as const) {
+      const original = console[level];
+      console[level] = (...args: unknown[]) => {
+        logs.push(`${level}: ${args.map(String).join(' ')}`);
+        original.apply(console, args);
+      };
+    }
+  });
+}
+
+/** What the page logged as errors and warnings since {@link recordConsole}. */
+function consoleProblems(session: BrowserSession): Promise<string[]> {
+  return session.evaluate(() => (window as unknown as { argstreamLogs?: string[] }).argstreamLogs ?? []);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -298,6 +328,7 @@ for (const engine of ENGINES) {
           expect(end.calls).toHaveLength(1);
           expect(end.calls[0]).toMatchObject({ state: 'complete', check: '✓', path: EXPECTED.path, content: EXPECTED.content, pathComplete: true, contentComplete: true, error: null });
           expect(page.problems().slice(problemsBefore)).toEqual([]);
+          expect(await consoleProblems(page)).toEqual([]);
         });
 
         it('shows a second write_file call streaming beside the first, and a call of another tool as its name and JSON input', async (context) => {
@@ -337,6 +368,7 @@ for (const engine of ENGINES) {
           expect(end.calls[1]).toMatchObject({ path: SECOND.path, content: SECOND.content });
           expect(JSON.parse(end.calls[2]!.input!)).toEqual(OTHER);
           expect(page.problems().slice(problemsBefore)).toEqual([]);
+          expect(await consoleProblems(page)).toEqual([]);
         });
 
         it("shows the model's error (an `event: error` in the middle of the content) and keeps what had arrived of the call", async (context) => {
@@ -355,6 +387,7 @@ for (const engine of ENGINES) {
           expect(end.calls).toHaveLength(1);
           expect(end.calls[0]).toMatchObject({ state: 'failed', check: null, path: EXPECTED.path, content: contentAfter(pieces, cut) });
           expect(end.calls[0]!.error).toMatch(/^ProviderError: .*Overloaded/);
+          expect(await consoleProblems(page)).toEqual([]);
         });
 
         it("replaces the turn on a second Send, and the first response's stream is cancelled up to the model", async (context) => {
@@ -376,6 +409,7 @@ for (const engine of ENGINES) {
           expect(end.calls[0]).toMatchObject({ state: 'complete', check: '✓', path: other.path, content: other.content });
           // The page cancelled the first response's body; the relay cancelled the model's request.
           await withTimeout(held.ended, 10_000, "the model's first request ending");
+          expect(await consoleProblems(page)).toEqual([]);
         });
       });
     }
