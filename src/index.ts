@@ -206,6 +206,7 @@ export type {
   UntypedToolCall,
 } from './store/tools.ts';
 export { IncompleteToolCallError, TurnStore } from './store/turn-store.ts';
+export { TextBlocks } from './store/text-blocks.ts';
 export type { ConsumeOptions, TurnSnapshot, TurnStatus, TurnStoreOptions, TurnStoreSchedule } from './store/turn-store.ts';
 
 // Sources: a fetch Response with its status checked, and any (async) iterable (an SDK's stream) as

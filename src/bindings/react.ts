@@ -3,8 +3,9 @@
  *
  * @module
  */
-import { useEffect, useMemo, useSyncExternalStore } from 'react';
+import { useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
 import { hold, storeFor, type TurnSource, type TurnSourceOptions } from '../store/connect.ts';
+import { TextBlocks } from '../store/text-blocks.ts';
 import type { ToolSchemas } from '../store/tools.ts';
 import type { TurnSnapshot } from '../store/turn-store.ts';
 
@@ -35,4 +36,22 @@ export function useTurn<T extends ToolSchemas = {}>(source: TurnSource<T>, optio
   const store = useMemo(() => storeFor(source, options), [source]);
   useEffect(() => hold(store, source, options), [store]);
   return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
+}
+
+/**
+ * A growing text — a file's content as its call streams — as blocks of whole lines
+ * (`TextBlocks`): render each block as its own memoised element and a frame lays out only the
+ * last one, where one text node would be laid out whole at every change.
+ * @example
+ * ```tsx
+ * const Block = memo(({ text }: { text: string }) => <div className="line-block">{text}</div>);
+ * function Content({ text }: { text: string | undefined }) {
+ *   return <pre>{useTextBlocks(text).map((block, i) => <Block key={i} text={block} />)}</pre>;
+ * }
+ * ```
+ */
+export function useTextBlocks(text: string | undefined, blockSize?: number): readonly string[] {
+  const blocks = useRef<TextBlocks | undefined>(undefined);
+  blocks.current ??= new TextBlocks(blockSize);
+  return blocks.current.update(text ?? '');
 }
