@@ -93,7 +93,8 @@ export class JsonStreamError extends Error {
 
 /**
  * The provider APIs argstream decodes. `'ai-sdk'` is not a wire format but the parts of the AI
- * SDK's `streamText(…).fullStream`.
+ * SDK's `streamText(…).fullStream`; `'ai-sdk-ui'` is the AI SDK's UI message stream (what an AI
+ * SDK server sends to `useChat`).
  */
 export type ProviderName =
   | 'anthropic'
@@ -103,7 +104,8 @@ export type ProviderName =
   | 'ollama'
   | 'bedrock'
   | 'cohere'
-  | 'ai-sdk';
+  | 'ai-sdk'
+  | 'ai-sdk-ui';
 
 /**
  * A provider answered with an HTTP error status (then `status` is set; `type`, `code` and the

@@ -25,6 +25,9 @@ const MAX_RECORDS = 20;
  * - `done` with `message` or `response`, or `{"error":"…"}`: `ollama`
  * - `message-start`, `content-*`, `tool-plan-delta`, `tool-call-*`, `citation-*`, `message-end`
  *   types: `cohere`
+ * - the AI SDK's UI message stream chunks (`start`, `start-step`, `text-*`, `reasoning-*`,
+ *   `tool-input-*`, `tool-output-*`, `finish-step`, `finish`, `message-metadata`, `abort`, or an
+ *   `error` with `errorText`): `ai-sdk-ui`
  *
  * Returns `undefined` when nothing matches (an OpenAI error body `{"error":{"message","type"}}`
  * is `openai-chat`; pass the provider explicitly for the Responses API).
@@ -107,11 +110,15 @@ function guessEventName(event: string): Exclude<ProviderName, 'ai-sdk'> | undefi
   return undefined;
 }
 
+/** The chunk types of the AI SDK's UI message stream (what an AI SDK server sends to `useChat`). */
+const AI_SDK_UI_TYPES = /^(?:start|start-step|finish-step|finish|abort|message-metadata|(?:text|reasoning)-(?:start|delta|end)|tool-input-(?:start|delta|available|error)|tool-output-(?:available|error))$/;
+
 function guessRecord(record: unknown, event: string | undefined): Exclude<ProviderName, 'ai-sdk'> | undefined {
   if (!isObject(record)) return event === undefined ? undefined : guessEventName(event);
   const type = typeof record['type'] === 'string' ? record['type'] : undefined;
   if (type !== undefined) {
     if (type === 'error' && isObject(record['error'])) return 'anthropic';
+    if (event === undefined && (AI_SDK_UI_TYPES.test(type) || (type === 'error' && typeof record['errorText'] === 'string'))) return 'ai-sdk-ui';
     const byType = guessEventName(type);
     if (byType !== undefined) return byType;
   }

@@ -1,0 +1,335 @@
+/**
+ * The adapter of the AI SDK's UI message stream: what an AI SDK server sends to `useChat`
+ * (`result.toUIMessageStreamResponse()`, `createUIMessageStreamResponse`), read like any provider's
+ * stream, so that argstream's stages take an AI SDK server's response as input.
+ *
+ * @module
+ */
+import { ProviderError } from '../errors.ts';
+import type { EventMetadata, FinishReason, JsonValue, StreamEvent } from '../types.ts';
+import { type ProviderAdapter, partEvent } from './adapter.ts';
+import { type JsonRecord, isRecord, metadataOf, nonEmptyStringAt, stringAt } from './json-access.ts';
+
+/** Options of {@link createAiSdkUiAdapter} (none yet). */
+export interface AiSdkUiAdapterOptions {}
+
+type SlotKind = 'text' | 'reasoning' | 'tool';
+
+interface Slot {
+  readonly index: number;
+  readonly kind: SlotKind;
+  /** Provider metadata seen on the slot's chunks (the last one wins), for the flush. */
+  providerMetadata: unknown;
+  /** A tool call: some `tool-input-delta` arrived. */
+  streamed: boolean;
+  /** A tool call whose deltas are raw text (ai 7's `inputEncoding: 'text'`), sent as one JSON string. */
+  readonly text: boolean;
+}
+
+/** The finish reasons of the UI stream that are argstream's own (`unknown` and ai 7's `interrupted` are `other`). */
+const FINISH_REASONS: ReadonlySet<string> = new Set(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'other']);
+
+/** A reasoning signature in provider metadata (`{anthropic: {signature}}`), if any. */
+function signatureOf(providerMetadata: unknown): string | undefined {
+  if (!isRecord(providerMetadata)) return undefined;
+  for (const value of Object.values(providerMetadata)) {
+    const signature = nonEmptyStringAt(value, 'signature');
+    if (signature !== undefined) return signature;
+  }
+  return undefined;
+}
+
+/** The metadata of a tool chunk argstream has no field for: `{dynamic, title, toolMetadata, providerMetadata, inputEncoding}`. */
+function toolMetadata(chunk: JsonRecord): EventMetadata | undefined {
+  return metadataOf({
+    providerExecuted: chunk['providerExecuted'] === true || undefined,
+    dynamic: chunk['dynamic'] === true || undefined,
+    title: stringAt(chunk, 'title'),
+    toolMetadata: chunk['toolMetadata'],
+    providerMetadata: chunk['providerMetadata'],
+    inputEncoding: stringAt(chunk, 'inputEncoding'),
+  });
+}
+
+/** `target` with `source` merged in, plain objects member by member (as the AI SDK merges message metadata). */
+function mergeMetadata(target: unknown, source: unknown): unknown {
+  if (source === undefined || source === null) return target;
+  if (!isRecord(target) || !isRecord(source)) return source;
+  const out: Record<string, unknown> = { ...target };
+  for (const key of Object.keys(source)) {
+    if (key === '__proto__' || key === 'constructor' || key === 'prototype') continue;
+    out[key] = mergeMetadata(target[key], source[key]);
+  }
+  return out;
+}
+
+/** A JSON string's content for raw text: `JSON.stringify` without its quotes. */
+function jsonStringContent(text: string): string {
+  const quoted = JSON.stringify(text);
+  return quoted.slice(1, -1);
+}
+
+/**
+ * Creates the synchronous core that turns the chunks of the AI SDK's UI message stream (`ai` 5,
+ * 6 and 7; SSE `data:` records or the chunk objects themselves) into {@link StreamEvent}s.
+ *
+ * - Content slots are numbered in order of first appearance, one per `text-*` and `reasoning-*`
+ *   id and per `toolCallId` (an id reused after its end, as in a later step, is a new slot).
+ * - `text-delta` → `message` parts, `reasoning-delta` → `reasoning` parts; `text-end` /
+ *   `reasoning-end` flush the slot, with `{providerMetadata}` (and `citations` of ai 7) in its
+ *   metadata, and a reasoning `{signature}` found in the provider metadata. `finish-step` flushes
+ *   the text and reasoning still open (the AI SDK forgets them there).
+ * - `tool-input-start` → `tool-call-start {toolCallId, toolName}` (`providerExecuted: true` for a
+ *   call the provider runs: a `provider-tool-call` downstream, never a `tool-call`; `dynamic`,
+ *   `title`, `toolMetadata` in metadata); `tool-input-delta` → `tool-call-arguments` verbatim.
+ *   `tool-input-available` completes the call: when no delta came, its `input` is first emitted as
+ *   one argument chunk (`JSON.stringify(input)`); when deltas came, the arguments are those
+ *   deltas. With ai 7's `inputEncoding: 'text'` the deltas are raw text: they stream as the
+ *   content of one JSON string.
+ * - `tool-input-error` (input the AI SDK could not parse or validate) flushes the call with
+ *   `{toolCallError}` in the flush metadata: a `ProviderError` of type `'tool-input-error'` with
+ *   the chunk's `errorText` (the chunk is its `cause`). Downstream the call is reported as invalid
+ *   arguments are: a `tool-call-failed` event with `isolateErrors`, else the stream errors with
+ *   that error. Its `input` is not emitted as arguments.
+ * - `tool-output-available` / `tool-output-error` of a provider-run call → a
+ *   `provider-tool-result` part (`result` the output, or the error text with `isError`).
+ * - Every other chunk — `start`, `start-step`, `finish-step`, `message-metadata`, `source-url`,
+ *   `source-document`, `file`, `data-*`, the output of a call the application runs (executed by
+ *   the AI SDK server), ai 7's `tool-approval-*`, `custom`, `reasoning-file`, … and types added
+ *   later — is passed on whole, in order: a slot of its own whose `flush` carries `{blockType,
+ *   block}` (the chunk), as the other adapters pass on blocks they do not model.
+ * - `finish` → `finished`: its `finishReason` (ai 6 and 7; `unknown` and `interrupted` become
+ *   `other`, the raw value is `rawReason`), or when it has none (ai 5) `tool-calls` if the last
+ *   step had a call of the application's and `stop` otherwise. Its metadata holds the `start`
+ *   chunk's `messageId` and the message metadata (of `start`, `message-metadata` and `finish`,
+ *   merged).
+ * - `abort` (the AI SDK server's request was aborted: a stop button, a closed tab) marks the turn
+ *   cut, not failed: the stream goes on to its end, the slots still open are flushed there with
+ *   `{aborted: true}` (a call cut off is then incomplete downstream) and no `finished` is
+ *   emitted; the `abort` chunk itself is passed on (its flush carries it, with ai 7's `reason`).
+ *
+ * `end()` flushes what is still open.
+ *
+ * @throws {ProviderError} on an `error` chunk: type `'error'`, the message its `errorText`, the
+ * chunk as `cause` (what the AI SDK server's `onError` chose to tell; by default "An error
+ * occurred.").
+ */
+export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): ProviderAdapter {
+  const open = new Map<string, Slot>();
+  /** Tool calls flushed already, by id: a repeated `tool-input-available` changes nothing. */
+  const closedCalls = new Set<string>();
+  /** Tool names by call id, for the results of provider-run calls. */
+  const toolNames = new Map<string, { name: string; provider: boolean }>();
+  let nextSlot = 0;
+  let finished = false;
+  let aborted = false;
+  /** The last step called a tool of the application's (for ai 5's `finish`, which has no reason). */
+  let stepHadCalls = false;
+  let messageId: string | undefined;
+  let messageMetadata: unknown;
+
+  function slotFor(kind: SlotKind, id: string, out: StreamEvent[], chunk?: JsonRecord): Slot {
+    const key = `${kind}:${id}`;
+    let slot = open.get(key);
+    if (slot === undefined) {
+      slot = { index: nextSlot++, kind, providerMetadata: undefined, streamed: false, text: stringAt(chunk, 'inputEncoding') === 'text' };
+      open.set(key, slot);
+      if (kind === 'tool') {
+        const provider = chunk?.['providerExecuted'] === true;
+        const toolName = stringAt(chunk, 'toolName') ?? '';
+        toolNames.set(id, { name: toolName, provider });
+        if (!provider) stepHadCalls = true;
+        out.push(
+          partEvent(
+            slot.index,
+            provider ? { type: 'tool-call-start', toolCallId: id, toolName, providerExecuted: true } : { type: 'tool-call-start', toolCallId: id, toolName },
+            chunk === undefined ? undefined : toolMetadata(chunk),
+          ),
+        );
+        if (slot.text) out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk: '"' }));
+      }
+    }
+    return slot;
+  }
+
+  function flush(kind: SlotKind, id: string, extra: EventMetadata | undefined, out: StreamEvent[]): void {
+    const key = `${kind}:${id}`;
+    const slot = open.get(key);
+    if (slot === undefined) return;
+    open.delete(key);
+    if (kind === 'tool') closedCalls.add(id);
+    const providerMetadata = extra?.['providerMetadata'] ?? slot.providerMetadata;
+    const metadata = metadataOf({
+      ...extra,
+      providerMetadata,
+      signature: kind === 'reasoning' ? signatureOf(providerMetadata) : undefined,
+    });
+    out.push(metadata === undefined ? { type: 'flush', index: slot.index } : { type: 'flush', index: slot.index, metadata });
+  }
+
+  /** Flush the open slots of `kinds`, in slot order. */
+  function flushOpen(kinds: ReadonlySet<SlotKind>, extra: EventMetadata | undefined, out: StreamEvent[]): void {
+    for (const [key, slot] of [...open].sort((a, b) => a[1].index - b[1].index)) {
+      // A cut call of raw text keeps its string open: it is incomplete downstream.
+      if (!kinds.has(slot.kind)) continue;
+      flush(slot.kind, key.slice(slot.kind.length + 1), extra, out);
+    }
+  }
+
+  /** A chunk argstream does not model, passed on whole: a slot of its own with only a flush. */
+  function whole(chunk: JsonRecord, out: StreamEvent[]): void {
+    out.push({ type: 'flush', index: nextSlot++, metadata: { blockType: stringAt(chunk, 'type') ?? 'unknown', block: chunk } });
+  }
+
+  /** `tool-output-available` / `tool-output-error`: a provider-run call's result, else passed on. */
+  function output(chunk: JsonRecord, out: StreamEvent[]): void {
+    const toolCallId = stringAt(chunk, 'toolCallId') ?? '';
+    const call = toolNames.get(toolCallId);
+    const provider = chunk['providerExecuted'] === true || (chunk['providerExecuted'] === undefined && call?.provider === true);
+    if (!provider || chunk['preliminary'] === true) {
+      whole(chunk, out);
+      return;
+    }
+    const index = nextSlot++;
+    const failed = chunk['type'] === 'tool-output-error';
+    const result = (failed ? (stringAt(chunk, 'errorText') ?? '') : (chunk['output'] ?? null)) as JsonValue;
+    out.push(
+      partEvent(index, {
+        type: 'provider-tool-result',
+        toolCallId,
+        ...(call !== undefined && call.name !== '' ? { toolName: call.name } : {}),
+        result,
+        ...(failed ? { isError: true as const } : {}),
+      }),
+    );
+    out.push({ type: 'flush', index, metadata: { blockType: chunk['type'], block: chunk } });
+  }
+
+  const TEXT_KINDS: ReadonlySet<SlotKind> = new Set(['text', 'reasoning']);
+  const ALL_KINDS: ReadonlySet<SlotKind> = new Set(['text', 'reasoning', 'tool']);
+
+  return {
+    push(data: unknown): StreamEvent[] {
+      if (!isRecord(data)) return [];
+      const out: StreamEvent[] = [];
+      const type = stringAt(data, 'type');
+      const providerMetadata = data['providerMetadata'];
+      switch (type) {
+        case 'text-start':
+        case 'reasoning-start': {
+          const slot = slotFor(type === 'text-start' ? 'text' : 'reasoning', stringAt(data, 'id') ?? '', out);
+          if (providerMetadata !== undefined) slot.providerMetadata = providerMetadata;
+          break;
+        }
+        case 'text-delta':
+        case 'reasoning-delta': {
+          const slot = slotFor(type === 'text-delta' ? 'text' : 'reasoning', stringAt(data, 'id') ?? '', out);
+          const text = stringAt(data, 'delta');
+          if (text) out.push(partEvent(slot.index, type === 'text-delta' ? { type: 'message', text } : { type: 'reasoning', text }));
+          if (providerMetadata !== undefined) slot.providerMetadata = providerMetadata;
+          break;
+        }
+        case 'text-end':
+        case 'reasoning-end':
+          flush(
+            type === 'text-end' ? 'text' : 'reasoning',
+            stringAt(data, 'id') ?? '',
+            metadataOf({ providerMetadata, citations: data['citations'] }),
+            out,
+          );
+          break;
+        case 'tool-input-start':
+          slotFor('tool', stringAt(data, 'toolCallId') ?? '', out, data);
+          break;
+        case 'tool-input-delta': {
+          const toolCallId = stringAt(data, 'toolCallId') ?? '';
+          // A delta of a call already complete would make arguments the AI SDK never had.
+          if (closedCalls.has(toolCallId) && !open.has(`tool:${toolCallId}`)) break;
+          const slot = slotFor('tool', toolCallId, out, data);
+          const delta = stringAt(data, 'inputTextDelta');
+          if (delta) {
+            slot.streamed = true;
+            out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk: slot.text ? jsonStringContent(delta) : delta }));
+          }
+          break;
+        }
+        case 'tool-input-available': {
+          const toolCallId = stringAt(data, 'toolCallId') ?? '';
+          if (closedCalls.has(toolCallId) && !open.has(`tool:${toolCallId}`)) break;
+          const slot = slotFor('tool', toolCallId, out, data);
+          if (slot.text) out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk: '"' }));
+          else if (!slot.streamed && data['input'] !== undefined) {
+            out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk: JSON.stringify(data['input']) }));
+          }
+          flush('tool', toolCallId, toolMetadata(data), out);
+          break;
+        }
+        case 'tool-input-error': {
+          const toolCallId = stringAt(data, 'toolCallId') ?? '';
+          if (closedCalls.has(toolCallId) && !open.has(`tool:${toolCallId}`)) break;
+          slotFor('tool', toolCallId, out, data);
+          const error = new ProviderError('ai-sdk-ui', 'tool-input-error', stringAt(data, 'errorText') ?? 'the AI SDK reported invalid tool input', {
+            cause: data,
+          });
+          flush('tool', toolCallId, { ...toolMetadata(data), toolCallError: error }, out);
+          break;
+        }
+        case 'tool-output-available':
+        case 'tool-output-error':
+          output(data, out);
+          break;
+        case 'start':
+          messageId = nonEmptyStringAt(data, 'messageId') ?? messageId;
+          messageMetadata = mergeMetadata(messageMetadata, data['messageMetadata']);
+          whole(data, out);
+          break;
+        case 'message-metadata':
+          messageMetadata = mergeMetadata(messageMetadata, data['messageMetadata']);
+          whole(data, out);
+          break;
+        case 'start-step':
+          stepHadCalls = false;
+          whole(data, out);
+          break;
+        case 'finish-step':
+          // The AI SDK forgets the text and reasoning still open at a step's end.
+          flushOpen(TEXT_KINDS, undefined, out);
+          whole(data, out);
+          break;
+        case 'finish': {
+          messageMetadata = mergeMetadata(messageMetadata, data['messageMetadata']);
+          if (finished) break;
+          finished = true;
+          flushOpen(ALL_KINDS, undefined, out);
+          const raw = stringAt(data, 'finishReason');
+          const reason: FinishReason = raw === undefined ? (stepHadCalls ? 'tool-calls' : 'stop') : FINISH_REASONS.has(raw) ? (raw as FinishReason) : 'other';
+          const metadata = metadataOf({ messageId, messageMetadata });
+          out.push({
+            type: 'finished',
+            reason,
+            ...(raw !== undefined ? { rawReason: raw } : {}),
+            ...(metadata !== undefined ? { metadata } : {}),
+          });
+          break;
+        }
+        case 'abort':
+          aborted = true;
+          whole(data, out);
+          break;
+        case 'error':
+          throw new ProviderError('ai-sdk-ui', 'error', nonEmptyStringAt(data, 'errorText') ?? 'the AI SDK stream reported an error', { cause: data });
+        default:
+          // source-url, source-document, file, data-*, and every chunk type added later.
+          whole(data, out);
+          break;
+      }
+      return out;
+    },
+
+    end(): StreamEvent[] {
+      const out: StreamEvent[] = [];
+      flushOpen(ALL_KINDS, aborted ? { aborted: true } : undefined, out);
+      return out;
+    },
+  };
+}
