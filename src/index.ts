@@ -198,6 +198,7 @@ export type {
   StandardSchemaV1,
   StreamingToolCall,
   ToolCallBase,
+  ToolCallOf,
   ToolCallSnapshot,
   ToolCallStatus,
   ToolSchemas,
@@ -229,6 +230,16 @@ export type { RelayErrorCode } from './relay/relay-error.ts';
 export type { RelayEncoderOptions } from './relay/relay-encoder.ts';
 export type { RelayDecoderOptions } from './relay/relay-decoder.ts';
 export type { ErrorClass } from './relay/wire.ts';
+
+// ---------------------------------------------------------------------------------------------
+// The event log: a stream kept while it is produced, served to any request and resumed with
+// Last-Event-ID on any instance (RedisEventLog: argstream/redis)
+export { EventLogError, MAX_EVENT_ID, STREAM_ID_PATTERN, newStreamId, parseEventId } from './log/event-log.ts';
+export type { EventLog, EventLogErrorCode, EventLogProducer, LogEntry, OpenOptions, ReadOptions } from './log/event-log.ts';
+export { MemoryEventLog } from './log/memory-event-log.ts';
+export type { MemoryEventLogOptions } from './log/memory-event-log.ts';
+export { eventLogErrorResponse, keepStream, resumeAfter, serveStream, stopStream } from './log/relay-log.ts';
+export type { KeepOutcome, KeepStreamOptions, KeptStream, ServeStreamOptions } from './log/relay-log.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Provider-run tool calls and refusals

@@ -5,8 +5,8 @@
  * call as its path, its content growing, then ✓; any other tool as its name and input.
  */
 import { memo, useRef, useState, type FormEvent } from 'react';
-import type { ToolCallSnapshot, TurnSnapshot, TypedToolCall } from 'argstream';
-import { useTurn } from 'argstream/react';
+import type { ToolCallOf, ToolCallSnapshot, TurnSnapshot } from 'argstream';
+import { useTextBlocks, useTurn } from 'argstream/react';
 import { tools, type Tools } from './tools.ts';
 
 const endpoint = new URLSearchParams(location.search).get('endpoint') ?? '/api/chat';
@@ -98,7 +98,7 @@ const ToolCall = memo(function ToolCall({ call }: { call: ToolCallSnapshot<Tools
   );
 });
 
-function WriteFile({ call }: { call: TypedToolCall<'write_file', Tools['write_file']> }) {
+function WriteFile({ call }: { call: ToolCallOf<Tools, 'write_file'> }) {
   // Typed by the schema: `string | undefined` while the call streams, `string` once complete.
   const { path, content } = call.input;
   return (
@@ -117,7 +117,7 @@ function WriteFile({ call }: { call: TypedToolCall<'write_file', Tools['write_fi
       {content !== undefined && (
         <pre className="content">
           <code className="content-value" data-complete={call.complete.has('/content') ? '' : undefined}>
-            {content}
+            <Content text={content} />
           </code>
         </pre>
       )}
@@ -132,6 +132,16 @@ function WriteFile({ call }: { call: TypedToolCall<'write_file', Tools['write_fi
     </article>
   );
 }
+
+// The content in blocks of whole lines, each its own element: a frame lays out only the last one
+// (one text node of the whole content would be laid out whole at every change).
+function Content({ text }: { text: string }) {
+  return useTextBlocks(text).map((block, i) => <Block key={i} text={block} />);
+}
+
+const Block = memo(function Block({ text }: { text: string }) {
+  return <span className="line-block">{text}</span>;
+});
 
 function Failure({ error }: { error: Error }) {
   return (

@@ -68,7 +68,9 @@ export interface ProviderEventStreamOptions {
  * - `not-sse`: a line that is not an SSE field or comment, or text with no SSE event at all (an
  *   HTML error page served with status 200, a proxy's response), or a complete non-streaming
  *   response (a request without `stream: true`).
- * - `truncated`: the input ended inside an SSE event, an NDJSON line or an AWS frame.
+ * - `truncated`: the input ended inside an SSE event, an NDJSON line, a JSON array or an AWS
+ *   frame; or it ended cleanly between two records, after some records but before the provider's
+ *   terminal one (see {@link ProviderEventDecoder.end}): a proxy or the network cut the turn.
  * - `max-buffered-bytes`: see {@link ProviderEventStreamOptions.maxBufferedBytes}.
  * - `crc-mismatch`, `invalid-frame`: a corrupt AWS event-stream frame.
  * - `invalid-input`: a chunk of the wrong kind (text for Bedrock, text or bytes for `'ai-sdk'`,
@@ -124,6 +126,21 @@ const PROVIDERS: Readonly<Record<ProviderName, { readonly framing: Framing; read
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
 
 /**
+ * What ends each provider's stream, for the message of a stream cut before it: the record after
+ * which its adapter emits `finished`.
+ */
+const TERMINAL_RECORDS: Readonly<Partial<Record<ProviderName, string>>> = {
+  anthropic: '`message_stop` (or a `message_delta` with a `stop_reason`)',
+  'openai-chat': 'a chunk with a `finish_reason`, or `[DONE]`',
+  'openai-responses': '`response.completed`, `response.incomplete` or `response.failed`',
+  gemini: 'a candidate with a `finishReason`',
+  ollama: 'a line with `"done": true`',
+  bedrock: '`messageStop`',
+  cohere: '`message-end`',
+  'ai-sdk': 'the `finish` part',
+};
+
+/**
  * Data no provider sends (it starts with U+0000), fed as one more `data:` line when the input
  * ends: if the last event was not terminated, the parser joins the sentinel to it, so the end
  * reveals an event cut in the middle, including one cut right after its `event:` line.
@@ -171,7 +188,12 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   /** The first characters of non-blank text, quoted when the input turns out not to be SSE. */
   #head = '';
   #records = 0;
+  /** The input said it is complete: `[DONE]`. */
   #done = false;
+  /** The adapter emitted `finished`: the provider's terminal record arrived. */
+  #finished = false;
+  /** What the last record was (its event name or `type`), for the message of a truncation. */
+  #lastRecord: string | undefined;
   #ending = false;
   #out: StreamEvent[] | undefined;
   #failure: unknown;
@@ -206,8 +228,20 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   /**
    * The input ended: decode what is left (a last SSE event without its blank line, a last NDJSON
    * line without its newline), then let the adapter flush its open slots.
-   * @throws {ProviderError} code `'truncated'` when the input stopped inside an event, line or
-   * frame; `'not-sse'` when SSE was expected and no event came at all.
+   *
+   * A stream that had records but whose terminal record never came is not a complete turn, even
+   * though it ended cleanly between two records (a proxy or a load balancer cut the connection,
+   * a server stopped): it throws `'truncated'` too, after appending what the adapter flushed (so
+   * what arrived reaches the reader first). The terminal record is the one after which the
+   * adapter emits `finished`: Anthropic `message_stop` (or a `message_delta` with a
+   * `stop_reason`: nothing of the turn comes after it), an OpenAI Chat chunk with a
+   * `finish_reason`, Responses `response.completed` / `.incomplete` / `.failed`, a Gemini
+   * candidate's `finishReason`, an Ollama line with `done: true`, Bedrock `messageStop`, Cohere
+   * `message-end`, the AI SDK's `finish` part; `data: [DONE]` counts as one too (the server said
+   * the stream is complete). An input with no record at all (an empty body) is not refused.
+   * @throws {ProviderError} type `'invalid-stream'`, code `'truncated'` when the input stopped
+   * inside an event, line or frame, or between two records before the terminal one; `'not-sse'`
+   * when SSE was expected and no event came at all.
    */
   end(out: StreamEvent[] = []): StreamEvent[] {
     this.#run(out, () => {
@@ -327,6 +361,14 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
       // A slot the provider never closed is flushed here, at the end of input: say so, so that a
       // call cut before its first argument byte is not taken for a call without arguments.
       this.#emit(event.type === 'flush' ? { ...event, metadata: { ...event.metadata, endOfInput: true } } : event);
+    }
+    if (this.#records > 0 && !this.#done && !(this.#adapter.complete?.() ?? this.#finished)) {
+      const terminal = TERMINAL_RECORDS[this.#provider] ?? 'its terminal record';
+      const count = `${this.#records} record${this.#records === 1 ? '' : 's'}`;
+      throw this.#invalid(
+        'truncated',
+        `the stream ended before ${terminal}: it was cut between two records (after ${count}, the last ${this.#lastRecord === undefined ? 'one without a type' : `"${excerpt(this.#lastRecord)}"`}), so the turn is incomplete`,
+      );
     }
   }
 
@@ -592,11 +634,13 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   }
 
   #record(record: unknown, event?: string): void {
+    this.#lastRecord = event ?? recordType(record);
     for (const streamEvent of this.#adapter.push(record, event)) this.#emit(streamEvent);
   }
 
   /** Append an adapter's event; with `structuredOutput`, message text becomes structured JSON. */
   #emit(event: StreamEvent): void {
+    if (event.type === 'finished') this.#finished = true;
     const refusals = this.#refusals;
     if (refusals === undefined || event.type !== 'part' || event.part.type !== 'message') {
       this.#out?.push(event);
@@ -616,6 +660,21 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   #invalid(code: InvalidStreamCode, message: string, cause?: unknown): ProviderError {
     return new ProviderError(this.#provider, 'invalid-stream', `${this.#provider}: ${message}`, { code, cause });
   }
+}
+
+/**
+ * A record's kind for a message: its `type` (or an OpenAI Chat chunk's `object`), an Ollama
+ * line's `done: false`, an AWS SDK event object's one member, else its first members' names.
+ */
+function recordType(record: unknown): string | undefined {
+  if (typeof record !== 'object' || record === null) return undefined;
+  const { type, object, done } = record as { type?: unknown; object?: unknown; done?: unknown };
+  if (typeof type === 'string') return type;
+  if (typeof object === 'string') return object;
+  if (done === false) return '{"done": false, …}';
+  const keys = Object.keys(record);
+  if (keys.length === 1) return keys[0];
+  return keys.length === 0 ? undefined : `{${keys.slice(0, 3).join(', ')}${keys.length > 3 ? ', …' : ''}}`;
 }
 
 function toBytes(chunk: ProviderEventStreamInput): Uint8Array | undefined {

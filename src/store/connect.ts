@@ -22,12 +22,19 @@ export interface TurnSourceOptions<T extends ToolSchemas = {}> extends TurnStore
    * `() => new ProviderEventDecoder({ provider: 'anthropic' })` (see `TurnStore.consume`).
    */
   readonly decoder?: () => PushCore<Uint8Array, unknown>;
+  /**
+   * The `AbortController` of the `fetch` that made a `Response` source: aborted, with the body
+   * cancelled, when the turn is no longer shown. Cancelling a body ends the request in Chromium and
+   * WebKit, but Firefox keeps downloading it (and the model keeps generating) until the fetch is
+   * aborted.
+   */
+  readonly request?: AbortController;
 }
 
 /** The store a binding reads: the source itself if it is one, else a new store for it. */
 export function storeFor<T extends ToolSchemas>(source: TurnSource<T>, options: TurnSourceOptions<T> = {}): TurnStore<T> {
   if (source instanceof TurnStore) return source;
-  const { decoder: _decoder, ...storeOptions } = options;
+  const { decoder: _decoder, request: _request, ...storeOptions } = options;
   return new TurnStore<T>(storeOptions);
 }
 
@@ -70,7 +77,10 @@ export function hold<T extends ToolSchemas>(store: TurnStore<T>, source: TurnSou
     if (--held.users > 0) return;
     held.stopping = setTimeout(() => {
       held.stopping = undefined;
-      if (held.users === 0) held.controller.abort(new DOMException('the component showing the turn went away', 'AbortError'));
+      if (held.users !== 0) return;
+      const reason = new DOMException('the component showing the turn went away', 'AbortError');
+      held.controller.abort(reason);
+      options.request?.abort(reason);
     }, 0);
   };
 }

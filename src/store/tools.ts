@@ -61,7 +61,7 @@ export type PartialInput<T> = T extends string
  * @throws {TypeError} for a value that is not a Standard Schema v1.
  * @example
  * ```ts
- * import { z } from 'zod';
+ * import * as z from 'zod';
  * const tools = defineTools({ write_file: z.object({ path: z.string(), content: z.string() }) });
  * const store = new TurnStore({ tools });
  * for (const call of store.getSnapshot().calls) {
@@ -154,6 +154,12 @@ export type TypedToolCall<Name extends string, S> =
   | CompletedToolCall<Name, SchemaOutput<S>>
   | InvalidToolCall<Name, SchemaInput<S>>
   | FailedToolCall<Name, SchemaInput<S>>;
+
+/**
+ * The call of one tool of `T` in any status, for a component that shows that tool:
+ * `function WriteFile({ call }: { call: ToolCallOf<typeof tools, 'write_file'> })`.
+ */
+export type ToolCallOf<T extends ToolSchemas, K extends keyof T & string> = TypedToolCall<K, T[K]>;
 
 /**
  * The type of the `toolName` of a call of a tool that is not among the application's tools. At run

@@ -6,14 +6,14 @@
  * snippet that is not listed fails. test/docs/typecheck.test.ts type-checks all of them.
  */
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as zod from 'zod';
 import * as argstream from '../../src/index.ts';
 import { collectTurn, EventStreamDecoder, EventStreamEncoder, FieldEventStream, fromResponse, PathUpdateStream, type PipelineEvent } from '../../src/index.ts';
 import { readAll, readFixture, settle, streamOf } from '../helpers.ts';
 import { manifestEntry } from '../manifest.ts';
 import { allSnippets, runSnippet, type Modules, type Snippet } from './snippets.ts';
 
-const modules: Modules = { argstream, 'jsr:@argstream/argstream': argstream, 'npm:argstream': argstream, zod: { z } };
+const modules: Modules = { argstream, 'jsr:@argstream/argstream': argstream, 'npm:argstream': argstream, zod };
 
 /** A recording with text, then one get_weather call: {"location": "Paris"}. */
 const ANTHROPIC = 'anthropic/text-then-tool-use.sse';
