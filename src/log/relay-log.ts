@@ -1,0 +1,369 @@
+/**
+ * The two calls of a relay that resumes on any instance: keep a stream in an {@link EventLog}
+ * while it is produced, and serve any request — the first one, or a resume with `Last-Event-ID`
+ * on another instance — from the log.
+ *
+ * @module
+ */
+import { EVENT_STREAM_HEADERS } from '../relay/event-stream-encoder.ts';
+import { errorClasses, readEvent, writeError, writeEvent, type ErrorClass } from '../relay/wire.ts';
+import type { PipelineEvent } from '../types.ts';
+import { checkStreamId, EventLogError, isEventLogError, parseEventId, type EventLog, type LogEntry, type OpenOptions } from './event-log.ts';
+
+/** Options of {@link keepStream}. */
+export interface KeepStreamOptions extends OpenOptions {
+  /**
+   * Where the runtime lets work outlive the response: Cloudflare's `ctx.waitUntil`, Vercel's
+   * `waitUntil` (from `@vercel/functions`), Deno Deploy's. It is handed the promise of the whole
+   * keeping, so the generation goes on when the first client leaves. On a long-running server
+   * (Node, Deno, Bun) nothing is needed.
+   */
+  readonly waitUntil?: (promise: Promise<unknown>) => void;
+}
+
+/** How a kept stream finished. */
+export type KeepOutcome =
+  | { readonly status: 'ended' }
+  /** The source failed (a `ProviderError`, …): readers got the error. */
+  | { readonly status: 'failed'; readonly error: unknown }
+  /** A stop was requested: the source was cancelled and readers got the `stopped` error. */
+  | { readonly status: 'stopped'; readonly error: EventLogError }
+  /** The log failed (`unavailable`, `too-large`, `producer-lost`): the source was cancelled. */
+  | { readonly status: 'log-failed'; readonly error: EventLogError };
+
+/** A stream being kept: see {@link keepStream}. */
+export interface KeptStream {
+  readonly streamId: string;
+  /** Settles (never rejects) when the stream is finished in the log, or could not be. */
+  readonly done: Promise<KeepOutcome>;
+}
+
+/** Appends in flight at most before the source is read further. */
+const IN_FLIGHT = 256;
+
+/**
+ * Keep `events` in `log` as the stream `streamId`, while they are produced: every event is
+ * appended (ids 1, 2, 3 …), then the end — or the source's error. The keeping does not depend on
+ * any client: serve the first response with {@link serveStream} like any resume, and the
+ * generation goes on when that client leaves (with `waitUntil` where the runtime stops work
+ * after the response). A stop ({@link stopStream}, from any instance) cancels `events` — the
+ * provider request — and fails the stream with `EventLogError` `stopped`; so does a log failure
+ * (the stream is then failed with it where the log can still be written).
+ *
+ * @param events - the events to keep: any stage's output (`fromResponse(…)`, …). Read to its end.
+ * @returns once the stream is open in the log (its id taken).
+ * @throws {EventLogError} `invalid-id`, `exists` (a second producer), `unavailable` — answer
+ * with {@link eventLogErrorResponse}; `events` is cancelled then.
+ * @example
+ * ```ts
+ * const streamId = newStreamId();
+ * await keepStream(log, streamId, fromResponse(upstream, { provider: 'anthropic' }, new FieldEventStream()), { waitUntil: ctx.waitUntil.bind(ctx) });
+ * return serveStream(log, streamId, request); // the page learns streamId to resume with (a header, its URL)
+ * ```
+ */
+export async function keepStream<T = PipelineEvent>(log: EventLog, streamId: string, events: ReadableStream<T>, options: KeepStreamOptions = {}): Promise<KeptStream> {
+  const { waitUntil, ...limits } = options;
+  let producer;
+  try {
+    producer = await log.open(streamId, limits);
+  } catch (error) {
+    await events.cancel(error).catch(() => {});
+    throw error;
+  }
+  const done = pump(producer, events);
+  waitUntil?.(done);
+  return { streamId, done };
+}
+
+async function pump<T>(producer: Awaited<ReturnType<EventLog['open']>>, events: ReadableStream<T>): Promise<KeepOutcome> {
+  const reader = events.getReader();
+  const signal = producer.signal;
+  const onAbort = () => {
+    reader.cancel(signal.reason).catch(() => {});
+  };
+  signal.addEventListener('abort', onAbort);
+  const inFlight: Array<Promise<number>> = [];
+  let sourceError: { error: unknown } | undefined;
+  try {
+    try {
+      if (signal.aborted) onAbort();
+      for (;;) {
+        let result: ReadableStreamReadResult<T>;
+        try {
+          result = await reader.read();
+        } catch (error) {
+          sourceError = { error };
+          break;
+        }
+        if (result.done || signal.aborted) break;
+        const appended = producer.append(result.value);
+        appended.catch(() => {});
+        inFlight.push(appended);
+        if (inFlight.length >= IN_FLIGHT) await inFlight.shift();
+      }
+      for (const appended of inFlight) await appended;
+    } catch (error) {
+      // An append failed: the provider request stops.
+      await reader.cancel(error).catch(() => {});
+      if (!isEventLogError(error)) {
+        // An event the relay cannot write (RelayError invalid-event): readers learn it.
+        await producer.fail(error).catch(() => {});
+        return { status: 'failed', error };
+      }
+      await producer.fail(error).catch(() => {});
+      return { status: 'log-failed', error };
+    }
+    if (signal.aborted) {
+      const reason = signal.reason as unknown;
+      const error = isEventLogError(reason) ? reason : new EventLogError('stopped', `the stream ${producer.streamId} was stopped`, { cause: reason });
+      await producer.fail(error).catch(() => {});
+      return error.code === 'stopped' ? { status: 'stopped', error } : { status: 'log-failed', error };
+    }
+    if (sourceError !== undefined) {
+      await producer.fail(sourceError.error);
+      return { status: 'failed', error: sourceError.error };
+    }
+    await producer.end();
+    return { status: 'ended' };
+  } catch (error) {
+    return { status: 'log-failed', error: isEventLogError(error) ? error : new EventLogError('unavailable', String(error), { cause: error }) };
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    reader.releaseLock();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Options of {@link serveStream}. */
+export interface ServeStreamOptions {
+  /** Write a `: keep-alive` comment after this many milliseconds without output (as `EventStreamEncoder`'s option). */
+  readonly keepAliveMs?: number;
+  /**
+   * Replace a backlog of at least this many events (a client far behind, or at 0) with one
+   * `snapshot` event when a compaction is given (`compact`) and it is smaller on the wire.
+   * @default 64
+   */
+  readonly snapshotAfter?: number;
+  /**
+   * The compaction of a run of events into an equivalent shorter list, sent as one
+   * `{ type: 'snapshot', events }` event with the id of the last event it covers; `false` to send
+   * every event. Until argstream's own `compactEvents` is the default, no snapshot is sent unless
+   * this is given.
+   */
+  readonly compact?: false | ((events: readonly PipelineEvent[]) => PipelineEvent[]);
+  /** Your own error classes, by name, to read the events a snapshot compacts (as `EventStreamDecoder`'s option). */
+  readonly errorClasses?: Readonly<Record<string, ErrorClass>>;
+}
+
+/** The default compaction: none yet (argstream's `compactEvents` plugs in here when it lands). */
+const DEFAULT_COMPACT: ((events: readonly PipelineEvent[]) => PipelineEvent[]) | undefined = undefined;
+
+const utf8 = new TextEncoder();
+
+/** One entry as `EventStreamEncoder` writes it. */
+function frame(entry: LogEntry): string {
+  if (entry.kind === 'end') return 'event: end\ndata: {}\n\n';
+  if (entry.kind === 'error') return `event: error\ndata: ${entry.data}\n\n`;
+  return `id: ${entry.id}\n${entry.type === undefined ? '' : `event: ${entry.type}\n`}data: ${entry.data}\n\n`;
+}
+
+function errorFrame(error: unknown): string {
+  return `event: error\ndata: ${writeError(error)}\n\n`;
+}
+
+/**
+ * The backlog as one snapshot frame, when a compaction is given, the backlog is long enough, and
+ * the snapshot is smaller; `undefined` otherwise.
+ */
+function snapshotFrame(events: ReadonlyArray<LogEntry & { kind: 'event' }>, options: ServeStreamOptions): string | undefined {
+  const compact = options.compact === false ? undefined : (options.compact ?? DEFAULT_COMPACT);
+  if (compact === undefined || events.length === 0 || events.length < (options.snapshotAfter ?? 64)) return undefined;
+  const classes = errorClasses(options.errorClasses);
+  let size = 0;
+  const parsed: PipelineEvent[] = [];
+  for (const entry of events) {
+    size += entry.data.length;
+    parsed.push(readEvent(entry.data, classes) as PipelineEvent);
+  }
+  const data = writeEvent({ type: 'snapshot', events: compact(parsed) });
+  if (data.length >= size) return undefined;
+  const last = events[events.length - 1] as LogEntry & { kind: 'event' };
+  return `id: ${last.id}\nevent: snapshot\ndata: ${data}\n\n`;
+}
+
+/**
+ * Where a request resumes: its `Last-Event-ID` header, else its `?lastEventId=` query parameter
+ * (for `fetch` callers that cannot set headers); 0 when neither.
+ * @throws {EventLogError} `invalid-id`.
+ */
+export function resumeAfter(request: Request): number {
+  const header = request.headers.get('last-event-id');
+  if (header !== null && header.trim() !== '') return parseEventId(header);
+  let query: string | null = null;
+  try {
+    query = new URL(request.url).searchParams.get('lastEventId');
+  } catch {
+    // A relative URL (some adapters): no query.
+  }
+  return parseEventId(query);
+}
+
+/**
+ * The answer to an event log error: its status (400, 404, 409, 413, 502, 503) and a short plain
+ * text body; 500 without details for any other error (its message stays on the server).
+ */
+export function eventLogErrorResponse(error: unknown): Response {
+  const headers = { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
+  if (error instanceof EventLogError) return new Response(`${error.code}: ${error.message}\n`, { status: error.status, headers });
+  return new Response('internal error\n', { status: 500, headers });
+}
+
+/**
+ * Serve stream `streamId` from `log` to `request`: an event stream (`EVENT_STREAM_HEADERS`, the
+ * wire format of `EventStreamEncoder`, ids the log's) of the events after the request's
+ * `Last-Event-ID` (header, or `?lastEventId=`), each once and in order, then the live tail until
+ * the stream's `end` or `error`. The first response is the same call with no id. A resume after
+ * the end (within the log's expiry) gets the rest and the end. The first response and any number
+ * of resumes concatenate to the stream's events; `EventStreamDecoder` reads them as one.
+ *
+ * A failure before the first byte is an HTTP status with a short body: 400 for a hostile stream
+ * id or `Last-Event-ID` (`invalid-id`, checked before the log sees it), 404 for an unknown or
+ * expired stream, 503 when the log's backend is down. A failure while following (the producer
+ * died: `producer-lost`; the backend stayed down) is a last `event: error` with the
+ * `EventLogError`, so the page stops instead of reconnecting forever.
+ *
+ * Whoever knows a stream id can read it (ids from `newStreamId` are unguessable): check that the
+ * caller may read `streamId` — the user's session owns it — before calling this.
+ * @example
+ * ```ts
+ * // GET /api/chat/:id — the first response, or a resume (Last-Event-ID) on any instance
+ * if (!(await mayRead(session, id))) return new Response('forbidden', { status: 403 });
+ * return serveStream(log, id, request, { keepAliveMs: 15_000 });
+ * ```
+ */
+export async function serveStream(log: EventLog, streamId: string, request: Request, options: ServeStreamOptions = {}): Promise<Response> {
+  const keepAliveMs = options.keepAliveMs;
+  if (keepAliveMs !== undefined && !(keepAliveMs > 0 && keepAliveMs < 2 ** 31)) {
+    throw new RangeError(`serveStream: keepAliveMs must be a positive number of milliseconds, got ${String(keepAliveMs)}`);
+  }
+  let after: number;
+  const backlog: Array<LogEntry & { kind: 'event' }> = [];
+  let terminal: LogEntry | undefined;
+  try {
+    checkStreamId(streamId);
+    after = resumeAfter(request);
+    // What the stream holds now: a snapshot may replace it. The 404 / 503 come from here.
+    const now = await log.read(streamId, after, { follow: false, signal: request.signal });
+    for await (const entry of now) {
+      if (entry.kind === 'event') backlog.push(entry);
+      else terminal = entry;
+    }
+  } catch (error) {
+    return eventLogErrorResponse(error);
+  }
+
+  const frames: string[] = [];
+  let snapshot: string | undefined;
+  try {
+    snapshot = snapshotFrame(backlog, options);
+  } catch {
+    snapshot = undefined; // a compaction that fails sends the events themselves
+  }
+  if (snapshot !== undefined) frames.push(snapshot);
+  else for (const entry of backlog) frames.push(frame(entry));
+  if (terminal !== undefined) frames.push(frame(terminal));
+  let lastId = backlog.length > 0 ? (backlog[backlog.length - 1] as LogEntry & { kind: 'event' }).id : after;
+
+  let tail: AsyncIterator<LogEntry> | undefined;
+  let finished = terminal !== undefined;
+  let output!: ReadableStreamDefaultController<Uint8Array>;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let lastWrite = Date.now();
+  const reads = new AbortController();
+  const stop = () => {
+    finished = true;
+    if (timer !== undefined) clearInterval(timer);
+    timer = undefined;
+  };
+  const write = (text: string) => {
+    lastWrite = Date.now();
+    output.enqueue(utf8.encode(text));
+  };
+
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        output = controller;
+        if (keepAliveMs !== undefined) {
+          timer = setInterval(() => {
+            if (!finished && Date.now() - lastWrite >= keepAliveMs && (output.desiredSize ?? 0) > 0) write(': keep-alive\n\n');
+          }, Math.max(10, Math.floor(keepAliveMs / 2)));
+        }
+      },
+      async pull(controller) {
+        if (frames.length > 0) {
+          // The backlog in chunks of up to 64 KB.
+          let text = '';
+          while (frames.length > 0 && text.length < 65_536) text += frames.shift() as string;
+          write(text);
+          if (frames.length === 0 && finished) {
+            stop();
+            controller.close();
+          }
+          return;
+        }
+        if (finished) {
+          stop();
+          controller.close();
+          return;
+        }
+        try {
+          tail ??= await log.read(streamId, lastId, { follow: true, signal: reads.signal });
+          const result = await tail.next();
+          if (finished) return; // cancelled meanwhile
+          if (result.done === true) {
+            // The reading was stopped (the client went away): no end to write.
+            stop();
+            controller.close();
+            return;
+          }
+          const entry = result.value;
+          if (entry.kind === 'event') lastId = entry.id;
+          write(frame(entry));
+          if (entry.kind !== 'event') {
+            stop();
+            controller.close();
+          }
+        } catch (error) {
+          if (finished) return;
+          write(errorFrame(error));
+          stop();
+          controller.close();
+        }
+      },
+      async cancel() {
+        stop();
+        reads.abort();
+        await tail?.return?.();
+      },
+    },
+    { highWaterMark: 16 },
+  );
+  return new Response(body, { status: 200, headers: EVENT_STREAM_HEADERS });
+}
+
+/**
+ * Stop the stream `streamId` (a user's stop button), from any instance: its producer cancels the
+ * provider request and its readers get `EventLogError` `stopped`. Answers 204, or the status of
+ * the error (400, 404, 503). Check that the caller may stop it first.
+ */
+export async function stopStream(log: EventLog, streamId: string): Promise<Response> {
+  try {
+    checkStreamId(streamId);
+    await log.stop(streamId);
+    return new Response(null, { status: 204 });
+  } catch (error) {
+    return eventLogErrorResponse(error);
+  }
+}
