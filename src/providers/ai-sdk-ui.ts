@@ -108,7 +108,8 @@ function jsonStringContent(text: string): string {
  *   `{aborted: true}` (a call cut off is then incomplete downstream) and no `finished` is
  *   emitted; the `abort` chunk itself is passed on (its flush carries it, with ai 7's `reason`).
  *
- * `end()` flushes what is still open.
+ * `end()` flushes what is still open. The stream is complete once `finish` or `abort` arrived (or
+ * `data: [DONE]`, which the decoder reads).
  *
  * @throws {ProviderError} on an `error` chunk: type `'error'`, the message its `errorText`, the
  * chunk as `cause` (what the AI SDK server's `onError` chose to tell; by default "An error
@@ -208,7 +209,7 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
   const TEXT_KINDS: ReadonlySet<SlotKind> = new Set(['text', 'reasoning']);
   const ALL_KINDS: ReadonlySet<SlotKind> = new Set(['text', 'reasoning', 'tool']);
 
-  return {
+  const adapter = {
     push(data: unknown): StreamEvent[] {
       if (!isRecord(data)) return [];
       const out: StreamEvent[] = [];
@@ -331,5 +332,11 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
       flushOpen(ALL_KINDS, aborted ? { aborted: true } : undefined, out);
       return out;
     },
+
+    /** The server ended the message: `finish`, or `abort` (a turn cut on purpose is not a truncated stream). */
+    complete(): boolean {
+      return finished || aborted;
+    },
   };
+  return adapter;
 }

@@ -1,0 +1,414 @@
+/**
+ * `ProviderEventStream({provider: 'ai-sdk-ui'})`: the UI message streams the AI SDK's own server
+ * sends (`streamText` of `ai` 5 and of `ai` 7 → `toUIMessageStreamResponse()`, recorded in
+ * `test/fixtures/ai-sdk-ui/`), decoded under every cutting, against what the AI SDK itself ends
+ * with on the same bytes (`parseJsonEventStream` with the package's chunk schema, as its HTTP
+ * transport reads a response, then `readUIMessageStream`); the errors; the chunks passed on.
+ */
+import { parseJsonEventStream as parse5, readUIMessageStream as read5, uiMessageChunkSchema as schema5 } from 'ai';
+import { parseJsonEventStream as parse7, readUIMessageStream as read7, uiMessageChunkSchema as schema7 } from 'ai7';
+import { describe, expect, it } from 'vitest';
+import { guessProvider } from '../../src/cli/guess-provider.ts';
+import { inspect } from '../../src/cli/inspect.ts';
+import { ProviderError } from '../../src/errors.ts';
+import { collectTurn } from '../../src/sinks/collect-turn.ts';
+import { fromResponse } from '../../src/sources/response.ts';
+import { ConversationEventStream } from '../../src/transforms/conversation-event-stream.ts';
+import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
+import type { FlushEvent, PipelineEvent, StreamEvent } from '../../src/types.ts';
+import { FIXTURES, cuttings, listFixtures, readAll, readFixture, settle, streamOf } from '../helpers.ts';
+
+const RECORDINGS = listFixtures('ai-sdk-ui').filter((file) => file.endsWith('.sse'));
+const majorOf = (file: string): 5 | 7 => (file.startsWith('ai5-') ? 5 : 7);
+
+/** One part of a final message, as both sides are compared (ids of text and reasoning aside). */
+type ComparedPart =
+  | { type: 'text' | 'reasoning'; text: string }
+  | {
+      type: 'tool';
+      toolCallId: string;
+      toolName: string;
+      /** `call`: complete input; `incomplete`: cut while streaming; `failed`: the AI SDK's tool-input-error. */
+      state: 'call' | 'incomplete' | 'failed';
+      input?: unknown;
+      output?: unknown;
+      errorText?: string | undefined;
+      providerExecuted?: true;
+    };
+
+interface UIPart {
+  type: string;
+  text?: string;
+  toolCallId?: string;
+  toolName?: string;
+  state?: string;
+  input?: unknown;
+  output?: unknown;
+  errorText?: string;
+  providerExecuted?: boolean;
+}
+
+/** The AI SDK's final message, as compared. */
+function aiSdkParts(parts: readonly UIPart[]): ComparedPart[] {
+  const out: ComparedPart[] = [];
+  for (const part of parts) {
+    if (part.type === 'text' || part.type === 'reasoning') out.push({ type: part.type, text: part.text ?? '' });
+    else if (part.type === 'dynamic-tool' || part.type.startsWith('tool-')) {
+      // `output-error`: input the AI SDK refused (tool-input-error), or a call whose execution failed.
+      const state = part.state === 'input-streaming' ? 'incomplete' : part.state === 'output-error' ? 'failed' : 'call';
+      out.push({
+        type: 'tool',
+        toolCallId: part.toolCallId ?? '',
+        toolName: part.type === 'dynamic-tool' ? (part.toolName ?? '') : part.type.slice('tool-'.length),
+        state,
+        ...(state === 'failed' ? { errorText: part.errorText } : { input: part.input }),
+        ...(part.state === 'output-available' ? { output: part.output } : {}),
+        ...(part.providerExecuted === true ? { providerExecuted: true as const } : {}),
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * argstream's message, as compared: the text of each text and reasoning slot (from the parts, so
+ * text streamed before an error counts), each call from its conversation event, results joined to
+ * their call by id (a provider-run call's `provider-tool-result`, the output of a call the AI SDK
+ * server ran from the `tool-output-available` chunk passed on).
+ */
+function argstreamParts(events: readonly PipelineEvent[]): ComparedPart[] {
+  const slots = new Map<number, ComparedPart>();
+  const calls = new Map<string, Extract<ComparedPart, { type: 'tool' }>>();
+  for (const event of events) {
+    if (event.type === 'part' && (event.part.type === 'message' || event.part.type === 'reasoning')) {
+      const type = event.part.type === 'message' ? 'text' : 'reasoning';
+      const slot = slots.get(event.index) ?? { type, text: '' };
+      (slot as { text: string }).text += event.part.text;
+      slots.set(event.index, slot);
+    } else if (event.type === 'tool-call' || event.type === 'provider-tool-call' || event.type === 'tool-call-failed' || event.type === 'tool-call-incomplete') {
+      const call: Extract<ComparedPart, { type: 'tool' }> = {
+        type: 'tool',
+        toolCallId: event.toolCallId,
+        toolName: event.toolName,
+        state: event.type === 'tool-call-failed' ? 'failed' : event.type === 'tool-call-incomplete' ? 'incomplete' : 'call',
+        ...(event.type === 'tool-call-failed'
+          ? { errorText: event.error.message }
+          : { input: event.type === 'tool-call-incomplete' ? event.partialArguments : event.arguments }),
+        ...(event.type === 'provider-tool-call' || ('providerExecuted' in event && event.providerExecuted === true) ? { providerExecuted: true as const } : {}),
+      };
+      slots.set(event.index, call);
+      calls.set(event.toolCallId, call);
+    } else if (event.type === 'provider-tool-result') {
+      const call = calls.get(event.toolCallId);
+      if (call !== undefined) call.output = event.result;
+    } else if (event.type === 'flush' && event.metadata?.['blockType'] === 'tool-output-available') {
+      const block = event.metadata['block'] as { toolCallId: string; output: unknown };
+      const call = calls.get(block.toolCallId);
+      if (call !== undefined) call.output = block.output;
+    } else if (event.type === 'flush' && event.metadata?.['blockType'] === 'tool-output-error') {
+      // The execution of a call by the AI SDK server failed: its part is `output-error` there.
+      const block = event.metadata['block'] as { toolCallId: string; errorText: string };
+      const call = calls.get(block.toolCallId);
+      if (call !== undefined) {
+        call.state = 'failed';
+        call.errorText = block.errorText;
+        delete call.input;
+      }
+    }
+  }
+  return [...slots.entries()].sort((a, b) => a[0] - b[0]).map(([, part]) => part);
+}
+
+/** What the AI SDK (of the recording's major) ends with, reading `chunks` as its HTTP transport does. */
+async function aiSdkMessage(major: 5 | 7, chunks: readonly Uint8Array[]): Promise<{ parts: UIPart[]; errors: string[] }> {
+  const parse = (major === 5 ? parse5 : parse7) as (options: { stream: ReadableStream<Uint8Array>; schema: unknown }) => ReadableStream<{ success: boolean; value?: unknown }>;
+  const read = (major === 5 ? read5 : read7) as (options: { stream: ReadableStream<unknown>; onError?: (error: unknown) => void }) => AsyncIterable<{ parts: UIPart[] }>;
+  const schema = major === 5 ? schema5() : schema7();
+  const results = parse({ stream: streamOf(chunks), schema });
+  const stream = results.pipeThrough(
+    new TransformStream<{ success: boolean; value?: unknown }, unknown>({
+      transform(result, controller) {
+        if (!result.success) throw new Error('a chunk the AI SDK rejects');
+        controller.enqueue(result.value);
+      },
+    }),
+  );
+  const errors: string[] = [];
+  let last: { parts: UIPart[] } = { parts: [] };
+  for await (const message of read({ stream, onError: (error) => errors.push(String((error as Error).message)) })) last = message;
+  return { parts: last.parts, errors };
+}
+
+/** argstream's events for `chunks`: the decoder's and the conversation builder's (errors isolated), and the stream's error. */
+async function argstreamEvents(chunks: ReadonlyArray<Uint8Array | string | object>): Promise<{ events: PipelineEvent[]; error: unknown }> {
+  const { values, error } = await settle(
+    streamOf(chunks).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })).pipeThrough(new ConversationEventStream({ passthrough: true, isolateErrors: true })),
+  );
+  return { events: values, error };
+}
+
+/** The recording's chunks, as its SSE `data:` records. */
+function chunksOf(file: string): Array<{ type: string } & Record<string, unknown>> {
+  const text = new TextDecoder().decode(readFixture(`ai-sdk-ui/${file}`));
+  return text
+    .split('\n\n')
+    .map((record) => record.replace(/^data: /, ''))
+    .filter((data) => data !== '' && data !== '[DONE]')
+    .map((data) => JSON.parse(data) as { type: string } & Record<string, unknown>);
+}
+
+describe("ProviderEventStream({provider: 'ai-sdk-ui'}) on the AI SDK's own UI message streams", () => {
+  it('the recordings are there, of both majors', () => {
+    expect(RECORDINGS.filter((file) => file.startsWith('ai5-'))).toHaveLength(7);
+    expect(RECORDINGS.filter((file) => file.startsWith('ai7-'))).toHaveLength(7);
+  });
+
+  for (const file of RECORDINGS) {
+    const bytes = readFixture(`ai-sdk-ui/${file}`);
+    it.each(cuttings(bytes))(`${file}: %s, the text and the calls the AI SDK ends with`, async (_name, chunks) => {
+      const sdk = await aiSdkMessage(majorOf(file), chunks);
+      const { events, error } = await argstreamEvents(chunks);
+      expect(argstreamParts(events)).toEqual(aiSdkParts(sdk.parts));
+      // The AI SDK's `error` chunk is argstream's ProviderError; every other recording reads to its end.
+      if (sdk.errors.length > 0) {
+        expect(error).toBeInstanceOf(ProviderError);
+        expect(error).toMatchObject({ provider: 'ai-sdk-ui', type: 'error', message: sdk.errors[0] });
+      } else expect(error).toBeUndefined();
+    });
+  }
+
+  it.each(RECORDINGS)('%s: the chunk objects read as the bytes do', async (file) => {
+    const fromBytes = await argstreamEvents([readFixture(`ai-sdk-ui/${file}`)]);
+    const fromObjects = await argstreamEvents(chunksOf(file));
+    expect(fromObjects).toEqual(fromBytes);
+  });
+
+  it.each(RECORDINGS.filter((file) => !file.includes('error-after-text')))('%s: fromResponse reads the response, and collectTurn has the calls', async (file) => {
+    const response = new Response(new Uint8Array(readFixture(`ai-sdk-ui/${file}`)), { headers: { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' } });
+    const turn = await collectTurn(fromResponse(response, { provider: 'ai-sdk-ui' }), { isolateErrors: true });
+    const expected = argstreamParts((await argstreamEvents([readFixture(`ai-sdk-ui/${file}`)])).events);
+    expect(turn.toolCalls.map((call) => call.toolCallId)).toEqual(expected.filter((part) => part.type === 'tool' && part.state === 'call' && part.providerExecuted !== true).map((part) => (part as { toolCallId: string }).toolCallId));
+    expect(turn.text).toBe(expected.filter((part) => part.type === 'text').map((part) => (part as { text: string }).text).join(''));
+  });
+
+  it('reasoning, text, then a streamed write_file call: the exact arguments, the finish reason, the message id', async () => {
+    for (const major of [5, 7]) {
+      const turn = await collectTurn(streamOf([readFixture(`ai-sdk-ui/ai${major}-reasoning-text-write-file.sse`)]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
+      expect(turn.reasoning).toBe('The user wants a Rust hello world.');
+      expect(turn.text).toBe("I'll write the file now.");
+      expect(turn.toolCalls).toEqual([
+        expect.objectContaining({ toolCallId: 'call_1', toolName: 'write_file', arguments: { path: 'src/main.rs', content: 'fn main() {\n    println!("héllo, \\"wörld\\" 🚀");\n}\n' } }),
+      ]);
+      expect(turn.finishReason).toBe('tool-calls');
+      const events = await readAll(streamOf([readFixture(`ai-sdk-ui/ai${major}-reasoning-text-write-file.sse`)]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
+      expect(events.at(-1)).toEqual({ type: 'finished', reason: 'tool-calls', rawReason: 'tool-calls', metadata: { messageId: `msg-${major}-reasoning-text-write-file` } });
+    }
+  });
+
+  it('the reasoning signature in the provider metadata is the reasoning event\'s', async () => {
+    const turn = await collectTurn(streamOf([readFixture('ai-sdk-ui/ai7-reasoning-text-write-file.sse')]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
+    expect(turn.events.find((event) => event.type === 'reasoning')).toMatchObject({ signature: 'sig-1' });
+  });
+
+  it('a call the provider runs is a provider tool call with its result, never an application call', async () => {
+    for (const major of [5, 7]) {
+      const turn = await collectTurn(streamOf([readFixture(`ai-sdk-ui/ai${major}-provider-executed-web-search.sse`)]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
+      expect(turn.toolCalls).toEqual([]);
+      expect(turn.providerToolCalls).toEqual([
+        { toolCallId: 'srv_1', toolName: 'web_search', arguments: { query: 'rust hello world' }, result: [{ url: 'https://doc.rust-lang.org/', title: 'Rust' }] },
+      ]);
+      expect(turn.text).toBe('Found it.');
+    }
+  });
+});
+
+describe('ai-sdk-ui errors', () => {
+  it('an error chunk is a ProviderError after everything before it', async () => {
+    for (const major of [5, 7]) {
+      const { values, error } = await settle(streamOf([readFixture(`ai-sdk-ui/ai${major}-error-after-text.sse`)]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error).toMatchObject({ provider: 'ai-sdk-ui', type: 'error', message: 'Overloaded: try again later', cause: { type: 'error', errorText: 'Overloaded: try again later' } });
+      expect(values.flatMap((event) => (event.type === 'part' && event.part.type === 'message' ? [event.part.text] : [])).join('')).toBe('Let me think about it.');
+    }
+  });
+
+  it('tool-input-error is a failed call: the stream errors with its ProviderError, or with isolateErrors a tool-call-failed', async () => {
+    for (const major of [5, 7]) {
+      const bytes = readFixture(`ai-sdk-ui/ai${major}-tool-input-error.sse`);
+      const errorText = chunksOf(`ai${major}-tool-input-error.sse`).find((chunk) => chunk.type === 'tool-input-error')?.['errorText'];
+      const strict = await settle(streamOf([bytes]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })).pipeThrough(new ConversationEventStream()));
+      expect(strict.error).toBeInstanceOf(ProviderError);
+      expect(strict.error).toMatchObject({ provider: 'ai-sdk-ui', type: 'tool-input-error', message: errorText, cause: { type: 'tool-input-error', toolCallId: 'call_1', input: { path: 42 } } });
+      expect(strict.values.filter((event) => event.type === 'message')).toEqual([expect.objectContaining({ text: 'Here.' })]);
+
+      const turn = await collectTurn(streamOf([bytes]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })), { isolateErrors: true });
+      expect(turn.toolCalls).toEqual([]);
+      expect(turn.failedToolCalls).toEqual([expect.objectContaining({ type: 'tool-call-failed', toolCallId: 'call_1', toolName: 'write_file', error: strict.error })]);
+      expect(turn.finishReason).toBe('tool-calls');
+    }
+  });
+
+  it('a tool-input-error of a call that never streamed opens it and fails it, with no arguments', async () => {
+    const events = await readAll(
+      streamOf<object>([{ type: 'tool-input-error', toolCallId: 'c9', toolName: 'nope', input: '{"broken', errorText: 'Model tried to call unavailable tool' }, { type: 'finish' }]).pipeThrough(
+        new ProviderEventStream({ provider: 'ai-sdk-ui' }),
+      ),
+    );
+    expect(events.slice(0, 2)).toEqual([
+      { type: 'part', index: 0, part: { type: 'tool-call-start', toolCallId: 'c9', toolName: 'nope' } },
+      { type: 'flush', index: 0, metadata: { toolCallError: expect.any(ProviderError) } },
+    ]);
+    const turn = await collectTurn(streamOf(events), { isolateErrors: true });
+    expect(turn.failedToolCalls.map((call) => call.error.message)).toEqual(['Model tried to call unavailable tool']);
+  });
+
+  it('abort is a cut turn, not an error: no finished, the open call incomplete with what streamed, the abort chunk passed on', async () => {
+    for (const major of [5, 7]) {
+      const events = await readAll(streamOf([readFixture(`ai-sdk-ui/ai${major}-abort-mid-call.sse`)]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
+      expect(events.some((event) => event.type === 'finished')).toBe(false);
+      const abort = events.find((event): event is FlushEvent => event.type === 'flush' && event.metadata?.['blockType'] === 'abort');
+      expect(abort?.metadata?.['block']).toEqual(major === 5 ? { type: 'abort' } : { type: 'abort', reason: 'AbortError: This operation was aborted' });
+      expect(events.at(-1)).toMatchObject({ type: 'flush', metadata: { aborted: true, endOfInput: true } });
+      const turn = await collectTurn(streamOf(events));
+      expect(turn.text).toBe('Writing.');
+      expect(turn.finishReason).toBeUndefined();
+      expect(turn.incompleteToolCalls).toEqual([
+        expect.objectContaining({ toolCallId: 'call_1', toolName: 'write_file', partialArguments: { path: 'src/main.rs', content: 'fn main() {\n' } }),
+      ]);
+    }
+  });
+
+  it('a chunk that is not an object is ignored; text that is not SSE is refused as any provider\'s', async () => {
+    const { error } = await settle(streamOf(['<html>502 Bad Gateway</html>']).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
+    expect(error).toMatchObject({ provider: 'ai-sdk-ui', type: 'invalid-stream', code: 'not-sse' });
+  });
+});
+
+describe('ai-sdk-ui chunks argstream does not model are passed on', () => {
+  const chunks = [
+    { type: 'start', messageId: 'm1', messageMetadata: { model: 'x', a: { b: 1 } } },
+    { type: 'start-step' },
+    { type: 'data-weather', id: 'w1', data: { city: 'Paris' } },
+    { type: 'source-url', sourceId: 's1', url: 'https://example.com', title: 'Example' },
+    { type: 'text-start', id: '0' },
+    { type: 'text-delta', id: '0', delta: 'Hi' },
+    { type: 'text-end', id: '0', providerMetadata: { p: { x: 1 } } },
+    { type: 'file', url: 'data:text/plain;base64,SGk=', mediaType: 'text/plain' },
+    { type: 'message-metadata', messageMetadata: { a: { c: 2 } } },
+    { type: 'finish-step' },
+    { type: 'start-step' },
+    // The same text id in the next step is a new slot.
+    { type: 'text-start', id: '0' },
+    { type: 'text-delta', id: '0', delta: ' there' },
+    { type: 'text-end', id: '0' },
+    { type: 'custom-future-chunk', whatever: true },
+    { type: 'finish-step' },
+    { type: 'finish', finishReason: 'stop', messageMetadata: { done: true } },
+  ];
+
+  it('each in order as a flush of its own slot with {blockType, block}; message id and merged message metadata on finished', async () => {
+    const events = await readAll(streamOf<object>(chunks).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
+    const passed = events.filter((event): event is FlushEvent => event.type === 'flush' && event.metadata?.['blockType'] !== undefined);
+    expect(passed.map((event) => event.metadata?.['block'])).toEqual(chunks.filter((chunk) => !/^(text-|finish$)/.test(chunk.type)));
+    expect(new Set(events.filter((event) => event.type !== 'finished').map((event) => (event as { index: number }).index)).size).toBe(passed.length + 2);
+    expect(events.at(-1)).toEqual({
+      type: 'finished',
+      reason: 'stop',
+      rawReason: 'stop',
+      metadata: { messageId: 'm1', messageMetadata: { model: 'x', a: { b: 1, c: 2 }, done: true } },
+    });
+    expect(events.find((event) => event.type === 'flush' && event.index === 4)).toEqual({ type: 'flush', index: 4, metadata: { providerMetadata: { p: { x: 1 } } } });
+    const turn = await collectTurn(streamOf(events));
+    expect(turn.events.filter((event) => event.type === 'message').map((event) => (event as { text: string }).text)).toEqual(['Hi', ' there']);
+  });
+
+  it('finish without a reason (early ai 5): tool-calls when the last step called a tool of the application, else stop; unknown and interrupted are other', async () => {
+    const finish = async (input: object[]) => (await readAll(streamOf(input).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })))).at(-1) as StreamEvent;
+    const call = [
+      { type: 'tool-input-available', toolCallId: 'c1', toolName: 't', input: {} },
+      { type: 'tool-output-available', toolCallId: 'c1', output: 1 },
+    ];
+    expect(await finish([{ type: 'start-step' }, ...call, { type: 'finish-step' }, { type: 'finish' }])).toEqual({ type: 'finished', reason: 'tool-calls' });
+    expect(await finish([{ type: 'start-step' }, ...call, { type: 'finish-step' }, { type: 'start-step' }, { type: 'finish-step' }, { type: 'finish' }])).toEqual({ type: 'finished', reason: 'stop' });
+    expect(await finish([{ type: 'finish', finishReason: 'unknown' }])).toEqual({ type: 'finished', reason: 'other', rawReason: 'unknown' });
+    expect(await finish([{ type: 'finish', finishReason: 'interrupted' }])).toEqual({ type: 'finished', reason: 'other', rawReason: 'interrupted' });
+    expect(await finish([{ type: 'finish', finishReason: 'length' }])).toEqual({ type: 'finished', reason: 'length', rawReason: 'length' });
+  });
+
+  it('a tool-output-error of a provider-run call is its result with isError; a preliminary output is passed on', async () => {
+    const turn = await collectTurn(
+      streamOf<object>([
+        { type: 'tool-input-start', toolCallId: 'p1', toolName: 'code', providerExecuted: true },
+        { type: 'tool-input-delta', toolCallId: 'p1', inputTextDelta: '{"code":"1/0"}' },
+        { type: 'tool-input-available', toolCallId: 'p1', toolName: 'code', input: { code: '1/0' }, providerExecuted: true },
+        { type: 'tool-output-available', toolCallId: 'p1', output: { partial: true }, providerExecuted: true, preliminary: true },
+        { type: 'tool-output-error', toolCallId: 'p1', errorText: 'ZeroDivisionError', providerExecuted: true },
+        { type: 'finish', finishReason: 'stop' },
+      ]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })),
+    );
+    expect(turn.providerToolCalls).toEqual([{ toolCallId: 'p1', toolName: 'code', arguments: { code: '1/0' }, result: 'ZeroDivisionError', isError: true }]);
+  });
+
+  it("ai 7's inputEncoding 'text': the raw text deltas are the call's string argument, as ai 7 reads them", async () => {
+    const chunks = [
+      { type: 'start' },
+      { type: 'start-step' },
+      { type: 'tool-input-start', toolCallId: 'x1', toolName: 'apply_patch', inputEncoding: 'text' },
+      { type: 'tool-input-delta', toolCallId: 'x1', inputTextDelta: '*** Begin "Patch"\n' },
+      { type: 'tool-input-delta', toolCallId: 'x1', inputTextDelta: '+ \\ 🚀 \u0001 end' },
+      { type: 'tool-input-available', toolCallId: 'x1', toolName: 'apply_patch', input: '*** Begin "Patch"\n+ \\ 🚀 \u0001 end' },
+      { type: 'finish-step' },
+      { type: 'finish', finishReason: 'tool-calls' },
+    ];
+    const turn = await collectTurn(streamOf<object>(chunks).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
+    expect(turn.toolCalls.map((call) => call.arguments)).toEqual(['*** Begin "Patch"\n+ \\ 🚀 \u0001 end']);
+    let last: { parts: UIPart[] } = { parts: [] };
+    for await (const message of read7({ stream: streamOf<never>(chunks as never[]) })) last = message as { parts: UIPart[] };
+    expect(last.parts.find((part) => part.type === 'tool-apply_patch')?.input).toEqual(turn.toolCalls[0]?.arguments);
+  });
+
+  it('a repeated tool-input-available, or a delta after it, changes nothing', async () => {
+    const turn = await collectTurn(
+      streamOf<object>([
+        { type: 'tool-input-start', toolCallId: 'c1', toolName: 't' },
+        { type: 'tool-input-delta', toolCallId: 'c1', inputTextDelta: '{"a":1}' },
+        { type: 'tool-input-available', toolCallId: 'c1', toolName: 't', input: { a: 1 } },
+        { type: 'tool-input-delta', toolCallId: 'c1', inputTextDelta: 'garbage' },
+        { type: 'tool-input-available', toolCallId: 'c1', toolName: 't', input: { a: 2 } },
+        { type: 'finish', finishReason: 'tool-calls' },
+      ]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })),
+    );
+    expect(turn.toolCalls.map((call) => [call.toolCallId, call.arguments])).toEqual([['c1', { a: 1 }]]);
+  });
+});
+
+describe('argstream inspect recognises a UI message stream', () => {
+  it.each(RECORDINGS)('%s: guessed as ai-sdk-ui', (file) => {
+    expect(guessProvider(readFixture(`ai-sdk-ui/${file}`))).toBe('ai-sdk-ui');
+  });
+
+  it('the other providers\' recordings are not taken for one', () => {
+    for (const dir of listFixtures('providers').filter((name) => !name.includes('.'))) {
+      for (const file of listFixtures(`providers/${dir}`)) expect(guessProvider(readFixture(`providers/${dir}/${file}`)), `${dir}/${file}`).not.toBe('ai-sdk-ui');
+    }
+  });
+
+  it('inspect --view turn prints the write_file call of a recording, exit 0; the abort exits 3 (incomplete)', async () => {
+    const run = async (file: string) => {
+      let stdout = '';
+      let stderr = '';
+      const code = await inspect(
+        { provider: undefined, view: 'turn', json: true, input: `${FIXTURES}ai-sdk-ui/${file}` },
+        { write: (text) => void (stdout += text), color: false, columns: undefined },
+        { write: (text) => void (stderr += text), color: false, columns: undefined },
+        process.stdin,
+      );
+      return { code, stdout, stderr };
+    };
+    const ok = await run('ai7-reasoning-text-write-file.sse');
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('"write_file"');
+    expect(ok.stdout).toContain('src/main.rs');
+    expect((await run('ai5-abort-mid-call.sse')).code).toBe(3);
+  });
+});
