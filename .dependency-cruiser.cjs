@@ -19,7 +19,11 @@ const LAYERS = [
     { name: 'sources', path: '^src/sources/' }, // a fetch Response, an iterable
   ],
   [{ name: 'relay', path: '^src/relay/' }], // SSE / NDJSON to a browser and back, resume
-  [{ name: 'store', path: '^src/store/' }], // typed tools and one snapshot of a turn, for any UI
+  [
+    { name: 'store', path: '^src/store/' }, // typed tools and one snapshot of a turn, for any UI
+    { name: 'log', path: '^src/log/' }, // an event log a relay keeps and resumes from (memory, Redis)
+  ],
+  [{ name: 'ai-sdk', path: '^src/ai-sdk/' }], // the AI SDK's UI message stream: a chat transport, an encoder
   [
     { name: 'entry', path: '^src/index\\.ts$' }, // the package's main entry point
     { name: 'bindings', path: '^src/bindings/' }, // argstream/react, argstream/vue, argstream/svelte: one thin file each
@@ -94,7 +98,7 @@ module.exports = {
       name: 'no-dev-dependencies',
       comment: 'src/ ships: it may not import a devDependency (the CLI may reference the types of Node)',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/bindings/' },
+      from: { path: '^src/', pathNot: '^src/(bindings|ai-sdk)/|^src/log/redis' },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['triple-slash-type-reference'] },
     },
     {

@@ -9,7 +9,7 @@ import { TextBlocks } from '../store/text-blocks.ts';
 import type { ToolSchemas } from '../store/tools.ts';
 import type { TurnSnapshot } from '../store/turn-store.ts';
 
-export type { TurnSource, TurnSourceOptions } from '../store/connect.ts';
+export type { ExternalTurn, TurnSource, TurnSourceOptions } from '../store/connect.ts';
 
 /**
  * The snapshot of a streaming turn, re-rendered as it changes (at most once per animation frame by

@@ -7,7 +7,7 @@ import { hold, storeFor, type TurnSource, type TurnSourceOptions } from '../stor
 import type { ToolSchemas } from '../store/tools.ts';
 import type { TurnSnapshot } from '../store/turn-store.ts';
 
-export type { TurnSource, TurnSourceOptions } from '../store/connect.ts';
+export type { ExternalTurn, TurnSource, TurnSourceOptions } from '../store/connect.ts';
 
 /** A readable Svelte store (the store contract: `subscribe(run)` calls `run` at once and at each change). */
 export interface TurnReadable<T extends ToolSchemas = {}> {

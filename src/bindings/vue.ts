@@ -8,7 +8,7 @@ import { hold, storeFor, type TurnSource, type TurnSourceOptions } from '../stor
 import type { ToolSchemas } from '../store/tools.ts';
 import type { TurnSnapshot } from '../store/turn-store.ts';
 
-export type { TurnSource, TurnSourceOptions } from '../store/connect.ts';
+export type { ExternalTurn, TurnSource, TurnSourceOptions } from '../store/connect.ts';
 
 /**
  * The snapshot of a streaming turn as a read-only `shallowRef`, replaced as the turn changes (at

@@ -6,14 +6,23 @@
  */
 import type { PushCore } from '../core.ts';
 import type { ToolSchemas } from './tools.ts';
-import { TurnStore, type TurnStoreOptions } from './turn-store.ts';
+import { TurnStore, type TurnSnapshot, type TurnStoreOptions } from './turn-store.ts';
 
 /**
  * What a binding shows: a `ReadableStream` of events (any stage's output, a decoded relay), a
  * `Response` (an argstream relay's; with `decoder`, a provider's own), or a {@link TurnStore} that
  * something else fills. `null` or `undefined` shows an empty turn (`status: 'waiting'`).
  */
-export type TurnSource<T extends ToolSchemas = {}> = ReadableStream<unknown> | Response | TurnStore<T> | null | undefined;
+export type TurnSource<T extends ToolSchemas = {}> = ReadableStream<unknown> | Response | TurnStore<T> | ExternalTurn<T> | null | undefined;
+
+/**
+ * Anything else that keeps a turn's snapshot with `TurnStore`'s contract, such as the AI SDK
+ * transport of `argstream/ai-sdk`: shown as it is, never read nor cancelled by a binding.
+ */
+export interface ExternalTurn<T extends ToolSchemas = {}> {
+  subscribe(listener: () => void): () => void;
+  getSnapshot(): TurnSnapshot<T>;
+}
 
 /** Options of the bindings: the store's, and for a provider's own `Response`, how to decode it. */
 export interface TurnSourceOptions<T extends ToolSchemas = {}> extends TurnStoreOptions<T> {
@@ -31,9 +40,14 @@ export interface TurnSourceOptions<T extends ToolSchemas = {}> extends TurnStore
   readonly request?: AbortController;
 }
 
-/** The store a binding reads: the source itself if it is one, else a new store for it. */
-export function storeFor<T extends ToolSchemas>(source: TurnSource<T>, options: TurnSourceOptions<T> = {}): TurnStore<T> {
-  if (source instanceof TurnStore) return source;
+/** Whether `source` keeps its own snapshot (a `TurnStore`, or another `ExternalTurn`). */
+function isExternal<T extends ToolSchemas>(source: TurnSource<T>): source is TurnStore<T> | ExternalTurn<T> {
+  return typeof source === 'object' && source !== null && typeof (source as Partial<ExternalTurn<T>>).subscribe === 'function' && typeof (source as Partial<ExternalTurn<T>>).getSnapshot === 'function';
+}
+
+/** The store a binding reads: the source itself if it keeps a snapshot, else a new store for it. */
+export function storeFor<T extends ToolSchemas>(source: TurnSource<T>, options: TurnSourceOptions<T> = {}): TurnStore<T> | ExternalTurn<T> {
+  if (isExternal(source)) return source;
   const { decoder: _decoder, request: _request, ...storeOptions } = options;
   return new TurnStore<T>(storeOptions);
 }
@@ -53,8 +67,8 @@ const readings = new WeakMap<TurnStore<ToolSchemas>, Reading>();
  * mounts each effect once more, and the turn must not be cut by it. A store given as the source
  * is only read, never cancelled.
  */
-export function hold<T extends ToolSchemas>(store: TurnStore<T>, source: TurnSource<T>, options: TurnSourceOptions<T> = {}): () => void {
-  if (source === null || source === undefined || source instanceof TurnStore) return () => undefined;
+export function hold<T extends ToolSchemas>(store: TurnStore<T> | ExternalTurn<T>, source: TurnSource<T>, options: TurnSourceOptions<T> = {}): () => void {
+  if (source === null || source === undefined || isExternal(source) || !(store instanceof TurnStore)) return () => undefined;
   const key = store as unknown as TurnStore<ToolSchemas>;
   let reading = readings.get(key);
   if (reading === undefined) {

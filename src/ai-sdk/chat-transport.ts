@@ -1,0 +1,263 @@
+/**
+ * A `ChatTransport` for the AI SDK's `useChat` / `Chat` that keeps its tool inputs out of the AI
+ * SDK's quadratic re-parse: each call's input deltas go to argstream, everything else to the AI
+ * SDK untouched.
+ *
+ * @module
+ */
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { DefaultChatTransport, HttpChatTransport, type HttpChatTransportInitOptions, type UIMessage, type UIMessageChunk } from 'ai';
+import { ProviderEventDecoder } from '../providers/provider-event-decoder.ts';
+import type { ToolSchemas } from '../store/tools.ts';
+import { TurnStore, type TurnSnapshot, type TurnStoreSchedule } from '../store/turn-store.ts';
+import type { StreamEvent } from '../types.ts';
+
+/** Options of {@link ArgstreamChatTransport}: the AI SDK's HTTP transport options, and argstream's. */
+export type ArgstreamChatTransportOptions<UI_MESSAGE extends UIMessage, T extends ToolSchemas = {}> = HttpChatTransportInitOptions<UI_MESSAGE> & {
+  /** The application's tools (`defineTools`): the partial inputs in the snapshots are typed by them. */
+  readonly tools?: T;
+  /** When the snapshot's listeners are told (`TurnStore`'s `schedule`). @default 'frame' */
+  readonly schedule?: TurnStoreSchedule;
+  /**
+   * With `ai` 7: whether a resumed stream replays the response from its start (`useChat` then
+   * resets the message, and so does the snapshot), as `DefaultChatTransport`'s option of the same
+   * name. `ai` 5 always continues the message it kept, and so does the snapshot.
+   * @default true
+   */
+  readonly resumeStreamIsReplay?: boolean;
+};
+
+/** Whether the installed `ai` resets a message on a replayed resume (ai 7's `resumeStreamIsReplay`). */
+function replayAware(): boolean {
+  try {
+    return 'resumeStreamIsReplay' in new DefaultChatTransport();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The AI SDK's HTTP chat transport (the same request, options and endpoints as
+ * `DefaultChatTransport`) with argstream reading the response: the UI message stream's bytes are
+ * parsed once, each `tool-input-delta` is applied to a {@link TurnStore} (linear: the call's input
+ * grows, never re-parsed) and not passed on, and every other chunk reaches `useChat` untouched —
+ * `tool-input-start`, `tool-input-available` (the whole input, parsed once with its chunk),
+ * outputs, tool execution, `addToolOutput` / `addToolResult`, `onToolCall`, persistence and resume
+ * work as the AI SDK documents. Without the deltas the AI SDK never runs `parsePartialJson` on a
+ * growing input, which is what makes a large tool input quadratic in `useChat` (seconds of main
+ * thread for a 200 KB file, minutes for 1 MB).
+ *
+ * While a call streams, its part in `useChat`'s message is in state `input-streaming` with no
+ * `input`; its input so far is in the transport's snapshot: `transport.getSnapshot().calls`,
+ * typed by `tools`, or `useTurn(transport, { tools })` in React (`argstream/react`), and
+ * `subscribe` for any framework. A new request starts a new snapshot; a resumed stream resets it
+ * or continues it as the installed `ai` resets or continues the message, so the partial input never
+ * doubles. A response cut before its end (no `finish`, `abort` or `error` chunk) leaves the
+ * snapshot streaming, for the resume to go on with.
+ * @example
+ * ```tsx
+ * const transport = new ArgstreamChatTransport({ api: '/api/chat', tools });
+ * function Chat() {
+ *   const { messages, sendMessage } = useChat({ transport });
+ *   const turn = useTurn(transport, { tools }); // the streaming calls' inputs, typed
+ *   …
+ * }
+ * ```
+ */
+export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T extends ToolSchemas = {}> extends HttpChatTransport<UI_MESSAGE> {
+  /** As `DefaultChatTransport`'s, read by `ai` 7's `useChat` on a resume. */
+  readonly resumeStreamIsReplay: boolean;
+  readonly #tools: T | undefined;
+  readonly #schedule: TurnStoreSchedule | undefined;
+  /** Whether a resume continues the snapshot (ai 5, or ai 7 without replay). */
+  readonly #resumeContinues: boolean;
+  #store: TurnStore<T>;
+  /** What a resume that continues needs: the adapter's state and the calls' text so far. */
+  #session: Session;
+  #unsubscribe: () => void;
+  readonly #listeners = new Set<() => void>();
+  /** What the next response is: a new one, or a resume. */
+  #next: 'send' | 'resume' = 'send';
+
+  constructor(options: ArgstreamChatTransportOptions<UI_MESSAGE, T> = {}) {
+    const { tools, schedule, resumeStreamIsReplay, ...http } = options;
+    super(http);
+    this.#tools = tools;
+    this.#schedule = schedule;
+    this.resumeStreamIsReplay = resumeStreamIsReplay ?? true;
+    this.#resumeContinues = !replayAware() || !this.resumeStreamIsReplay;
+    this.#store = this.#newStore();
+    this.#session = newSession();
+    this.#unsubscribe = this.#store.subscribe(this.#tell);
+  }
+
+  /** Listen for changes of the snapshot (React's `useSyncExternalStore` contract). Bound. */
+  readonly subscribe = (listener: () => void): (() => void) => {
+    const entry = (): void => listener();
+    this.#listeners.add(entry);
+    return () => {
+      this.#listeners.delete(entry);
+    };
+  };
+
+  /** The turn of the latest response: its text and each tool call's input so far, typed. Bound. */
+  readonly getSnapshot = (): TurnSnapshot<T> => this.#store.getSnapshot();
+
+  override sendMessages(options: Parameters<HttpChatTransport<UI_MESSAGE>['sendMessages']>[0]): Promise<ReadableStream<UIMessageChunk>> {
+    this.#next = 'send';
+    return super.sendMessages(options);
+  }
+
+  override reconnectToStream(options: Parameters<HttpChatTransport<UI_MESSAGE>['reconnectToStream']>[0]): Promise<ReadableStream<UIMessageChunk> | null> {
+    this.#next = 'resume';
+    return super.reconnectToStream(options);
+  }
+
+  /** Stop telling listeners (ai 7's `ChatTransport.close`, called when the chat is disposed). */
+  close(): void {
+    this.#listeners.clear();
+  }
+
+  protected processResponseStream(stream: ReadableStream<Uint8Array>): ReadableStream<UIMessageChunk> {
+    if (this.#next === 'send' || !this.#resumeContinues) this.#replaceStore();
+    this.#next = 'send';
+    const store = this.#store as unknown as TurnStore<ToolSchemas>;
+    const reader = stream.pipeThrough(new ChunkRouter(store, this.#session)).getReader();
+    // The chunks as a stream of their own, so that a stop (the AI SDK cancels the stream) also ends
+    // the snapshot, with the reason.
+    return new ReadableStream<UIMessageChunk>(
+      {
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        },
+        cancel(reason) {
+          store.fail(reason);
+          return reader.cancel(reason);
+        },
+      },
+      { highWaterMark: 0 },
+    );
+  }
+
+  #newStore(): TurnStore<T> {
+    const options: { tools?: T; schedule?: TurnStoreSchedule } = {};
+    if (this.#tools !== undefined) options.tools = this.#tools;
+    if (this.#schedule !== undefined) options.schedule = this.#schedule;
+    return new TurnStore<T>(options);
+  }
+
+  #replaceStore(): void {
+    this.#unsubscribe();
+    this.#store = this.#newStore();
+    this.#session = newSession();
+    this.#unsubscribe = this.#store.subscribe(this.#tell);
+    this.#tell();
+  }
+
+  readonly #tell = (): void => {
+    for (const listener of [...this.#listeners]) listener();
+  };
+}
+
+/** The state of one response that outlives a connection: a resume that continues goes on from it. */
+interface Session {
+  readonly decoder: ProviderEventDecoder;
+  /** The input text so far of each call still streaming, by `toolCallId`. */
+  readonly texts: Map<string, string[]>;
+}
+
+function newSession(): Session {
+  return { decoder: new ProviderEventDecoder({ provider: 'ai-sdk-ui' }), texts: new Map() };
+}
+
+/** The chunks after which a streaming call will get no more deltas: the AI SDK keeps its input as it stands. */
+const STOPS: ReadonlySet<string> = new Set(['abort', 'error', 'finish-step', 'finish']);
+
+/**
+ * The UI message stream's bytes → its chunks for the AI SDK, without the tool input deltas, and
+ * every chunk to the store (through the `ai-sdk-ui` adapter). Before a chunk that stops a call
+ * that is still streaming (an abort, an error, the end of a step), the call's text so far goes to
+ * the AI SDK as one delta, so that its message keeps the same partial input as with every delta:
+ * one parse of the text, not one per delta. Internal.
+ */
+class ChunkRouter extends TransformStream<Uint8Array, UIMessageChunk> {
+  constructor(store: TurnStore<ToolSchemas>, session: Session) {
+    const text = new TextDecoder();
+    const { decoder, texts } = session;
+    const events: StreamEvent[] = [];
+    let out: TransformStreamDefaultController<UIMessageChunk> | undefined;
+    /** The store failed (a chunk argstream could not read): the AI SDK still gets every chunk. */
+    let broken = false;
+    /** The response said it ended (`finish`, `abort`, `error`). */
+    let ended = false;
+    const apply = (step: () => void): void => {
+      if (broken) return;
+      try {
+        step();
+      } catch (error) {
+        broken = true;
+        store.fail(error);
+      } finally {
+        for (let i = 0; i < events.length; i++) store.push(events[i]);
+        events.length = 0;
+      }
+    };
+    /** The streaming calls' text so far, as one delta each, to the AI SDK. */
+    const settle = (): void => {
+      for (const [toolCallId, pieces] of texts) {
+        if (pieces.length > 0) out?.enqueue({ type: 'tool-input-delta', toolCallId, inputTextDelta: pieces.join('') } as UIMessageChunk);
+      }
+      texts.clear();
+    };
+    const parser = createParser({
+      onEvent: (message: EventSourceMessage) => {
+        const data = message.data;
+        if (data === '[DONE]' || data.trim() === '') return;
+        let chunk: UIMessageChunk;
+        try {
+          chunk = JSON.parse(data) as UIMessageChunk;
+        } catch (error) {
+          // Not a chunk: the AI SDK's own transport errors the stream here too.
+          throw new TypeError(`the UI message stream sent data that is not JSON: ${data.slice(0, 80)}`, { cause: error });
+        }
+        apply(() => decoder.push(chunk as object, events));
+        switch (chunk.type) {
+          case 'tool-input-delta': {
+            const pieces = texts.get(chunk.toolCallId);
+            if (pieces === undefined) texts.set(chunk.toolCallId, [chunk.inputTextDelta]);
+            else pieces.push(chunk.inputTextDelta);
+            return;
+          }
+          case 'tool-input-start':
+            texts.set(chunk.toolCallId, []);
+            break;
+          case 'tool-input-available':
+          case 'tool-input-error':
+            texts.delete(chunk.toolCallId);
+            break;
+          default:
+            if (STOPS.has(chunk.type)) settle();
+            if (chunk.type === 'finish' || chunk.type === 'abort' || chunk.type === 'error') ended = true;
+        }
+        out?.enqueue(chunk);
+      },
+    });
+    super({
+      transform(bytes, controller) {
+        out = controller;
+        parser.feed(text.decode(bytes, { stream: true }));
+      },
+      flush(controller) {
+        out = controller;
+        parser.feed(text.decode());
+        // A response cut before its end (a dropped connection) leaves the turn open: a resume goes
+        // on with it (or, replaying, replaces it), and so does a new request.
+        if (!ended) return;
+        apply(() => decoder.end(events));
+        if (!broken) store.end();
+      },
+    });
+  }
+}

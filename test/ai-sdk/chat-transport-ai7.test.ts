@@ -1,0 +1,96 @@
+/**
+ * `ArgstreamChatTransport` with the real `ai` 7 (the transport's `ai` import served by `ai7`): the
+ * AI SDK's own ai 7 recordings through the transport, as with ai 5 (chat-transport.test.ts), and
+ * ai 7's resume: `resumeStreamIsReplay` (true by default) — a resumed stream replays the response
+ * from its start and the snapshot starts over with it, so the partial input never doubles.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai7';
+import { describe, expect, it, vi } from 'vitest';
+import { readAll } from '../helpers.ts';
+
+vi.mock('ai', async () => await import('ai7'));
+const { ArgstreamChatTransport } = await import('../../src/ai-sdk/chat-transport.ts');
+
+const DIR = new URL('../fixtures/ai-sdk-ui/', import.meta.url);
+const RECORDINGS = readdirSync(DIR).filter((name) => name.startsWith('ai7-') && name.endsWith('.sse'));
+
+function chunksOf(sse: string): UIMessageChunk[] {
+  return sse
+    .split('\n\n')
+    .map((event) => event.replace(/^data: /, ''))
+    .filter((data) => data !== '' && data !== '[DONE]')
+    .map((data) => JSON.parse(data) as UIMessageChunk);
+}
+
+async function lastMessage(chunks: readonly UIMessageChunk[]): Promise<UIMessage | undefined> {
+  let message: UIMessage | undefined;
+  const stream = new ReadableStream<UIMessageChunk>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+  for await (const next of readUIMessageStream({ stream, onError: () => undefined })) message = next;
+  return message;
+}
+
+function paced(sse: string): ReadableStream<Uint8Array> {
+  const events = sse.split(/(?<=\n\n)/);
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      const event = events.shift();
+      if (event === undefined) controller.close();
+      else controller.enqueue(new TextEncoder().encode(event));
+    },
+  });
+}
+
+const SEND = { trigger: 'submit-message', chatId: 'chat', messageId: undefined, messages: [], abortSignal: undefined } as const;
+
+function transportFor(sse: () => string) {
+  return new ArgstreamChatTransport({
+    api: 'http://127.0.0.1/api/chat',
+    schedule: 'sync',
+    fetch: async () => new Response(paced(sse()), { headers: { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' } }),
+  });
+}
+
+describe('ArgstreamChatTransport with ai 7', () => {
+  it('extends ai 7 itself: it says resumed streams replay, as DefaultChatTransport does', () => {
+    expect(transportFor(() => '').resumeStreamIsReplay).toBe(true);
+  });
+
+  for (const name of RECORDINGS) {
+    it(`${name}: the AI SDK ends with the same message without the deltas; the snapshot has the calls' inputs`, async () => {
+      const sse = readFileSync(new URL(name, DIR), 'utf8');
+      const original = chunksOf(sse);
+      const transport = transportFor(() => sse);
+      const routed = (await readAll(await transport.sendMessages(SEND))) as UIMessageChunk[];
+      expect(routed.filter((chunk) => chunk.type !== 'tool-input-delta')).toEqual(original.filter((chunk) => chunk.type !== 'tool-input-delta'));
+      const expected = await lastMessage(original);
+      expect((await lastMessage(routed))?.parts).toEqual(expected?.parts);
+      for (const part of expected?.parts ?? []) {
+        if (!('toolCallId' in part) || (part.state !== 'input-available' && part.state !== 'output-available')) continue;
+        expect(transport.getSnapshot().calls.find((c) => c.toolCallId === part.toolCallId)?.input, part.toolCallId).toEqual(part.input);
+      }
+    });
+  }
+
+  it('a resume replays from the start and the snapshot starts over with it: the partial input never doubles', async () => {
+    const sse = readFileSync(new URL('ai7-reasoning-text-write-file.sse', DIR), 'utf8');
+    const events = sse.split(/(?<=\n\n)/);
+    const cut = events.findIndex((event) => event.includes('tool-input-delta')) + 2;
+    let part = 0;
+    const transport = transportFor(() => (part++ === 0 ? events.slice(0, cut).join('') : sse));
+    await readAll(await transport.sendMessages(SEND));
+    const cutSnapshot = transport.getSnapshot();
+    expect(cutSnapshot.calls[0]?.status).toBe('streaming');
+    await readAll((await transport.reconnectToStream({ chatId: 'chat' }))!);
+    const whole = transportFor(() => sse);
+    await readAll(await whole.sendMessages(SEND));
+    expect(transport.getSnapshot()).not.toBe(cutSnapshot);
+    expect(transport.getSnapshot().calls.map((c) => [c.status, c.input])).toEqual(whole.getSnapshot().calls.map((c) => [c.status, c.input]));
+  });
+});
