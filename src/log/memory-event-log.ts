@@ -68,7 +68,7 @@ export const ABANDON: unique symbol = Symbol('argstream.abandonProducer');
 export function abandonProducer(producer: EventLogProducer): void {
   const abandon = (producer as { [ABANDON]?: () => void })[ABANDON];
   if (abandon === undefined) throw new TypeError('abandonProducer: this producer cannot be abandoned in process');
-  abandon();
+  abandon.call(producer);
 }
 
 /**

@@ -569,6 +569,7 @@ class Tail {
       const keys = [this.controlKey];
       const ids = [this.#controlId];
       this.#reading.clear();
+      const round = this.#reading;
       for (const [key, set] of this.#followers) {
         let from = Infinity;
         for (const follower of set) if (!follower.paused && !follower.finished) from = Math.min(from, follower.fetched);
@@ -614,7 +615,9 @@ class Tail {
           for (const follower of [...(this.#followers.get(key) ?? [])]) follower.fail(error);
           continue;
         }
-        for (const follower of [...(this.#followers.get(key) ?? [])]) follower.take(entries);
+        // Only to the followers this read covered: one that joined behind its position gets the next read.
+        const from = round.get(key) ?? Infinity;
+        for (const follower of [...(this.#followers.get(key) ?? [])]) if (follower.fetched >= from) follower.take(entries);
       }
     }
   }
