@@ -14,6 +14,12 @@ export interface ProviderAdapter {
   push(data: unknown, event?: string): StreamEvent[];
   /** The input ended: emit what is still open (a `finished` the provider never sent, …). */
   end(): StreamEvent[];
+  /**
+   * Whether the provider's terminal record has arrived, so that input ending now is a complete
+   * stream (asked after `end()`). Without it, the adapter's `finished` event says so: a stream
+   * that had records but no `finished` was cut (`ProviderEventDecoder` errors with `'truncated'`).
+   */
+  complete?(): boolean;
 }
 
 /** A `part` event, with a `metadata` key only when there is metadata. */

@@ -115,7 +115,9 @@ export function isAiSdkPart(event: { readonly type: string }): boolean {
  *   `rawReason`) and `totalUsage`. `start`, `start-step`, `finish-step`, `abort` and `raw` emit
  *   nothing (an aborted stream ends without `finished`).
  *
- * `end()` flushes what is still open.
+ * `end()` flushes what is still open. The stream is complete after `finish` or `abort` (the
+ * application stopped it, and the AI SDK says so); parts that end before either were cut
+ * (`ProviderEventDecoder` errors with `'truncated'`).
  *
  * @throws {ProviderError} on an `error` part: type is the error's `name` (`AI_APICallError`, …),
  * `status` its `statusCode` where it has one, `cause` the error itself.
@@ -126,6 +128,8 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
   const streamedCalls = new Set<string>();
   let nextSlot = 0;
   let finished = false;
+  /** An `abort` part came: the stream ends here, without `finished`, and is not cut. */
+  let aborted = false;
 
   function slotFor(kind: SlotKind, id: string, out: StreamEvent[], toolName?: string, metadata?: EventMetadata): Slot {
     const key = `${kind}:${id}`;
@@ -279,8 +283,11 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
             cause: error,
           });
         }
+        case 'abort':
+          aborted = true;
+          break;
         default:
-          // start, start-step, finish-step, abort, raw, and part types added later.
+          // start, start-step, finish-step, raw, and part types added later.
           break;
       }
       return out;
@@ -291,5 +298,7 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
       flushOpen(out);
       return out;
     },
+
+    complete: () => finished || aborted,
   };
 }

@@ -121,7 +121,9 @@ function anthropicUsage(raw: JsonRecord): Usage {
  *
  * `end()` flushes every slot still open (a cut stream: downstream decides completeness from the
  * JSON parser) and emits `finished` only if a `message_delta` with a `stop_reason` arrived
- * without its `message_stop`; a stream cut earlier ends with no `finished`.
+ * without its `message_stop`; a stream cut earlier ends with no `finished` (and
+ * `ProviderEventDecoder` errors with `'truncated'`). The stream is complete once `message_stop`
+ * or a `message_delta` with a `stop_reason` arrived.
  *
  * @throws {ProviderError} on an `error` event (sent after HTTP 200, e.g. `overloaded_error`), with
  * Anthropic's `error.type` as `type` and its message; with type `'invalid-stream'` and code
@@ -139,6 +141,8 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
   let stopReason: string | undefined;
   let messageInfo: Record<string, unknown> = {};
   let finished = false;
+  /** `message_stop` arrived: the stream is complete, with or without a stop reason. */
+  let stopped = false;
   /** The names of the server tool calls seen, by id, for their result blocks. */
   const serverToolNames = new Map<string, string>();
   /** `message.stop_reason` of `message_start`: the finish reason when no `message_delta` brings one. */
@@ -396,6 +400,7 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
           break;
         }
         case 'message_stop':
+          stopped = true;
           flushAll(out);
           // Content sent whole in `message_start` comes with its stop reason there, and may have
           // no `message_delta` after it.
@@ -424,5 +429,7 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
       finish(out);
       return out;
     },
+
+    complete: () => stopped || finished,
   };
 }

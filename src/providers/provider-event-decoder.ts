@@ -10,7 +10,6 @@ import type { StreamEvent } from '../types.ts';
 import type { PushCore } from '../core.ts';
 import type { ProviderAdapter } from './adapter.ts';
 import { createAiSdkAdapter } from './ai-sdk.ts';
-import { createAiSdkUiAdapter } from './ai-sdk-ui.ts';
 import { createAnthropicAdapter } from './anthropic.ts';
 import { type AwsEventStreamMessage, AwsEventStreamDecoder } from './aws-event-stream.ts';
 import { createBedrockAdapter } from './bedrock.ts';
@@ -32,8 +31,7 @@ export type ProviderEventStreamInput = string | Uint8Array | object;
 export interface ProviderEventStreamOptions {
   /**
    * The provider API the input comes from; it chooses the framing and the adapter. `'ai-sdk'`
-   * reads the parts of the AI SDK's `streamText(…).fullStream` (objects only); `'ai-sdk-ui'` the
-   * AI SDK's UI message stream (an AI SDK server's SSE response to `useChat`, or its chunk objects).
+   * reads the parts of the AI SDK's `streamText(…).fullStream` (objects only).
    */
   readonly provider: ProviderName;
   /**
@@ -120,7 +118,6 @@ const PROVIDERS: Readonly<Record<ProviderName, { readonly framing: Framing; read
   bedrock: { framing: 'aws-event-stream', create: () => createBedrockAdapter() },
   cohere: { framing: 'sse', create: () => createCohereAdapter() },
   'ai-sdk': { framing: 'objects', create: () => createAiSdkAdapter() },
-  'ai-sdk-ui': { framing: 'sse', create: () => createAiSdkUiAdapter() },
 };
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
@@ -137,7 +134,7 @@ const TERMINAL_RECORDS: Readonly<Partial<Record<ProviderName, string>>> = {
   ollama: 'a line with `"done": true`',
   bedrock: '`messageStop`',
   cohere: '`message-end`',
-  'ai-sdk': 'the `finish` part',
+  'ai-sdk': 'the `finish` (or `abort`) part',
 };
 
 /**
@@ -237,8 +234,8 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
    * `stop_reason`: nothing of the turn comes after it), an OpenAI Chat chunk with a
    * `finish_reason`, Responses `response.completed` / `.incomplete` / `.failed`, a Gemini
    * candidate's `finishReason`, an Ollama line with `done: true`, Bedrock `messageStop`, Cohere
-   * `message-end`, the AI SDK's `finish` part; `data: [DONE]` counts as one too (the server said
-   * the stream is complete). An input with no record at all (an empty body) is not refused.
+   * `message-end`, the AI SDK's `finish` part (or `abort`: the application stopped it); `data:
+   * [DONE]` counts as one too (the server said the stream is complete). An input with no record at all (an empty body) is not refused.
    * @throws {ProviderError} type `'invalid-stream'`, code `'truncated'` when the input stopped
    * inside an event, line or frame, or between two records before the terminal one; `'not-sse'`
    * when SSE was expected and no event came at all.

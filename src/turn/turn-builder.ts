@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { JsonStreamError, ToolCallArgumentsError } from '../errors.ts';
+import { JsonStreamError, ProviderError, ToolCallArgumentsError } from '../errors.ts';
 import { FragmentAggregator } from '../json/fragment-aggregator.ts';
 import { FragmentCollector } from '../json/incremental-json-parser.ts';
 import { JsonScanner, type JsonLimits } from '../json/scanner.ts';
@@ -172,6 +172,9 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
   #finished: FinishedEvent | undefined;
   /** Reads the AI SDK's `fullStream` parts, once one arrives. */
   #aiSdk: ProviderAdapter | undefined;
+  /** How many AI SDK parts arrived, and the last one's type (for the message of a cut stream). */
+  #aiSdkParts = 0;
+  #aiSdkLast = '';
 
   constructor(options: TurnBuilderOptions = {}) {
     this.#options = options;
@@ -193,6 +196,8 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
     if (isAiSdkPart(event)) {
       // An AI SDK part (`streamText(…).fullStream` piped in directly): read as the 'ai-sdk'
       // provider's events would be.
+      this.#aiSdkParts++;
+      this.#aiSdkLast = event.type;
       for (const streamEvent of (this.#aiSdk ??= createAiSdkAdapter()).push(event)) this.push(streamEvent, out);
       return out;
     }
@@ -226,9 +231,26 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
     return out;
   }
 
-  /** The input ended: close what was never flushed and report what is still waiting. */
+  /**
+   * The input ended: close what was never flushed and report what is still waiting.
+   * @throws {ProviderError} type `'invalid-stream'`, code `'truncated'` for AI SDK parts that
+   * ended before their `finish` (or `abort`) part, as `ProviderEventDecoder` does for them: the
+   * stream was cut (what the flushed slots made is in `out` first).
+   */
   end(out: PipelineEvent[] = []): PipelineEvent[] {
-    if (this.#aiSdk !== undefined) for (const streamEvent of this.#aiSdk.end()) this.push(streamEvent, out);
+    const aiSdk = this.#aiSdk;
+    if (aiSdk !== undefined) {
+      for (const streamEvent of aiSdk.end()) this.push(streamEvent, out);
+      if (!(aiSdk.complete?.() ?? this.#finished !== undefined)) {
+        const count = `${this.#aiSdkParts} part${this.#aiSdkParts === 1 ? '' : 's'}`;
+        throw new ProviderError(
+          'ai-sdk',
+          'invalid-stream',
+          `ai-sdk: the stream ended before the \`finish\` (or \`abort\`) part: it was cut (after ${count}, the last "${this.#aiSdkLast}"), so the turn is incomplete`,
+          { code: 'truncated' },
+        );
+      }
+    }
     const open = [...this.#slots.values()].sort((a, b) => a.index - b.index);
     this.#slots.clear();
     for (const slot of open) this.#close(slot, out, true);

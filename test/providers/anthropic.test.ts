@@ -287,13 +287,14 @@ describe('ProviderEventStream with provider anthropic, details', () => {
     expect(error).toMatchObject({ provider: 'anthropic', type: 'overloaded_error', message: 'Overloaded' });
   });
 
-  it('ProviderEventStream flushes every open block and emits no finished when the stream stops between events', async () => {
+  it('ProviderEventStream flushes every open block and emits no finished when the stream stops between events, then errors with truncated', async () => {
     const records = splitSse(textOf('anthropic/text-then-tool-use.sse'));
     const text = records
       .slice(0, 9)
       .map((r) => `event: ${r.event}\ndata: ${r.data}\n\n`)
       .join('');
-    const events = await eventsOf('anthropic', [text]);
+    const { events, error } = await runStream('anthropic', [text]);
+    expect(error).toMatchObject({ provider: 'anthropic', type: 'invalid-stream', code: 'truncated', message: expect.stringContaining('the last "content_block_delta"') });
     expect(events.at(-1)).toEqual({ type: 'flush', index: 1, metadata: { endOfInput: true } });
     expect(events.some((e) => e.type === 'finished')).toBe(false);
     expect(assembleEvents(events).toolCalls[0]?.args).toBe('{"locati');
@@ -314,6 +315,7 @@ describe('ProviderEventStream with provider anthropic, details', () => {
       { type: 'content_block_stop', index: 1 },
       { type: 'content_block_start', index: 2, content_block: { type: 'tool_use', id: 'toolu_x', name: 'whole', input: { a: 1 } } },
       { type: 'content_block_stop', index: 2 },
+      { type: 'message_stop' },
     ];
     expect(await eventsOf('anthropic', objects)).toEqual([
       { type: 'part', index: 0, part: { type: 'tool-call-start', toolCallId: '', toolName: 'lookup' } },

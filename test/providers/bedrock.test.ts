@@ -162,7 +162,9 @@ describe('ProviderEventStream with provider bedrock, details', () => {
     const fourth = offsets[3] as number;
     const corrupt = bytes.slice();
     corrupt[fourth - 10] = (corrupt[fourth - 10] as number) ^ 0x01; // a payload byte of the third frame
-    const before = await eventsOf('bedrock', [bytes.subarray(0, third)]);
+    // The clean prefix is cut before messageStop: it errors with truncated, after its events.
+    const { events: before, error: cut } = await runStream('bedrock', [bytes.subarray(0, third)]);
+    expect(cut).toMatchObject({ provider: 'bedrock', type: 'invalid-stream', code: 'truncated' });
     const { events, error } = await runStream('bedrock', [corrupt]);
     expect(before.length).toBeGreaterThan(0);
     // The end() of the clean prefix flushed slot 0; the corrupt run never reaches end().

@@ -297,10 +297,11 @@ describe('ProviderEventStream with provider openai-responses, details', () => {
     expect(flat.error).toMatchObject({ type: 'rate_limit_exceeded', code: 'rate_limit_exceeded', message: 'slow down' });
   });
 
-  it('ProviderEventStream flushes open items and emits no finished when no terminal event came', async () => {
+  it('ProviderEventStream flushes open items and emits no finished when no terminal event came, then errors with truncated', async () => {
     const text = textOf('openai-responses/function-call.sse');
     const cut = text.slice(0, text.indexOf('event: response.function_call_arguments.done'));
-    const events = await eventsOf('openai-responses', [cut]);
+    const { events, error } = await runStream('openai-responses', [cut]);
+    expect(error).toMatchObject({ provider: 'openai-responses', type: 'invalid-stream', code: 'truncated' });
     expect(events.at(-1)).toMatchObject({ type: 'flush', index: 0 });
     expect(events.some((e) => e.type === 'finished')).toBe(false);
     expect(assembleEvents(events).toolCalls[0]?.args).toBe('{"country":"France"}');

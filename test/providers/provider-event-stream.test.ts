@@ -29,7 +29,8 @@ const parts = (events: readonly StreamEvent[]): StreamEvent[] => events.filter((
 
 describe('ProviderEventStream framing', () => {
   it('ProviderEventStream decodes UTF-8 split inside a character', async () => {
-    const text = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"héllo 🦀 “x”"}}\n\n';
+    // The stream ends with its terminal event: one cut before it is a truncation (truncation.test.ts).
+    const text = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"héllo 🦀 “x”"}}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n';
     const bytes = encode(text);
     for (const [cutting, chunks] of cuttings(bytes)) {
       const events = await eventsOf('anthropic', chunks);
@@ -50,7 +51,8 @@ describe('ProviderEventStream framing', () => {
   });
 
   it('ProviderEventStream skips comments and keep-alives and reads a last event without its blank line', async () => {
-    const text = ': OPENROUTER PROCESSING\n\n:\n\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}\n\n: ping\n\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"b"}}';
+    // The last event, without its blank line, is the terminal one (the stream is complete).
+    const text = ': OPENROUTER PROCESSING\n\n:\n\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}\n\n: ping\n\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"b"}}\n\ndata: {"type":"message_stop"}';
     for (const [cutting, chunks] of cuttings(text)) {
       expect(parts(await eventsOf('anthropic', chunks)), cutting).toEqual([
         { type: 'part', index: 0, part: { type: 'message', text: 'a' } },
@@ -106,10 +108,15 @@ describe('ProviderEventStream framing of every SSE and NDJSON recording', () => 
 });
 
 describe('ProviderEventStream on malformed input', () => {
-  it('ProviderEventStream errors with truncated at every cut inside an event, and never elsewhere', () => {
+  it('ProviderEventStream errors with truncated at every cut inside an event, and between events before the terminal one', () => {
     const text = textOf(ANTHROPIC);
     const full = runCore('anthropic', [text]);
     expect(full.error).toBeUndefined();
+    // Before the first data line nothing has arrived; from the data line of the message_delta
+    // with the stop reason on, the stream is complete (message_stop brings nothing more).
+    const first = text.indexOf('\ndata:');
+    const terminal = text.indexOf('data: {"type":"message_delta"');
+    expect(text.slice(terminal)).toMatch(/^data: .*"stop_reason":"tool_use"/);
     // Where a cut leaves only whole records: at the start of an event, or right after a data line.
     const clean = new Set<number>([0, text.length]);
     const eventStarts = [0];
@@ -124,8 +131,12 @@ describe('ProviderEventStream on malformed input', () => {
     let truncations = 0;
     for (let at = 0; at <= text.length; at++) {
       const { events, error } = runCore('anthropic', [text.slice(0, at)]);
-      if (clean.has(at)) {
+      if (clean.has(at) && (at < first || at > terminal)) {
         expect(error, `cut at ${at}`).toBeUndefined();
+      } else if (clean.has(at)) {
+        // Between two events, before the terminal one: cut too, said so.
+        expect(error, `cut at ${at}`).toMatchObject({ type: 'invalid-stream', code: 'truncated', message: expect.stringMatching(/before `message_stop`.*cut between two records/) });
+        truncations++;
       } else {
         expect(error, `cut at ${at}`).toBeInstanceOf(ProviderError);
         expect(error, `cut at ${at}`).toMatchObject({ type: 'invalid-stream', code: 'truncated' });

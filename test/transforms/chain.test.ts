@@ -109,14 +109,16 @@ describe('chain', () => {
   it('chain joins the progress of one string that one input chunk makes, and never what the provider sent', async () => {
     const sse = ['{"path":"a', 'b', 'c"}'].map((t) => `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: t } })}\n\n`);
     const head = 'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}\n\n';
-    const body = head + sse.join('') + 'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n';
+    // Complete streams (a stream cut before message_stop errors with truncated).
+    const stop = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+    const body = head + sse.join('') + 'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n' + stop;
     const parts = await readAll(streamOf([body]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })));
     expect(parts.filter((e) => e.type === 'part' && e.part.type === 'tool-call-arguments')).toHaveLength(3);
     const progress = await readAll(streamOf([body]).pipeThrough(chain(new ProviderEventStream({ provider: 'anthropic' }), new ToolCallProgressStream())));
     const strings = progress.filter((e) => e.type === 'tool-call-progress' && e.fragment.type === 'entry' && e.fragment.value.type === 'string');
     expect(strings).toEqual([{ type: 'tool-call-progress', index: 0, toolCallId: 't', toolName: 'f', fragment: { type: 'entry', key: 'path', value: { type: 'string', text: 'abc' } } }]);
     // One provider event per chunk: nothing to join.
-    const live = await readAll(streamOf([head, ...sse]).pipeThrough(chain(new ProviderEventStream({ provider: 'anthropic' }), new ToolCallProgressStream())));
+    const live = await readAll(streamOf([head, ...sse, stop]).pipeThrough(chain(new ProviderEventStream({ provider: 'anthropic' }), new ToolCallProgressStream())));
     expect(live.filter((e) => e.type === 'tool-call-progress' && e.fragment.type === 'entry' && e.fragment.value.type === 'string')).toHaveLength(3);
   });
 });

@@ -12,7 +12,7 @@ import { collectTurn } from '../../src/sinks/collect-turn.ts';
 import { ConversationEventStream } from '../../src/transforms/conversation-event-stream.ts';
 import { ProviderEventStream, type ProviderEventStreamInput } from '../../src/transforms/provider-event-stream.ts';
 import type { ProviderName } from '../../src/errors.ts';
-import type { StreamEvent } from '../../src/types.ts';
+import type { PipelineEvent, StreamEvent } from '../../src/types.ts';
 import { args, finished, flush, readAll, readFixture, start, streamOf, text } from '../helpers.ts';
 import { type ManifestRecording, readManifest } from '../manifest.ts';
 import { cutInsideLastLine, PROVIDER_OF_DIR, sdkObjectsOf, textOf } from '../providers/event-stream-helpers.ts';
@@ -141,14 +141,30 @@ describe('ConversationEventStream on streams that just stop inside a tool call',
     { file: 'gemini/vertex-partial-args-two-calls.sse', marker: '"stringValue":"Boston"', path: '/location', partial: { location: 'Boston' } },
   ];
   for (const { file, marker, path, partial, before = [] } of cases) {
-    it(`ConversationEventStream reports the call of ${file} cut at an event boundary as incomplete, not complete`, async () => {
+    it(`ConversationEventStream never reports the call of ${file} cut at an event boundary as complete: the stream errors with truncated`, async () => {
       const recording = readManifest().find((r) => r.file === file) as ManifestRecording;
       const provider = PROVIDER_OF_DIR[recording.dir] as ProviderName;
       const expected = recording.toolCalls[0];
+      // Cut before the provider's terminal event: the decoder errors with truncated after what
+      // arrived (the call is still open: it is never a tool-call).
       const { events, error } = await conversation(provider, [sseThrough(textOf(file), marker)]);
-      expect(error).toBeUndefined();
-      expect(events.slice(0, before.length)).toEqual(before);
-      expect(events.slice(before.length)).toEqual([
+      expect(error).toMatchObject({ provider, type: 'invalid-stream', code: 'truncated' });
+      expect(events).toEqual(before);
+      const turn = collectTurn(streamOf([sseThrough(textOf(file), marker)]).pipeThrough(new ProviderEventStream({ provider })));
+      await expect(turn).rejects.toMatchObject({ provider, type: 'invalid-stream', code: 'truncated' });
+      // The same cut call with the stream's end said (the decoder's own cut is not in question
+      // here): incomplete, with where it stopped.
+      const builder = new TurnBuilder();
+      const out: PipelineEvent[] = [];
+      const decoder = new ProviderEventDecoder({ provider });
+      for (const event of decoder.push(sseThrough(textOf(file), marker))) builder.push(event, out);
+      try {
+        for (const event of decoder.end()) builder.push(event, out);
+      } catch {
+        // truncated, as above; what it flushed first is in `out`
+      }
+      builder.end(out);
+      expect(out.filter((e) => e.type === 'tool-call-incomplete' || e.type === 'tool-call')).toEqual([
         expect.objectContaining({
           type: 'tool-call-incomplete',
           ...(expected?.id === '' ? {} : { toolCallId: expected?.id }),
@@ -158,8 +174,6 @@ describe('ConversationEventStream on streams that just stop inside a tool call',
           stopReason: undefined,
         }),
       ]);
-      const turn = await collectTurn(streamOf([sseThrough(textOf(file), marker)]).pipeThrough(new ProviderEventStream({ provider })));
-      expect([turn.toolCalls, turn.finishReason]).toEqual([[], undefined]);
     });
   }
 });
