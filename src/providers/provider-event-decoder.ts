@@ -10,6 +10,7 @@ import type { StreamEvent } from '../types.ts';
 import type { PushCore } from '../core.ts';
 import type { ProviderAdapter } from './adapter.ts';
 import { createAiSdkAdapter } from './ai-sdk.ts';
+import { createAiSdkUiAdapter } from './ai-sdk-ui.ts';
 import { createAnthropicAdapter } from './anthropic.ts';
 import { type AwsEventStreamMessage, AwsEventStreamDecoder } from './aws-event-stream.ts';
 import { createBedrockAdapter } from './bedrock.ts';
@@ -31,7 +32,8 @@ export type ProviderEventStreamInput = string | Uint8Array | object;
 export interface ProviderEventStreamOptions {
   /**
    * The provider API the input comes from; it chooses the framing and the adapter. `'ai-sdk'`
-   * reads the parts of the AI SDK's `streamText(…).fullStream` (objects only).
+   * reads the parts of the AI SDK's `streamText(…).fullStream` (objects only); `'ai-sdk-ui'` the
+   * AI SDK's UI message stream (an AI SDK server's SSE response to `useChat`, or its chunk objects).
    */
   readonly provider: ProviderName;
   /**
@@ -118,6 +120,7 @@ const PROVIDERS: Readonly<Record<ProviderName, { readonly framing: Framing; read
   bedrock: { framing: 'aws-event-stream', create: () => createBedrockAdapter() },
   cohere: { framing: 'sse', create: () => createCohereAdapter() },
   'ai-sdk': { framing: 'objects', create: () => createAiSdkAdapter() },
+  'ai-sdk-ui': { framing: 'sse', create: () => createAiSdkUiAdapter() },
 };
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
