@@ -1,0 +1,632 @@
+/**
+ * argstream's events as the AI SDK's UI message stream: what an AI SDK server sends to `useChat`
+ * (`ai` 5 to 7), so that a page built on `useChat` works unchanged against an argstream server,
+ * for every provider argstream reads.
+ *
+ * @module
+ */
+import { JsonWriter } from '../json/json-writer.ts';
+import { TurnBuilder } from '../turn/turn-builder.ts';
+import type { FinishReason, JsonValue, PipelineEvent } from '../types.ts';
+
+/**
+ * The response headers of a UI message stream, the values of the AI SDK's own
+ * `UI_MESSAGE_STREAM_HEADERS` (`ai` 5 to 7): an event stream, not cached, kept alive, marked as a
+ * UI message stream of version 1, not buffered by nginx.
+ */
+export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-vercel-ai-ui-message-stream': 'v1',
+  'x-accel-buffering': 'no',
+});
+
+/** The finish reasons every major of the AI SDK's UI message stream accepts (5: also `unknown`; 7: also `interrupted`). */
+export type UIMessageFinishReason = 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other' | 'unknown';
+
+/**
+ * A chunk of the AI SDK's UI message stream, as {@link UIMessageChunkEncoder} writes it: only the
+ * types and fields that `ai` 5 and `ai` 7 both accept (their chunk schemas), plus `reason` on
+ * `abort` (ai 7's; ai 5 accepts it and ignores it).
+ */
+export type UIMessageChunk =
+  | { readonly type: 'start'; readonly messageId?: string }
+  | { readonly type: 'start-step' }
+  | { readonly type: 'text-start' | 'text-end' | 'reasoning-start' | 'reasoning-end'; readonly id: string }
+  | { readonly type: 'text-delta' | 'reasoning-delta'; readonly id: string; readonly delta: string }
+  | { readonly type: 'tool-input-start'; readonly toolCallId: string; readonly toolName: string; readonly providerExecuted?: true }
+  | { readonly type: 'tool-input-delta'; readonly toolCallId: string; readonly inputTextDelta: string }
+  | { readonly type: 'tool-input-available'; readonly toolCallId: string; readonly toolName: string; readonly input: JsonValue; readonly providerExecuted?: true }
+  | {
+      readonly type: 'tool-input-error';
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly errorText: string;
+      readonly providerExecuted?: true;
+    }
+  | { readonly type: 'tool-output-available'; readonly toolCallId: string; readonly output: JsonValue; readonly providerExecuted: true }
+  | { readonly type: 'tool-output-error'; readonly toolCallId: string; readonly errorText: string; readonly providerExecuted: true }
+  | { readonly type: 'data-refusal'; readonly id: string; readonly data: { readonly text: string } }
+  | { readonly type: 'finish-step' }
+  | { readonly type: 'finish'; readonly finishReason?: UIMessageFinishReason }
+  | { readonly type: 'error'; readonly errorText: string }
+  | { readonly type: 'abort'; readonly reason?: string };
+
+/** Options of {@link UIMessageChunkEncoder} and {@link UIMessageStreamEncoder}. */
+export interface UIMessageStreamEncoderOptions {
+  /**
+   * The major version of the `ai` package the page runs. Each validates the chunks it receives
+   * (its HTTP transport refuses a chunk type or a finish reason it does not know); every chunk
+   * written is one both accept, and the major changes only this: a stream that ends without
+   * argstream's `finished` (the provider's turn was cut) finishes with `unknown` for 5 (what the
+   * AI SDK's own providers send there; 7 does not know it), `other` otherwise; and `abort`
+   * carries its `reason` except for 5.
+   * @default undefined (what `ai` 5 and 7 both accept)
+   */
+  readonly major?: 5 | 7;
+  /**
+   * The id of the assistant message, sent in the `start` chunk (the AI SDK's
+   * `generateMessageId`); without it the page makes one.
+   * @default undefined
+   */
+  readonly messageId?: string;
+  /**
+   * Send the `start` chunk. `false` when this stream continues a message begun by an earlier
+   * response (a server that runs the tools and asks the model again: each response is a step).
+   * @default true
+   */
+  readonly sendStart?: boolean;
+  /**
+   * Send the `finish` chunk. `false` when another response will continue the message; every
+   * stream still ends its own step (`finish-step`).
+   * @default true
+   */
+  readonly sendFinish?: boolean;
+  /**
+   * The `errorText` sent for an error: of the stream before (a `ProviderError`, …) as an `error`
+   * chunk, and of a call whose arguments were invalid as its `tool-input-error`.
+   * @default the error's message (`String(error)` for what is not an `Error`)
+   */
+  readonly errorText?: (error: unknown) => string;
+  /**
+   * {@link UIMessageStreamEncoder} only: write an SSE comment (`: keep-alive`) after this many
+   * milliseconds without output, so that proxies do not close an idle connection while the model
+   * thinks (the AI SDK's parser skips comments).
+   * @default undefined (no keep-alive)
+   */
+  readonly keepAliveMs?: number;
+}
+
+/** A tool call being written, by its content slot. */
+interface CallState {
+  toolCallId: string;
+  toolName: string;
+  providerExecuted: boolean;
+  /** `tool-input-start` has gone out. */
+  started: boolean;
+  /** Raw argument text came (parts or raw deltas): the progress of a stage before is not written. */
+  raw: boolean;
+  /** Argument text that came before the call's id and name were both known (servers that split them). */
+  held: string;
+  /** Rebuilds the argument text from the progress of a stage before, when no raw text comes. */
+  writer: JsonWriter | undefined;
+}
+
+/** The text parts (and reasoning parts) open, by content slot. */
+interface TextState {
+  readonly id: string;
+  readonly kind: 'text' | 'reasoning';
+}
+
+function defaultErrorText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return typeof error === 'string' ? error : String(error);
+}
+
+/** argstream's finish reason as the UI stream's (`refusal` is `content-filter`, as the AI SDK's Anthropic provider maps it). */
+function finishReasonOf(reason: FinishReason): UIMessageFinishReason {
+  return reason === 'refusal' ? 'content-filter' : reason;
+}
+
+/**
+ * The synchronous core of {@link UIMessageStreamEncoder}: argstream's events in (the output of
+ * any stage), UI message stream chunks out, as objects. Also what to write into the AI SDK's own
+ * `createUIMessageStream` (`writer.write(chunk)` for each chunk).
+ *
+ * - `start` (with `messageId` when given) and `start-step` come before everything else.
+ * - Text and reasoning stream as they come: `text-start` at a slot's first piece, a
+ *   `text-delta` per piece, `text-end` when the slot completes (its `message` event); a message
+ *   that arrives whole (a `message` event of a stage that kept no parts) is one start, delta and
+ *   end. Structured output is text (the AI SDK has no structured part), and a refusal sent as
+ *   text (OpenAI's) a `data-refusal` part `{text}` (the AI SDK drops it; a page can show it).
+ * - A tool call: `tool-input-start` once its id and name are known, then each raw argument chunk
+ *   as a `tool-input-delta` (what the AI SDK sends by default; argument text rebuilt from the
+ *   progress of a stage before when no raw text comes), then `tool-input-available` with the
+ *   exact arguments (`providerExecuted: true` for a call the provider runs). A call that arrives
+ *   whole (its `tool-call` event alone) is `tool-input-available` alone, as the AI SDK sends calls
+ *   that did not stream. A call whose arguments were invalid (`tool-call-failed`) is a
+ *   `tool-input-error` with the error's text; one cut off (`tool-call-incomplete`: `max_tokens`,
+ *   a stream that stopped) gets nothing more, so the page's part stays `input-streaming` with the
+ *   input that streamed, as the AI SDK's server leaves it.
+ * - The result of a provider-run call: `tool-output-available` (or `tool-output-error` with
+ *   `isError`), once its call has gone out.
+ * - At the end: the slots still open complete (as `collectTurn` closes them), then
+ *   `finish-step` and `finish` with the finish reason (`refusal` is `content-filter`).
+ * - {@link UIMessageChunkEncoder.error}: an `error` chunk, then `finish-step` and `finish`
+ *   (`error`), as the AI SDK's server ends a failed stream; an `AbortError` (the request's signal)
+ *   is an `abort` chunk instead.
+ *
+ * Every other event (fields, path updates, validation errors, passed-on chunks) writes nothing.
+ * Arguments that only raw chunks carry are parsed once, incrementally, by an embedded turn
+ * builder; a stage before that already reported a call is not parsed again.
+ */
+export class UIMessageChunkEncoder {
+  readonly #builder = new TurnBuilder({ passthrough: true, isolateErrors: true });
+  readonly #major: 5 | 7 | undefined;
+  readonly #messageId: string | undefined;
+  readonly #sendStart: boolean;
+  readonly #sendFinish: boolean;
+  readonly #errorText: (error: unknown) => string;
+  readonly #texts = new Map<number, TextState>();
+  readonly #calls = new Map<number, CallState>();
+  /** The calls that have gone out (start or available), by id, and whether the provider runs them. */
+  readonly #announced = new Map<string, boolean>();
+  #started = false;
+  #ended = false;
+  #finishReason: FinishReason | undefined;
+  /** The slot whose argument text from progress waits: a raw part of the same chunk may follow it. */
+  #pending: { index: number; text: string } | undefined;
+  readonly #outputs: PipelineEvent[] = [];
+
+  /** @throws {RangeError} for a `major` other than 5 or 7. */
+  constructor(options: UIMessageStreamEncoderOptions = {}) {
+    if (options.major !== undefined && options.major !== 5 && options.major !== 7) {
+      throw new RangeError(`UIMessageStreamEncoder: major must be 5 or 7, got ${String(options.major)}`);
+    }
+    this.#major = options.major;
+    this.#messageId = options.messageId;
+    this.#sendStart = options.sendStart !== false;
+    this.#sendFinish = options.sendFinish !== false;
+    this.#errorText = options.errorText ?? defaultErrorText;
+  }
+
+  /** The chunks one event makes (appended to `out`, returned). */
+  push(event: PipelineEvent, out: UIMessageChunk[] = []): UIMessageChunk[] {
+    if (this.#ended) return out;
+    this.#begin(out);
+    const outputs = this.#outputs;
+    outputs.length = 0;
+    try {
+      this.#builder.push(event, outputs);
+    } finally {
+      for (const output of outputs) this.#write(output, out);
+      outputs.length = 0;
+    }
+    return out;
+  }
+
+  /** The events ended: the slots still open, then `finish-step` and `finish`. */
+  end(out: UIMessageChunk[] = []): UIMessageChunk[] {
+    if (this.#ended) return out;
+    this.#begin(out);
+    const outputs = this.#outputs;
+    outputs.length = 0;
+    try {
+      this.#builder.end(outputs);
+    } finally {
+      for (const output of outputs) this.#write(output, out);
+      outputs.length = 0;
+    }
+    this.#flushPending(undefined, out);
+    this.#ended = true;
+    out.push({ type: 'finish-step' });
+    if (this.#sendFinish) {
+      const reason = this.#finishReason === undefined ? (this.#major === 5 ? 'unknown' : 'other') : finishReasonOf(this.#finishReason);
+      out.push({ type: 'finish', finishReason: reason });
+    }
+    return out;
+  }
+
+  /**
+   * The stream before failed with `reason`: an `error` chunk (`errorText` of the reason), then
+   * `finish-step` and `finish` with `error`; for an `AbortError`, an `abort` chunk alone. Nothing
+   * more is written after it.
+   */
+  error(reason: unknown, out: UIMessageChunk[] = []): UIMessageChunk[] {
+    if (this.#ended) return out;
+    this.#begin(out);
+    this.#ended = true;
+    if (isAbort(reason)) {
+      const text = reason instanceof Error ? `${reason.name}: ${reason.message}` : undefined;
+      out.push(this.#major === 5 || text === undefined ? { type: 'abort' } : { type: 'abort', reason: text });
+      return out;
+    }
+    out.push({ type: 'error', errorText: this.#errorText(reason) });
+    out.push({ type: 'finish-step' });
+    if (this.#sendFinish) out.push({ type: 'finish', finishReason: 'error' });
+    return out;
+  }
+
+  #begin(out: UIMessageChunk[]): void {
+    if (this.#started) return;
+    this.#started = true;
+    if (this.#sendStart) out.push(this.#messageId === undefined ? { type: 'start' } : { type: 'start', messageId: this.#messageId });
+    out.push({ type: 'start-step' });
+  }
+
+  #call(index: number): CallState {
+    let call = this.#calls.get(index);
+    if (call === undefined) {
+      call = { toolCallId: '', toolName: '', providerExecuted: false, started: false, raw: false, held: '', writer: undefined };
+      this.#calls.set(index, call);
+    }
+    return call;
+  }
+
+  /**
+   * `tool-input-start` once the call's id and name are both known (the AI SDK names the part
+   * after the tool at its start, and never renames it), then the argument text held until then.
+   */
+  #startCall(call: CallState, out: UIMessageChunk[]): void {
+    if (call.started || call.toolCallId === '' || call.toolName === '') return;
+    call.started = true;
+    this.#announced.set(call.toolCallId, call.providerExecuted);
+    out.push(
+      call.providerExecuted
+        ? { type: 'tool-input-start', toolCallId: call.toolCallId, toolName: call.toolName, providerExecuted: true }
+        : { type: 'tool-input-start', toolCallId: call.toolCallId, toolName: call.toolName },
+    );
+    if (call.held !== '') {
+      out.push({ type: 'tool-input-delta', toolCallId: call.toolCallId, inputTextDelta: call.held });
+      call.held = '';
+    }
+  }
+
+  #delta(call: CallState, text: string, out: UIMessageChunk[]): void {
+    if (text === '') return;
+    this.#startCall(call, out);
+    if (call.started) out.push({ type: 'tool-input-delta', toolCallId: call.toolCallId, inputTextDelta: text });
+    else call.held += text;
+  }
+
+  /**
+   * Argument text rebuilt from progress waits until the next event: when that is the raw part of
+   * the same chunk (a stage before passes both), the raw text is written instead.
+   */
+  #flushPending(next: PipelineEvent | undefined, out: UIMessageChunk[]): void {
+    const pending = this.#pending;
+    if (pending === undefined) return;
+    if (next !== undefined && next.type === 'tool-call-progress' && next.index === pending.index) return;
+    this.#pending = undefined;
+    const call = this.#calls.get(pending.index);
+    if (call === undefined) return;
+    const raw =
+      next !== undefined &&
+      ((next.type === 'part' && next.index === pending.index && next.part.type === 'tool-call-arguments') ||
+        (next.type === 'streaming-tool-call' && next.index === pending.index && next.argumentsDelta !== ''));
+    if (raw) {
+      call.raw = true;
+      call.writer = undefined;
+    } else this.#delta(call, pending.text, out);
+  }
+
+  #openText(index: number, kind: 'text' | 'reasoning', out: UIMessageChunk[]): TextState {
+    let text = this.#texts.get(index);
+    if (text === undefined) {
+      text = { id: `${kind === 'text' ? 'text' : 'reasoning'}-${index}`, kind };
+      this.#texts.set(index, text);
+      out.push({ type: kind === 'text' ? 'text-start' : 'reasoning-start', id: text.id });
+    }
+    return text;
+  }
+
+  /** A slot's text is complete: its end, or the whole text when no piece of it went out. */
+  #closeText(index: number, kind: 'text' | 'reasoning', text: string, out: UIMessageChunk[]): void {
+    const open = this.#texts.get(index);
+    if (open === undefined) {
+      const state = this.#openText(index, kind, out);
+      if (text !== '') out.push({ type: kind === 'text' ? 'text-delta' : 'reasoning-delta', id: state.id, delta: text });
+    }
+    const state = this.#texts.get(index) as TextState;
+    this.#texts.delete(index);
+    out.push({ type: state.kind === 'text' ? 'text-end' : 'reasoning-end', id: state.id });
+  }
+
+  #available(index: number, type: 'tool-call' | 'provider-tool-call', toolCallId: string, toolName: string, input: JsonValue, out: UIMessageChunk[]): void {
+    this.#calls.delete(index);
+    const providerExecuted = type === 'provider-tool-call';
+    this.#announced.set(toolCallId, providerExecuted);
+    out.push(
+      providerExecuted
+        ? { type: 'tool-input-available', toolCallId, toolName, input, providerExecuted: true }
+        : { type: 'tool-input-available', toolCallId, toolName, input },
+    );
+  }
+
+  #inputError(index: number, toolCallId: string, toolName: string, providerExecuted: boolean, errorText: string, out: UIMessageChunk[]): void {
+    this.#calls.delete(index);
+    this.#announced.set(toolCallId, providerExecuted);
+    out.push(
+      providerExecuted
+        ? { type: 'tool-input-error', toolCallId, toolName, errorText, providerExecuted: true }
+        : { type: 'tool-input-error', toolCallId, toolName, errorText },
+    );
+  }
+
+  #write(event: PipelineEvent, out: UIMessageChunk[]): void {
+    this.#flushPending(event, out);
+    switch (event.type) {
+      case 'part': {
+        const part = event.part;
+        switch (part.type) {
+          case 'message':
+          case 'structured': {
+            const text = part.type === 'message' ? part.text : part.json;
+            if (text === '') break;
+            const state = this.#openText(event.index, 'text', out);
+            out.push({ type: 'text-delta', id: state.id, delta: text });
+            break;
+          }
+          case 'reasoning': {
+            if (part.text === '') break;
+            const state = this.#openText(event.index, 'reasoning', out);
+            out.push({ type: 'reasoning-delta', id: state.id, delta: part.text });
+            break;
+          }
+          case 'tool-call-start': {
+            const call = this.#call(event.index);
+            // First non-empty value wins per field (RFD 012); the start goes out with both when it can.
+            if (call.toolCallId === '' && part.toolCallId) call.toolCallId = part.toolCallId;
+            if (call.toolName === '' && part.toolName) call.toolName = part.toolName;
+            if (part.providerExecuted === true) call.providerExecuted = true;
+            this.#startCall(call, out);
+            break;
+          }
+          case 'tool-call-arguments': {
+            const call = this.#call(event.index);
+            call.raw = true;
+            call.writer = undefined;
+            this.#delta(call, part.chunk, out);
+            break;
+          }
+          default:
+            // refusal text and provider results: written whole from their conversation events.
+            break;
+        }
+        break;
+      }
+      case 'streaming-tool-call': {
+        const call = this.#call(event.index);
+        if (call.toolCallId === '' && event.toolCallId) call.toolCallId = event.toolCallId;
+        if (call.toolName === '' && event.toolName) call.toolName = event.toolName;
+        if (event.providerExecuted === true) call.providerExecuted = true;
+        if (event.argumentsDelta !== '') {
+          call.raw = true;
+          call.writer = undefined;
+          this.#delta(call, event.argumentsDelta, out);
+        } else this.#startCall(call, out);
+        break;
+      }
+      case 'tool-call-progress': {
+        const call = this.#call(event.index);
+        if (call.toolCallId === '' && event.toolCallId) call.toolCallId = event.toolCallId;
+        if (call.toolName === '' && event.toolName) call.toolName = event.toolName;
+        if (event.providerExecuted === true) call.providerExecuted = true;
+        if (call.raw) break;
+        call.writer ??= new JsonWriter();
+        const text = call.writer.push(event.fragment);
+        if (text === '') break;
+        if (this.#pending === undefined) this.#pending = { index: event.index, text };
+        else this.#pending.text += text;
+        break;
+      }
+      case 'message':
+      case 'reasoning':
+        this.#closeText(event.index, event.type === 'message' ? 'text' : 'reasoning', event.text, out);
+        break;
+      case 'structured':
+        this.#closeText(event.index, 'text', JSON.stringify(event.data), out);
+        break;
+      case 'refusal':
+        if (this.#texts.has(event.index)) this.#closeText(event.index, 'text', event.text, out);
+        else out.push({ type: 'data-refusal', id: `refusal-${event.index}`, data: { text: event.text } });
+        break;
+      case 'tool-call':
+      case 'provider-tool-call':
+        this.#available(event.index, event.type, event.toolCallId, event.toolName, event.arguments, out);
+        break;
+      case 'tool-call-failed':
+        this.#inputError(event.index, event.toolCallId, event.toolName, event.providerExecuted === true, this.#errorText(event.error), out);
+        break;
+      case 'tool-call-incomplete': {
+        // Cut off (max_tokens, a stream that stopped): the call stays `input-streaming` with the
+        // input that streamed, as the AI SDK's server leaves it. One that never went out is
+        // started with its partial arguments as its only delta.
+        const call = this.#call(event.index);
+        this.#calls.delete(event.index);
+        if (call.started) break;
+        call.toolCallId ||= event.toolCallId;
+        call.toolName ||= event.toolName;
+        if (event.providerExecuted === true) call.providerExecuted = true;
+        if (call.held === '' && event.partialArguments !== undefined) call.held = JSON.stringify(event.partialArguments);
+        this.#startCall(call, out);
+        break;
+      }
+      case 'provider-tool-result': {
+        // The AI SDK refuses an output for a call it has not seen.
+        if (!this.#announced.has(event.toolCallId)) break;
+        if (event.isError === true) {
+          const errorText = typeof event.result === 'string' ? event.result : JSON.stringify(event.result);
+          out.push({ type: 'tool-output-error', toolCallId: event.toolCallId, errorText, providerExecuted: true });
+        } else out.push({ type: 'tool-output-available', toolCallId: event.toolCallId, output: event.result, providerExecuted: true });
+        break;
+      }
+      case 'finished':
+        this.#finishReason = event.reason;
+        break;
+      default:
+        // flushes, field events, path updates, validation errors, …: nothing of the message.
+        break;
+    }
+  }
+}
+
+/** A cancellation by the request's signal: `AbortError` (a `DOMException`, or an error named so). */
+function isAbort(reason: unknown): boolean {
+  return typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'AbortError';
+}
+
+/** One SSE record per chunk, as the AI SDK's `JsonToSseTransformStream` writes them. */
+function sse(chunks: readonly UIMessageChunk[], end: boolean): string {
+  let text = '';
+  for (const chunk of chunks) text += `data: ${JSON.stringify(chunk)}\n\n`;
+  return end ? `${text}data: [DONE]\n\n` : text;
+}
+
+/**
+ * Encodes argstream's events (the output of any stage: `ProviderEventStream`, `fromResponse`,
+ * `ConversationEventStream`, the views, …) as the AI SDK's UI message stream — SSE records
+ * `data: <chunk JSON>`, ending with `data: [DONE]` — for a `Response` with
+ * {@link UI_MESSAGE_STREAM_HEADERS}, read by an unchanged `useChat` page (`ai` 5 to 7). The
+ * chunks are {@link UIMessageChunkEncoder}'s: text and reasoning as they stream, each call's
+ * input deltas then `tool-input-available` with the exact arguments, the results of provider-run
+ * calls, the finish reason.
+ *
+ * When the stream before fails (an HTTP error status, a provider error in the stream), the
+ * error goes out as an `error` chunk (then `finish-step`, `finish` with `error` and `[DONE]`),
+ * and the response ends normally, so `useChat` shows the error; an `AbortError` goes out as
+ * `abort`. Like {@link EventStreamEncoder}, a `{ writable, readable }` pair used with
+ * `pipeThrough`: backpressure is kept (one chunk of bytes per event that writes anything), and
+ * cancelling the readable side (the page went away) errors the writable side, so the pipe
+ * cancels its source and the provider request stops.
+ *
+ * @example
+ * ```ts
+ * import { fromResponse } from 'argstream';
+ * import { UI_MESSAGE_STREAM_HEADERS, UIMessageStreamEncoder } from 'argstream/ai-sdk';
+ *
+ * export async function POST(request: Request): Promise<Response> {
+ *   const upstream = await fetch('https://api.anthropic.com/v1/messages', { method: 'POST', headers, body, signal: request.signal });
+ *   const body = fromResponse(upstream, { provider: 'anthropic' }).pipeThrough(new UIMessageStreamEncoder());
+ *   return new Response(body, { headers: UI_MESSAGE_STREAM_HEADERS });
+ * }
+ * ```
+ */
+export class UIMessageStreamEncoder implements ReadableWritablePair<Uint8Array, PipelineEvent> {
+  /** The UI message stream's bytes, for a `Response` body. */
+  readonly readable: ReadableStream<Uint8Array>;
+  /** Where the events go. */
+  readonly writable: WritableStream<PipelineEvent>;
+
+  /** @throws {RangeError} for a `major` other than 5 or 7, or a bad `keepAliveMs`. */
+  constructor(options: UIMessageStreamEncoderOptions = {}) {
+    const keepAliveMs = options.keepAliveMs;
+    if (keepAliveMs !== undefined && !(keepAliveMs > 0 && keepAliveMs < 2 ** 31)) {
+      throw new RangeError(`UIMessageStreamEncoder: keepAliveMs must be a positive number of milliseconds, got ${String(keepAliveMs)}`);
+    }
+    const core = new UIMessageChunkEncoder(options);
+    const utf8 = new TextEncoder();
+    const chunks: UIMessageChunk[] = [];
+    let output!: ReadableStreamDefaultController<Uint8Array>;
+    let input!: WritableStreamDefaultController;
+    /** A write waiting for room in the readable side's queue. */
+    let resume: (() => void) | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let reading = false;
+    let finished = false;
+
+    const wake = () => {
+      const waiting = resume;
+      resume = undefined;
+      waiting?.();
+    };
+    const stopTimer = () => {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+    };
+    const armTimer = () => {
+      if (keepAliveMs === undefined || finished || !reading) return;
+      stopTimer();
+      timer = setTimeout(() => {
+        timer = undefined;
+        if (finished) return;
+        if ((output.desiredSize ?? 0) > 0) output.enqueue(utf8.encode(': keep-alive\n\n'));
+        armTimer();
+      }, keepAliveMs);
+    };
+    /** The last records (the end, or an error), then the end of the bytes. */
+    const finish = (last: (out: UIMessageChunk[]) => UIMessageChunk[]) => {
+      if (finished) return;
+      finished = true;
+      stopTimer();
+      chunks.length = 0;
+      let text: string;
+      try {
+        text = sse(last(chunks), true);
+      } catch (error) {
+        chunks.length = 0;
+        text = sse(core.error(error, chunks), true);
+      }
+      chunks.length = 0;
+      output.enqueue(utf8.encode(text));
+      output.close();
+      wake();
+    };
+
+    this.readable = new ReadableStream<Uint8Array>(
+      {
+        start(controller) {
+          output = controller;
+        },
+        pull() {
+          if (!reading) {
+            reading = true;
+            armTimer();
+          }
+          wake();
+        },
+        cancel(reason) {
+          finished = true;
+          stopTimer();
+          input.error(reason);
+          wake();
+        },
+      },
+      { highWaterMark: 16 },
+    );
+
+    this.writable = new WritableStream<PipelineEvent>({
+      start(controller) {
+        input = controller;
+      },
+      write(event) {
+        if (finished) return undefined;
+        chunks.length = 0;
+        try {
+          core.push(event, chunks);
+        } catch (error) {
+          // What the event made before the error goes first; the pipe learns the error too and cancels its source.
+          const made = chunks.length > 0 ? sse(chunks, false) : '';
+          if (made !== '') output.enqueue(utf8.encode(made));
+          finish((out) => core.error(error, out));
+          throw error;
+        }
+        if (chunks.length === 0) return undefined;
+        output.enqueue(utf8.encode(sse(chunks, false)));
+        chunks.length = 0;
+        armTimer();
+        if ((output.desiredSize ?? 0) > 0) return undefined;
+        return new Promise<void>((resolve) => {
+          resume = resolve;
+        });
+      },
+      close() {
+        finish((out) => core.end(out));
+      },
+      abort(reason) {
+        finish((out) => core.error(reason, out));
+      },
+    });
+  }
+}
