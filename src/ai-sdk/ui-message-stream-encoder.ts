@@ -496,7 +496,7 @@ function sse(chunks: readonly UIMessageChunk[], end: boolean): string {
  * When the stream before fails (an HTTP error status, a provider error in the stream), the
  * error goes out as an `error` chunk (then `finish-step`, `finish` with `error` and `[DONE]`),
  * and the response ends normally, so `useChat` shows the error; an `AbortError` goes out as
- * `abort`. Like {@link EventStreamEncoder}, a `{ writable, readable }` pair used with
+ * `abort`. Like argstream's `EventStreamEncoder`, a `{ writable, readable }` pair used with
  * `pipeThrough`: backpressure is kept (one chunk of bytes per event that writes anything), and
  * cancelling the readable side (the page went away) errors the writable side, so the pipe
  * cancels its source and the provider request stops.

@@ -37,7 +37,10 @@ import { ProviderEventStream } from '../../src/transforms/provider-event-stream.
 import { ToolCallDeltaStream } from '../../src/transforms/tool-call-delta-stream.ts';
 import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-stream.ts';
 import type { PipelineEvent, StreamEvent } from '../../src/types.ts';
-import { manifestRecordings, type ManifestRecording } from '../manifest.ts';
+import type { ProviderName } from '../../src/errors.ts';
+import { manifestRecordings, readManifest, type ManifestRecording } from '../manifest.ts';
+import { PROVIDER_OF_DIR } from '../providers/event-stream-helpers.ts';
+import { collectTurn, type Turn } from '../../src/sinks/collect-turn.ts';
 import { readAll, readFixture, settle, streamOf } from '../helpers.ts';
 
 type Major = 5 | 7;
@@ -314,6 +317,40 @@ describe('UIMessageStreamEncoder: the wire', () => {
     expect(() => new UIMessageStreamEncoder({ major: 6 as 5 })).toThrow(RangeError);
     expect(() => new UIMessageStreamEncoder({ keepAliveMs: 0 })).toThrow(RangeError);
   });
+});
+
+describe('UIMessageStreamEncoder for every provider argstream reads', () => {
+  it.each(readManifest().map((recording) => [recording.file, recording] as const))(
+    "%s: chunks ai 5 and ai 7 accept; the page's message has argstream's text, calls and finish",
+    async (file, recording) => {
+      const provider = PROVIDER_OF_DIR[recording.dir] as ProviderName;
+      const events = () => streamOf([readFixture(`providers/${file}`)]).pipeThrough(new ProviderEventStream({ provider }));
+      const turn: Turn | Error = await collectTurn(events(), { isolateErrors: true }).catch((error: Error) => error);
+      for (const reader of [5, 7] as const) {
+        const { chunks, rejected } = parsed(reader, events().pipeThrough(new UIMessageStreamEncoder()));
+        const { parts, errors } = await finalMessage(reader, chunks);
+        expect(rejected).toEqual([]);
+        if (turn instanceof Error) {
+          // A stream that fails (a provider error, a cut stream) reaches the page as its error.
+          expect(errors).toEqual([turn.message]);
+          continue;
+        }
+        expect(errors).toEqual([]);
+        const text = parts.filter((part) => part.type === 'text').map((part) => part.text).join('');
+        // Text deltas cannot be taken back: where the provider's final text disagrees with them
+        // (OpenAI Responses `.done`), the page has what streamed, as with the AI SDK's server.
+        const streamed = (await readAll(events())).flatMap((event) => (event.type === 'part' && event.part.type === 'message' ? [event.part.text] : [])).join('');
+        const mismatch = turn.events.some((event) => event.metadata?.['textMismatch'] === true);
+        expect(text).toBe(mismatch ? streamed : turn.structured !== undefined ? JSON.stringify(turn.structured) : turn.text);
+        const calls = parts.filter((part) => part.type.startsWith('tool-') && part.providerExecuted !== true && part.state === 'input-available');
+        expect(calls.map((part) => [part.toolCallId, part.type.slice('tool-'.length), part.input])).toEqual(turn.toolCalls.map((call) => [call.toolCallId, call.toolName, call.arguments]));
+        const provided = parts.filter((part) => part.providerExecuted === true);
+        expect(provided.map((part) => [part.toolCallId, part.input])).toEqual(turn.providerToolCalls.map((call) => [call.toolCallId, call.arguments]));
+        const cut = parts.filter((part) => part.state === 'input-streaming');
+        expect(cut.map((part) => part.toolCallId)).toEqual(turn.incompleteToolCalls.map((call) => call.toolCallId));
+      }
+    },
+  );
 });
 
 describe('UIMessageStreamEncoder reads the output of any stage', () => {
