@@ -1,0 +1,60 @@
+/**
+ * A `useChat` page in front of the AI SDK's own server, with argstream's transport:
+ * `ArgstreamChatTransport` reads the UI message stream itself, so the tool input deltas never
+ * reach the AI SDK's quadratic re-parse. While a call streams, its part in `useChat`'s message is
+ * `input-streaming` with no `input` (the AI SDK has not seen a delta); its input so far is in the
+ * transport's snapshot, `useTurn(transport, { tools })`, typed by the tool's zod schema. From
+ * `input-available` on, the part's own `input` is the exact input, as with any AI SDK page.
+ */
+import { useChat } from '@ai-sdk/react';
+import { lastAssistantMessageIsCompleteWithToolCalls } from 'ai';
+import { ArgstreamChatTransport } from 'argstream/ai-sdk';
+import { useTextBlocks, useTurn } from 'argstream/react';
+import { memo } from 'react';
+import { ChatView, savedFile, type FileInput, type ViewPart } from '../chat-view.tsx';
+import { tools } from '../tools.ts';
+
+// One transport for the page's chat: its snapshot is the turn of the chat's latest response.
+const transport = new ArgstreamChatTransport({ api: '/api/chat', tools });
+
+export function App() {
+  const chat = useChat({
+    transport,
+    // The page runs write_file (Save) and the chat goes on by itself once every call has its result.
+    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls,
+  });
+  const turn = useTurn(transport, { tools });
+
+  function inputOf(part: ViewPart): FileInput | undefined {
+    if (part.state !== 'input-streaming') return part.input as FileInput | undefined;
+    const call = turn.calls.find((c) => c.toolCallId === part.toolCallId);
+    // Narrowed by its name, the call's input is { path?: string; content?: string } while it streams.
+    return call?.toolName === 'write_file' ? call.input : undefined;
+  }
+
+  // ai 5 names it addToolResult (addToolOutput since 5.0.x), ai 7 addToolOutput.
+  const addOutput = __AI_MAJOR__ === 5 ? chat.addToolResult : chat.addToolOutput;
+
+  return (
+    <ChatView
+      setup={`ai ${__AI_MAJOR__} · @ai-sdk/react ${__AI_MAJOR__ === 5 ? 2 : 4} · ArgstreamChatTransport · the AI SDK's server`}
+      messages={chat.messages}
+      status={chat.status}
+      error={chat.error}
+      inputOf={inputOf}
+      Content={Content}
+      onSend={(text) => void chat.sendMessage({ text })}
+      onSave={(toolCallId, input) => void addOutput({ tool: 'write_file', toolCallId, output: savedFile(input) })}
+      onResume={() => void chat.resumeStream()}
+    />
+  );
+}
+
+// A large content in blocks of whole lines: a frame lays out only the last one.
+function Content({ text }: { text: string }) {
+  return useTextBlocks(text).map((block, i) => <Block key={i} text={block} />);
+}
+
+const Block = memo(function Block({ text }: { text: string }) {
+  return <span className="line-block">{text}</span>;
+});
