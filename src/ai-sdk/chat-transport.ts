@@ -10,7 +10,8 @@ import { DefaultChatTransport, HttpChatTransport, type HttpChatTransportInitOpti
 import { ProviderEventDecoder } from '../providers/provider-event-decoder.ts';
 import type { ToolSchemas } from '../store/tools.ts';
 import { TurnStore, type TurnSnapshot, type TurnStoreSchedule } from '../store/turn-store.ts';
-import type { StreamEvent } from '../types.ts';
+import type { PathUpdate, PipelineEvent } from '../types.ts';
+import { TOOL_INPUT_UPDATES } from './ui-message-stream-encoder.ts';
 
 /** Options of {@link ArgstreamChatTransport}: the AI SDK's HTTP transport options, and argstream's. */
 export type ArgstreamChatTransportOptions<UI_MESSAGE extends UIMessage, T extends ToolSchemas = {}> = HttpChatTransportInitOptions<UI_MESSAGE> & {
@@ -186,7 +187,7 @@ class ChunkRouter extends TransformStream<Uint8Array, UIMessageChunk> {
   constructor(store: TurnStore<ToolSchemas>, session: Session) {
     const text = new TextDecoder();
     const { decoder, texts } = session;
-    const events: StreamEvent[] = [];
+    const events: PipelineEvent[] = [];
     let out: TransformStreamDefaultController<UIMessageChunk> | undefined;
     /** The store failed (a chunk argstream could not read): the AI SDK still gets every chunk. */
     let broken = false;
@@ -222,7 +223,16 @@ class ChunkRouter extends TransformStream<Uint8Array, UIMessageChunk> {
           // Not a chunk: the AI SDK's own transport errors the stream here too.
           throw new TypeError(`the UI message stream sent data that is not JSON: ${data.slice(0, 80)}`, { cause: error });
         }
-        apply(() => decoder.push(chunk as object, events));
+        if ((chunk.type as string) === TOOL_INPUT_UPDATES) {
+          // An argstream server's path updates (UIMessageStreamEncoder's toolInputs: 'path-updates').
+          const { toolCallId, updates } = (chunk as unknown as { data: { toolCallId: string; updates: readonly PathUpdate[] } }).data;
+          apply(() => {
+            for (const update of updates) events.push({ ...update, toolCallId });
+          });
+          out?.enqueue(chunk);
+          return;
+        }
+        apply(() => decoder.push(chunk as object, events as never[]));
         switch (chunk.type) {
           case 'tool-input-delta': {
             const pieces = texts.get(chunk.toolCallId);
@@ -255,7 +265,7 @@ class ChunkRouter extends TransformStream<Uint8Array, UIMessageChunk> {
         // A response cut before its end (a dropped connection) leaves the turn open: a resume goes
         // on with it (or, replaying, replaces it), and so does a new request.
         if (!ended) return;
-        apply(() => decoder.end(events));
+        apply(() => decoder.end(events as never[]));
         if (!broken) store.end();
       },
     });

@@ -5,9 +5,18 @@
  *
  * @module
  */
+import { IncrementalJsonParser } from '../json/incremental-json-parser.ts';
 import { JsonWriter } from '../json/json-writer.ts';
 import { TurnBuilder } from '../turn/turn-builder.ts';
-import type { FinishReason, JsonValue, PipelineEvent } from '../types.ts';
+import type { FinishReason, JsonValue, PathUpdate, PipelineEvent, StreamFragment } from '../types.ts';
+import { PathUpdateEncoder } from '../views/path-update-encoder.ts';
+
+/**
+ * The type of the transient data chunks that carry a call's input as path updates
+ * (`UIMessageStreamEncoder`'s `toolInputs: 'path-updates'`): `data` is
+ * `{ toolCallId, updates }`, the `PathUpdate`s one piece of the input makes.
+ */
+export const TOOL_INPUT_UPDATES = 'data-argstream-tool-input';
 
 /**
  * The response headers of a UI message stream, the values of the AI SDK's own
@@ -48,6 +57,11 @@ export type UIMessageChunk =
   | { readonly type: 'tool-output-available'; readonly toolCallId: string; readonly output: JsonValue; readonly providerExecuted: true }
   | { readonly type: 'tool-output-error'; readonly toolCallId: string; readonly errorText: string; readonly providerExecuted: true }
   | { readonly type: 'data-refusal'; readonly id: string; readonly data: { readonly text: string } }
+  | {
+      readonly type: typeof TOOL_INPUT_UPDATES;
+      readonly data: { readonly toolCallId: string; readonly updates: readonly PathUpdate[] };
+      readonly transient: true;
+    }
   | { readonly type: 'finish-step' }
   | { readonly type: 'finish'; readonly finishReason?: UIMessageFinishReason }
   | { readonly type: 'error'; readonly errorText: string }
@@ -90,6 +104,17 @@ export interface UIMessageStreamEncoderOptions {
    */
   readonly errorText?: (error: unknown) => string;
   /**
+   * How a call's input streams. `'deltas'`: as the AI SDK sends it, `tool-input-delta`s of its
+   * text — an unchanged `useChat` page re-parses the whole input at each one (quadratic: seconds
+   * for a 200 KB input). `'path-updates'`: instead, transient `data-argstream-tool-input` chunks
+   * carrying the `PathUpdate`s of each piece, which `useChat` hands to `onData` without touching
+   * the message, and which `ArgstreamChatTransport` (and so `useTurn(transport)`) applies in linear
+   * time; the call's part then gets its input whole at `tool-input-available`. An unchanged page
+   * shows the call without a partial input, and never freezes.
+   * @default 'deltas'
+   */
+  readonly toolInputs?: 'deltas' | 'path-updates';
+  /**
    * {@link UIMessageStreamEncoder} only: write an SSE comment (`: keep-alive`) after this many
    * milliseconds without output, so that proxies do not close an idle connection while the model
    * thinks (the AI SDK's parser skips comments).
@@ -111,6 +136,9 @@ interface CallState {
   held: string;
   /** Rebuilds the argument text from the progress of a stage before, when no raw text comes. */
   writer: JsonWriter | undefined;
+  /** With `toolInputs: 'path-updates'`: the input text parsed into fragments, and their updates. */
+  parser: IncrementalJsonParser | undefined;
+  updates: PathUpdateEncoder | undefined;
 }
 
 /** The text parts (and reasoning parts) open, by content slot. */
@@ -168,6 +196,10 @@ export class UIMessageChunkEncoder {
   readonly #sendStart: boolean;
   readonly #sendFinish: boolean;
   readonly #errorText: (error: unknown) => string;
+  readonly #pathUpdates: boolean;
+  readonly #fragments: StreamFragment[] = [];
+  /** Calls whose input text stopped parsing: their end says why; no more updates. */
+  readonly #unparsable = new Set<CallState>();
   readonly #texts = new Map<number, TextState>();
   readonly #calls = new Map<number, CallState>();
   /** The calls that have gone out (start or available), by id, and whether the provider runs them. */
@@ -189,6 +221,10 @@ export class UIMessageChunkEncoder {
     this.#sendStart = options.sendStart !== false;
     this.#sendFinish = options.sendFinish !== false;
     this.#errorText = options.errorText ?? defaultErrorText;
+    if (options.toolInputs !== undefined && options.toolInputs !== 'deltas' && options.toolInputs !== 'path-updates') {
+      throw new RangeError(`UIMessageStreamEncoder: toolInputs must be 'deltas' or 'path-updates', got ${String(options.toolInputs)}`);
+    }
+    this.#pathUpdates = options.toolInputs === 'path-updates';
   }
 
   /** The chunks one event makes (appended to `out`, returned). */
@@ -258,7 +294,7 @@ export class UIMessageChunkEncoder {
   #call(index: number): CallState {
     let call = this.#calls.get(index);
     if (call === undefined) {
-      call = { toolCallId: '', toolName: '', providerExecuted: false, started: false, raw: false, held: '', writer: undefined };
+      call = { toolCallId: '', toolName: '', providerExecuted: false, started: false, raw: false, held: '', writer: undefined, parser: undefined, updates: undefined };
       this.#calls.set(index, call);
     }
     return call;
@@ -278,7 +314,7 @@ export class UIMessageChunkEncoder {
         : { type: 'tool-input-start', toolCallId: call.toolCallId, toolName: call.toolName },
     );
     if (call.held !== '') {
-      out.push({ type: 'tool-input-delta', toolCallId: call.toolCallId, inputTextDelta: call.held });
+      this.#input(call, call.held, out);
       call.held = '';
     }
   }
@@ -286,8 +322,29 @@ export class UIMessageChunkEncoder {
   #delta(call: CallState, text: string, out: UIMessageChunk[]): void {
     if (text === '') return;
     this.#startCall(call, out);
-    if (call.started) out.push({ type: 'tool-input-delta', toolCallId: call.toolCallId, inputTextDelta: text });
+    if (call.started) this.#input(call, text, out);
     else call.held += text;
+  }
+
+  /** A piece of a started call's input text, as a delta or as its path updates. */
+  #input(call: CallState, text: string, out: UIMessageChunk[]): void {
+    if (!this.#pathUpdates) {
+      out.push({ type: 'tool-input-delta', toolCallId: call.toolCallId, inputTextDelta: text });
+      return;
+    }
+    if (this.#unparsable.has(call)) return;
+    const fragments = this.#fragments;
+    const updates: PathUpdate[] = [];
+    try {
+      (call.parser ??= new IncrementalJsonParser()).push(text, fragments);
+    } catch {
+      // Not JSON: the call's end says so (tool-input-error); the updates stop here.
+      this.#unparsable.add(call);
+    }
+    const encoder = (call.updates ??= new PathUpdateEncoder());
+    for (let i = 0; i < fragments.length; i++) encoder.push(fragments[i] as StreamFragment, updates);
+    fragments.length = 0;
+    if (updates.length > 0) out.push({ type: TOOL_INPUT_UPDATES, data: { toolCallId: call.toolCallId, updates }, transient: true });
   }
 
   /**
