@@ -112,7 +112,9 @@ const WriteFile = memo(function WriteFile(props: {
   const state = part.state ?? 'input-streaming';
   const Content = props.Content ?? PlainContent;
   return (
-    <article className="call" data-tool="write_file" data-id={toolCallId} data-state={state}>
+    // data-part-input: whether the AI SDK's own part has an input (none while ArgstreamChatTransport
+    // keeps the deltas from it; the AI SDK's parse of them so far with DefaultChatTransport).
+    <article className="call" data-tool="write_file" data-id={toolCallId} data-state={state} data-part-input={part.input === undefined ? 'none' : 'some'}>
       <h3>
         write_file {state !== 'input-streaming' && <span className="check">✓</span>}
       </h3>

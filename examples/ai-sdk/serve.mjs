@@ -81,9 +81,13 @@ function argstreamFrom(from) {
   return {
     name: 'argstream',
     setup(build) {
-      build.onResolve({ filter: /^argstream(\/(react|ai-sdk))?$/ }, (args) => {
-        const entry = args.path.split('/')[1];
-        if (from === 'src') return { path: join(ROOT, 'src', entry === undefined ? 'index.ts' : `bindings/${entry}.ts`) };
+      build.onResolve({ filter: /^argstream(\/(react|ai-sdk|ai-sdk\/server))?$/ }, (args) => {
+        const entry = args.path.slice('argstream/'.length);
+        if (from === 'src') {
+          if (entry === '') return { path: join(ROOT, 'src', 'index.ts') };
+          const file = join(ROOT, 'src', 'bindings', `${entry}.ts`);
+          return { path: existsSync(file) ? file : join(ROOT, 'src', 'bindings', entry, 'index.ts') };
+        }
         let path;
         try {
           path = fileURLToPath(import.meta.resolve(args.path));
@@ -148,9 +152,7 @@ export async function bundlePage(options) {
 
 /**
  * argstream's chat handler (server/argstream.ts), bundled with the same `argstream` as the page
- * would be: an edge function's code, run here in Node. For Node: `argstream/ai-sdk` also exports
- * the client transport, which imports `ai`, and `ai`'s dependencies import Node's `fs` and `path`
- * (tree-shaken away, but a bundle for another platform cannot resolve them).
+ * would be: an edge function's code (no Node API, no `ai`), run here in Node.
  * @param {'package' | 'src'} from
  * @returns {Promise<typeof import('./server/argstream.ts')>}
  */
@@ -159,7 +161,7 @@ async function argstreamServer(from) {
     entryPoints: [join(HERE, 'server', 'argstream.ts')],
     bundle: true,
     format: 'esm',
-    platform: 'node',
+    platform: 'neutral',
     target: 'es2022',
     write: false,
     logLevel: 'silent',

@@ -8,7 +8,9 @@
  * A web-standard handler (an edge function's code): serve.mjs bundles it and runs it in Node.
  */
 import { fromResponse } from 'argstream';
-import { UI_MESSAGE_STREAM_HEADERS, UIMessageStreamEncoder } from 'argstream/ai-sdk';
+// The encoder's own entry: a server needs no `ai` package (`argstream/ai-sdk` also has the page's
+// transport, which loads `ai`).
+import { UI_MESSAGE_STREAM_HEADERS, UIMessageStreamEncoder } from 'argstream/ai-sdk/server';
 
 /** Where the model is. */
 export interface Env {

@@ -1,0 +1,378 @@
+/**
+ * examples/ai-sdk in Chromium (issue 22 §3): the AI SDK's own `useChat` pages with the real `ai`
+ * packages, in both directions and for both majors —
+ *
+ * - the AI SDK's server (`streamText` of ai 5 with `@ai-sdk/anthropic`,
+ *   `toUIMessageStreamResponse()`) and a page on `ArgstreamChatTransport` + `useTurn`;
+ * - an argstream server (`fromResponse` → `UIMessageStreamEncoder`) and a plain page on the AI
+ *   SDK's `DefaultChatTransport`;
+ *
+ * each with `ai` 5 (`@ai-sdk/react` 2) and `ai` 7 (`@ai-sdk/react` 4). Every server is served by
+ * examples/ai-sdk/serve.mjs (argstream bundled from src/) in front of one scripted Anthropic model
+ * that stops at chosen points until the test lets it go on (scripted-model.ts); one Chromium for
+ * every page. DOM assertions, and what the server received:
+ *
+ * - one write_file call: right after its path (the path, no ✓), twice in the middle of its content
+ *   (exactly the characters sent so far, then more of them: a proper prefix), then the end (✓ at
+ *   `input-available`, exactly the input); Save runs the tool in the page (`addToolResult` with ai
+ *   5, `addToolOutput` with ai 7), `sendAutomaticallyWhen` sends the chat on, and the next request
+ *   carries the result — in the UI messages the page POSTs and in the Messages request the server
+ *   makes — and the model's answer to it is on the page;
+ * - the connection cut in the middle of the content (the server drops it, as a network would):
+ *   the page's error and Resume; `resumeStream()` reconnects (GET /api/chat/:id/stream), which
+ *   replays the response from its start for ai 7 (`resumeStreamIsReplay`) and continues it from
+ *   the cut for ai 5; the content shown is the same prefix, then a longer one, then exactly the
+ *   input — never the prefix twice — in one assistant message with one text and one call.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAiSdkExample, type AiSdkExample } from '../../examples/ai-sdk/serve.mjs';
+import type { BrowserSession } from '../runtimes/harness.ts';
+import { execute, waitInPage } from '../runtimes/harness.ts';
+import { chromiumMissing, launchChromium } from '../runtimes/chromium/run.ts';
+import { anthropicEvent, anthropicTurn, startScriptedModel, type ScriptedModel } from './scripted-model.ts';
+
+const IN_CI = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
+
+interface Combo {
+  readonly name: string;
+  readonly server: 'ai-sdk' | 'argstream';
+  readonly major: 5 | 7;
+}
+
+const COMBOS: readonly Combo[] = [
+  { name: "the AI SDK's server, ArgstreamChatTransport, ai 5", server: 'ai-sdk', major: 5 },
+  { name: "the AI SDK's server, ArgstreamChatTransport, ai 7", server: 'ai-sdk', major: 7 },
+  { name: 'an argstream server, DefaultChatTransport, ai 5', server: 'argstream', major: 5 },
+  { name: 'an argstream server, DefaultChatTransport, ai 7', server: 'argstream', major: 7 },
+];
+
+/** The call the model writes: escapes, quotes, non-ASCII and an emoji in the content. */
+const EXPECTED = {
+  path: 'src/greet.rs',
+  content:
+    'pub fn greet(name: &str) -> String {\n    format!("héllo, {name} 👋 \\"friend\\"\\n")\n}\n\n#[test]\nfn greets() {\n    assert_eq!(greet("ana"), "héllo, ana 👋 \\"friend\\"\\n");\n}\n\n#[test]\nfn greets_bob() {\n    assert!(greet("bob").starts_with("héllo, bob"));\n}\n',
+};
+const TEXT = "I'll add the greeting function.";
+const ANSWER = 'Saved src/greet.rs: run `cargo test`.';
+const CALL_ID = 'toolu_file_1';
+
+/** Model-sized pieces of the call's argument JSON. */
+const PIECES = JSON.stringify(EXPECTED).match(/[\s\S]{1,7}/g)!;
+const ARGUMENTS = PIECES.join('');
+const CONTENT_START = ARGUMENTS.indexOf('"content":"') + '"content":"'.length;
+
+/**
+ * The content after the first `k` pieces, when that is a clean cut: not inside an escape, not
+ * between the halves of a surrogate pair (where the AI SDK's own parse and argstream's may differ
+ * by a character: the stops are put where both must show exactly this).
+ */
+function cleanContentAfter(k: number): string | undefined {
+  const raw = PIECES.slice(0, k).join('').slice(CONTENT_START);
+  try {
+    const text = JSON.parse(`"${raw}"`) as string;
+    return /[\uD800-\uDBFF]$/.test(text) ? undefined : text;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first clean stop at or after `length` characters of the argument text: how many pieces. */
+function stopAt(length: number): number {
+  let k = 0;
+  for (let sent = 0; sent < length; k++) sent += PIECES[k]!.length;
+  while (cleanContentAfter(k) === undefined) k++;
+  return k;
+}
+
+/** What the page shows of the content after `k` pieces. */
+function contentAfter(k: number): string {
+  return cleanContentAfter(k)!;
+}
+
+/** The model's turn: the text, then the call; `firstPiece` is the index of its first argument event. */
+function callTurn() {
+  const { events, firstPiece } = anthropicTurn(TEXT, [{ id: CALL_ID, name: 'write_file', pieces: PIECES }]);
+  return { events, firstPiece: firstPiece[0]! };
+}
+
+/** The model's answer to the tool result: a sentence, `end_turn`. */
+function answerTurn(): string[] {
+  return [
+    anthropicEvent('message_start', { message: { id: 'msg_answer', type: 'message', role: 'assistant', content: [], model: 'test', stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } } }),
+    anthropicEvent('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    anthropicEvent('content_block_delta', { index: 0, delta: { type: 'text_delta', text: ANSWER } }),
+    anthropicEvent('content_block_stop', { index: 0 }),
+    anthropicEvent('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 12 } }),
+    anthropicEvent('message_stop', {}),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The page
+
+function shown(session: BrowserSession) {
+  return session.evaluate(() => {
+    const messages = Array.from(document.querySelectorAll<HTMLElement>('#messages article.message')).map((message) => ({
+      role: message.dataset['role'],
+      texts: Array.from(message.querySelectorAll(':scope > .text')).map((text) => text.textContent ?? ''),
+      calls: Array.from(message.querySelectorAll<HTMLElement>('article.call')).map((call) => ({
+        id: call.dataset['id'],
+        state: call.dataset['state'],
+        partInput: call.dataset['partInput'],
+        path: call.querySelector('.path-value')?.textContent ?? null,
+        content: call.querySelector('.content-value')?.textContent ?? null,
+        check: call.querySelector('.check')?.textContent ?? null,
+        save: call.querySelector('.save') !== null,
+        output: call.querySelector('.output')?.textContent ?? null,
+        error: call.querySelector('.call-error')?.textContent ?? null,
+      })),
+    }));
+    return {
+      setup: document.getElementById('versions')?.textContent ?? '',
+      status: document.getElementById('status')?.dataset['status'],
+      error: document.getElementById('error')?.textContent ?? null,
+      resume: document.getElementById('resume') !== null,
+      messages,
+      call: messages.flatMap((message) => message.calls)[0],
+    };
+  });
+}
+
+type Shown = Awaited<ReturnType<typeof shown>>;
+
+/** Poll what the page shows until `ready` says so; fails with the last thing shown. */
+async function until(session: BrowserSession, ready: (page: Shown) => boolean, what: string, timeoutMs = 15_000): Promise<Shown> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const page = await shown(session);
+    if (ready(page)) return page;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms; the page shows ${JSON.stringify(page)}`);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+  }
+}
+
+/** Open the page and press Send, as a user would. */
+async function send(session: BrowserSession, example: AiSdkExample): Promise<void> {
+  await session.goto(`${example.url}/`);
+  await waitInPage(session, () => document.querySelector('#ask button[type="submit"]') !== null, 15_000, 'the Send button');
+  await recordConsole(session);
+  await session.click('#ask button[type="submit"]');
+}
+
+/** From now on, keep what the page logs as errors and warnings (React's development checks). */
+function recordConsole(session: BrowserSession): Promise<void> {
+  return session.evaluate(() => {
+    const page = window as unknown as { argstreamLogs?: string[] };
+    if (page.argstreamLogs !== undefined) return;
+    const logs: string[] = (page.argstreamLogs = []);
+    for (const level of ['error', 'warn'] as const) {
+      const original = console[level];
+      console[level] = (...args: unknown[]) => {
+        logs.push(`${level}: ${args.map(String).join(' ')}`);
+        original.apply(console, args);
+      };
+    }
+  });
+}
+
+function consoleProblems(session: BrowserSession): Promise<string[]> {
+  return session.evaluate(() => (window as unknown as { argstreamLogs?: string[] }).argstreamLogs ?? []);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+let model: ScriptedModel;
+let session: BrowserSession | undefined;
+const examples = new Map<string, AiSdkExample>();
+
+beforeAll(async () => {
+  const starting: Array<Promise<void>> = [startScriptedModel().then((m) => void (model = m))];
+  if (chromiumMissing() === undefined) starting.push(launchChromium().then((s) => void (session = s)));
+  await Promise.all(starting);
+  // One after the other: each bundles a page (2 cores).
+  for (const combo of COMBOS) examples.set(combo.name, await startAiSdkExample({ server: combo.server, major: combo.major, argstream: 'src', anthropicUrl: model.url }));
+}, 90_000);
+
+afterAll(async () => {
+  await session?.close();
+  for (const example of examples.values()) await example.close();
+  await model?.close();
+}, 30_000);
+
+/** The browser, or the test skipped with what to install (failed in CI). */
+function browser(context: { skip(note?: string): void }): BrowserSession {
+  const why = chromiumMissing();
+  if (why !== undefined) {
+    if (IN_CI) throw new Error(`Chromium is required in CI: ${why}`);
+    console.warn(`skipped: ${why}`);
+    context.skip(why);
+  }
+  if (session === undefined) throw new Error('Chromium did not start');
+  return session;
+}
+
+function exampleOf(combo: Combo): AiSdkExample {
+  const example = examples.get(combo.name);
+  if (example === undefined) throw new Error(`the example for ${combo.name} did not start`);
+  return example;
+}
+
+describe('examples/ai-sdk without a browser', () => {
+  it('type-checks against ai 5 with @ai-sdk/react 2 and against ai 7 with @ai-sdk/react 4', async () => {
+    const tsc = new URL('../../node_modules/typescript/bin/tsc', import.meta.url).pathname;
+    const [ai5, ai7] = await Promise.all(
+      ['examples/ai-sdk', 'examples/ai-sdk/tsconfig.ai7.json'].map((project) => execute(process.execPath, [tsc, '-p', project, '--noEmit'], { timeoutMs: 90_000 })),
+    );
+    expect(ai5!.stdout + ai5!.stderr).toBe('');
+    expect(ai7!.stdout + ai7!.stderr).toBe('');
+  }, 120_000);
+
+  it("bundles one `ai` per page: the hook's own (ai 7 for @ai-sdk/react 4), which argstream's transport extends", async () => {
+    for (const combo of COMBOS) {
+      const bundle = await (await fetch(`${exampleOf(combo).url}/app.js`)).text();
+      // One HttpChatTransport class (a second `ai` would add HttpChatTransport2).
+      expect(bundle.match(/\bvar HttpChatTransport\d* = class/g), combo.name).toEqual(['var HttpChatTransport = class']);
+      // @ai-sdk/react 4 (ai 7) has queued messages; @ai-sdk/react 2 (ai 5) does not.
+      expect(bundle.includes('experimental_queuedMessages'), combo.name).toBe(combo.major === 7);
+      expect(bundle.includes('class ArgstreamChatTransport') || /ArgstreamChatTransport = class/.test(bundle), combo.name).toBe(combo.server === 'ai-sdk');
+    }
+  });
+});
+
+describe('examples/ai-sdk in Chromium', () => {
+  for (const combo of COMBOS) {
+    describe(combo.name, () => {
+      it('shows the write_file path, then a growing exact prefix of the content, then ✓ and exactly the input; Save sends the tool result back to the server and the model', async (context) => {
+        const page = browser(context);
+        const example = exampleOf(combo);
+        const pathEnd = ARGUMENTS.indexOf('","content":"') + 1;
+        let pathStop = 0;
+        for (let sent = 0; sent < pathEnd; pathStop++) sent += PIECES[pathStop]!.length;
+        const stops = [pathStop, stopAt(CONTENT_START + 40), stopAt(CONTENT_START + 120)];
+        expect(PIECES.slice(0, stops[0]).join('').length, 'stop 0 comes before the content key is complete').toBeLessThan(CONTENT_START - 2);
+        const { events, firstPiece } = callTurn();
+        const script = model.play(
+          events,
+          stops.map((k) => firstPiece + k),
+        );
+        const requestsBefore = example.requests.length;
+        await send(page, example);
+        expect((await shown(page)).setup).toContain(`ai ${combo.major}`);
+
+        await script.reached(0);
+        const path = await until(page, (p) => p.call?.path === EXPECTED.path, 'the path');
+        expect(path.status).toBe('streaming');
+        expect(path.call).toMatchObject({ id: CALL_ID, state: 'input-streaming', check: null, save: false });
+        expect(path.messages.map((m) => [m.role, m.texts])).toEqual([
+          ['user', ['Write a word counter in Rust to src/main.rs']],
+          ['assistant', [TEXT]],
+        ]);
+
+        script.next();
+        await script.reached(1);
+        const first = await until(page, (p) => p.call?.content === contentAfter(stops[1]!), `the content's first ${contentAfter(stops[1]!).length} characters`);
+        expect(first.call!.content!.length).toBeGreaterThan(0);
+        expect(first.call).toMatchObject({ state: 'input-streaming', path: EXPECTED.path, check: null });
+        // With argstream's transport the AI SDK never saw a delta: its part has no input yet, the
+        // content on the page is the transport's snapshot. With its own transport, its parse.
+        expect(first.call!.partInput).toBe(combo.server === 'ai-sdk' ? 'none' : 'some');
+
+        script.next();
+        await script.reached(2);
+        const second = await until(page, (p) => p.call?.content === contentAfter(stops[2]!), `the content's first ${contentAfter(stops[2]!).length} characters`);
+        expect(second.call!.content!.length).toBeGreaterThan(first.call!.content!.length);
+        expect(second.call!.content!.length).toBeLessThan(EXPECTED.content.length);
+        expect(EXPECTED.content.startsWith(second.call!.content!)).toBe(true);
+        expect(second.call).toMatchObject({ state: 'input-streaming', check: null });
+
+        script.next();
+        const end = await until(page, (p) => p.status === 'ready', 'the end of the stream');
+        expect(end.error).toBeNull();
+        expect(end.call).toMatchObject({ id: CALL_ID, state: 'input-available', partInput: 'some', check: '✓', path: EXPECTED.path, content: EXPECTED.content, save: true, output: null });
+
+        // Save: the page runs the tool and the chat sends its result on by itself.
+        const answer = model.play(answerTurn());
+        await page.click('#messages .call .save');
+        const answered = await until(page, (p) => p.status === 'ready' && p.messages.at(-1)?.texts.includes(ANSWER) === true, "the model's answer to the result");
+        const output = { saved: EXPECTED.path, bytes: new TextEncoder().encode(EXPECTED.content).length };
+        expect(answered.call).toMatchObject({ state: 'output-available', check: '✓', content: EXPECTED.content, save: false });
+        expect(JSON.parse(answered.call!.output!)).toEqual(output);
+        expect(answered.messages.map((m) => [m.role, m.texts])).toEqual([
+          ['user', ['Write a word counter in Rust to src/main.rs']],
+          ['assistant', [TEXT, ANSWER]],
+        ]);
+        await answer.ended;
+
+        // What the server received: the result in the UI messages of the next request…
+        const posts = example.requests.slice(requestsBefore).filter((request) => request.method === 'POST');
+        expect(posts).toHaveLength(2);
+        const assistant = posts[1]!.body.messages.at(-1);
+        expect(assistant.role).toBe('assistant');
+        const part = assistant.parts.find((p: { toolCallId?: string }) => p.toolCallId === CALL_ID);
+        expect(part).toMatchObject({ type: 'tool-write_file', state: 'output-available', input: EXPECTED, output });
+        // …and, from the server, in the Messages request: the call and its tool_result.
+        const upstream = example.modelRequests.at(-1).messages;
+        expect(upstream.at(-2)).toMatchObject({ role: 'assistant', content: expect.arrayContaining([expect.objectContaining({ type: 'tool_use', id: CALL_ID, name: 'write_file', input: EXPECTED })]) });
+        const result = upstream.at(-1).content.find((block: { type: string }) => block.type === 'tool_result');
+        expect(result).toMatchObject({ tool_use_id: CALL_ID });
+        const resultText = typeof result.content === 'string' ? result.content : result.content.map((c: { text: string }) => c.text).join('');
+        expect(JSON.parse(resultText)).toEqual(output);
+
+        expect(page.problems()).toEqual([]);
+        expect(await consoleProblems(page)).toEqual([]);
+      });
+
+      it(`resumes a cut stream with resumeStream() (${combo.major === 7 ? 'a replay from the start' : 'a continuation from the cut'}) without doubling the partial input`, async (context) => {
+        const page = browser(context);
+        const example = exampleOf(combo);
+        const stops = [stopAt(CONTENT_START + 40), stopAt(CONTENT_START + 120)];
+        const { events, firstPiece } = callTurn();
+        const script = model.play(
+          events,
+          stops.map((k) => firstPiece + k),
+        );
+        const problemsBefore = page.problems().length;
+        await send(page, example);
+
+        await script.reached(0);
+        const before = await until(page, (p) => p.call?.content === contentAfter(stops[0]!), 'the content before the cut');
+        expect(before.call).toMatchObject({ state: 'input-streaming', path: EXPECTED.path });
+
+        // The network drops the connection; the server goes on reading the model's answer.
+        expect(example.cut()).toBe(1);
+        const cut = await until(page, (p) => p.status === 'error' && p.resume, 'the error of the cut connection, and Resume');
+        expect(cut.error).toMatch(/^TypeError: .*network/i);
+        expect(cut.call).toMatchObject({ state: 'input-streaming', path: EXPECTED.path, content: contentAfter(stops[0]!) });
+
+        const chatId = example.requests.at(-1)!.body.id as string;
+        const gets = example.requests.length;
+        await page.click('#resume');
+        const resumed = await until(page, (p) => p.status !== 'error' && p.call?.content === contentAfter(stops[0]!), 'the same content after the reconnect');
+        expect(example.requests.slice(gets).map((request) => [request.method, request.path])).toEqual([['GET', `/api/chat/${chatId}/stream`]]);
+        expect(resumed.error).toBeNull();
+        expect(resumed.call!.partInput).toBe(combo.server === 'ai-sdk' ? 'none' : 'some');
+        expect(resumed.messages.map((m) => [m.role, m.texts, m.calls.length])).toEqual([
+          ['user', ['Write a word counter in Rust to src/main.rs'], 0],
+          ['assistant', [TEXT], 1],
+        ]);
+
+        script.next();
+        await script.reached(1);
+        const later = await until(page, (p) => p.call?.content === contentAfter(stops[1]!), `the content's first ${contentAfter(stops[1]!).length} characters, once`);
+        expect(later.call).toMatchObject({ state: 'input-streaming', check: null });
+        expect(EXPECTED.content.startsWith(later.call!.content!)).toBe(true);
+
+        script.next();
+        const end = await until(page, (p) => p.status === 'ready', 'the end of the resumed stream');
+        expect(end.error).toBeNull();
+        expect(end.messages.map((m) => [m.role, m.texts, m.calls.length])).toEqual([
+          ['user', ['Write a word counter in Rust to src/main.rs'], 0],
+          ['assistant', [TEXT], 1],
+        ]);
+        expect(end.call).toMatchObject({ id: CALL_ID, state: 'input-available', check: '✓', path: EXPECTED.path, content: EXPECTED.content });
+        expect(page.problems().slice(problemsBefore)).toEqual([]);
+        expect(await consoleProblems(page)).toEqual([]);
+      });
+    });
+  }
+});
