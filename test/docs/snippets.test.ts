@@ -8,12 +8,14 @@
 import { describe, expect, it } from 'vitest';
 import * as zod from 'zod';
 import * as argstream from '../../src/index.ts';
+import * as aiSdkServer from '../../src/bindings/ai-sdk/server.ts';
+import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { collectTurn, EventStreamDecoder, EventStreamEncoder, FieldEventStream, fromResponse, PathUpdateStream, type PipelineEvent } from '../../src/index.ts';
 import { readAll, readFixture, settle, streamOf } from '../helpers.ts';
 import { manifestEntry } from '../manifest.ts';
 import { allSnippets, runSnippet, type Modules, type Snippet } from './snippets.ts';
 
-const modules: Modules = { argstream, 'jsr:@argstream/argstream': argstream, 'npm:argstream': argstream, zod };
+const modules: Modules = { argstream, 'argstream/ai-sdk/server': aiSdkServer, 'jsr:@argstream/argstream': argstream, 'npm:argstream': argstream, zod };
 
 /** A recording with text, then one get_weather call: {"location": "Paris"}. */
 const ANTHROPIC = 'anthropic/text-then-tool-use.sse';
@@ -179,6 +181,27 @@ const SNIPPETS: Record<string, Entry> = {
       // Mid-stream: a proper prefix of the content was drawn while the call was streaming.
       expect(render.calls.some((call) => call[3] === 'streaming' && typeof call[2] === 'string' && call[2].length > 0 && call[2].length < WRITE_FILE_ARGS.content.length && WRITE_FILE_ARGS.content.startsWith(call[2]))).toBe(true);
       expect(contents.length).toBeGreaterThan(1);
+    },
+  },
+
+  'docs/ai-sdk.md#0': {
+    contains: 'new UIMessageStreamEncoder()',
+    run: (snippet) => async () => {
+      // The argstream server for an unchanged useChat page: the AI SDK's own reader ends with the call.
+      const printed = await runSnippet(snippet.code, { modules, scope: { ...placeholders, fetch: fetchOf(writeFile) } });
+      const POST = printed.exports['POST'] as (request: Request) => Promise<Response>;
+      const response = await POST(new Request('http://127.0.0.1/api/chat', { method: 'POST', body: '{}' }));
+      expect(response.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
+      const chunks = (await response.text())
+        .split('\n\n')
+        .map((event) => event.replace(/^data: /, ''))
+        .filter((data) => data !== '' && data !== '[DONE]')
+        .map((data) => JSON.parse(data) as UIMessageChunk);
+      let message: UIMessage | undefined;
+      for await (const next of readUIMessageStream({ stream: streamOf(chunks) })) message = next;
+      const part = message?.parts.find((p) => 'toolCallId' in p) as { input?: unknown; state?: string } | undefined;
+      expect(part?.state).toBe('input-available');
+      expect(part?.input).toEqual(WRITE_FILE_ARGS);
     },
   },
 

@@ -59,7 +59,7 @@ describe('the snippets of README.md, CHANGELOG.md and docs/', () => {
       allowImportingTsExtensions: true,
       noEmit: true,
       skipLibCheck: true,
-      paths: { argstream: [index], 'jsr:@argstream/argstream': [index], 'npm:argstream': [index] },
+      paths: { argstream: [index], 'argstream/ai-sdk/server': [`${root}src/bindings/ai-sdk/server.ts`], 'jsr:@argstream/argstream': [index], 'npm:argstream': [index] },
     };
     const program = ts.createProgram([...files.keys(), `${dir}placeholders.d.ts`, control], options);
     const diagnostics = ts.getPreEmitDiagnostics(program);
@@ -93,7 +93,7 @@ describe('the snippets of README.md, CHANGELOG.md and docs/', () => {
     expect([...files.values()]).toContain('README.md');
     writeFileSync(
       `${tsxDir}placeholders.d.ts`,
-      "import type { ReactNode } from 'react';\ndeclare global {\n  /** The application's own component for a file. */\n  function FileView(props: { path: string | undefined; content: string | undefined; done: boolean }): ReactNode;\n}\nexport {};\n",
+      "import type { ReactNode } from 'react';\nimport type { ToolSchemas } from 'argstream';\ndeclare global {\n  /** The application's own component for a file. */\n  function FileView(props: { path: string | undefined; content: string | undefined; done: boolean }): ReactNode;\n  /** The tools of a snippet before (a page declares them once). */\n  const tools: ToolSchemas;\n}\nexport {};\n",
     );
     const options: ts.CompilerOptions = {
       target: ts.ScriptTarget.ES2022,
@@ -109,7 +109,13 @@ describe('the snippets of README.md, CHANGELOG.md and docs/', () => {
       allowImportingTsExtensions: true,
       noEmit: true,
       skipLibCheck: true,
-      paths: { argstream: [index], 'argstream/react': [`${root}src/bindings/react.ts`] },
+      // @ai-sdk/react for ai 5 (the root `ai`, which the transport's types come from here).
+      paths: {
+        argstream: [index],
+        'argstream/react': [`${root}src/bindings/react.ts`],
+        'argstream/ai-sdk': [`${root}src/bindings/ai-sdk/index.ts`],
+        '@ai-sdk/react': [`${root}node_modules/ai-sdk-react2`],
+      },
     };
     const program = ts.createProgram([...files.keys(), `${tsxDir}placeholders.d.ts`], options);
     const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => `${diagnostic.file?.fileName ?? '(program)'}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`);
