@@ -239,6 +239,50 @@ describe('examples/ai-sdk without a browser', () => {
   });
 });
 
+/** The chunks of a UI message stream's SSE body. */
+function chunksOf(sse: string): Array<{ type: string; [key: string]: unknown }> {
+  return sse
+    .split('\n\n')
+    .map((event) => event.replace(/^data: /, ''))
+    .filter((data) => data !== '' && data !== '[DONE]')
+    .map((data) => JSON.parse(data) as { type: string });
+}
+
+describe('examples/ai-sdk without a key', () => {
+  for (const server of ['ai-sdk', 'argstream'] as const) {
+    it(`serve.mjs (${server} server) answers with the recorded model: the write_file call, then the answer to its result`, async () => {
+      const example = await startAiSdkExample({ server, major: 7, argstream: 'src', delayMs: 0 });
+      try {
+        const page = await (await fetch(`${example.url}/`)).text();
+        expect(page).toContain('<script type="module" src="/app.js"></script>');
+        for (const file of ['/style.css', '/chat.css']) expect((await fetch(`${example.url}${file}`)).status).toBe(200);
+        const user = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Write a word counter' }] };
+        const post = (messages: object[]) =>
+          fetch(`${example.url}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'chat-1', messages, trigger: 'submit-message' }) });
+        const first = await post([user]);
+        expect(first.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
+        const chunks = chunksOf(await first.text());
+        const call = chunks.find((chunk) => chunk.type === 'tool-input-available') as { toolCallId: string; toolName: string; input: { path: string; content: string } };
+        expect(call.toolName).toBe('write_file');
+        expect(call.input.path).toBe('src/main.rs');
+        expect(call.input.content).toMatch(/^use std::io::\{self, BufRead\};\n[\s\S]*words — \\"done\\" ✓"\);\n\}\n$/);
+        expect(chunks.filter((chunk) => chunk.type === 'tool-input-delta').length).toBeGreaterThan(50);
+        expect(chunks.at(-1)).toMatchObject({ type: 'finish' });
+        // Everything was sent: nothing to reconnect to.
+        expect((await fetch(`${example.url}/api/chat/chat-1/stream`)).status).toBe(204);
+
+        const assistant = { id: 'a1', role: 'assistant', parts: [{ type: 'step-start' }, { type: 'tool-write_file', toolCallId: call.toolCallId, state: 'output-available', input: call.input, output: { saved: 'src/main.rs' } }] };
+        const second = chunksOf(await (await post([user, assistant])).text());
+        const text = second.filter((chunk) => chunk.type === 'text-delta').map((chunk) => chunk['delta']).join('');
+        expect(text).toBe('Saved src/main.rs. Build and run it with `cargo run < input.txt`.');
+        expect(example.modelRequests.at(-1).messages.at(-1).content[0]).toMatchObject({ type: 'tool_result', tool_use_id: call.toolCallId });
+      } finally {
+        await example.close();
+      }
+    });
+  }
+});
+
 describe('examples/ai-sdk in Chromium', () => {
   for (const combo of COMBOS) {
     describe(combo.name, () => {
