@@ -10,6 +10,7 @@ import { JsonWriter } from '../json/json-writer.ts';
 import { TurnBuilder } from '../turn/turn-builder.ts';
 import type { FinishReason, JsonValue, PathUpdate, PipelineEvent, StreamFragment } from '../types.ts';
 import { PathUpdateEncoder } from '../views/path-update-encoder.ts';
+import { RelayEncoder, type RelayFramer } from '../relay/relay-encoder.ts';
 
 /**
  * The type of the transient data chunks that carry a call's input as path updates
@@ -570,120 +571,59 @@ function sse(chunks: readonly UIMessageChunk[], end: boolean): string {
  * }
  * ```
  */
-export class UIMessageStreamEncoder implements ReadableWritablePair<Uint8Array, PipelineEvent> {
-  /** The UI message stream's bytes, for a `Response` body. */
-  readonly readable: ReadableStream<Uint8Array>;
-  /** Where the events go. */
-  readonly writable: WritableStream<PipelineEvent>;
-
+export class UIMessageStreamEncoder extends RelayEncoder<PipelineEvent> {
   /** @throws {RangeError} for a `major` other than 5 or 7, or a bad `keepAliveMs`. */
   constructor(options: UIMessageStreamEncoderOptions = {}) {
-    const keepAliveMs = options.keepAliveMs;
-    if (keepAliveMs !== undefined && !(keepAliveMs > 0 && keepAliveMs < 2 ** 31)) {
-      throw new RangeError(`UIMessageStreamEncoder: keepAliveMs must be a positive number of milliseconds, got ${String(keepAliveMs)}`);
+    super(new UIMessageFramer(new UIMessageChunkEncoder(options)), options, 'UIMessageStreamEncoder');
+  }
+}
+
+/** The UI message stream's records, for the relay's shell (backpressure, keep-alive, the last record). */
+class UIMessageFramer implements RelayFramer<PipelineEvent> {
+  readonly keepAlive = ': keep-alive\n\n';
+  readonly #core: UIMessageChunkEncoder;
+  readonly #chunks: UIMessageChunk[] = [];
+  /** What an event made before it failed: it goes out before the error. */
+  #made = '';
+
+  constructor(core: UIMessageChunkEncoder) {
+    this.#core = core;
+  }
+
+  event(event: PipelineEvent): string {
+    const chunks = this.#chunks;
+    chunks.length = 0;
+    try {
+      this.#core.push(event, chunks);
+    } catch (error) {
+      this.#made = sse(chunks, false);
+      throw error;
     }
-    const core = new UIMessageChunkEncoder(options);
-    const utf8 = new TextEncoder();
-    const chunks: UIMessageChunk[] = [];
-    let output!: ReadableStreamDefaultController<Uint8Array>;
-    let input!: WritableStreamDefaultController;
-    /** A write waiting for room in the readable side's queue. */
-    let resume: (() => void) | undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let reading = false;
-    let finished = false;
+    return chunks.length === 0 ? '' : sse(chunks, false);
+  }
 
-    const wake = () => {
-      const waiting = resume;
-      resume = undefined;
-      waiting?.();
-    };
-    const stopTimer = () => {
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
-    };
-    const armTimer = () => {
-      if (keepAliveMs === undefined || finished || !reading) return;
-      stopTimer();
-      timer = setTimeout(() => {
-        timer = undefined;
-        if (finished) return;
-        if ((output.desiredSize ?? 0) > 0) output.enqueue(utf8.encode(': keep-alive\n\n'));
-        armTimer();
-      }, keepAliveMs);
-    };
-    /** The last records (the end, or an error), then the end of the bytes. */
-    const finish = (last: (out: UIMessageChunk[]) => UIMessageChunk[]) => {
-      if (finished) return;
-      finished = true;
-      stopTimer();
+  end(): string {
+    return this.#last((out) => this.#core.end(out));
+  }
+
+  error(reason: unknown): string {
+    const made = this.#made;
+    this.#made = '';
+    return made + this.#last((out) => this.#core.error(reason, out));
+  }
+
+  /** The last chunks (the end, or an error), then `[DONE]`. */
+  #last(step: (out: UIMessageChunk[]) => UIMessageChunk[]): string {
+    const chunks = this.#chunks;
+    chunks.length = 0;
+    let text: string;
+    try {
+      text = sse(step(chunks), true);
+    } catch (error) {
       chunks.length = 0;
-      let text: string;
-      try {
-        text = sse(last(chunks), true);
-      } catch (error) {
-        chunks.length = 0;
-        text = sse(core.error(error, chunks), true);
-      }
-      chunks.length = 0;
-      output.enqueue(utf8.encode(text));
-      output.close();
-      wake();
-    };
-
-    this.readable = new ReadableStream<Uint8Array>(
-      {
-        start(controller) {
-          output = controller;
-        },
-        pull() {
-          if (!reading) {
-            reading = true;
-            armTimer();
-          }
-          wake();
-        },
-        cancel(reason) {
-          finished = true;
-          stopTimer();
-          input.error(reason);
-          wake();
-        },
-      },
-      { highWaterMark: 16 },
-    );
-
-    this.writable = new WritableStream<PipelineEvent>({
-      start(controller) {
-        input = controller;
-      },
-      write(event) {
-        if (finished) return undefined;
-        chunks.length = 0;
-        try {
-          core.push(event, chunks);
-        } catch (error) {
-          // What the event made before the error goes first; the pipe learns the error too and cancels its source.
-          const made = chunks.length > 0 ? sse(chunks, false) : '';
-          if (made !== '') output.enqueue(utf8.encode(made));
-          finish((out) => core.error(error, out));
-          throw error;
-        }
-        if (chunks.length === 0) return undefined;
-        output.enqueue(utf8.encode(sse(chunks, false)));
-        chunks.length = 0;
-        armTimer();
-        if ((output.desiredSize ?? 0) > 0) return undefined;
-        return new Promise<void>((resolve) => {
-          resume = resolve;
-        });
-      },
-      close() {
-        finish((out) => core.end(out));
-      },
-      abort(reason) {
-        finish((out) => core.error(reason, out));
-      },
-    });
+      text = sse(this.#core.error(error, chunks), true);
+    }
+    chunks.length = 0;
+    return text;
   }
 }

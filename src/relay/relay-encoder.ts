@@ -14,7 +14,7 @@
 
 /** How one format writes its records. */
 export interface RelayFramer<T> {
-  /** One event. @throws {RelayError} `invalid-event` for an event the format cannot hold. */
+  /** One event's record (`''`: none). @throws {RelayError} `invalid-event` for an event the format cannot hold. */
   event(event: T): string;
   /** The record that says the stream is complete. */
   end(): string;
@@ -125,6 +125,8 @@ export class RelayEncoder<T> {
           finish(framer.error(error));
           throw error;
         }
+        // An event may make no record (a format that writes some events with others).
+        if (record === '') return undefined;
         output.enqueue(utf8.encode(record));
         armTimer();
         if ((output.desiredSize ?? 0) > 0) return undefined;
