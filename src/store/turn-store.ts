@@ -603,28 +603,22 @@ export class TurnStore<T extends ToolSchemas = {}> {
   #pathUpdate(update: PathUpdate): void {
     if (update.structured === true) return;
     const call = this.#call(update.toolCallId, update.index, undefined);
-    if (call.source === undefined) call.source = 'updates';
-    if (call.source !== 'updates' || call.status !== 'streaming') return;
-    const fragments = this.#fragments;
-    try {
-      (call.updates ??= new PathUpdateFragments()).push(update, fragments);
-    } catch (error) {
-      fragments.length = 0;
-      this.#settle(call, 'failed', undefined, toError(error));
-      return;
-    }
-    for (let i = 0; i < fragments.length; i++) this.#fragment(call, fragments[i] as StreamFragment);
-    fragments.length = 0;
+    this.#translated(call, 'updates', (fragments) => (call.updates ??= new PathUpdateFragments()).push(update, fragments));
   }
 
   #field(event: FieldEvent): void {
     if (event.toolCallId === undefined && event.toolName === undefined) return; // a structured document's fields
     const call = this.#call(event.toolCallId, event.index, event.toolName);
-    if (call.source === undefined) call.source = 'fields';
-    if (call.source !== 'fields' || call.status !== 'streaming') return;
+    this.#translated(call, 'fields', (fragments) => (call.fields ??= new FieldFragments()).push(event, fragments));
+  }
+
+  /** Another view of a call's input, read back as fragments by `translate`, when it is the call's source. */
+  #translated(call: CallState, source: 'updates' | 'fields', translate: (fragments: StreamFragment[]) => void): void {
+    if (call.source === undefined) call.source = source;
+    if (call.source !== source || call.status !== 'streaming') return;
     const fragments = this.#fragments;
     try {
-      (call.fields ??= new FieldFragments()).push(event, fragments);
+      translate(fragments);
     } catch (error) {
       fragments.length = 0;
       this.#settle(call, 'failed', undefined, toError(error));
