@@ -120,12 +120,14 @@ const WriteFile = memo(function WriteFile(props: {
       </h3>
       {path !== undefined && (
         <p className="path">
-          <code className="path-value">{path}</code>
+          <code className="path-value" data-complete={state === 'input-streaming' ? undefined : ''}>
+            {path}
+          </code>
         </p>
       )}
       {content !== undefined && (
         <pre className="content">
-          <code className="content-value">
+          <code className="content-value" data-complete={state === 'input-streaming' ? undefined : ''}>
             <Content text={content} />
           </code>
         </pre>
