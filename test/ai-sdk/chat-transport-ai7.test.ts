@@ -4,57 +4,29 @@
  * ai 7's resume: `resumeStreamIsReplay` (true by default) — a resumed stream replays the response
  * from its start and the snapshot starts over with it, so the partial input never doubles.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai7';
 import { describe, expect, it, vi } from 'vitest';
 import { readAll } from '../helpers.ts';
+import { chunksOf, DIR, recordings, SEND, streamOfItems, transportOptions } from './transport-helpers.ts';
 
 vi.mock('ai', async () => await import('ai7'));
 const { ArgstreamChatTransport } = await import('../../src/ai-sdk/chat-transport.ts');
 
-const DIR = new URL('../fixtures/ai-sdk-ui/', import.meta.url);
-const RECORDINGS = readdirSync(DIR).filter((name) => name.startsWith('ai7-') && name.endsWith('.sse'));
+const RECORDINGS = recordings('ai7-');
 
-function chunksOf(sse: string): UIMessageChunk[] {
-  return sse
-    .split('\n\n')
-    .map((event) => event.replace(/^data: /, ''))
-    .filter((data) => data !== '' && data !== '[DONE]')
-    .map((data) => JSON.parse(data) as UIMessageChunk);
-}
 
 async function lastMessage(chunks: readonly UIMessageChunk[]): Promise<UIMessage | undefined> {
   let message: UIMessage | undefined;
-  const stream = new ReadableStream<UIMessageChunk>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(chunk);
-      controller.close();
-    },
-  });
+  const stream = streamOfItems(chunks);
   for await (const next of readUIMessageStream({ stream, onError: () => undefined })) message = next;
   return message;
 }
 
-function paced(sse: string): ReadableStream<Uint8Array> {
-  const events = sse.split(/(?<=\n\n)/);
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      const event = events.shift();
-      if (event === undefined) controller.close();
-      else controller.enqueue(new TextEncoder().encode(event));
-    },
-  });
-}
 
-const SEND = { trigger: 'submit-message', chatId: 'chat', messageId: undefined, messages: [], abortSignal: undefined } as const;
 
 function transportFor(sse: () => string) {
-  return new ArgstreamChatTransport({
-    api: 'http://127.0.0.1/api/chat',
-    schedule: 'sync',
-    fetch: async () => new Response(paced(sse()), { headers: { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' } }),
-  });
+  return new ArgstreamChatTransport(transportOptions(sse));
 }
 
 describe('ArgstreamChatTransport with ai 7', () => {
@@ -65,7 +37,7 @@ describe('ArgstreamChatTransport with ai 7', () => {
   for (const name of RECORDINGS) {
     it(`${name}: the AI SDK ends with the same message without the deltas; the snapshot has the calls' inputs`, async () => {
       const sse = readFileSync(new URL(name, DIR), 'utf8');
-      const original = chunksOf(sse);
+      const original = chunksOf<UIMessageChunk>(sse);
       const transport = transportFor(() => sse);
       const routed = (await readAll(await transport.sendMessages(SEND))) as UIMessageChunk[];
       expect(routed.filter((chunk) => chunk.type !== 'tool-input-delta')).toEqual(original.filter((chunk) => chunk.type !== 'tool-input-delta'));

@@ -5,64 +5,34 @@
  * transport's snapshot holds each call's input as it streams and at the end; a new request starts
  * a new snapshot, a resume continues it (ai 5) without doubling.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { ArgstreamChatTransport } from '../../src/ai-sdk/chat-transport.ts';
 import { readAll } from '../helpers.ts';
+import { chunksOf, DIR, recordings, SEND, streamOfItems, transportOptions } from './transport-helpers.ts';
 
-const DIR = new URL('../fixtures/ai-sdk-ui/', import.meta.url);
-const RECORDINGS = readdirSync(DIR).filter((name) => name.startsWith('ai5-') && name.endsWith('.sse'));
+const RECORDINGS = recordings('ai5-');
 
-/** The chunk objects of a recording, as the AI SDK's own transport parses them. */
-function chunksOf(sse: string): UIMessageChunk[] {
-  return sse
-    .split('\n\n')
-    .map((event) => event.replace(/^data: /, ''))
-    .filter((data) => data !== '' && data !== '[DONE]')
-    .map((data) => JSON.parse(data) as UIMessageChunk);
-}
 
 async function lastMessage(chunks: readonly UIMessageChunk[]): Promise<UIMessage | undefined> {
   let message: UIMessage | undefined;
-  const stream = new ReadableStream<UIMessageChunk>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(chunk);
-      controller.close();
-    },
-  });
+  const stream = streamOfItems(chunks);
   for await (const next of readUIMessageStream({ stream, onError: () => undefined })) message = next;
   return message;
 }
 
-/** A body that sends the SSE events one per read, a macrotask apart. */
-function paced(sse: string): ReadableStream<Uint8Array> {
-  const events = sse.split(/(?<=\n\n)/);
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      const event = events.shift();
-      if (event === undefined) controller.close();
-      else controller.enqueue(new TextEncoder().encode(event));
-    },
-  });
-}
 
-const SEND = { trigger: 'submit-message', chatId: 'chat', messageId: undefined, messages: [], abortSignal: undefined } as const;
 
 function transportFor(sse: () => string) {
-  return new ArgstreamChatTransport({
-    api: 'http://127.0.0.1/api/chat',
-    schedule: 'sync',
-    fetch: async () => new Response(paced(sse()), { headers: { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' } }),
-  });
+  return new ArgstreamChatTransport(transportOptions(sse));
 }
 
 describe('ArgstreamChatTransport with ai 5', () => {
   for (const name of RECORDINGS) {
     it(`${name}: the AI SDK gets every chunk but the input deltas and ends with the same message; the snapshot has the calls' inputs`, async () => {
       const sse = readFileSync(new URL(name, DIR), 'utf8');
-      const original = chunksOf(sse);
+      const original = chunksOf<UIMessageChunk>(sse);
       const transport = transportFor(() => sse);
       const seen: unknown[] = [];
       transport.subscribe(() => {
