@@ -127,7 +127,8 @@ function parseCli(args: readonly string[]): Cli {
           '  --cpu-time: time samples with the process\'s CPU time instead of wall time (for a machine shared with other work)\n' +
           '  --quick: fewer runs, the pipeline at 20 KB and 200 KB only, the UI rows at 46 KB and 200 KB only, 200 relayed streams;\n' +
           '  --full (the default): the pipeline and the UI rows also at 1 MB, 1000 relayed streams\n' +
-          '  --ai-sdk-1mb: in the full run, also the AI SDK UI rows at 1 MB (quadratic: minutes per run);\n' +
+          '  --ai-sdk-1mb: in the full run, also the AI SDK UI rows at 1 MB (ai-sdk/<major> and transport/ai-sdk/<major>;\n' +
+          '            quadratic: minutes per run);\n' +
           '            without it they print "not run"\n' +
           '  --relay-before: also relay with the argstream build at that path (an earlier commit\'s dist/index.js),\n' +
           '            in the same rounds as this one, and check this build against it\n' +
@@ -334,7 +335,9 @@ async function main(): Promise<void> {
   }
 
   // 7. The client's side of one streaming write_file call: the AI SDK's readUIMessageStream (ai 5
-  //    and 7) against argstream's bare decoder and TurnStore, CPU per call at 46 KB, 200 KB, 1 MB.
+  //    and 7) against argstream's bare decoder and TurnStore, and the UI message stream's SSE bytes
+  //    through DefaultChatTransport vs ArgstreamChatTransport (then readUIMessageStream), CPU per
+  //    call at 46 KB, 200 KB, 1 MB.
   const ui: UiResults = await runUiBench({
     quick: cli.quick,
     aiSdk1mb: cli.aiSdk1mb,

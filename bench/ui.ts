@@ -19,12 +19,38 @@
  *   notification (`schedule: 'sync'`: one notification per change, the worst case — a frame per
  *   event at a provider's pace).
  *
+ * The transport rows get the call as a `useChat` page does: the UI message stream's SSE bytes
+ * (`data: <chunk JSON>\n\n` per chunk, then `data: [DONE]\n\n`, one SSE event per read), and
+ * turn them into the messages `useChat` renders:
+ *
+ * - `transport/ai-sdk/<major>`: `DefaultChatTransport`'s `processResponseStream(bytes)` (its SSE
+ *   parsing and per-chunk schema validation), then `readUIMessageStream` of the same package,
+ *   every message read: the whole client cost of a `useChat` page with the AI SDK's own transport.
+ * - `transport/argstream/<major>`: `ArgstreamChatTransport({ schedule: 'sync' })` built against
+ *   that major's `ai` (see {@link loadArgstreamTransport}), a listener reading
+ *   `transport.getSnapshot()` at every notification, its `processResponseStream(bytes)`, then
+ *   `readUIMessageStream` of the same package over its output, every message read.
+ *
  * {@link uiMessageChunks} builds the AI SDK chunks of a call of any size, for other benchmarks.
  *
  * @module
  */
-import { readUIMessageStream as readUIMessageStream5, type UIMessageChunk as UIMessageChunk5 } from 'ai';
-import { readUIMessageStream as readUIMessageStream7, type UIMessageChunk as UIMessageChunk7 } from 'ai7';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  DefaultChatTransport as DefaultChatTransport5,
+  readUIMessageStream as readUIMessageStream5,
+  type UIMessage as UIMessage5,
+  type UIMessageChunk as UIMessageChunk5,
+} from 'ai';
+import {
+  DefaultChatTransport as DefaultChatTransport7,
+  readUIMessageStream as readUIMessageStream7,
+  type UIMessage as UIMessage7,
+  type UIMessageChunk as UIMessageChunk7,
+} from 'ai7';
+import type { ArgstreamChatTransport } from '../src/ai-sdk/chat-transport.ts';
 import { ProviderEventDecoder, ProviderEventStream, TurnStore, type JsonValue, type StreamEvent, type TurnSnapshot } from '../src/index.ts';
 import { clockName, clockNow } from './measure.ts';
 import { ANTHROPIC_TOOL_ID, TOOL_NAME, argumentDeltas, bodyOf, readsOf, sseEvents } from './pipeline.ts';
@@ -37,15 +63,45 @@ import { makeWorkload } from './workloads.ts';
 export const UI_BYTES_QUICK = [46_000, 200_000] as const;
 export const UI_BYTES_FULL = [46_000, 200_000, 1_000_000] as const;
 
-export type UiRowId = 'ai-sdk/5' | 'ai-sdk/7' | 'decoder' | 'store';
-export const UI_ROWS: readonly UiRowId[] = ['ai-sdk/5', 'ai-sdk/7', 'decoder', 'store'];
-export const AI_SDK_ROWS: readonly UiRowId[] = ['ai-sdk/5', 'ai-sdk/7'];
+/** The AI SDK's chunk objects through `readUIMessageStream`. */
+export type UiReadRowId = 'ai-sdk/5' | 'ai-sdk/7';
+/** The UI message stream's SSE bytes through the AI SDK's transport, then `readUIMessageStream`. */
+export type UiTransportAiSdkRowId = 'transport/ai-sdk/5' | 'transport/ai-sdk/7';
+/** The UI message stream's SSE bytes through `ArgstreamChatTransport`, then `readUIMessageStream`. */
+export type UiTransportArgstreamRowId = 'transport/argstream/5' | 'transport/argstream/7';
+export type UiTransportRowId = UiTransportAiSdkRowId | UiTransportArgstreamRowId;
+export type UiRowId = UiReadRowId | 'decoder' | 'store' | UiTransportRowId;
+export const UI_ROWS: readonly UiRowId[] = [
+  'ai-sdk/5',
+  'ai-sdk/7',
+  'decoder',
+  'store',
+  'transport/ai-sdk/5',
+  'transport/ai-sdk/7',
+  'transport/argstream/5',
+  'transport/argstream/7',
+];
+/** The rows read with `readUIMessageStream` from chunk objects (compared with the store). */
+export const READ_ROWS: readonly UiReadRowId[] = ['ai-sdk/5', 'ai-sdk/7'];
+/** The AI SDK's transport rows (compared with argstream's transport of the same major). */
+export const TRANSPORT_AI_SDK_ROWS: readonly UiTransportAiSdkRowId[] = ['transport/ai-sdk/5', 'transport/ai-sdk/7'];
+export const TRANSPORT_ARGSTREAM_ROWS: readonly UiTransportArgstreamRowId[] = ['transport/argstream/5', 'transport/argstream/7'];
+/** The quadratic rows (seconds at 200 KB): few runs, and at 1 MB only with `--ai-sdk-1mb`. */
+export const AI_SDK_ROWS: readonly UiRowId[] = [...READ_ROWS, ...TRANSPORT_AI_SDK_ROWS];
+/** The rows of the transport table. */
+export const TRANSPORT_ROWS: readonly UiTransportRowId[] = [...TRANSPORT_AI_SDK_ROWS, ...TRANSPORT_ARGSTREAM_ROWS];
 
 export const UI_ROW_LABELS: Readonly<Record<UiRowId, string>> = {
   'ai-sdk/5': '`ai` 5 `readUIMessageStream` (what `useChat` runs per chunk)',
   'ai-sdk/7': '`ai` 7 `readUIMessageStream` (what `useChat` runs per chunk)',
   decoder: '`ProviderEventStream` → a `WritableStream` that does nothing',
   store: '`TurnStore({ schedule: \'sync\' }).consume(response, { decoder: new ProviderEventDecoder({ provider: \'anthropic\' }) })`, a snapshot read per notification',
+  'transport/ai-sdk/5': '`ai` 5 `DefaultChatTransport` `processResponseStream(bytes)` → `readUIMessageStream`',
+  'transport/ai-sdk/7': '`ai` 7 `DefaultChatTransport` `processResponseStream(bytes)` → `readUIMessageStream`',
+  'transport/argstream/5':
+    '`ArgstreamChatTransport({ schedule: \'sync\' })` on `ai` 5 `processResponseStream(bytes)` → `readUIMessageStream`, `getSnapshot()` per notification',
+  'transport/argstream/7':
+    '`ArgstreamChatTransport({ schedule: \'sync\' })` on `ai` 7 `processResponseStream(bytes)` → `readUIMessageStream`, `getSnapshot()` per notification',
 };
 
 /** What a row hands a UI per call, for the "renders" column. */
@@ -54,7 +110,16 @@ const RENDER_UNITS: Readonly<Record<UiRowId, string>> = {
   'ai-sdk/7': 'messages yielded',
   decoder: 'events written',
   store: 'notifications',
+  'transport/ai-sdk/5': 'messages yielded',
+  'transport/ai-sdk/7': 'messages yielded',
+  'transport/argstream/5': 'messages yielded',
+  'transport/argstream/7': 'messages yielded',
 };
+
+/** The `ai` major of a transport row. */
+function majorOf(row: UiTransportRowId): 5 | 7 {
+  return row.endsWith('/7') ? 7 : 5;
+}
 
 /** Cell ids: `ui/<bytes>/<row>` (`--filter ui/` runs only the UI rows). */
 export function uiCellId(bytes: number, row: UiRowId): string {
@@ -66,6 +131,11 @@ export const AI_SDK_OVER_STORE_TARGET = 300;
 export const AI_SDK_OVER_STORE_AT = 200_000;
 export const STORE_OVER_DECODER_TARGET = 1.5;
 export const STORE_SCALING_TARGET = 6;
+/** The AI SDK's transport ÷ argstream's, both then through `readUIMessageStream` (issue 22 §4), per major. */
+export const TRANSPORT_RATIO_TARGET = 300;
+export const TRANSPORT_RATIO_AT = 200_000;
+/** Argstream's transport at 1 MB ÷ at 200 KB (linear growth: the size ratio, about 5). */
+export const TRANSPORT_SCALING_TARGET = 6;
 
 // ---------------------------------------------------------------------------------------------
 // The workload, as the AI SDK's server sends it
@@ -149,6 +219,107 @@ export function uiMessageChunkStream(chunks: readonly UiMessageChunk[]): Readabl
   });
 }
 
+/**
+ * The UI message stream as an AI SDK server sends it (`createUIMessageStreamResponse`'s
+ * `JsonToSseTransformStream`): one SSE event per chunk, `data: <chunk JSON>\n\n`, then
+ * `data: [DONE]\n\n`. One string per event (one read each, with `readsOf(…, 'event')`).
+ */
+export function uiMessageStreamSse(chunks: readonly UiMessageChunk[]): string[] {
+  const events = chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`);
+  events.push('data: [DONE]\n\n');
+  return events;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The transports
+
+/** The AI SDK's own transport of each major, its `protected processResponseStream` made callable. */
+class AiSdkTransport5 extends DefaultChatTransport5<UIMessage5> {
+  process(stream: ReadableStream<Uint8Array>): ReadableStream<UiMessageChunk> {
+    return this.processResponseStream(stream) as unknown as ReadableStream<UiMessageChunk>;
+  }
+}
+class AiSdkTransport7 extends DefaultChatTransport7<UIMessage7> {
+  process(stream: ReadableStream<Uint8Array>): ReadableStream<UiMessageChunk> {
+    return this.processResponseStream(stream) as unknown as ReadableStream<UiMessageChunk>;
+  }
+}
+const AI_SDK_TRANSPORTS: Readonly<Record<5 | 7, new () => { process(stream: ReadableStream<Uint8Array>): ReadableStream<UiMessageChunk> }>> = {
+  5: AiSdkTransport5,
+  7: AiSdkTransport7,
+};
+
+/** `ArgstreamChatTransport` as the bench uses it: its `protected processResponseStream` is called by name. */
+export type ArgstreamTransportClass = typeof ArgstreamChatTransport;
+interface ArgstreamTransportLike {
+  processResponseStream(stream: ReadableStream<Uint8Array>): ReadableStream<UiMessageChunk>;
+  subscribe(listener: () => void): () => void;
+  getSnapshot(): TurnSnapshot;
+}
+
+/** The repository's root: the nearest folder up from this module with `src/ai-sdk/chat-transport.ts` (bench/ or the bundle's cache folder). */
+function repositoryRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(dir, 'src', 'ai-sdk', 'chat-transport.ts'))) return dir;
+    const up = dirname(dir);
+    if (up === dir) throw new Error('bench/ui.ts: no src/ai-sdk/chat-transport.ts above this module');
+    dir = up;
+  }
+}
+
+const transportClasses = new Map<5 | 7, Promise<ArgstreamTransportClass>>();
+
+/**
+ * `ArgstreamChatTransport` built against `ai` of that major. `src/ai-sdk/chat-transport.ts`
+ * imports `HttpChatTransport` and `DefaultChatTransport` from `'ai'` (ai 5 at the repository's
+ * root): each major gets its own bundle of that module (and of the argstream modules it imports),
+ * made here with esbuild as `bench/run.mjs` bundles the benchmark (`target: node20`, packages
+ * external), for ai 7 with `alias: { ai: 'ai7' }` — what the tests do with `vi.mock('ai', () =>
+ * import('ai7'))`. Both majors are built the same way, so the two rows run the same code apart
+ * from the `ai` they extend. The bundle is written next to the benchmark's bundle
+ * (`node_modules/.cache/argstream-bench/`), imported, and removed unless the process is profiled
+ * (`--cpu-prof`: `bench/profile-summary.mjs` reads a bundle's module comments).
+ */
+export function loadArgstreamTransport(major: 5 | 7): Promise<ArgstreamTransportClass> {
+  let loading = transportClasses.get(major);
+  if (loading === undefined) {
+    loading = buildArgstreamTransport(major);
+    transportClasses.set(major, loading);
+  }
+  return loading;
+}
+
+async function buildArgstreamTransport(major: 5 | 7): Promise<ArgstreamTransportClass> {
+  const { build } = await import('esbuild');
+  const root = repositoryRoot();
+  const dir = join(root, 'node_modules', '.cache', 'argstream-bench');
+  mkdirSync(dir, { recursive: true });
+  const outfile = join(dir, `chat-transport-ai${major}-${process.pid}.mjs`);
+  await build({
+    absWorkingDir: root,
+    entryPoints: [join(root, 'src', 'ai-sdk', 'chat-transport.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    ...(major === 7 ? { alias: { ai: 'ai7' } } : {}),
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+  try {
+    const module = (await import(pathToFileURL(outfile).href)) as { ArgstreamChatTransport: ArgstreamTransportClass };
+    return module.ArgstreamChatTransport;
+  } finally {
+    if (!process.execArgv.some((flag) => flag.startsWith('--cpu-prof'))) {
+      rmSync(outfile, { force: true });
+      rmSync(`${outfile}.map`, { force: true });
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The rows
 
@@ -156,6 +327,9 @@ export function uiMessageChunkStream(chunks: readonly UiMessageChunk[]): Readabl
 interface Outcome {
   readonly value: JsonValue | undefined;
   readonly renders: number;
+  /** Argstream's transport: the final snapshot's `calls[0].input`, checked too, and its notifications. */
+  readonly snapshotValue?: JsonValue;
+  readonly notifications?: number;
 }
 
 /** The part of a UI message the check reads. */
@@ -181,6 +355,60 @@ async function aiSdkRow(read: ReadUIMessageStream, chunks: readonly UiMessageChu
   if (part === undefined) throw new Error(`readUIMessageStream: no tool-${TOOL_NAME} part in the last message`);
   if (part.state !== 'input-available') throw new Error(`readUIMessageStream: the tool part is ${part.state}, not input-available`);
   return { value: part.input as JsonValue, renders };
+}
+
+/** The tool part's final input in the last message `readUIMessageStream` yielded. */
+function finalInput(what: string, last: MessageLike | undefined): JsonValue {
+  const part = last?.parts.find((item) => item.type === `tool-${TOOL_NAME}`);
+  if (part === undefined) throw new Error(`${what}: no tool-${TOOL_NAME} part in the last message`);
+  if (part.state !== 'input-available') throw new Error(`${what}: the tool part is ${part.state}, not input-available`);
+  return part.input as JsonValue;
+}
+
+/** The AI SDK's transport: `DefaultChatTransport`'s `processResponseStream(bytes)`, then `readUIMessageStream`, every message read. */
+async function aiSdkTransportRow(major: 5 | 7, read: ReadUIMessageStream, reads: readonly Uint8Array[]): Promise<Outcome> {
+  const transport = new AI_SDK_TRANSPORTS[major]();
+  let last: MessageLike | undefined;
+  let renders = 0;
+  for await (const message of read({ stream: transport.process(bodyOf(reads)), terminateOnError: true })) {
+    last = message;
+    renders++;
+  }
+  return { value: finalInput(`transport/ai-sdk/${major}`, last), renders };
+}
+
+/**
+ * Argstream's transport: `ArgstreamChatTransport({ schedule: 'sync' })`, a listener reading the
+ * snapshot at every notification, `processResponseStream(bytes)`, then `readUIMessageStream` of
+ * the same `ai`, every message read. The AI SDK's final input and the final snapshot's.
+ */
+async function argstreamTransportRow(
+  major: 5 | 7,
+  Transport: ArgstreamTransportClass,
+  read: ReadUIMessageStream,
+  reads: readonly Uint8Array[],
+): Promise<Outcome> {
+  const transport = new Transport({ schedule: 'sync' }) as unknown as ArgstreamTransportLike;
+  let notifications = 0;
+  let snapshot: TurnSnapshot | undefined;
+  const unsubscribe = transport.subscribe(() => {
+    snapshot = transport.getSnapshot();
+    notifications++;
+  });
+  let last: MessageLike | undefined;
+  let renders = 0;
+  for await (const message of read({ stream: transport.processResponseStream(bodyOf(reads)), terminateOnError: true })) {
+    last = message;
+    renders++;
+  }
+  unsubscribe();
+  const what = `transport/argstream/${major}`;
+  if (snapshot === undefined) throw new Error(`${what}: no notification`);
+  if (snapshot !== transport.getSnapshot()) throw new Error(`${what}: the last notified snapshot is not the final one`);
+  const call = snapshot.calls[0];
+  if (call === undefined || call.toolName !== TOOL_NAME) throw new Error(`${what}: no ${TOOL_NAME} call in the final snapshot`);
+  if (call.status !== 'complete') throw new Error(`${what}: the snapshot's call is ${call.status}, not complete`);
+  return { value: finalInput(what, last), renders, snapshotValue: call.input as JsonValue, notifications };
 }
 
 /** The bare decoder into a sink that does nothing (timed), or into one that collects the arguments (the gate). */
@@ -266,6 +494,8 @@ export interface UiTiming {
   readonly wallMs: number;
   /** Renders per call (see {@link RENDER_UNITS}); for the decoder, from the gate run. */
   readonly renders: number;
+  /** Argstream's transport: the snapshot's notifications per call. */
+  readonly notifications?: number;
 }
 
 export interface UiResults {
@@ -274,6 +504,8 @@ export interface UiResults {
   readonly deltas: Map<number, number>;
   /** `<bytes>` → the Anthropic SSE body: its size and reads (one event per read). */
   readonly wire: Map<number, { readonly bytes: number; readonly reads: number }>;
+  /** `<bytes>` → the UI message stream's SSE body (the transport rows' input): its size and reads. */
+  readonly uiWire: Map<number, { readonly bytes: number; readonly reads: number }>;
   readonly chunks: Map<number, number>;
   readonly timings: Map<string, UiTiming>;
   /** Cells selected but not run, with the reason shown in their place. */
@@ -323,11 +555,18 @@ async function measureSize(
   // The gate (and the argstream rows' warm-up): every row must give exactly the generated
   // arguments. The AI SDK rows at 200 KB and above are not run twice: their timed run is checked.
   const renders = new Map<string, number>();
+  const notifications = new Map<string, number>();
+  const checkOutcome = (what: string, outcome: Outcome): void => {
+    if (outcome.value !== undefined) options.check(what, outcome.value, expected);
+    if (outcome.snapshotValue !== undefined) options.check(`${what}: getSnapshot().calls[0].input`, outcome.snapshotValue, expected);
+  };
   for (const task of tasks) {
     if (isAiSdk(task) && !settings.aiSdkUntimed) continue;
     const outcome = await task.gate();
-    options.check(`${task.id} (gate)`, outcome.value as JsonValue, expected);
+    if (outcome.value === undefined) throw new Error(`${task.id} (gate): no arguments`);
+    checkOutcome(`${task.id} (gate)`, outcome);
     renders.set(task.id, outcome.renders);
+    if (outcome.notifications !== undefined) notifications.set(task.id, outcome.notifications);
   }
   const aiSdkRounds = new Set<number>();
   for (let k = 0; k < settings.aiSdkRuns; k++) aiSdkRounds.add(Math.floor(((k + 0.5) * settings.minRounds) / settings.aiSdkRuns));
@@ -352,9 +591,10 @@ async function measureSize(
       (times[t] as number[]).push(elapsed / repeat);
       (walls[t] as number[]).push(wall / repeat);
       if (!aiSdk) spent += elapsed;
-      const { value, renders: count } = outcome as Outcome;
-      if (value !== undefined) options.check(task.id, value, expected);
+      const { renders: count, notifications: notified } = outcome as Outcome;
+      checkOutcome(task.id, outcome as Outcome);
       if (!renders.has(task.id) || count > 0) renders.set(task.id, count);
+      if (notified !== undefined) notifications.set(task.id, notified);
       if (aiSdk) options.progress(`  ${task.id.padEnd(52)} ${(elapsed / 1000).toFixed(2).padStart(10)} s   (timed run ${(times[t] as number[]).length} of ${settings.aiSdkRuns}, round ${round + 1})`);
     }
   }
@@ -362,7 +602,15 @@ async function measureSize(
     const series = (times[t] as number[]).sort((a, b) => a - b);
     const medianMs = median(series);
     const wallMs = median((walls[t] as number[]).sort((a, b) => a - b));
-    const timing: UiTiming = { medianMs, minMs: series[0] as number, runs: series.length, wallMs, renders: renders.get(task.id) ?? 0 };
+    const notified = notifications.get(task.id);
+    const timing: UiTiming = {
+      medianMs,
+      minMs: series[0] as number,
+      runs: series.length,
+      wallMs,
+      renders: renders.get(task.id) ?? 0,
+      ...(notified === undefined ? {} : { notifications: notified }),
+    };
     results.timings.set(task.id, timing);
     options.progress(`  ${task.id.padEnd(52)} ${medianMs.toFixed(2).padStart(10)} ms  (median of ${series.length})`);
   });
@@ -382,6 +630,7 @@ export async function runUiBench(options: UiOptions): Promise<UiResults> {
     argumentBytes: new Map(),
     deltas: new Map(),
     wire: new Map(),
+    uiWire: new Map(),
     chunks: new Map(),
     timings: new Map(),
     skipped: new Map(),
@@ -396,25 +645,40 @@ export async function runUiBench(options: UiOptions): Promise<UiResults> {
     const chunks = uiMessageChunks(bytes, call);
     const reads = readsOf(sseEvents('anthropic', call.deltas), 'event');
     const wireBytes = reads.reduce((sum, read) => sum + read.length, 0);
+    const uiReads = readsOf(uiMessageStreamSse(chunks), 'event');
+    const uiWireBytes = uiReads.reduce((sum, read) => sum + read.length, 0);
     results.argumentBytes.set(bytes, call.bytes);
     results.deltas.set(bytes, call.deltas.length);
     results.wire.set(bytes, { bytes: wireBytes, reads: reads.length });
+    results.uiWire.set(bytes, { bytes: uiWireBytes, reads: uiReads.length });
     results.chunks.set(bytes, chunks.length);
     options.progress(
       `ui: one write_file call, ${call.bytes} bytes of arguments in ${call.deltas.length} deltas; ` +
-        `${chunks.length} UI message chunks; ${wireBytes} bytes of Anthropic SSE in ${reads.length} reads`,
+        `${chunks.length} UI message chunks (${uiWireBytes} bytes of SSE in ${uiReads.length} reads); ` +
+        `${wireBytes} bytes of Anthropic SSE in ${reads.length} reads`,
     );
     const tasks: UiTask[] = [];
     for (const row of UI_ROWS) {
       const id = uiCellId(bytes, row);
       if (!options.selected(id)) continue;
+      if (AI_SDK_ROWS.includes(row) && bytes > 200_000 && !options.aiSdk1mb) {
+        results.skipped.set(id, 'not run (takes minutes; `--ai-sdk-1mb`)');
+        continue;
+      }
       if (row === 'ai-sdk/5' || row === 'ai-sdk/7') {
-        if (bytes > 200_000 && !options.aiSdk1mb) {
-          results.skipped.set(id, 'not run (takes minutes; `--ai-sdk-1mb`)');
-          continue;
-        }
         const read = READERS[row];
         const run = (): Promise<Outcome> => aiSdkRow(read, chunks);
+        tasks.push({ id, row, run, gate: run });
+      } else if (row === 'transport/ai-sdk/5' || row === 'transport/ai-sdk/7') {
+        const major = majorOf(row);
+        const read = READERS[`ai-sdk/${major}`];
+        const run = (): Promise<Outcome> => aiSdkTransportRow(major, read, uiReads);
+        tasks.push({ id, row, run, gate: run });
+      } else if (row === 'transport/argstream/5' || row === 'transport/argstream/7') {
+        const major = majorOf(row);
+        const read = READERS[`ai-sdk/${major}`];
+        const Transport = await loadArgstreamTransport(major);
+        const run = (): Promise<Outcome> => argstreamTransportRow(major, Transport, read, uiReads);
         tasks.push({ id, row, run, gate: run });
       } else if (row === 'decoder') {
         tasks.push({ id, row, run: () => decoderRow(reads, false), gate: () => decoderRow(reads, true) });
@@ -484,12 +748,19 @@ export function uiSection(ui: UiResults, out: (line?: string) => void): UiTarget
       `\`tool-input-start\`, a \`tool-input-delta\` per delta, \`tool-input-available\`, \`finish-step\`, \`finish\`) as a ` +
       `\`ReadableStream\` of objects, read with \`readUIMessageStream\`, every message it yields read (what \`useChat\` ` +
       `does per chunk: \`parsePartialJson\` of the whole input text on every delta, and a copy of the message); ` +
-      `argstream's rows get the Anthropic Messages SSE bytes, one SSE event per read. ` +
+      `argstream's \`decoder\` and \`store\` rows get the Anthropic Messages SSE bytes, one SSE event per read. ` +
+      `The transport rows (the second table of each size) get what a \`useChat\` page receives: the UI message stream's ` +
+      `SSE bytes as an AI SDK server sends them (\`data: <chunk JSON>\\n\\n\` per chunk, then \`data: [DONE]\`, one SSE ` +
+      `event per read), through the AI SDK's \`DefaultChatTransport\` (its SSE parsing and per-chunk schema validation) or ` +
+      `argstream's \`ArgstreamChatTransport({ schedule: 'sync' })\` (built against that \`ai\` major, a listener reading ` +
+      `\`getSnapshot()\` at every notification), each's \`processResponseStream(bytes)\` then \`readUIMessageStream\` of ` +
+      `the same package, every message read: the whole client cost of a \`useChat\` page. ` +
       `${cpu ? 'Times are the **CPU time** of the process (`process.cpuUsage()`, every thread: V8\'s GC helpers too), with the wall time of the same samples beside it.' : 'Times are wall time (`--cpu-time` for CPU time).'} ` +
       `Rows interleaved in rounds, no forced GC between samples; argstream's rows: the median of their rounds, each ` +
       `sample after one untimed sample. The AI SDK rows run fewer times (they take seconds): the number of timed runs ` +
       `is in the table, and a single run is a single run, not a median. Every row's final arguments must equal the ` +
-      `generated object: the AI SDK's tool part \`input\` (state \`input-available\`), the store's ` +
+      `generated object: the AI SDK's tool part \`input\` (state \`input-available\`; for argstream's transport also its ` +
+      `\`getSnapshot().calls[0].input\`, status \`complete\`), the store's ` +
       `\`calls[0].input\` (status \`complete\`), and for the decoder the argument deltas of a gate run joined and parsed.`,
   );
   out();
@@ -499,7 +770,7 @@ export function uiSection(ui: UiResults, out: (line?: string) => void): UiTarget
     const store = ms(bytes, 'store');
     out(
       `#### ${sizeLabel(bytes)}: ${ui.argumentBytes.get(bytes)} bytes of arguments in ${ui.deltas.get(bytes)} deltas ` +
-        `(${ui.chunks.get(bytes)} UI message chunks; ${wire === undefined ? '–' : `${(wire.bytes / 1e6).toFixed(2)} MB of SSE in ${wire.reads} reads`})`,
+        `(${ui.chunks.get(bytes)} UI message chunks; ${wire === undefined ? '–' : `${(wire.bytes / 1e6).toFixed(2)} MB of Anthropic SSE in ${wire.reads} reads`})`,
     );
     out();
     out(
@@ -509,9 +780,13 @@ export function uiSection(ui: UiResults, out: (line?: string) => void): UiTarget
         `${settings.aiSdkUntimed ? `, ${settings.aiSdkRuns === 1 ? 'after' : 'each after'} one untimed run` : ' (no untimed run: it takes seconds)'}.`,
     );
     out();
-    out(`| row | what runs | ${unit} |${cpu ? ' wall ms per call |' : ''} timed runs | renders per call | ÷ store |`);
-    out(`|---|---|--:|${cpu ? '--:|' : ''}--:|--:|--:|`);
-    for (const row of UI_ROWS) {
+    const shown = (row: UiRowId): boolean => ui.timings.has(uiCellId(bytes, row)) || ui.skipped.has(uiCellId(bytes, row));
+    const nonTransport = UI_ROWS.filter((row) => !(TRANSPORT_ROWS as readonly UiRowId[]).includes(row));
+    if (nonTransport.some(shown)) {
+      out(`| row | what runs | ${unit} |${cpu ? ' wall ms per call |' : ''} timed runs | renders per call | ÷ store |`);
+      out(`|---|---|--:|${cpu ? '--:|' : ''}--:|--:|--:|`);
+    }
+    for (const row of nonTransport) {
       const id = uiCellId(bytes, row);
       const timing = ui.timings.get(id);
       const skipped = ui.skipped.get(id);
@@ -523,13 +798,13 @@ export function uiSection(ui: UiResults, out: (line?: string) => void): UiTarget
           `${row === 'store' && timing !== undefined ? '1×' : formatRatio(ratio(timing?.medianMs, store))} |`,
       );
     }
-    out();
+    if (nonTransport.some(shown)) out();
     const lines: string[] = [];
-    for (const row of AI_SDK_ROWS) {
+    for (const row of READ_ROWS) {
       const value = ratio(ms(bytes, row), store);
       if (value !== undefined) lines.push(`**AI SDK ${row.slice('ai-sdk/'.length)} ÷ store** ${formatRatio(value)}`);
     }
-    for (const row of AI_SDK_ROWS) {
+    for (const row of READ_ROWS) {
       const value = ratio(ms(bytes, row), ms(bytes, 'decoder'));
       if (value !== undefined) lines.push(`AI SDK ${row.slice('ai-sdk/'.length)} ÷ decoder ${formatRatio(value)}`);
     }
@@ -539,7 +814,7 @@ export function uiSection(ui: UiResults, out: (line?: string) => void): UiTarget
       out(lines.join('; '));
       out();
     }
-    for (const row of AI_SDK_ROWS) {
+    for (const row of READ_ROWS) {
       if (bytes !== AI_SDK_OVER_STORE_AT) continue;
       targets.push({
         label: `ui: AI SDK ${row.slice('ai-sdk/'.length)} (\`readUIMessageStream\`) ÷ argstream \`TurnStore\`, ${sizeLabel(bytes)}`,
@@ -548,12 +823,74 @@ export function uiSection(ui: UiResults, out: (line?: string) => void): UiTarget
         threshold: AI_SDK_OVER_STORE_TARGET,
       });
     }
-    targets.push({
-      label: `ui: \`TurnStore\` (sync, a snapshot per notification) ÷ the bare decoder, ${sizeLabel(bytes)}`,
-      measured: storeOverDecoder,
-      comparison: '≤',
-      threshold: STORE_OVER_DECODER_TARGET,
-    });
+    if (storeOverDecoder !== undefined || (ui.timings.has(uiCellId(bytes, 'store')) || ui.timings.has(uiCellId(bytes, 'decoder')))) {
+      targets.push({
+        label: `ui: \`TurnStore\` (sync, a snapshot per notification) ÷ the bare decoder, ${sizeLabel(bytes)}`,
+        measured: storeOverDecoder,
+        comparison: '≤',
+        threshold: STORE_OVER_DECODER_TARGET,
+      });
+    }
+
+    // The transports: the UI message stream's SSE bytes → the messages useChat renders.
+    if (TRANSPORT_ROWS.some(shown)) {
+      const uiWire = ui.uiWire.get(bytes);
+      out(
+        `##### ${sizeLabel(bytes)}, transports: the UI message stream's SSE bytes → \`readUIMessageStream\` ` +
+          `(${uiWire === undefined ? '–' : `${(uiWire.bytes / 1e6).toFixed(2)} MB of SSE in ${uiWire.reads} reads`})`,
+      );
+      out();
+      out(`| row | what runs | ${unit} |${cpu ? ' wall ms per call |' : ''} timed runs | renders per call | ÷ argstream's transport (same \`ai\`) |`);
+      out(`|---|---|--:|${cpu ? '--:|' : ''}--:|--:|--:|`);
+      for (const row of TRANSPORT_ROWS) {
+        const id = uiCellId(bytes, row);
+        const timing = ui.timings.get(id);
+        const skipped = ui.skipped.get(id);
+        if (timing === undefined && skipped === undefined) continue;
+        const own = ms(bytes, `transport/argstream/${majorOf(row)}`);
+        const renders =
+          timing === undefined
+            ? '–'
+            : `${timing.renders} ${RENDER_UNITS[row]}${timing.notifications === undefined ? '' : `, ${timing.notifications} notifications`}`;
+        out(
+          `| \`${row}\` | ${UI_ROW_LABELS[row]} | ${timing === undefined ? (skipped as string) : formatMs(timing.medianMs)} | ` +
+            `${cpu ? `${formatMs(timing?.wallMs)} | ` : ''}` +
+            `${timing?.runs ?? '–'} | ${renders} | ` +
+            `${row.startsWith('transport/argstream/') && timing !== undefined ? '1×' : formatRatio(ratio(timing?.medianMs, own))} |`,
+        );
+      }
+      out();
+      const transportLines: string[] = [];
+      for (const row of TRANSPORT_AI_SDK_ROWS) {
+        const major = majorOf(row);
+        const value = ratio(ms(bytes, row), ms(bytes, `transport/argstream/${major}`));
+        if (value !== undefined) transportLines.push(`**AI SDK ${major} transport ÷ argstream transport ${major}** ${formatRatio(value)}`);
+      }
+      for (const row of TRANSPORT_AI_SDK_ROWS) {
+        const major = majorOf(row);
+        const value = ratio(ms(bytes, row), ms(bytes, `ai-sdk/${major}`));
+        if (value !== undefined) transportLines.push(`AI SDK ${major} transport ÷ its \`readUIMessageStream\` of chunk objects ${formatRatio(value)}`);
+      }
+      for (const row of TRANSPORT_ARGSTREAM_ROWS) {
+        const value = ratio(ms(bytes, row), store);
+        if (value !== undefined) transportLines.push(`argstream transport ${majorOf(row)} ÷ store ${formatRatio(value)}`);
+      }
+      if (transportLines.length > 0) {
+        out(transportLines.join('; '));
+        out();
+      }
+      if (bytes === TRANSPORT_RATIO_AT) {
+        for (const row of TRANSPORT_AI_SDK_ROWS) {
+          const major = majorOf(row);
+          targets.push({
+            label: `ui: AI SDK ${major} transport (\`DefaultChatTransport\` → \`readUIMessageStream\`) ÷ \`ArgstreamChatTransport\` → \`readUIMessageStream\`, ${sizeLabel(bytes)}`,
+            measured: ratio(ms(bytes, row), ms(bytes, `transport/argstream/${major}`)),
+            comparison: '≥',
+            threshold: TRANSPORT_RATIO_TARGET,
+          });
+        }
+      }
+    }
   }
 
   // Growth with the size: linear is the size ratio; re-parsing per delta is about its square.
@@ -571,16 +908,30 @@ export function uiSection(ui: UiResults, out: (line?: string) => void): UiTarget
     }
     out();
   }
+  const both = (row: UiRowId): boolean => ui.timings.has(uiCellId(200_000, row)) || ui.timings.has(uiCellId(1_000_000, row));
   if (ui.settings.has(200_000) && ui.settings.has(1_000_000)) {
-    targets.push({
-      label: `ui: \`TurnStore\` time for 1 MB ÷ time for 200 KB`,
-      measured: ratio(ms(1_000_000, 'store'), ms(200_000, 'store')),
-      comparison: '≤',
-      threshold: STORE_SCALING_TARGET,
-    });
+    if (both('store')) {
+      targets.push({
+        label: `ui: \`TurnStore\` time for 1 MB ÷ time for 200 KB`,
+        measured: ratio(ms(1_000_000, 'store'), ms(200_000, 'store')),
+        comparison: '≤',
+        threshold: STORE_SCALING_TARGET,
+      });
+    }
+    for (const row of TRANSPORT_ARGSTREAM_ROWS) {
+      if (!both(row)) continue;
+      targets.push({
+        label: `ui: \`ArgstreamChatTransport\` (\`ai\` ${majorOf(row)}) → \`readUIMessageStream\` time for 1 MB ÷ time for 200 KB`,
+        measured: ratio(ms(1_000_000, row), ms(200_000, row)),
+        comparison: '≤',
+        threshold: TRANSPORT_SCALING_TARGET,
+      });
+    }
   }
-  // In the target check: the AI SDK's targets, then store ÷ decoder per size, then the scaling.
-  const order = (target: UiTarget): number => (target.label.startsWith('ui: AI SDK') ? 0 : target.label.includes('÷ the bare decoder') ? 1 : 2);
+  // In the target check: the AI SDK's targets (readUIMessageStream, then the transports), then
+  // store ÷ decoder per size, then the scaling.
+  const order = (target: UiTarget): number =>
+    target.label.startsWith('ui: AI SDK') ? (target.label.includes('transport') ? 1 : 0) : target.label.includes('÷ the bare decoder') ? 2 : 3;
   return targets.sort((a, b) => order(a) - order(b));
 }
 
