@@ -44,6 +44,7 @@ export type {
   FieldEventSource,
   FieldStartEvent,
   PipelineEvent,
+  SnapshotEvent,
   StreamingToolCallEvent,
 } from './types.ts';
 export type { PushCore } from './core.ts';
@@ -225,6 +226,8 @@ export type { EventStreamDecoderOptions } from './relay/event-stream-decoder.ts'
 export { NDJSON_HEADERS, NdjsonDecoder, NdjsonEncoder } from './relay/ndjson.ts';
 export type { NdjsonDecoderOptions, NdjsonEncoderOptions } from './relay/ndjson.ts';
 export { lastEventId, resumeEventStream } from './relay/resume.ts';
+export type { ResumeEventStreamOptions } from './relay/resume.ts';
+export { compactEvents } from './relay/compact.ts';
 export { RelayError } from './relay/relay-error.ts';
 export type { RelayErrorCode } from './relay/relay-error.ts';
 export type { RelayEncoderOptions } from './relay/relay-encoder.ts';

@@ -546,11 +546,31 @@ export interface ArgumentValidationErrorEvent {
 }
 
 /**
+ * Many events as one: the turn so far, for a client that resumes far behind (see
+ * `resumeEventStream`'s `snapshot`). `events` are events of the other kinds, in their own
+ * vocabulary — usually `compactEvents` of the events it stands for — and a consumer applies them
+ * as if it had seen every event they stand for: `EventStreamDecoder` and `NdjsonDecoder` give
+ * them out in its place, and the turn builder (so `collectTurn`, every stage built on it, and
+ * `TurnStore`) reads them in its place.
+ */
+export interface SnapshotEvent {
+  readonly type: 'snapshot';
+  /** The events it stands for (compacted): what a consumer reads in its place. */
+  readonly events: readonly PipelineEvent[];
+  /**
+   * For `EventStreamEncoder`: the id of the last event it stands for, written as the snapshot's
+   * SSE `id` (the next event is `lastId + 1`), so that a client cut after it resumes after those
+   * events. Without it, the snapshot counts as one event of the stream.
+   */
+  readonly lastId?: number;
+}
+
+/**
  * Every event a stage of the pipeline can emit: the provider's streaming events, the progress of
  * tool-call arguments and structured output, conversation events, field events, path updates,
- * raw argument deltas and validation errors. Every event stage accepts all of them, acts on the
- * ones it owns and passes the others through unchanged and in order; `collectTurn` reads any of
- * them.
+ * raw argument deltas and validation errors — and a snapshot of several of them. Every event
+ * stage accepts all of them, acts on the ones it owns and passes the others through unchanged and
+ * in order; `collectTurn` reads any of them.
  */
 export type PipelineEvent =
   | StreamEvent
@@ -560,4 +580,5 @@ export type PipelineEvent =
   | FieldEvent
   | PathUpdate
   | StreamingToolCallEvent
-  | ArgumentValidationErrorEvent;
+  | ArgumentValidationErrorEvent
+  | SnapshotEvent;

@@ -138,6 +138,7 @@ const TERMINAL_RECORDS: Readonly<Partial<Record<ProviderName, string>>> = {
   bedrock: '`messageStop`',
   cohere: '`message-end`',
   'ai-sdk': 'the `finish` (or `abort`) part',
+  'ai-sdk-ui': 'the `finish` (or `abort`) chunk, or `[DONE]`',
 };
 
 /**

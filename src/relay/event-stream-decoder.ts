@@ -8,7 +8,7 @@ import { createParser, type EventSourceMessage, type EventSourceParser, type Par
 import type { PipelineEvent } from '../types.ts';
 import { ChunkText, decoderTransformer, maxEventLength, type DecoderCore, type RelayDecoderOptions } from './relay-decoder.ts';
 import { RelayError } from './relay-error.ts';
-import { errorClasses, readError, readEvent, type ErrorClass } from './wire.ts';
+import { errorClasses, expandSnapshot, readError, readEvent, snapshotOf, type ErrorClass } from './wire.ts';
 
 /** Options of {@link EventStreamDecoder}. */
 export type EventStreamDecoderOptions = RelayDecoderOptions;
@@ -88,13 +88,20 @@ export class EventStreamDecoderCore<T> implements DecoderCore<T> {
       throw new RelayError('after-end', `an event came after the end event${message.id === undefined ? '' : ` (id ${message.id})`}`, { lastEventId: this.#lastEventId });
     }
     let event: unknown;
+    let snapshot: unknown[] | undefined;
     try {
       event = readEvent(message.data, this.#classes);
+      // Many events as one (the turn so far, to a client that resumed far behind): its events, in its place.
+      if (message.event === 'snapshot' || snapshotOf(event) !== undefined) expandSnapshot(event, (snapshot = []));
     } catch (error) {
       if (error instanceof RelayError) throw new RelayError(error.code, `${error.message}${message.id === undefined ? '' : ` (event ${message.id})`}`, { lastEventId: this.#lastEventId, cause: error.cause });
       throw error;
     }
     if (message.id !== undefined) this.#lastEventId = message.id;
+    if (snapshot !== undefined) {
+      for (const inner of snapshot) this.#out?.push(inner as T);
+      return;
+    }
     this.#out?.push(event as T);
   }
 
@@ -120,6 +127,9 @@ export class EventStreamDecoderCore<T> implements DecoderCore<T> {
  *   `errorClasses`), after every event before it has been read.
  * - Input that ends without the `end` event errors the stream with a {@link RelayError} `incomplete`:
  *   the connection was cut. {@link EventStreamDecoder.lastEventId} says where to resume.
+ * - An `event: snapshot` (`data: {"events":[…]}`: the turn so far, sent to a client that resumed
+ *   far behind) gives out its events in its place, as if each had come; its id (that of the last
+ *   event it stands for) becomes {@link EventStreamDecoder.lastEventId}.
  * - Events from another server decode too: those without `id` count as events (unless named
  *   `end` or `error`), `retry` is ignored, comments (keep-alive) are skipped.
  *

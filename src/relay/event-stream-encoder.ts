@@ -6,7 +6,8 @@
  */
 import type { PipelineEvent } from '../types.ts';
 import { RelayEncoder, type RelayEncoderOptions, type RelayFramer } from './relay-encoder.ts';
-import { writeError, writeEvent } from './wire.ts';
+import { RelayError } from './relay-error.ts';
+import { snapshotOf, writeError, writeEvent } from './wire.ts';
 
 /**
  * The response headers of an event stream: the content type, no caching or transformation by
@@ -51,6 +52,13 @@ function eventName(event: unknown): string | undefined {
  * (a `tool-call-failed` event's `error`) written as records listed in a `"$errors"` member, which
  * {@link EventStreamDecoder} turns back into errors of the same class.
  *
+ * A `snapshot` event (many events as one: the turn so far, for a client that resumed far behind)
+ * goes out as `id: <its lastId>`, `event: snapshot`, `data: {"events":[…]}`: its id is that of the
+ * last event it stands for, so the events after it go on from `lastId + 1` and a client cut after
+ * it resumes after all of them ({@link EventStreamDecoder} gives out its events in its place).
+ * Without `lastId` it counts as one event. A `lastId` below the next id (ids never go back) is a
+ * {@link RelayError} `invalid-event`.
+ *
  * When the events end, a last `event: end` (no id) says the stream is complete, so the client
  * can tell it from a cut connection. When the stream before errors (or an event cannot be
  * written), the error goes as a last `event: error` (no id) carrying its `name`, `message`,
@@ -92,6 +100,16 @@ export class EventStreamEncoder<T = PipelineEvent> implements ReadableWritablePa
     let nextId = firstId;
     const framer: RelayFramer<T> = {
       event(event) {
+        const snapshot = snapshotOf(event);
+        if (snapshot !== undefined) {
+          const lastId = snapshot.lastId ?? nextId;
+          if (typeof lastId !== 'number' || !Number.isSafeInteger(lastId) || lastId < nextId) {
+            throw new RelayError('invalid-event', `EventStreamEncoder: a snapshot's lastId must be an integer ≥ the next id (${nextId}), got ${String(lastId)}`);
+          }
+          const record = `id: ${lastId}\nevent: snapshot\ndata: ${writeEvent({ events: snapshot.events })}\n\n`;
+          nextId = lastId + 1;
+          return record;
+        }
         const data = writeEvent(event);
         const name = eventName(event);
         return `id: ${nextId++}\n${name === undefined ? '' : `event: ${name}\n`}data: ${data}\n\n`;

@@ -8,7 +8,7 @@ import type { PipelineEvent } from '../types.ts';
 import { ChunkText, decoderTransformer, maxEventLength, type DecoderCore, type RelayDecoderOptions } from './relay-decoder.ts';
 import { RelayEncoder, type RelayEncoderOptions, type RelayFramer } from './relay-encoder.ts';
 import { RelayError } from './relay-error.ts';
-import { errorClasses, readError, readEvent, writeError, writeEvent, type ErrorClass } from './wire.ts';
+import { errorClasses, expandSnapshot, readError, readEvent, snapshotOf, writeError, writeEvent, type ErrorClass } from './wire.ts';
 
 /** The response headers of an NDJSON relay: its content type, no caching, no proxy buffering. */
 export const NDJSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -33,7 +33,8 @@ function reservedType(event: unknown): string | undefined {
 /**
  * Encodes events as NDJSON, one UTF-8 chunk per line: each event as JSON (written as
  * `EventStreamEncoder` writes its `data`: `undefined` members left out, errors inside listed in
- * `"$errors"`), then `{"type":"end"}` when the events end, or `{"type":"error","error":{…}}` when
+ * `"$errors"`; a `snapshot` as `{"type":"snapshot","events":[…]}`, without its `lastId`: NDJSON has
+ * no ids), then `{"type":"end"}` when the events end, or `{"type":"error","error":{…}}` when
  * the stream before errors (then the stream closes normally). With `keepAliveMs`, an idle
  * stream gets empty lines.
  *
@@ -64,6 +65,9 @@ export class NdjsonEncoder<T = PipelineEvent> implements ReadableWritablePair<Ui
         if (reserved !== undefined) {
           throw new RelayError('invalid-event', `NdjsonEncoder: an event of type "${reserved}" cannot be written: the type marks the stream's ${reserved} line`);
         }
+        // NDJSON has no ids: a snapshot is its events, on one line.
+        const snapshot = snapshotOf(event);
+        if (snapshot !== undefined) return `${writeEvent({ type: 'snapshot', events: snapshot.events })}\n`;
         return `${writeEvent(event)}\n`;
       },
       end: () => '{"type":"end"}\n',
@@ -163,13 +167,19 @@ export class NdjsonDecoderCore<T> implements DecoderCore<T> {
       throw new RelayError('incomplete', `the NDJSON stream ended inside a line: the connection was cut after ${this.#lines} events`);
     }
     this.#lines++;
+    if (snapshotOf(event) !== undefined) {
+      // Many events as one: its events, in its place.
+      expandSnapshot(event, out);
+      return;
+    }
     out.push(event as T);
   }
 }
 
 /**
  * Decodes NDJSON written by {@link NdjsonEncoder} (bytes or text, cut anywhere) back to the same
- * events: errors inside events given back as instances of their class, the error line as the
+ * events: errors inside events given back as instances of their class, a `snapshot` line as the
+ * events it holds (in its place), the error line as the
  * error the stream errors with (after every event before it), and input that ends without the end
  * line as a {@link RelayError} `incomplete`. Empty lines (keep-alive) are skipped; `\r\n` line
  * ends are read too.

@@ -279,6 +279,28 @@ export function readEvent(text: string, classes: ReadonlyMap<string, ErrorClass>
   return value;
 }
 
+/** A `snapshot` event (`{type: 'snapshot', events: […]}`): its events and `lastId`; `undefined` for any other value. */
+export function snapshotOf(event: unknown): { readonly events: readonly unknown[]; readonly lastId: unknown } | undefined {
+  if (typeof event !== 'object' || event === null || (event as { type?: unknown }).type !== 'snapshot') return undefined;
+  const { events, lastId } = event as { events?: unknown; lastId?: unknown };
+  if (!Array.isArray(events)) return undefined;
+  return { events, lastId };
+}
+
+/**
+ * Give out the events of a decoded snapshot (its `data`, `{"events":[…]}`), those of the
+ * snapshots inside it too, in order.
+ * @throws {RelayError} `invalid-data` for data without an `events` list.
+ */
+export function expandSnapshot(data: unknown, out: unknown[]): void {
+  const events = typeof data === 'object' && data !== null ? (data as { events?: unknown }).events : undefined;
+  if (!Array.isArray(events)) throw new RelayError('invalid-data', 'a snapshot without its list of events');
+  for (const event of events) {
+    if (snapshotOf(event) !== undefined) expandSnapshot(event, out);
+    else out.push(event);
+  }
+}
+
 /** Read an error record written by {@link writeError}. @throws {RelayError} `invalid-data`. */
 export function readError(text: string, classes: ReadonlyMap<string, ErrorClass>): Error {
   const value = parse(text, 'error data');

@@ -143,6 +143,9 @@ export const FINAL_EVENTS: ReadonlySet<string> = new Set([
  * the slot, passes its parts on unparsed and never reports it twice. Everything else passes
  * through unchanged and in order, `finished` after the incomplete calls it releases.
  *
+ * A `snapshot` event (many events as one: the turn so far, sent to a client that resumed far
+ * behind) is read as the events it holds, in their place: its output is theirs.
+ *
  * The parts of the AI SDK's `streamText(…).fullStream` are an input of their own: they are read
  * as `ProviderEventStream({provider: 'ai-sdk'})` reads them, and what that makes is handled as
  * above (so they never pass through), which lets every stage built on this one — progress,
@@ -217,6 +220,10 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
         // Progress first, then the event: a builder after this one then knows the call is parsed.
         this.#delta(event, out);
         out.push(event);
+        break;
+      case 'snapshot':
+        // Many events as one (a resumed relay's turn so far): read as if each had come.
+        for (const inner of event.events) this.push(inner, out);
         break;
       case 'tool-call-progress':
       case 'structured-progress':
