@@ -544,11 +544,17 @@ class Tail {
 
   #start(): void {
     if (this.#running !== undefined || this.#closed) return;
-    this.#running = this.#run().finally(() => {
-      this.#running = undefined;
-      // Something joined while the loop was ending.
-      if (!this.#closed && (this.#followers.size > 0 || this.#producers.size > 0)) this.#start();
-    });
+    this.#running = this.#run()
+      .catch((error: unknown) => {
+        // Not expected: fail the readers rather than leave them waiting.
+        const failure = error instanceof EventLogError ? error : new EventLogError('unavailable', `the blocking reads failed: ${replyMessage(error)}`, { cause: error });
+        for (const set of [...this.#followers.values()]) for (const follower of [...set]) follower.fail(failure);
+      })
+      .finally(() => {
+        this.#running = undefined;
+        // Something joined while the loop was ending.
+        if (!this.#closed && (this.#followers.size > 0 || this.#producers.size > 0)) this.#start();
+      });
   }
 
   async #connect(): Promise<RedisClientLike> {
@@ -717,6 +723,7 @@ class RedisProducer implements EventLogProducer {
   #finished = false;
   #renewal: ReturnType<typeof setInterval> | undefined;
   #lastWrite = Date.now();
+  #tooLarge: string | undefined;
 
   constructor(log: RedisEventLog, tail: Tail, streamId: string, keys: Keys, token: string, leaseMs: number, retryMs: number) {
     this.#log = log;
@@ -787,8 +794,9 @@ class RedisProducer implements EventLogProducer {
         bytes += next.data.length;
       }
       const first = (batch[0] as Pending).id;
-      const tooLarge = writeError(new EventLogError('too-large', `the stream ${this.streamId} would hold more than its size limit of event data`));
-      const args = [this.#token, String(this.#leaseMs), String(first), String(batch.length), tooLarge];
+      // What the script writes when the batch goes beyond the size limit (made once: an error is not free).
+      this.#tooLarge ??= writeError(new EventLogError('too-large', `the stream ${this.streamId} would hold more than its size limit of event data`));
+      const args = [this.#token, String(this.#leaseMs), String(first), String(batch.length), this.#tooLarge];
       for (const pending of batch) args.push(pending.type, pending.data);
       let reply: unknown[];
       try {

@@ -1,0 +1,124 @@
+/**
+ * One relay process of the resume bench (bench/resume/main.ts starts two): a Node HTTP server
+ * with the two calls of a relay that resumes on any instance, on a RedisEventLog shared with the
+ * other process.
+ *
+ * - `POST /chat` `{ recording, client }`: the provider request (a paced replay), kept in the log
+ *   with `keepStream` (not tied to this client), then served with `serveStream`; the stream id
+ *   in `x-stream-id`.
+ * - `GET /chat/:id` (`Last-Event-ID`): `serveStream` — the first response or a resume.
+ * - `POST /chat/:id/stop`: `stopStream`.
+ * - `GET /stats[?gc]`: CPU time, heap (after a GC with `?gc`), bytes sent to clients.
+ *
+ * Environment: REDIS_URL, PROVIDER_URL, NAME, LEASE_MS. Prints `listening <port>` when ready.
+ */
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createClient } from 'redis';
+import { RedisEventLog } from '../../src/bindings/redis.ts';
+import { FieldEventStream, fromResponse, keepStream, newStreamId, serveStream, stopStream } from '../../src/index.ts';
+
+const env = process.env;
+const NAME = env['NAME'] ?? 'relay';
+const client = createClient({ url: env['REDIS_URL'] ?? 'redis://127.0.0.1:6379' });
+client.on('error', (error: Error) => console.error(`${NAME}: redis: ${error.message}`));
+await client.connect();
+const log = new RedisEventLog(client, { prefix: 'bench', leaseMs: Number(env['LEASE_MS'] ?? 2000), ttlMs: 120_000, commandTimeoutMs: 5_000 });
+
+const lag = monitorEventLoopDelay({ resolution: 10 });
+lag.enable();
+let bytesOut = 0;
+const serveTimes: number[] = [];
+let kept = 0;
+
+async function handle(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  if (request.method === 'POST' && url.pathname === '/chat') {
+    const { recording, client: who } = (await request.json()) as { recording: string; client: number };
+    // Not tied to this request: the generation goes on when the client leaves; only a stop cancels it.
+    const upstream = await fetch(env['PROVIDER_URL'] as string, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-client': String(who), 'x-recording': recording, 'x-relay': NAME },
+      body: '{}',
+    });
+    const id = newStreamId();
+    await keepStream(log, id, fromResponse(upstream, { provider: 'anthropic' }, new FieldEventStream({ keepProgress: false })));
+    kept++;
+    const response = await serveStream(log, id, request, { keepAliveMs: 15_000 });
+    response.headers.set('x-stream-id', id);
+    response.headers.set('x-relay', NAME);
+    return response;
+  }
+  const match = /^\/chat\/([^/]+)(\/stop)?$/.exec(url.pathname);
+  if (match !== null) {
+    const id = decodeURIComponent(match[1] as string);
+    if (match[2] !== undefined && request.method === 'POST') return stopStream(log, id);
+    if (request.method === 'GET') {
+      // The relay's part of a resume: the stream found and what it holds read from Redis.
+      const started = performance.now();
+      const response = await serveStream(log, id, request, { keepAliveMs: 15_000 });
+      serveTimes.push(performance.now() - started);
+      return response;
+    }
+  }
+  if (url.pathname === '/stats') {
+    if (url.searchParams.has('gc')) (globalThis as { gc?: () => void }).gc?.();
+    return Response.json({ name: NAME, cpu: process.cpuUsage(), memory: process.memoryUsage(), bytesOut, kept, lagP99Ms: lag.percentile(99) / 1e6, lagMaxMs: lag.max / 1e6, serveTimes });
+  }
+  return new Response('not found\n', { status: 404 });
+}
+
+/** Node's request → a web Request; the Response → Node's response, cancelled when the client goes. */
+async function adapt(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const gone = new AbortController();
+  res.on('close', () => gone.abort());
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  const request = new Request(`http://${req.headers.host ?? 'relay'}${req.url ?? '/'}`, {
+    method: req.method ?? 'GET',
+    headers,
+    ...(req.method === 'POST' ? { body: Buffer.concat(chunks) } : {}),
+    signal: gone.signal,
+  });
+  let response: Response;
+  try {
+    response = await handle(request);
+  } catch (error) {
+    console.error(`${NAME}: ${String((error as Error).stack ?? error)}`);
+    response = new Response('internal error\n', { status: 500 });
+  }
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  // The status and headers at once (an event stream's first event may come later).
+  res.flushHeaders();
+  if (response.body === null) {
+    res.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  res.on('close', () => void reader.cancel().catch(() => {}));
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytesOut += value.byteLength;
+      if (!res.write(value)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      if (res.destroyed) break;
+    }
+    res.end();
+  } catch {
+    res.destroy();
+  }
+}
+
+const server = createServer((req, res) => void adapt(req, res));
+server.keepAliveTimeout = 60_000;
+// A killed relay's clients all reconnect here at once: Node's default backlog (511) overflows and
+// the kernel drops their SYNs (retried after 1, 3, 7 s).
+server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => console.log(`listening ${(server.address() as AddressInfo).port}`));
