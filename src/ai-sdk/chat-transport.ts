@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import { DefaultChatTransport, HttpChatTransport, type HttpChatTransportInitOptions, type UIMessage, type UIMessageChunk } from 'ai';
 import { ProviderEventDecoder } from '../providers/provider-event-decoder.ts';
 import type { ToolSchemas } from '../store/tools.ts';
@@ -123,23 +123,7 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
     if (this.#next === 'send' || !this.#resumeContinues) this.#replaceStore();
     this.#next = 'send';
     const store = this.#store as unknown as TurnStore<ToolSchemas>;
-    const reader = stream.pipeThrough(new ChunkRouter(store, this.#session)).getReader();
-    // The chunks as a stream of their own, so that a stop (the AI SDK cancels the stream) also ends
-    // the snapshot, with the reason.
-    return new ReadableStream<UIMessageChunk>(
-      {
-        async pull(controller) {
-          const { done, value } = await reader.read();
-          if (done) controller.close();
-          else controller.enqueue(value);
-        },
-        cancel(reason) {
-          store.fail(reason);
-          return reader.cancel(reason);
-        },
-      },
-      { highWaterMark: 0 },
-    );
+    return new ReadableStream<UIMessageChunk>(new ChunkRouter(stream.getReader(), store, this.#session), { highWaterMark: 0 });
   }
 
   #newStore(): TurnStore<T> {
@@ -178,96 +162,143 @@ const STOPS: ReadonlySet<string> = new Set(['abort', 'error', 'finish-step', 'fi
 
 /**
  * The UI message stream's bytes → its chunks for the AI SDK, without the tool input deltas, and
- * every chunk to the store (through the `ai-sdk-ui` adapter). Before a chunk that stops a call
- * that is still streaming (an abort, an error, the end of a step), the call's text so far goes to
- * the AI SDK as one delta, so that its message keeps the same partial input as with every delta:
- * one parse of the text, not one per delta. Internal.
+ * every chunk to the store (through the `ai-sdk-ui` adapter), in the read itself: each network
+ * read is parsed and applied in one step, and only what reaches the AI SDK is enqueued. Before a
+ * chunk that stops a call still streaming (an abort, an error, the end of a step), the call's text
+ * so far goes to the AI SDK as one delta, so that its message keeps the same partial input as with
+ * every delta: one parse of the text, not one per delta. The AI SDK cancelling the stream (its
+ * `stop()`) ends the turn as stopped: the snapshot is done, a call cut mid-input failed with what
+ * had arrived. Internal.
  */
-class ChunkRouter extends TransformStream<Uint8Array, UIMessageChunk> {
-  constructor(store: TurnStore<ToolSchemas>, session: Session) {
-    const text = new TextDecoder();
-    const { decoder, texts } = session;
-    const events: PipelineEvent[] = [];
-    let out: TransformStreamDefaultController<UIMessageChunk> | undefined;
-    /** The store failed (a chunk argstream could not read): the AI SDK still gets every chunk. */
-    let broken = false;
-    /** The response said it ended (`finish`, `abort`, `error`). */
-    let ended = false;
-    const apply = (step: () => void): void => {
-      if (broken) return;
-      try {
-        step();
-      } catch (error) {
-        broken = true;
-        store.fail(error);
-      } finally {
-        for (let i = 0; i < events.length; i++) store.push(events[i]);
-        events.length = 0;
-      }
-    };
-    /** The streaming calls' text so far, as one delta each, to the AI SDK. */
-    const settle = (): void => {
-      for (const [toolCallId, pieces] of texts) {
-        if (pieces.length > 0) out?.enqueue({ type: 'tool-input-delta', toolCallId, inputTextDelta: pieces.join('') } as UIMessageChunk);
-      }
-      texts.clear();
-    };
-    const parser = createParser({
-      onEvent: (message: EventSourceMessage) => {
-        const data = message.data;
-        if (data === '[DONE]' || data.trim() === '') return;
-        let chunk: UIMessageChunk;
-        try {
-          chunk = JSON.parse(data) as UIMessageChunk;
-        } catch (error) {
-          // Not a chunk: the AI SDK's own transport errors the stream here too.
-          throw new TypeError(`the UI message stream sent data that is not JSON: ${data.slice(0, 80)}`, { cause: error });
-        }
-        if ((chunk.type as string) === TOOL_INPUT_UPDATES) {
-          // An argstream server's path updates (UIMessageStreamEncoder's toolInputs: 'path-updates').
-          const { toolCallId, updates } = (chunk as unknown as { data: { toolCallId: string; updates: readonly PathUpdate[] } }).data;
-          apply(() => {
-            for (const update of updates) events.push({ ...update, toolCallId });
-          });
-          out?.enqueue(chunk);
-          return;
-        }
-        apply(() => decoder.push(chunk as object, events as never[]));
-        switch (chunk.type) {
-          case 'tool-input-delta': {
-            const pieces = texts.get(chunk.toolCallId);
-            if (pieces === undefined) texts.set(chunk.toolCallId, [chunk.inputTextDelta]);
-            else pieces.push(chunk.inputTextDelta);
-            return;
-          }
-          case 'tool-input-start':
-            texts.set(chunk.toolCallId, []);
-            break;
-          case 'tool-input-available':
-          case 'tool-input-error':
-            texts.delete(chunk.toolCallId);
-            break;
-          default:
-            if (STOPS.has(chunk.type)) settle();
-            if (chunk.type === 'finish' || chunk.type === 'abort' || chunk.type === 'error') ended = true;
-        }
-        out?.enqueue(chunk);
-      },
-    });
-    super({
-      transform(bytes, controller) {
-        out = controller;
-        parser.feed(text.decode(bytes, { stream: true }));
-      },
-      flush(controller) {
-        out = controller;
-        parser.feed(text.decode());
+class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #store: TurnStore<ToolSchemas>;
+  readonly #session: Session;
+  readonly #text = new TextDecoder();
+  readonly #events: PipelineEvent[] = [];
+  readonly #parser: EventSourceParser;
+  /** The chunks of the current read for the AI SDK. */
+  readonly #out: UIMessageChunk[] = [];
+  /** The store failed (a chunk argstream could not read): the AI SDK still gets every chunk. */
+  #broken = false;
+  /** The response said it ended (`finish`, `abort`, `error`). */
+  #ended = false;
+
+  constructor(reader: ReadableStreamDefaultReader<Uint8Array>, store: TurnStore<ToolSchemas>, session: Session) {
+    this.#reader = reader;
+    this.#store = store;
+    this.#session = session;
+    this.#parser = createParser({ onEvent: (message) => this.#chunk(message) });
+  }
+
+  async pull(controller: ReadableStreamDefaultController<UIMessageChunk>): Promise<void> {
+    const out = this.#out;
+    for (;;) {
+      const { done, value } = await this.#reader.read();
+      if (done) {
+        this.#parser.feed(this.#text.decode());
+        this.#flush(controller);
         // A response cut before its end (a dropped connection) leaves the turn open: a resume goes
         // on with it (or, replaying, replaces it), and so does a new request.
-        if (!ended) return;
-        apply(() => decoder.end(events as never[]));
-        if (!broken) store.end();
-      },
-    });
+        if (this.#ended) {
+          this.#apply(() => this.#session.decoder.end(this.#events as never[]));
+          if (!this.#broken) this.#store.end();
+        }
+        controller.close();
+        return;
+      }
+      try {
+        this.#parser.feed(this.#text.decode(value, { stream: true }));
+      } catch (error) {
+        // The AI SDK's stream errors with it (as with its own transport); the snapshot too.
+        this.#flush(controller);
+        this.#store.fail(error);
+        void this.#reader.cancel(error).catch(() => undefined);
+        throw error;
+      }
+      if (out.length > 0) {
+        this.#flush(controller);
+        return;
+      }
+    }
+  }
+
+  cancel(reason: unknown): Promise<void> {
+    // The AI SDK's stop(): the turn ends there, stopped, not failed (a call cut mid-input is).
+    if (reason instanceof Error && reason.name === 'AbortError') this.#store.end();
+    else this.#store.fail(reason);
+    return this.#reader.cancel(reason);
+  }
+
+  #flush(controller: ReadableStreamDefaultController<UIMessageChunk>): void {
+    const out = this.#out;
+    for (let i = 0; i < out.length; i++) controller.enqueue(out[i] as UIMessageChunk);
+    out.length = 0;
+  }
+
+  #apply(step: () => void): void {
+    const events = this.#events;
+    if (this.#broken) return;
+    try {
+      step();
+    } catch (error) {
+      this.#broken = true;
+      this.#store.fail(error);
+    } finally {
+      for (let i = 0; i < events.length; i++) this.#store.push(events[i]);
+      events.length = 0;
+    }
+  }
+
+  /** The streaming calls' text so far, as one delta each, to the AI SDK. */
+  #settle(): void {
+    const texts = this.#session.texts;
+    for (const [toolCallId, pieces] of texts) {
+      if (pieces.length > 0) this.#out.push({ type: 'tool-input-delta', toolCallId, inputTextDelta: pieces.join('') } as UIMessageChunk);
+    }
+    texts.clear();
+  }
+
+  #chunk(message: EventSourceMessage): void {
+    const data = message.data;
+    if (data === '[DONE]' || data.trim() === '') return;
+    let chunk: UIMessageChunk;
+    try {
+      chunk = JSON.parse(data) as UIMessageChunk;
+    } catch (error) {
+      // Not a chunk: the AI SDK's own transport errors the stream here too.
+      throw new TypeError(`the UI message stream sent data that is not JSON: ${data.slice(0, 80)}`, { cause: error });
+    }
+    const events = this.#events;
+    const texts = this.#session.texts;
+    if ((chunk.type as string) === TOOL_INPUT_UPDATES) {
+      // An argstream server's path updates (UIMessageStreamEncoder's toolInputs: 'path-updates').
+      const { toolCallId, updates } = (chunk as unknown as { data: { toolCallId: string; updates: readonly PathUpdate[] } }).data;
+      this.#apply(() => {
+        for (const update of updates) events.push({ ...update, toolCallId });
+      });
+      this.#out.push(chunk);
+      return;
+    }
+    this.#apply(() => this.#session.decoder.push(chunk as object, events as never[]));
+    switch (chunk.type) {
+      case 'tool-input-delta': {
+        const pieces = texts.get(chunk.toolCallId);
+        if (pieces === undefined) texts.set(chunk.toolCallId, [chunk.inputTextDelta]);
+        else pieces.push(chunk.inputTextDelta);
+        return;
+      }
+      case 'tool-input-start':
+        texts.set(chunk.toolCallId, []);
+        break;
+      case 'tool-input-available':
+      case 'tool-input-error':
+        texts.delete(chunk.toolCallId);
+        break;
+      default:
+        if (STOPS.has(chunk.type)) this.#settle();
+        if (chunk.type === 'finish' || chunk.type === 'abort' || chunk.type === 'error') this.#ended = true;
+    }
+    this.#out.push(chunk);
   }
 }

@@ -262,7 +262,7 @@ describe('examples/ai-sdk without a key', () => {
         const first = await post([user]);
         expect(first.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
         const chunks = chunksOf(await first.text());
-        const call = chunks.find((chunk) => chunk.type === 'tool-input-available') as { toolCallId: string; toolName: string; input: { path: string; content: string } };
+        const call = chunks.find((chunk) => chunk.type === 'tool-input-available') as unknown as { toolCallId: string; toolName: string; input: { path: string; content: string } };
         expect(call.toolName).toBe('write_file');
         expect(call.input.path).toBe('src/main.rs');
         expect(call.input.content).toMatch(/^use std::io::\{self, BufRead\};\n[\s\S]*words — \\"done\\" ✓"\);\n\}\n$/);
