@@ -14,6 +14,7 @@
 import { build } from 'esbuild';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import { scriptedTurn, serveWeb, startScriptedModel } from '../shared/node-server.mjs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const HERE = new URL('./', import.meta.url);
@@ -50,59 +51,8 @@ fn main() {
 }
 `;
 
-/** @param {string} text model-sized pieces of it (3 to 10 characters) */
-function deltas(text) {
-  const out = [];
-  for (let i = 0, n = 0; i < text.length; i += n) {
-    n = 3 + ((i * 7) % 8);
-    out.push(text.slice(i, i + n));
-  }
-  return out;
-}
-
 /** The scripted turn as Anthropic SSE events. */
-function scriptedEvents() {
-  /** @type {(type: string, data: object) => string} */
-  const event = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-  const argumentText = JSON.stringify({ path: 'src/main.rs', content: FILE });
-  return [
-    event('message_start', { message: { id: 'msg_scripted', type: 'message', role: 'assistant', content: [], model: 'scripted', stop_reason: null, usage: { input_tokens: 20, output_tokens: 1 } } }),
-    event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-    ...deltas("I'll write the word counter to src/main.rs.").map((text) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } })),
-    event('content_block_stop', { index: 0 }),
-    event('content_block_start', { index: 1, content_block: { type: 'tool_use', id: 'toolu_scripted_1', name: 'write_file', input: {} } }),
-    ...deltas(argumentText).map((partial_json) => event('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json } })),
-    event('content_block_stop', { index: 1 }),
-    event('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 150 } }),
-    event('message_stop', {}),
-  ];
-}
-
-/**
- * A local stand-in for the Messages API that streams the scripted turn.
- * @param {number} delayMs
- */
-async function startScriptedModel(delayMs) {
-  const server = createServer((request, response) => {
-    request.resume();
-    response.writeHead(200, { 'content-type': 'text/event-stream' });
-    const events = scriptedEvents();
-    let i = 0;
-    const next = () => {
-      if (response.destroyed) return;
-      if (i === events.length) return void response.end();
-      response.write(events[i++]);
-      setTimeout(next, delayMs);
-    };
-    next();
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
-  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
-  return {
-    url: `http://127.0.0.1:${address.port}/v1/messages`,
-    close: () => new Promise((resolve) => server.close(() => resolve(undefined)) && server.closeAllConnections()),
-  };
-}
+const scriptedEvents = () => scriptedTurn("I'll write the word counter to src/main.rs.", [{ path: 'src/main.rs', content: FILE }]);
 
 // ---------------------------------------------------------------------------------------------
 // The server
@@ -124,7 +74,7 @@ export async function startBrowserExample(options = {}) {
   /** @type {{ handleRequest(request: Request, env: Record<string, string | undefined>): Promise<Response> }} */
   const edgeFunction = await import(`data:text/javascript;base64,${Buffer.from(edgeJs).toString('base64')}`);
 
-  const scripted = options.anthropicUrl === undefined && options.apiKey === undefined ? await startScriptedModel(options.delayMs ?? 25) : undefined;
+  const scripted = options.anthropicUrl === undefined && options.apiKey === undefined ? await startScriptedModel(scriptedEvents, options.delayMs ?? 25) : undefined;
   const env = { ANTHROPIC_URL: options.anthropicUrl ?? scripted?.url, ANTHROPIC_API_KEY: options.apiKey };
   const files = {
     '/': ['index.html', 'text/html; charset=utf-8'],
@@ -152,34 +102,11 @@ export async function startBrowserExample(options = {}) {
   });
 
   /**
-   * Run the edge function on a Node request: web Request in, web Response out.
+   * Run the edge function on a Node request.
    * @param {import('node:http').IncomingMessage} request
    * @param {import('node:http').ServerResponse} response
    */
-  async function relay(request, response) {
-    const chunks = [];
-    for await (const chunk of request) chunks.push(chunk);
-    const aborted = new AbortController();
-    response.on('close', () => aborted.abort());
-    /** @type {Record<string, string>} */
-    const headers = {};
-    for (const [name, value] of Object.entries(request.headers)) if (typeof value === 'string') headers[name] = value;
-    const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
-    const webRequest = new Request(`http://127.0.0.1${request.url}`, {
-      method: request.method ?? 'GET',
-      headers,
-      signal: aborted.signal,
-      ...(hasBody ? { body: Buffer.concat(chunks) } : {}),
-    });
-    const webResponse = await edgeFunction.handleRequest(webRequest, env);
-    response.writeHead(webResponse.status, Object.fromEntries(webResponse.headers));
-    if (webResponse.body === null) return void response.end();
-    const reader = webResponse.body.getReader();
-    // The browser went away: cancel the relay, which cancels the model's request.
-    response.on('close', () => void reader.cancel().catch(() => {}));
-    for (let read = await reader.read(); !read.done; read = await reader.read()) response.write(read.value);
-    response.end();
-  }
+  const relay = (request, response) => serveWeb((webRequest) => edgeFunction.handleRequest(webRequest, env), request, response);
 
   await new Promise((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve(undefined)));
   const address = /** @type {import('node:net').AddressInfo} */ (server.address());
