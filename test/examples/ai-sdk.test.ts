@@ -27,11 +27,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAiSdkExample, type AiSdkExample } from '../../examples/ai-sdk/serve.mjs';
 import type { BrowserSession } from '../runtimes/harness.ts';
-import { execute, waitInPage } from '../runtimes/harness.ts';
+import { execute } from '../runtimes/harness.ts';
+import { consoleProblems, IN_CI, send as sendOn, until as untilShown } from './page-harness.ts';
 import { chromiumMissing, launchChromium } from '../runtimes/chromium/run.ts';
 import { anthropicEvent, anthropicTurn, startScriptedModel, type ScriptedModel } from './scripted-model.ts';
 
-const IN_CI = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
 
 interface Combo {
   readonly name: string;
@@ -141,43 +141,11 @@ function shown(session: BrowserSession) {
 type Shown = Awaited<ReturnType<typeof shown>>;
 
 /** Poll what the page shows until `ready` says so; fails with the last thing shown. */
-async function until(session: BrowserSession, ready: (page: Shown) => boolean, what: string, timeoutMs = 15_000): Promise<Shown> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const page = await shown(session);
-    if (ready(page)) return page;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms; the page shows ${JSON.stringify(page)}`);
-    await new Promise((resolve) => setTimeout(resolve, 40));
-  }
-}
+const until = (session: BrowserSession, ready: (page: Shown) => boolean, what: string, timeoutMs = 15_000): Promise<Shown> => untilShown(session, shown, ready, what, timeoutMs);
 
 /** Open the page and press Send, as a user would. */
-async function send(session: BrowserSession, example: AiSdkExample): Promise<void> {
-  await session.goto(`${example.url}/`);
-  await waitInPage(session, () => document.querySelector('#ask button[type="submit"]') !== null, 15_000, 'the Send button');
-  await recordConsole(session);
-  await session.click('#ask button[type="submit"]');
-}
+const send = (session: BrowserSession, example: AiSdkExample): Promise<void> => sendOn(session, `${example.url}/`);
 
-/** From now on, keep what the page logs as errors and warnings (React's development checks). */
-function recordConsole(session: BrowserSession): Promise<void> {
-  return session.evaluate(() => {
-    const page = window as unknown as { argstreamLogs?: string[] };
-    if (page.argstreamLogs !== undefined) return;
-    const logs: string[] = (page.argstreamLogs = []);
-    for (const level of ['error', 'warn'] as const) {
-      const original = console[level];
-      console[level] = (...args: unknown[]) => {
-        logs.push(`${level}: ${args.map(String).join(' ')}`);
-        original.apply(console, args);
-      };
-    }
-  });
-}
-
-function consoleProblems(session: BrowserSession): Promise<string[]> {
-  return session.evaluate(() => (window as unknown as { argstreamLogs?: string[] }).argstreamLogs ?? []);
-}
 
 // ---------------------------------------------------------------------------------------------
 

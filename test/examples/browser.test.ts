@@ -19,8 +19,8 @@ import { chromiumMissing, launchChromium } from '../runtimes/chromium/run.ts';
 import { firefoxMissing, launchFirefox } from '../runtimes/firefox/run.ts';
 import { launchWebKit, webkitMissing } from '../runtimes/webkit/run.ts';
 import { anthropicToolTurn, FIRST_ARGUMENT_EVENT } from './gated-model.ts';
+import { browserOf } from './page-harness.ts';
 
-const IN_CI = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
 const SRC = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
 
 const ENGINES: ReadonlyArray<{ name: string; launch: () => Promise<BrowserSession>; missing: () => string | undefined }> = [
@@ -169,16 +169,7 @@ for (const engine of ENGINES) {
     }, 30_000);
 
     /** The session, or the test skipped with what to install (failed in CI). */
-    function browser(context: { skip(note?: string): void }): BrowserSession {
-      const why = engine.missing();
-      if (why !== undefined) {
-        if (IN_CI) throw new Error(`${engine.name} is required in CI: ${why}`);
-        console.warn(`skipped: ${why}`);
-        context.skip(why);
-      }
-      if (session === undefined) throw new Error(`${engine.name} did not start`);
-      return session;
-    }
+    const browser = (context: { skip(note?: string): void }): BrowserSession => browserOf(engine, session, context);
 
     it('shows the write_file path first, then its content growing as it streams, then the ✓ and exactly the arguments', async (context) => {
       const page = browser(context);

@@ -31,13 +31,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFrameworkExample, type FrameworkExample } from '../../examples/shared/serve.mjs';
 import { TurnStore, defineTools } from '../../src/index.ts';
 import type { BrowserSession } from '../runtimes/harness.ts';
-import { execute, waitInPage, withTimeout } from '../runtimes/harness.ts';
+import { execute, withTimeout } from '../runtimes/harness.ts';
+import { browserOf, consoleProblems, IN_CI, send as sendOn, until as untilShown } from './page-harness.ts';
 import { chromiumMissing, launchChromium } from '../runtimes/chromium/run.ts';
 import { firefoxMissing, launchFirefox } from '../runtimes/firefox/run.ts';
 import { launchWebKit, webkitMissing } from '../runtimes/webkit/run.ts';
 import { anthropicTurn, startScriptedModel, type ScriptedModel } from './scripted-model.ts';
 
-const IN_CI = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
 const REACT18 = fileURLToPath(new URL('../frameworks/react18/', import.meta.url));
 
 const ENGINES: ReadonlyArray<{ name: string; launch: () => Promise<BrowserSession>; missing: () => string | undefined }> = [
@@ -143,48 +143,11 @@ function shown(session: BrowserSession) {
 type Shown = Awaited<ReturnType<typeof shown>>;
 
 /** Poll what the page shows until `ready` says so; fails with the last thing shown. */
-async function until(session: BrowserSession, ready: (page: Shown) => boolean, what: string, timeoutMs = 15_000): Promise<Shown> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const page = await shown(session);
-    if (ready(page)) return page;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms; the page shows ${JSON.stringify(page)}`);
-    await new Promise((resolve) => setTimeout(resolve, 40));
-  }
-}
+const until = (session: BrowserSession, ready: (page: Shown) => boolean, what: string, timeoutMs = 15_000): Promise<Shown> => untilShown(session, shown, ready, what, timeoutMs);
 
-/** Open the example and press Send, as a user would. */
-async function send(session: BrowserSession, example: FrameworkExample): Promise<void> {
-  await session.goto(`${example.url}/`);
-  // The framework renders the form after the page's load event (React's createRoot schedules it).
-  await waitInPage(session, () => document.querySelector('#ask button[type="submit"]') !== null, 15_000, 'the Send button');
-  await recordConsole(session);
-  await session.click('#ask button[type="submit"]');
-}
+/** Open the page and press Send, as a user would. */
+const send = (session: BrowserSession, example: FrameworkExample): Promise<void> => sendOn(session, `${example.url}/`);
 
-/**
- * From now on, keep what the page logs as errors and warnings: the frameworks' development builds
- * (React's StrictMode checks, Vue's and Svelte's warnings) say there what they find wrong.
- */
-function recordConsole(session: BrowserSession): Promise<void> {
-  return session.evaluate(() => {
-    const page = window as unknown as { argstreamLogs?: string[] };
-    if (page.argstreamLogs !== undefined) return;
-    const logs: string[] = (page.argstreamLogs = []);
-    for (const level of ['error', 'warn'] as const) {
-      const original = console[level];
-      console[level] = (...args: unknown[]) => {
-        logs.push(`${level}: ${args.map(String).join(' ')}`);
-        original.apply(console, args);
-      };
-    }
-  });
-}
-
-/** What the page logged as errors and warnings since {@link recordConsole}. */
-function consoleProblems(session: BrowserSession): Promise<string[]> {
-  return session.evaluate(() => (window as unknown as { argstreamLogs?: string[] }).argstreamLogs ?? []);
-}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -269,16 +232,7 @@ for (const engine of ENGINES) {
     }, 30_000);
 
     /** The session, or the test skipped with what to install (failed in CI). */
-    function browser(context: { skip(note?: string): void }): BrowserSession {
-      const why = engine.missing();
-      if (why !== undefined) {
-        if (IN_CI) throw new Error(`${engine.name} is required in CI: ${why}`);
-        console.warn(`skipped: ${why}`);
-        context.skip(why);
-      }
-      if (session === undefined) throw new Error(`${engine.name} did not start`);
-      return session;
-    }
+    const browser = (context: { skip(note?: string): void }): BrowserSession => browserOf(engine, session, context);
 
     for (const variant of VARIANTS) {
       describe(variant.name, () => {
