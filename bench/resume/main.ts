@@ -5,6 +5,8 @@
  *
  * - 85% read their turn to the end;
  * - 10% cut their connection mid-stream and resume on the other process with `Last-Event-ID`;
+ * - 3% reload mid-stream: a new page on the other process, without `Last-Event-ID` — it gets
+ *   what the stream holds as one snapshot, then the tail;
  * - 5% press stop (`POST /chat/:id/stop` on the other process) mid-stream: their provider
  *   request must be cancelled — and no other provider request is cancelled, except those of the
  *   killed relay;
@@ -120,7 +122,7 @@ async function stats(relay: Relay, gc = false): Promise<RelayStats> {
 // ---------------------------------------------------------------------------------------------
 // Clients
 
-type Role = 'read' | 'reconnect' | 'abort';
+type Role = 'read' | 'reconnect' | 'reload' | 'abort';
 
 interface Outcome {
   readonly index: number;
@@ -129,7 +131,10 @@ interface Outcome {
   streamId: string | undefined;
   /** The relay that produces the stream (where the POST was answered). */
   producer: string | undefined;
-  readonly data: string[];
+  /** What it received, by id: an event's JSON, or a snapshot standing for the events up to its id. */
+  readonly data: Array<{ readonly id: number; readonly data: string; readonly snapshot: boolean }>;
+  /** Snapshots received (a page that starts at 0, a resume far behind). */
+  snapshots: number;
   last: number;
   duplicates: number;
   gaps: number;
@@ -214,7 +219,7 @@ function readFrames(response: IncomingMessage, onFrame: (frame: { id?: number; e
 
 async function runClient(index: number, role: Role, recording: string, expected: number, relays: readonly Relay[], random: () => number): Promise<Outcome> {
   const outcome: Outcome = {
-    index, role, recording, streamId: undefined, producer: undefined, data: [], last: 0, duplicates: 0, gaps: 0, ended: false, error: undefined, failure: undefined, resumes: 0, resumeLatencies: [], stopSent: false, postLatency: Number.NaN,
+    index, role, recording, streamId: undefined, producer: undefined, data: [], last: 0, duplicates: 0, gaps: 0, ended: false, error: undefined, failure: undefined, resumes: 0, resumeLatencies: [], stopSent: false, postLatency: Number.NaN, snapshots: 0,
   };
   const home = relays[index % 2] as Relay;
   const away = relays[(index + 1) % 2] as Relay;
@@ -239,11 +244,14 @@ async function runClient(index: number, role: Role, recording: string, expected:
       outcome.duplicates++;
       return;
     }
-    if (id !== outcome.last + 1) outcome.gaps++;
+    // A snapshot stands for the events after the last one received, up to its id.
+    const snapshot = frame.event === 'snapshot';
+    if (!snapshot && id !== outcome.last + 1) outcome.gaps++;
+    if (snapshot) outcome.snapshots++;
     outcome.last = id;
-    outcome.data.push(frame.data ?? '');
-    if (!cut && outcome.data.length >= cutAfter) {
-      if (role === 'reconnect') {
+    outcome.data.push({ id, data: frame.data ?? '', snapshot });
+    if (!cut && outcome.last >= cutAfter) {
+      if (role === 'reconnect' || role === 'reload') {
         cut = true;
         return true; // cut the connection: resume on the other process
       }
@@ -305,7 +313,12 @@ async function runClient(index: number, role: Role, recording: string, expected:
     outcome.resumes++;
     const sent = performance.now();
     try {
-      const resumed = await send(`${target.url}/chat/${outcome.streamId}`, { headers: { 'last-event-id': String(outcome.last) } });
+      if (role === 'reload' && outcome.resumes === 1) {
+        // A new page: it has nothing.
+        outcome.data.length = 0;
+        outcome.last = 0;
+      }
+      const resumed = await send(`${target.url}/chat/${outcome.streamId}`, outcome.last === 0 ? {} : { headers: { 'last-event-id': String(outcome.last) } });
       // The resume's latency: until the relay answers (the stream found, what it holds read from Redis).
       outcome.resumeLatencies.push(performance.now() - sent);
       if (resumed.statusCode !== 200) {
@@ -396,7 +409,7 @@ async function main(): Promise<void> {
   });
   for (let i = 0; i < CLIENTS; i++) {
     const draw = random();
-    const role: Role = draw < 0.05 ? 'abort' : draw < 0.15 ? 'reconnect' : 'read';
+    const role: Role = draw < 0.05 ? 'abort' : draw < 0.15 ? 'reconnect' : draw < 0.18 ? 'reload' : 'read';
     const recording = RECORDINGS[Math.floor(random() * RECORDINGS.length)] as string;
     const at = (i / CLIENTS) * SPREAD_MS;
     const seed = rng(1000 + i);
@@ -438,7 +451,8 @@ async function main(): Promise<void> {
     gaps += o.gaps;
     const log = o.streamId === undefined ? { data: [], terminal: undefined } : await logged(raw as never, o.streamId);
     // What the client got is what the log holds, from the first event on (a prefix when it ended early).
-    const prefix = o.data.length <= log.data.length && o.data.every((d, i) => d === log.data[i]);
+    // Each event received is the log's event of that id; a snapshot stands for events the log holds.
+    const prefix = o.last <= log.data.length && o.data.every((d) => (d.snapshot ? d.id <= log.data.length : d.data === log.data[d.id - 1]));
     const lost = o.producer === 'B' && states.get(o.streamId ?? '') === 'open';
     if (o.failure !== undefined) {
       problems.push(`client ${o.index} (${o.role}): ${o.failure}`);
@@ -452,7 +466,7 @@ async function main(): Promise<void> {
       else problems.push(`client ${o.index}: its producer died, got ${JSON.stringify(o.error)} ended=${o.ended}`);
       continue;
     }
-    const complete = o.ended && o.error === undefined && prefix && o.data.length === log.data.length && log.terminal === 'end';
+    const complete = o.ended && o.error === undefined && prefix && o.last === log.data.length && log.terminal === 'end';
     if (o.role === 'abort' && o.stopSent) {
       // Stopped (or finished before the stop arrived): a consistent prefix either way.
       if (o.error?.code === 'stopped' && prefix) stopped++;
@@ -460,9 +474,10 @@ async function main(): Promise<void> {
       continue;
     }
     shouldBeExact++;
-    const turn = complete ? await turnOf(o.data.map((d) => readEvent(d, classes))) : '';
+    // The turn the page builds: snapshots read as the events they stand for (collectTurn does).
+    const turn = complete ? await turnOf(o.data.map((d) => (d.snapshot ? { type: 'snapshot', ...(readEvent(d.data, classes) as object) } : readEvent(d.data, classes)))) : '';
     if (complete && turn === (expected.get(o.recording) as { turn: string }).turn) exact++;
-    else problems.push(`client ${o.index} (${o.role}, ${o.recording}, producer ${o.producer}): ${o.data.length}/${log.data.length} events, prefix ${prefix}, ended ${o.ended}, error ${JSON.stringify(o.error)}, turn ${complete ? 'differs' : 'incomplete'}`);
+    else problems.push(`client ${o.index} (${o.role}, ${o.recording}, producer ${o.producer}): ${o.last}/${log.data.length} events (${o.snapshots} snapshots), prefix ${prefix}, ended ${o.ended}, error ${JSON.stringify(o.error)}, turn ${complete ? 'differs' : 'incomplete'}`);
   }
   // The provider requests cancelled: only those stopped, and those of the killed relay.
   const providerStats = (await (await fetch(`${provider.url}/stats`)).json()) as { cancelled: Array<[number, string]> };
@@ -490,6 +505,7 @@ async function main(): Promise<void> {
     console.log(`first requests answered by ${name}: ${posts.length}, p50 ${percentile(posts, 50).toFixed(0)} ms p99 ${percentile(posts, 99).toFixed(0)} ms`);
   }
   console.log(`machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (the latencies are wall-clock: other processes count)`);
+  console.log(`snapshots received: ${outcomes.reduce((n, o) => n + o.snapshots, 0)} (by ${outcomes.filter((o) => o.snapshots > 0).length} clients)`);
   console.log(`wall ${Math.round(wall)} ms; ${streams} streams (A kept ${cpuAfter.kept}); ${resumed} clients resumed (${latencies.length} resumes); ${stopped} stopped of ${stoppers.size} stops, their provider requests cancelled: ${stopsCancelled}; provider requests cancelled without a stop (relay A): ${cancelledWithoutStop}, with relay B: ${[...cancelled.values()].filter((r) => r === 'B').length}`);
   console.log(
     `resume: ${exact}/${shouldBeExact} exact, ${duplicates} duplicates, ${gaps} gaps, ${lostReported}/${lostExpected} producer-lost reported, ` +

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { compactEvents } from '../relay/compact.ts';
 import { EVENT_STREAM_HEADERS } from '../relay/event-stream-encoder.ts';
 import { errorClasses, readEvent, writeError, writeEvent, type ErrorClass } from '../relay/wire.ts';
 import type { PipelineEvent } from '../types.ts';
@@ -140,24 +141,24 @@ export interface ServeStreamOptions {
   /** Write a `: keep-alive` comment after this many milliseconds without output (as `EventStreamEncoder`'s option). */
   readonly keepAliveMs?: number;
   /**
-   * Replace a backlog of at least this many events (a client far behind, or at 0) with one
-   * `snapshot` event when a compaction is given (`compact`) and it is smaller on the wire.
+   * Send the events a client lacks as one `snapshot` event (their `compactEvents`, with the id of
+   * the last one) when it lacks more than `snapshotThreshold` of them, or has none (no
+   * `Last-Event-ID`, or 0: a new page, a reload) — never for a single event; the events that come
+   * after go one by one. As `resumeEventStream`'s option of that name, byte for byte: the client's
+   * decoder (`EventStreamDecoder`, `TurnStore`, `collectTurn`) gives out the snapshot's events in
+   * its place, so a resume costs what the turn's state weighs, not its history. `false`: every
+   * event as it was (for a client that cannot read snapshots).
+   * @default true
+   */
+  readonly snapshot?: boolean;
+  /**
+   * With `snapshot`: how many events a client that has some may lack before it gets a snapshot.
    * @default 64
    */
-  readonly snapshotAfter?: number;
-  /**
-   * The compaction of a run of events into an equivalent shorter list, sent as one
-   * `{ type: 'snapshot', events }` event with the id of the last event it covers; `false` to send
-   * every event. Until argstream's own `compactEvents` is the default, no snapshot is sent unless
-   * this is given.
-   */
-  readonly compact?: false | ((events: readonly PipelineEvent[]) => PipelineEvent[]);
+  readonly snapshotThreshold?: number;
   /** Your own error classes, by name, to read the events a snapshot compacts (as `EventStreamDecoder`'s option). */
   readonly errorClasses?: Readonly<Record<string, ErrorClass>>;
 }
-
-/** The default compaction: none yet (argstream's `compactEvents` plugs in here when it lands). */
-const DEFAULT_COMPACT: ((events: readonly PipelineEvent[]) => PipelineEvent[]) | undefined = undefined;
 
 const utf8 = new TextEncoder();
 
@@ -173,23 +174,17 @@ function errorFrame(error: unknown): string {
 }
 
 /**
- * The backlog as one snapshot frame, when a compaction is given, the backlog is long enough, and
- * the snapshot is smaller; `undefined` otherwise.
+ * What a client that has events 1..`after` lacks of `backlog` (events after+1..m) as one snapshot
+ * frame, as `resumeEventStream({ snapshot: true })` writes it; `undefined` when it lacks too few.
  */
-function snapshotFrame(events: ReadonlyArray<LogEntry & { kind: 'event' }>, options: ServeStreamOptions): string | undefined {
-  const compact = options.compact === false ? undefined : (options.compact ?? DEFAULT_COMPACT);
-  if (compact === undefined || events.length === 0 || events.length < (options.snapshotAfter ?? 64)) return undefined;
+function snapshotFrame(after: number, backlog: ReadonlyArray<LogEntry & { kind: 'event' }>, options: ServeStreamOptions): string | undefined {
+  if (options.snapshot === false || backlog.length === 0) return undefined;
+  const threshold = options.snapshotThreshold ?? 64;
+  if (backlog.length <= Math.max(after === 0 ? 1 : threshold, 1)) return undefined;
   const classes = errorClasses(options.errorClasses);
-  let size = 0;
-  const parsed: PipelineEvent[] = [];
-  for (const entry of events) {
-    size += entry.data.length;
-    parsed.push(readEvent(entry.data, classes) as PipelineEvent);
-  }
-  const data = writeEvent({ type: 'snapshot', events: compact(parsed) });
-  if (data.length >= size) return undefined;
-  const last = events[events.length - 1] as LogEntry & { kind: 'event' };
-  return `id: ${last.id}\nevent: snapshot\ndata: ${data}\n\n`;
+  const events = backlog.map((entry) => readEvent(entry.data, classes) as PipelineEvent);
+  const last = backlog[backlog.length - 1] as LogEntry & { kind: 'event' };
+  return `id: ${last.id}\nevent: snapshot\ndata: ${writeEvent({ events: compactEvents(events) })}\n\n`;
 }
 
 /**
@@ -227,6 +222,10 @@ export function eventLogErrorResponse(error: unknown): Response {
  * the end (within the log's expiry) gets the rest and the end. The first response and any number
  * of resumes concatenate to the stream's events; `EventStreamDecoder` reads them as one.
  *
+ * A client that lacks many events (more than `snapshotThreshold`, or all of them) gets those the
+ * stream holds when it asks as one `snapshot` event (`compactEvents`), then the rest one by one:
+ * what the turn's state weighs, not its history (`snapshot: false` to send each event).
+ *
  * A failure before the first byte is an HTTP status with a short body: 400 for a hostile stream
  * id or `Last-Event-ID` (`invalid-id`, checked before the log sees it), 404 for an unknown or
  * expired stream, 503 when the log's backend is down. A failure while following (the producer
@@ -247,6 +246,9 @@ export async function serveStream(log: EventLog, streamId: string, request: Requ
   if (keepAliveMs !== undefined && !(keepAliveMs > 0 && keepAliveMs < 2 ** 31)) {
     throw new RangeError(`serveStream: keepAliveMs must be a positive number of milliseconds, got ${String(keepAliveMs)}`);
   }
+  if (options.snapshotThreshold !== undefined && !(options.snapshotThreshold >= 0)) {
+    throw new RangeError(`serveStream: snapshotThreshold must be a non-negative number, got ${String(options.snapshotThreshold)}`);
+  }
   let after: number;
   const backlog: Array<LogEntry & { kind: 'event' }> = [];
   let terminal: LogEntry | undefined;
@@ -266,7 +268,7 @@ export async function serveStream(log: EventLog, streamId: string, request: Requ
   const frames: string[] = [];
   let snapshot: string | undefined;
   try {
-    snapshot = snapshotFrame(backlog, options);
+    snapshot = snapshotFrame(after, backlog, options);
   } catch {
     snapshot = undefined; // a compaction that fails sends the events themselves
   }

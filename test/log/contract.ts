@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  collectTurn,
   ConversationEventStream,
   EventLogError,
   EventStreamDecoder,
@@ -17,6 +18,7 @@ import {
   keepStream,
   newStreamId,
   ProviderEventStream,
+  resumeEventStream,
   serveStream,
   stopStream,
   ToolCallArgumentsError,
@@ -436,24 +438,34 @@ export function logContract(name: string, harness: LogHarness): void {
   });
 
   describe(`${name}: keepStream and serveStream`, () => {
-    it('serves a recorded turn in the wire format of EventStreamEncoder, byte for byte', async () => {
+    it('serves a recorded turn in the wire format of EventStreamEncoder and resumeEventStream, byte for byte, snapshots included', async () => {
       const log = await harness.make();
       try {
         const events = await recordedTurn();
         const id = newStreamId();
         const kept = await keepStream(log, id, streamOf(events));
         expect(await kept.done).toEqual({ status: 'ended' });
-        const response = await serveStream(log, id, get('http://relay/s'));
-        expect(response.status).toBe(200);
-        expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-        expect(response.headers.get('cache-control')).toBe('no-cache, no-transform');
-        const text = await bodyText(response);
-        const encoded = await new Response(streamOf(events).pipeThrough(new EventStreamEncoder())).text();
-        expect(text).toBe(encoded);
-        // A resume: the encoder's output from that id on.
-        const resumed = await bodyText(await serveStream(log, id, get('http://relay/s', 10)));
-        const encodedAfter = await new Response(streamOf(events.slice(10)).pipeThrough(new EventStreamEncoder({ firstId: 11 }))).text();
-        expect(resumed).toBe(encodedAfter);
+        const plain = await serveStream(log, id, get('http://relay/s'), { snapshot: false });
+        expect(plain.status).toBe(200);
+        expect(plain.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+        expect(plain.headers.get('cache-control')).toBe('no-cache, no-transform');
+        expect(await bodyText(plain)).toBe(await new Response(streamOf(events).pipeThrough(new EventStreamEncoder())).text());
+        // Every resume point, with and without a snapshot of what the client lacks.
+        const n = events.length;
+        for (const after of [0, 1, 2, 3, 10, n - 66, n - 65, n - 64, n - 63, n - 2, n - 1, n].filter((a) => a >= 0)) {
+          for (const options of [{}, { snapshotThreshold: 5 }, { snapshot: false }]) {
+            const served = await bodyText(await serveStream(log, id, get('http://relay/s', after), options));
+            const expected = await new Response(resumeEventStream(events, after, { snapshot: options.snapshot ?? true, ...('snapshotThreshold' in options ? { snapshotThreshold: options.snapshotThreshold } : {}) })).text();
+            expect(served, `after ${after} ${JSON.stringify(options)}`).toBe(expected);
+          }
+        }
+        // A page that loads from 0 gets one snapshot, and the same turn.
+        const fromZero = await bodyText(await serveStream(log, id, get('http://relay/s')));
+        expect(fromZero).toMatch(new RegExp(`^id: ${n}\nevent: snapshot\n`));
+        expect(fromZero.length).toBeLessThan((await bodyText(await serveStream(log, id, get('http://relay/s'), { snapshot: false }))).length / 2);
+        const decoded = await decodeText(fromZero);
+        expect(decoded.error).toBeUndefined();
+        expect(await collectTurn(streamOf(decoded.events as PipelineEvent[]))).toEqual(await collectTurn(streamOf(events)));
       } finally {
         await log.close();
       }
@@ -470,7 +482,7 @@ export function logContract(name: string, harness: LogHarness): void {
         await keepStream(log, id, source.stream, { waitUntil: (p) => (waited = p) });
         expect(waited).toBeInstanceOf(Promise);
         // The first client reads a few events, then its connection is cut (the body cancelled).
-        const first = await serveStream(log, id, get('http://relay/s'));
+        const first = await serveStream(log, id, get('http://relay/s'), { snapshot: false });
         const reader = first.body!.getReader();
         let text = '';
         const utf8 = new TextDecoder();
@@ -482,7 +494,8 @@ export function logContract(name: string, harness: LogHarness): void {
         let lastId = got.lastEventId;
         let resumes = 0;
         for (;;) {
-          const response = await serveStream(resumes % 2 === 0 ? other : log, id, get('http://relay/s', lastId ?? 0));
+          // Each event as it was (the exact concatenation); snapshots are checked by turn below.
+          const response = await serveStream(resumes % 2 === 0 ? other : log, id, get('http://relay/s', lastId ?? 0), { snapshot: false });
           expect(response.status).toBe(200);
           const body = response.body!.getReader();
           let part = '';
@@ -546,24 +559,28 @@ export function logContract(name: string, harness: LogHarness): void {
       }
     });
 
-    it('a resumer far behind can get one snapshot event in place of the events it lacks (the compaction hook)', async () => {
+    it('resumers far behind get a snapshot while the turn streams, and end with the same turn', async () => {
       const log = await harness.make();
+      const other = await harness.peer(log);
       try {
         const events = await recordedTurn();
         const id = newStreamId();
-        await (await keepStream(log, id, streamOf(events))).done;
-        // A stand-in compaction: the hook sends what it returns as one snapshot event with the id of the last event it covers.
-        const compact = (list: readonly PipelineEvent[]) => list.filter((e) => e.type === 'tool-call') as PipelineEvent[];
-        const text = await bodyText(await serveStream(log, id, get('http://relay/s', 3), { compact, snapshotAfter: 8 }));
-        const frames = text.split('\n\n').filter((f) => f !== '');
-        expect(frames).toHaveLength(2);
-        expect(frames[0]).toMatch(new RegExp(`^id: ${events.length}\nevent: snapshot\ndata: `));
-        expect(JSON.parse(frames[0]!.split('data: ')[1]!)).toEqual({ type: 'snapshot', events: JSON.parse(JSON.stringify(compact(events.slice(3)))) });
-        expect(frames[1]).toBe('event: end\ndata: {}');
-        // Below the threshold, or without a compaction, every event.
-        const plain = await bodyText(await serveStream(log, id, get('http://relay/s', events.length - 3), { compact, snapshotAfter: 8 }));
-        expect((plain.match(/^id: /gm) ?? []).length).toBe(3);
+        const source = pacedSource(events, 1);
+        const kept = await keepStream(log, id, source.stream);
+        const turns: Array<Promise<unknown>> = [];
+        // Pages that load (or reload) at different points: each gets what is there as a snapshot, then the tail.
+        for (let i = 0; i < 6; i++) {
+          while (source.pulled() < (i * events.length) / 6) await delay(2);
+          turns.push(serveStream(i % 2 === 0 ? log : other, id, get('http://relay/s'), { snapshotThreshold: 3 }).then(bodyText).then(decodeText).then(async (page) => {
+            expect(page.error).toBeUndefined();
+            return collectTurn(streamOf(page.events as PipelineEvent[]));
+          }));
+        }
+        await kept.done;
+        const want = await collectTurn(streamOf(events));
+        for (const turn of await Promise.all(turns)) expect(turn).toEqual(want);
       } finally {
+        await other.close();
         await log.close();
       }
     });
@@ -575,9 +592,12 @@ export function logContract(name: string, harness: LogHarness): void {
         const { values } = await settle(streamOf([bytes]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })).pipeThrough(new ConversationEventStream({ progress: true, passthrough: true, isolateErrors: true })));
         const id = newStreamId();
         await (await keepStream(log, id, streamOf(values))).done;
-        const page = await decodeText(await bodyText(await serveStream(log, id, get('http://relay/s'))));
+        const page = await decodeText(await bodyText(await serveStream(log, id, get('http://relay/s'), { snapshot: false })));
         expect(page.error).toBeUndefined();
         expect(page.events).toEqual(values);
+        // With a snapshot (the default for a page that starts at 0): the same turn.
+        const snapshotted = await decodeText(await bodyText(await serveStream(log, id, get('http://relay/s'))));
+        expect(await collectTurn(streamOf(snapshotted.events as PipelineEvent[]))).toEqual(await collectTurn(streamOf(values as PipelineEvent[])));
       } finally {
         await log.close();
       }
