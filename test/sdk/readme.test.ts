@@ -88,8 +88,12 @@ async function runBlock(code: string, url: string): Promise<{ log: unknown[][]; 
     zod,
   };
   const { code: js } = await transform(code, { loader: 'ts', format: 'esm' });
-  const body = js.replace(/^import (?:(\w+)|\{([^}]*)\}) from "([^"]+)";$/gm, (_, name: string | undefined, names: string | undefined, from: string) =>
-    name !== undefined ? `const ${name} = __import(${JSON.stringify(from)}).default;` : `const {${(names ?? '').replace(/ as /g, ': ')}} = __import(${JSON.stringify(from)});`,
+  const body = js.replace(/^import (?:(\w+)|\* as (\w+)|\{([^}]*)\}) from "([^"]+)";$/gm, (_, name: string | undefined, star: string | undefined, names: string | undefined, from: string) =>
+    name !== undefined
+      ? `const ${name} = __import(${JSON.stringify(from)}).default;`
+      : star !== undefined
+        ? `const ${star} = __import(${JSON.stringify(from)});`
+        : `const {${(names ?? '').replace(/ as /g, ': ')}} = __import(${JSON.stringify(from)});`,
   );
   const fakeFetch = (input: string, init?: RequestInit) => fetch(input.replace(/^https:\/\/[^/]+/, url), init);
   const fakeConsole = { log: (...args: unknown[]) => printed.log.push(args), error: (...args: unknown[]) => printed.error.push(args) };

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { transform } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import * as zod from 'zod';
 import { z } from 'zod';
 import * as argstream from '../../src/index.ts';
 import { ToolCallArgumentsError } from '../../src/errors.ts';
@@ -318,8 +319,10 @@ describe('docs/providers.md: Structured output', () => {
   it('the snippet prints the document of the recording and no validation error', async () => {
     expect(block).toContain('structuredOutput: true');
     const { code } = await transform(block, { loader: 'ts', format: 'esm' });
-    const body = code.replace(/^import \{([^}]*)\} from "([^"]+)";$/gm, (_, names: string, from: string) => `const {${names.replace(/ as /g, ': ')}} = __import(${JSON.stringify(from)});`);
-    const modules: Record<string, unknown> = { argstream, zod: { z } };
+    const body = code
+      .replace(/^import \* as (\w+) from "([^"]+)";$/gm, (_, star: string, from: string) => `const ${star} = __import(${JSON.stringify(from)});`)
+      .replace(/^import \{([^}]*)\} from "([^"]+)";$/gm, (_, names: string, from: string) => `const {${names.replace(/ as /g, ': ')}} = __import(${JSON.stringify(from)});`);
+    const modules: Record<string, unknown> = { argstream, zod: { ...zod, z } };
     const log: unknown[][] = [];
     const error: unknown[][] = [];
     let requested: { url: string; body: unknown } | undefined;
