@@ -42,12 +42,16 @@ describe('bundle size', () => {
   // (+0.27 KB): 30.27 KB measured then. The whole library: 50.6 KB before issue 19, 51.9 KB after
   // it (the Responses sequence-gap recovery, chain(), views that complete a call they only saw end,
   // the reading helper for engines without async iteration of streams): 53 KB. 56 KB with the
-  // store of a turn for UIs (TurnStore, defineTools: 54.4 KB measured then).
-  it('the provider-to-turn pipeline stays under 31 KB, the whole library under 56 KB', async () => {
-    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(31 * 1024);
+  // store of a turn for UIs (TurnStore, defineTools: 54.4 KB measured then). 33 KB and 64 KB since
+  // the AI SDK's UI message stream became a provider (its adapter is in every pipeline's table,
+  // +1.4 KB), a turn cut between two records became an error (+0.15 KB), and the main entry gained
+  // the event log a relay resumes from (MemoryEventLog, keepStream, serveStream) and
+  // compactEvents: 32.2 KB and 61.1 KB measured then.
+  it('the provider-to-turn pipeline stays under 33 KB, the whole library under 64 KB', async () => {
+    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(33 * 1024);
     const { readFileSync } = await import('node:fs');
     const all = [...readFileSync(new URL('../src/index.ts', import.meta.url), 'utf8').matchAll(/^export \{([^}]*)\}/gm)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter(Boolean));
-    expect(await bundledSize(all)).toBeLessThan(56 * 1024);
+    expect(await bundledSize(all)).toBeLessThan(64 * 1024);
   });
 
   // What a page that shows a relayed turn with a framework binding pulls in (the bindings add a few
