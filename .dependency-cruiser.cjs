@@ -77,8 +77,8 @@ module.exports = {
       name: 'reachable-from-an-entry',
       comment: 'every file of src/ is reached from an entry point (src/index.ts, src/bindings/*) or from the CLI (src/cli/main.ts)',
       severity: 'error',
-      from: { path: '^src/(index\\.ts|cli/main\\.ts|bindings/[^/]+\\.ts)$' },
-      to: { path: '^src/', pathNot: '^src/(index\\.ts|cli/main\\.ts|bindings/[^/]+\\.ts)$', reachable: false },
+      from: { path: '^src/(index\\.ts|cli/main\\.ts|bindings/.+\\.ts)$' },
+      to: { path: '^src/', pathNot: '^src/(index\\.ts|cli/main\\.ts|bindings/.+\\.ts)$', reachable: false },
     },
     {
       name: 'node-only-in-cli',

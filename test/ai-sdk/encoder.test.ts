@@ -27,7 +27,7 @@ import {
 } from 'ai';
 import { parseJsonEventStream as parse7, readUIMessageStream as read7, uiMessageChunkSchema as schema7, UI_MESSAGE_STREAM_HEADERS as HEADERS7 } from 'ai7';
 import { describe, expect, it } from 'vitest';
-import { UI_MESSAGE_STREAM_HEADERS, UIMessageChunkEncoder, UIMessageStreamEncoder, type UIMessageChunk } from '../../src/bindings/ai-sdk.ts';
+import { UI_MESSAGE_STREAM_HEADERS, UIMessageChunkEncoder, UIMessageStreamEncoder, type UIMessageChunk } from '../../src/bindings/ai-sdk/index.ts';
 import { ProviderError } from '../../src/errors.ts';
 import { fromResponse } from '../../src/sources/response.ts';
 import { ConversationEventStream } from '../../src/transforms/conversation-event-stream.ts';
