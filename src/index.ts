@@ -237,7 +237,7 @@ export type { ErrorClass } from './relay/wire.ts';
 // ---------------------------------------------------------------------------------------------
 // The event log: a stream kept while it is produced, served to any request and resumed with
 // Last-Event-ID on any instance (RedisEventLog: argstream/redis)
-export { EventLogError, MAX_EVENT_ID, STREAM_ID_PATTERN, newStreamId, parseEventId } from './log/event-log.ts';
+export { EventLogError, MAX_EVENT_ID, STREAM_ID_PATTERN, checkStreamId, encodeError, encodeEvent, isEventLogError, newStreamId, parseEventId } from './log/event-log.ts';
 export type { EventLog, EventLogErrorCode, EventLogProducer, LogEntry, OpenOptions, ReadOptions } from './log/event-log.ts';
 export { MemoryEventLog } from './log/memory-event-log.ts';
 export type { MemoryEventLogOptions } from './log/memory-event-log.ts';

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { writeEvent } from '../relay/wire.ts';
+import { writeError, writeEvent } from '../relay/wire.ts';
 
 /**
  * Why an event log operation failed, and what an HTTP handler answers.
@@ -264,7 +264,20 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
-/** An event as the log stores it. @throws {RelayError} `invalid-event`. */
+/**
+ * An event as a log stores it — its SSE event name and its JSON as the relay writes them (errors
+ * inside as records listed in `"$errors"`) — for an {@link EventLog} of your own (KV, SQL, …): an
+ * {@link LogEntry} of kind `event` holds these.
+ * @throws {RelayError} `invalid-event` for what the relay cannot write (a `BigInt`, a cycle).
+ */
 export function encodeEvent(event: unknown): { readonly type: string | undefined; readonly data: string } {
   return { type: eventName(event), data: writeEvent(event) };
+}
+
+/**
+ * An error as a log stores it (the `data` of an {@link LogEntry} of kind `error`): its record as
+ * the relay writes it — name, message, code and fields, never its stack.
+ */
+export function encodeError(error: unknown): string {
+  return writeError(error);
 }
