@@ -653,30 +653,32 @@ class Tail {
 
   async #checkEach(): Promise<void> {
     const quiet = Date.now() - Math.max(25, Math.floor(this.#leaseMs / 4));
-    for (const set of [...this.#followers.values()]) {
-      const waiting = [...set].filter((f) => !f.finished && !f.paused && f.lastEntryAt <= quiet);
-      const first = waiting[0];
-      if (first === undefined) continue;
-      let reply: unknown;
-      try {
-        reply = await this.#log.eval('status', [first.keys.meta, first.keys.lease], [], `check the producer of ${first.streamId}`);
-      } catch {
-        continue; // Redis unreachable: the blocking read's retry bound reports it.
-      }
-      if (reply === null || reply === undefined || reply === false) {
-        for (const follower of waiting) follower.fail(new EventLogError('unavailable', `the stream ${follower.streamId} is gone from Redis after event ${follower.fetched} (Redis lost it, or it expired)`));
-        continue;
-      }
-      const [lastRaw, state, leased] = reply as [unknown, unknown, unknown];
-      const last = Number(lastRaw);
-      for (const follower of waiting) {
-        if (follower.fetched > last + (state === 'open' ? 0 : 1)) {
-          follower.fail(new EventLogError('unavailable', `the stream ${follower.streamId} holds ${last} events in Redis but ${follower.fetched} were read: Redis lost events`));
-        } else if (state === 'open' && Number(leased) !== 1 && follower.fetched >= last) {
-          follower.fail(new EventLogError('producer-lost', `the producer of stream ${follower.streamId} stopped before the stream's end (its lease ran out)`));
-        } else if (follower.fetched < last + (state === 'open' ? 0 : 1)) {
-          this.wake(); // entries it has not read yet: a read is due
-        }
+    // One script per quiet stream, all sent at once (node-redis pipelines them).
+    await Promise.all([...this.#followers.values()].map((set) => this.#check([...set].filter((f) => !f.finished && !f.paused && f.lastEntryAt <= quiet))));
+  }
+
+  async #check(waiting: readonly Follower[]): Promise<void> {
+    const first = waiting[0];
+    if (first === undefined) return;
+    let reply: unknown;
+    try {
+      reply = await this.#log.eval('status', [first.keys.meta, first.keys.lease], [], `check the producer of ${first.streamId}`);
+    } catch {
+      return; // Redis unreachable: the blocking read's retry bound reports it.
+    }
+    if (reply === null || reply === undefined || reply === false) {
+      for (const follower of waiting) follower.fail(new EventLogError('unavailable', `the stream ${follower.streamId} is gone from Redis after event ${follower.fetched} (Redis lost it, or it expired)`));
+      return;
+    }
+    const [lastRaw, state, leased] = reply as [unknown, unknown, unknown];
+    const last = Number(lastRaw);
+    for (const follower of waiting) {
+      if (follower.fetched > last + (state === 'open' ? 0 : 1)) {
+        follower.fail(new EventLogError('unavailable', `the stream ${follower.streamId} holds ${last} events in Redis but ${follower.fetched} were read: Redis lost events`));
+      } else if (state === 'open' && Number(leased) !== 1 && follower.fetched >= last) {
+        follower.fail(new EventLogError('producer-lost', `the producer of stream ${follower.streamId} stopped before the stream's end (its lease ran out)`));
+      } else if (follower.fetched < last + (state === 'open' ? 0 : 1)) {
+        this.wake(); // entries it has not read yet: a read is due
       }
     }
   }
