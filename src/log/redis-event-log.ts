@@ -109,6 +109,22 @@ async function sha1(text: string): Promise<string> {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * `promise`, or a rejection after `ms`. node-redis's own `timeout` ends only a command still
+ * waiting to be sent: one sent to a server that stopped answering (a partition, a paused
+ * process) would wait forever. The command itself goes on; the log's writes are idempotent, so a
+ * late reply is harmless.
+ */
+function deadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
 /** A reply error of Redis (as opposed to a connection failure or a timeout). */
 function replyMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -237,7 +253,7 @@ export class RedisEventLog implements EventLog {
   async command<T = unknown>(args: readonly string[], what: string): Promise<T> {
     this.#open();
     try {
-      return await this.#client.sendCommand<T>(args, { timeout: this.#timeoutMs });
+      return await deadline(this.#client.sendCommand<T>(args, { timeout: this.#timeoutMs }), this.#timeoutMs);
     } catch (error) {
       throw this.#unavailable(error, what);
     }
@@ -251,10 +267,10 @@ export class RedisEventLog implements EventLog {
     const argv = [String(keys.length), ...keys, ...args];
     try {
       try {
-        return await this.#client.sendCommand(['EVALSHA', await s.sha, ...argv], { timeout: this.#timeoutMs });
+        return await deadline(this.#client.sendCommand(['EVALSHA', await s.sha, ...argv], { timeout: this.#timeoutMs }), this.#timeoutMs);
       } catch (error) {
         if (!replyMessage(error).startsWith('NOSCRIPT')) throw error;
-        return await this.#client.sendCommand(['EVAL', s.source, ...argv], { timeout: this.#timeoutMs });
+        return await deadline(this.#client.sendCommand(['EVAL', s.source, ...argv], { timeout: this.#timeoutMs }), this.#timeoutMs);
       }
     } catch (error) {
       throw this.#unavailable(error, what);
@@ -589,14 +605,20 @@ class Tail {
       let reply: unknown;
       try {
         const connection = await this.#connect();
-        reply = await connection.sendCommand(['XREAD', 'COUNT', String(PAGE), 'BLOCK', String(this.#blockMs), 'STREAMS', ...keys, ...ids], {
-          timeout: this.#blockMs + this.#timeoutMs,
-        });
+        reply = await deadline(
+          connection.sendCommand(['XREAD', 'COUNT', String(PAGE), 'BLOCK', String(this.#blockMs), 'STREAMS', ...keys, ...ids], { timeout: this.#blockMs + this.#timeoutMs }),
+          this.#blockMs + this.#timeoutMs,
+        );
         failingSince = undefined;
         backoff = 50;
       } catch (error) {
         this.#inFlight = false;
         if (this.#closed) return;
+        if (replyMessage(error).startsWith('no answer within')) {
+          // A server that stopped answering: a new connection, rather than a read queued behind the stuck one.
+          this.#connection?.destroy();
+          this.#connection = undefined;
+        }
         const now = Date.now();
         failingSince ??= now;
         if (now - failingSince > this.#retryMs) {

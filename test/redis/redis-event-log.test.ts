@@ -322,6 +322,71 @@ describe.skipIf(skip)('RedisEventLog on redis-server', () => {
       }
     });
 
+    it('Redis hung (SIGSTOP) mid-stream: briefly, the stream goes on without a gap; beyond the retry bound, a typed error — never a hang', async () => {
+      const hung = await startRedis();
+      const options = { prefix: 'hung', commandTimeoutMs: 300, leaseMs: 6_000, retryMs: 2_000, blockMs: 1_000 };
+      const a = await connected(hung.url);
+      const b = await connected(hung.url);
+      const producerLog = new RedisEventLog(a, options);
+      const readerLog = new RedisEventLog(b, options);
+      try {
+        // A pause shorter than the retry bound: every event once, in order.
+        const id = newStreamId();
+        let i = 0;
+        const source = new ReadableStream({
+          async pull(controller) {
+            await delay(10);
+            if (i < 80) controller.enqueue({ type: 'n', i: ++i });
+            else controller.close();
+          },
+        });
+        const kept = await keepStream(producerLog, id, source);
+        const reader = readerLog.read(id, 0).then(entries);
+        while (i < 20) await delay(5);
+        hung.pause();
+        await delay(700);
+        hung.resume();
+        expect(await kept.done).toEqual({ status: 'ended' });
+        const got = await reader;
+        expect(got.error).toBeUndefined();
+        expect(ids(got.entries)).toEqual(Array.from({ length: 80 }, (_, n) => n + 1));
+
+        // A pause beyond it: the producer and the reader fail with unavailable within the bound.
+        const id2 = newStreamId();
+        let j = 0;
+        let cancelled: unknown;
+        const endless = new ReadableStream({
+          async pull(controller) {
+            await delay(10);
+            controller.enqueue({ type: 'n', j: ++j });
+          },
+          cancel: (reason) => void (cancelled = reason),
+        });
+        const kept2 = await keepStream(producerLog, id2, endless);
+        const reader2 = readerLog.read(id2, 0).then(entries);
+        while (j < 20) await delay(5);
+        hung.pause();
+        const paused = Date.now();
+        const outcome = await kept2.done;
+        const got2 = await reader2;
+        const took = Date.now() - paused;
+        hung.resume();
+        expect(outcome.status).toBe('log-failed');
+        expect((outcome as { error: EventLogError }).error.code).toBe('unavailable');
+        expect(cancelled).toMatchObject({ code: 'unavailable' });
+        expect(got2.error).toMatchObject({ code: 'unavailable' });
+        expect(consecutive(got2.entries)).toBe(true);
+        expect(took).toBeLessThan(options.retryMs + options.blockMs + 2 * options.commandTimeoutMs + 1_500);
+      } finally {
+        hung.resume();
+        await producerLog.close();
+        await readerLog.close();
+        a.destroy();
+        b.destroy();
+        await hung.stop();
+      }
+    });
+
     it('a producer process killed (SIGKILL) mid-stream is reported to readers as producer-lost within its lease', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'argstream-producer-'));
       const leaseMs = 1_500;

@@ -49,6 +49,10 @@ export interface RedisServer {
   readonly url: string;
   /** Kill it at once (SIGKILL), as a crash does. */
   kill(): Promise<void>;
+  /** Stop it answering (SIGSTOP): its connections stay open, nothing comes back — a hung server, a partition. */
+  pause(): void;
+  /** Let it answer again (SIGCONT). */
+  resume(): void;
   /** Start it again on the same port and directory (with `appendonly`, it reloads its data). */
   restart(): Promise<void>;
   /** Stop it and remove its directory. */
@@ -96,10 +100,17 @@ export async function startRedis(options: { persistent?: boolean } = {}): Promis
     async kill() {
       await server?.stop();
     },
+    pause() {
+      if (server !== undefined) process.kill(server.pid, 'SIGSTOP');
+    },
+    resume() {
+      if (server !== undefined) process.kill(server.pid, 'SIGCONT');
+    },
     async restart() {
       await launch();
     },
     async stop() {
+      if (server !== undefined && server.alive()) process.kill(server.pid, 'SIGCONT');
       await server?.stop();
       rmSync(dir, { recursive: true, force: true });
     },
