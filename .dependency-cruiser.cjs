@@ -98,7 +98,7 @@ module.exports = {
       name: 'no-dev-dependencies',
       comment: 'src/ ships: it may not import a devDependency (the CLI may reference the types of Node)',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(bindings|ai-sdk)/|^src/log/redis' },
+      from: { path: '^src/', pathNot: '^src/(bindings|ai-sdk)/' },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['triple-slash-type-reference'] },
     },
     {

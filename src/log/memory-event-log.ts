@@ -33,7 +33,7 @@ export interface MemoryEventLogOptions {
    * How long readers wait for a producer that let go of its stream without ending it before they
    * report `producer-lost`, in milliseconds. (In one process a producer does not die alone; this
    * is what happens to a producer dropped without `end` or `fail`, and what the contract tests
-   * check with {@link abandonProducer}.)
+   * check with `abandonProducer` (internal: the tests).)
    * @default 10_000
    */
   readonly leaseMs?: number;

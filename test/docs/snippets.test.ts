@@ -9,6 +9,9 @@ import { describe, expect, it } from 'vitest';
 import * as zod from 'zod';
 import * as argstream from '../../src/index.ts';
 import * as aiSdkServer from '../../src/bindings/ai-sdk/server.ts';
+import * as argstreamRedis from '../../src/bindings/redis.ts';
+import { createClient } from 'redis';
+import { redisMissing, skipWithoutRedis, startRedis } from '../redis/redis-server.ts';
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { collectTurn, EventStreamDecoder, EventStreamEncoder, FieldEventStream, fromResponse, PathUpdateStream, type PipelineEvent } from '../../src/index.ts';
 import { readAll, readFixture, settle, streamOf } from '../helpers.ts';
@@ -60,7 +63,7 @@ function recorder(result?: unknown): ((...args: unknown[]) => unknown) & { calls
 const fetchOf = (make: () => Response) => async () => make();
 const placeholders = { headers: {}, body: '{}' };
 
-type Runner = () => Promise<void>;
+type Runner = (context: { skip(note?: string): void }) => Promise<void>;
 /** Where a snippet runs: here, in another test file, or nowhere (and why). */
 type Entry = { contains: string } & ({ run: (snippet: Snippet) => Runner } | { runBy: string } | { why: string });
 
@@ -141,6 +144,31 @@ const SNIPPETS: Record<string, Entry> = {
   'README.md#5': { contains: 'new EventStreamEncoder({ keepAliveMs: 15_000 })', run: relayServer },
   'README.md#6': { contains: 'new EventStreamDecoder()', run: relayPage },
   'README.md#7': {
+    contains: 'await keepStream(log, streamId,',
+    run: (snippet) => async () => {
+      // The first response (the turn so far as one snapshot when it is already in the log, then the
+      // tail), then a resume after the first response's last id but two: the last two events, once.
+      const printed = await runSnippet(snippet.code, { modules, scope: { ...placeholders, fetch: fetchOf(writeFile) } });
+      const chat = printed.exports['chat'] as (request: Request) => Promise<Response>;
+      const resume = printed.exports['resume'] as (request: Request, streamId: string) => Promise<Response>;
+      const first = await chat(new Request('http://127.0.0.1/api/chat', { method: 'POST', body: '{}' }));
+      const streamId = first.headers.get('x-stream-id') ?? '';
+      expect(streamId).toMatch(/^[\w-]{22,}$/);
+      const decoder = new EventStreamDecoder();
+      const turn = await collectTurn(new Response(await first.text()).body!.pipeThrough(decoder));
+      expect(turn.toolCalls.map((call) => [call.toolName, call.arguments])).toEqual([['write_file', WRITE_FILE_ARGS]]);
+      const last = Number(decoder.lastEventId);
+      const again = await resume(new Request(`http://127.0.0.1/api/chat/${streamId}`, { headers: { 'last-event-id': String(last - 2) } }), streamId);
+      const rest = new EventStreamDecoder();
+      const events = await readAll(again.body!.pipeThrough(rest));
+      expect(events).toHaveLength(2);
+      expect(events.at(-1)?.type).toBe('finished');
+      expect(rest.lastEventId).toBe(String(last));
+      const hostile = await resume(new Request('http://127.0.0.1/api/chat/x', { headers: { 'last-event-id': '1; DEL *' } }), streamId);
+      expect(hostile.status).toBe(400);
+    },
+  },
+  'README.md#8': {
     contains: 'new TerminalSink(',
     run: (snippet) => async () => {
       const printed = await runSnippet(snippet.code, { modules, scope: { response: recording(ANTHROPIC) } });
@@ -148,7 +176,7 @@ const SNIPPETS: Record<string, Entry> = {
       expect(printed.stdout).not.toContain('\x1b');
     },
   },
-  'README.md#8': {
+  'README.md#9': {
     contains: "from 'jsr:@argstream/argstream'",
     run: (snippet) => async () => {
       // Run by Node with the jsr: import served from src/; examples/deno/ is run by Deno itself.
@@ -358,14 +386,30 @@ const SNIPPETS: Record<string, Entry> = {
   'docs/relay.md#0': { contains: 'new EventStreamEncoder({ keepAliveMs: 15_000 })', run: relayServer },
   'docs/relay.md#1': { contains: 'new EventStreamDecoder()', run: relayPage },
   'docs/relay.md#2': {
-    contains: 'resumeEventStream(kept, request)',
-    run: (snippet) => async () => {
-      const printed = await runSnippet(snippet.code, { modules });
-      const { answer, resume } = printed.exports as { answer(upstream: Response): Response; resume(request: Request): Response };
-      const all = await decoded(await answer(writeFile()).text());
-      expect(all.length).toBeGreaterThan(5);
-      const rest = await decoded(await resume(new Request('http://127.0.0.1/api/chat/1', { headers: { 'last-event-id': '3' } })).text());
-      expect(rest).toEqual(all.slice(3));
+    contains: 'new RedisEventLog(client,',
+    run: (snippet) => async (context) => {
+      // On a real redis-server of its own (skipped, saying what to install, where there is none; CI has one).
+      if (skipWithoutRedis()) return context.skip(redisMissing());
+      const redis = await startRedis();
+      let client: { destroy?(): void; quit?(): Promise<unknown> } | undefined;
+      try {
+        const env = { REDIS_URL: redis.url };
+        const redisModule = { createClient: (options: object) => (client = createClient(options) as never) };
+        const printed = await runSnippet(snippet.code, { modules: { ...modules, 'argstream/redis': argstreamRedis, redis: redisModule }, scope: { ...placeholders, fetch: fetchOf(writeFile), process: { env } } });
+        const { chat, resume, stop } = printed.exports as { chat(request: Request): Promise<Response>; resume(request: Request, id: string): Promise<Response>; stop(id: string): Promise<Response> };
+        const first = await chat(new Request('http://127.0.0.1/api/chat', { method: 'POST', body: '{}' }));
+        const streamId = first.headers.get('x-stream-id') ?? '';
+        const turn = await collectTurn(new Response(await first.text()).body!.pipeThrough(new EventStreamDecoder()));
+        expect(turn.toolCalls.map((call) => [call.toolName, call.arguments])).toEqual([['write_file', WRITE_FILE_ARGS]]);
+        // A resume from id 0 on the same log: the same turn (as a snapshot, then the end).
+        const again = await resume(new Request(`http://127.0.0.1/api/chat/${streamId}`), streamId);
+        expect((await collectTurn(again.body!.pipeThrough(new EventStreamDecoder()))).toolCalls).toEqual(turn.toolCalls);
+        expect((await resume(new Request('http://127.0.0.1/api/chat/x', { headers: { 'last-event-id': '1; DEL *' } }), streamId)).status).toBe(400);
+        expect((await stop(streamId)).status).toBeLessThan(500);
+      } finally {
+        await (client as { quit?(): Promise<unknown> } | undefined)?.quit?.().catch(() => undefined);
+        await redis.stop();
+      }
     },
   },
 
@@ -410,8 +454,8 @@ describe('the snippets, run as written', () => {
     const entry = SNIPPETS[key(snippet)];
     return entry !== undefined && 'run' in entry ? [[key(snippet), entry.run(snippet)] as const] : [];
   });
-  it.each(runnable)('%s', async (_id, run) => {
-    await run();
+  it.for(runnable)('%s', async ([, run], context) => {
+    await run(context);
   });
 });
 
