@@ -98,7 +98,7 @@ function script(source: string): Script {
   return { source, sha: undefined };
 }
 
-const SCRIPTS = { open: script(OPEN), append: script(APPEND), finish: script(FINISH), renew: script(RENEW), stop: script(STOP), read: script(READ), status: script(STATUS) };
+const SCRIPTS: Readonly<Record<'open' | 'append' | 'finish' | 'renew' | 'stop' | 'read' | 'status', Script>> = { open: script(OPEN), append: script(APPEND), finish: script(FINISH), renew: script(RENEW), stop: script(STOP), read: script(READ), status: script(STATUS) };
 
 async function sha1(text: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-1', new TextEncoder().encode(text)));
