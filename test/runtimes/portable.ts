@@ -34,6 +34,7 @@ import {
   resumeEventStream,
   ToolCallArgumentsError,
   ToolCallProgressStream,
+  TurnStore,
   type FieldEvent,
   type JsonValue,
   type ProviderName,
@@ -843,6 +844,41 @@ test('EventStreamEncoder in a Response → EventStreamDecoder: recorded turns (p
       assertRelayed(await settle(streamOf(chunks).pipeThrough(new NdjsonDecoder())), expected, `${file} as NDJSON, ${how}`);
     }
   }
+});
+
+test('TurnStore reads a relay Response (SSE and NDJSON, cut at random) to the turn collectTurn builds, structurally shared; a snapshot resume gives the same turn', async () => {
+  const file = 'anthropic/text-then-2-parallel-tool-use.sse';
+  const pipeline = () => streamOf([recording(file)]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })).pipeThrough(new FieldEventStream({ keepProgress: false }));
+  const turn = await collectTurn(pipeline());
+  const expected = turn.toolCalls.map((call) => [call.toolCallId, call.toolName, call.arguments]);
+  for (const [encoder, type] of [[() => new EventStreamEncoder(), 'text/event-stream'], [() => new NdjsonEncoder(), 'application/x-ndjson']] as const) {
+    const bytes = await responseBytes(pipeline().pipeThrough(encoder()), { 'content-type': type === 'text/event-stream' ? EVENT_STREAM_HEADERS['content-type'] : 'application/x-ndjson; charset=utf-8' });
+    for (const [how, chunks] of cuttings(bytes, 7)) {
+      const store = new TurnStore({ schedule: 'sync' });
+      let previous = store.getSnapshot();
+      let changes = 0;
+      store.subscribe(() => {
+        const next = store.getSnapshot();
+        // A change makes a new snapshot; a call that did not change keeps its object.
+        for (const call of next.calls) {
+          const before = previous.calls.find((c) => c.toolCallId === call.toolCallId);
+          if (before !== undefined && before.status === 'complete') assert(before === call, `${type}, ${how}: a complete call keeps its identity`);
+        }
+        previous = next;
+        changes++;
+      });
+      const snapshot = await store.consume(new Response(streamOf(chunks), { headers: { 'content-type': type } }));
+      assertEqual(snapshot.status, 'done', `${type}, ${how}: status`);
+      assertEqual(snapshot.text, turn.text, `${type}, ${how}: text`);
+      assertEqual(snapshot.calls.map((call) => [call.toolCallId, call.toolName, call.input]), expected, `${type}, ${how}: calls`);
+      assert(changes > 2, `${type}, ${how}: listeners told as it streamed`);
+    }
+  }
+  // A client that has nothing resumes with one snapshot of what it lacks: the same turn.
+  const kept = (await eventsOf(pipeline())).values;
+  const resumed = await collectTurn(resumeEventStream(kept, 0, { snapshot: true }).pipeThrough(new EventStreamDecoder()));
+  assertEqual(resumed.toolCalls.map((call) => [call.toolCallId, call.toolName, call.arguments]), expected, 'resumed from a snapshot');
+  assertEqual(resumed.text, turn.text, 'resumed text');
 });
 
 test('EventStreamEncoder sends a provider error as event: error, and errors inside events, as their classes', async () => {
