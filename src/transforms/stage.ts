@@ -135,7 +135,8 @@ export class ChainRunner {
 
 /** What {@link chain} needs of a stage: its cores, and whether anything ran through them. */
 interface StageState {
-  readonly cores: readonly StageCore<unknown, unknown>[];
+  /** The cores the stage runs, in order; {@link extendStage} appends to it before any use. */
+  readonly cores: StageCore<unknown, unknown>[];
   used: boolean;
 }
 
@@ -214,6 +215,17 @@ export class Stage<I, O> extends TransformStream<I, O> {
     });
     states.set(this, state);
   }
+}
+
+/**
+ * Make `stage` (checked unused, not locked) run `cores` after its own, and return it: {@link chain}
+ * extends its first stage instead of making one more `TransformStream`, whose construction costs
+ * more than a small call's parsing. Internal.
+ */
+export function extendStage<I, O>(stage: Stage<I, unknown>, cores: readonly StageCore<unknown, unknown>[]): Stage<I, O> {
+  const state = states.get(stage) as StageState;
+  for (let i = 0; i < cores.length; i++) state.cores.push(cores[i] as StageCore<unknown, unknown>);
+  return stage as unknown as Stage<I, O>;
 }
 
 /**

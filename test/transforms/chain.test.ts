@@ -40,15 +40,20 @@ describe('chain', () => {
     expect(fragments.at(-1)).toEqual({ type: 'done' });
   });
 
-  it('chain returns a new TransformStream and consumes the stages it was given', () => {
+  it('chain returns its first stage, extended, and consumes the others', async () => {
     const a = new ToolCallProgressStream();
-    const b = new FieldEventStream();
-    const both = chain(a, b);
-    expect(both).toBeInstanceOf(TransformStream);
-    expect(both.readable).not.toBe(a.readable);
-    expect(both.writable.locked).toBe(false);
-    expect(both.readable.locked).toBe(false);
-    expect(a.writable.locked && a.readable.locked && b.writable.locked && b.readable.locked).toBe(true);
+    const b = new FieldEventStream({ keepProgress: false });
+    const c = new ConversationEventStream();
+    const all = chain(a, b, c);
+    expect(all).toBe(a);
+    expect(all).toBeInstanceOf(TransformStream);
+    expect(all.writable.locked).toBe(false);
+    expect(all.readable.locked).toBe(false);
+    expect(b.writable.locked && b.readable.locked && c.writable.locked && c.readable.locked).toBe(true);
+    const events: PipelineEvent[] = [start(0, 'c', 'write_file'), args(0, '{"path":"a.txt"}'), flush(0), finished('tool-calls', 'tool_use')];
+    const out = await readAll(streamOf(events).pipeThrough(all));
+    expect(out.map((e) => e.type)).toEqual(['field-start', 'field-delta', 'field-end', 'tool-call', 'finished']);
+    expect(() => chain(new JsonTextStream() as never, a as never)).toThrow(/stage 2 \(ToolCallProgressStream\) is already in use/);
   });
 
   it('chain refuses no stage, a foreign stream, a stage in use or given twice, and leaves the others untouched', () => {
@@ -61,7 +66,10 @@ describe('chain', () => {
     expect(() => chain(fresh, used)).toThrow(/stage 2 \(FieldEventStream\) is already in use/);
     expect(() => chain(fresh, fresh as never)).toThrow(TypeError);
     expect(fresh.readable.locked).toBe(false);
-    chain(fresh);
+    expect(chain(fresh)).toBe(fresh);
+    expect(() => chain(fresh, new FieldEventStream(), fresh as never)).toThrow(/stage 3 is stage 1 again/);
+    expect(fresh.writable.locked || fresh.readable.locked).toBe(false);
+    void fresh.writable.getWriter().write(start(0, 'c', 'f'));
     expect(() => chain(fresh)).toThrow(/already in use/);
   });
 
