@@ -242,7 +242,7 @@ export type { EventLog, EventLogErrorCode, EventLogProducer, LogEntry, OpenOptio
 export { MemoryEventLog } from './log/memory-event-log.ts';
 export type { MemoryEventLogOptions } from './log/memory-event-log.ts';
 export { eventLogErrorResponse, keepStream, resumeAfter, serveStream, stopStream } from './log/relay-log.ts';
-export type { KeepOutcome, KeepStreamOptions, KeptStream, ServeStreamOptions } from './log/relay-log.ts';
+export type { KeepOutcome, KeepStreamOptions, KeepStreamSource, KeptStream, ServeStreamOptions } from './log/relay-log.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Provider-run tool calls and refusals

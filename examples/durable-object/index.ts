@@ -67,19 +67,29 @@ export async function handleRequest(request: Request, env: Env, ctx: ExecutionCo
       return problem(400, 'the body must be JSON: { "prompt": "…" }');
     }
     if (typeof prompt !== 'string' || prompt === '') return problem(400, '"prompt" must be a non-empty string');
-    // Not tied to this request: the model goes on when the page leaves; only a stop cancels it.
-    const upstream = await fetch(env.ANTHROPIC_URL ?? 'https://api.anthropic.com/v1/messages', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'anthropic-version': '2023-06-01',
-        ...(env.ANTHROPIC_API_KEY === undefined ? {} : { 'x-api-key': env.ANTHROPIC_API_KEY }),
-      },
-      body: JSON.stringify({ model: env.ANTHROPIC_MODEL ?? 'claude-sonnet-5', max_tokens: 8192, stream: true, tools: [WRITE_FILE], messages: [{ role: 'user', content: prompt }] }),
-    });
     const streamId = newStreamId();
     try {
-      await keepStream(log, streamId, fromResponse(upstream, { provider: 'anthropic' }, new FieldEventStream({ keepProgress: false })), { waitUntil: (p) => ctx.waitUntil(p) });
+      // The stream is opened in its Durable Object first; the model is asked only then. Its request
+      // is not tied to this one (the model goes on when the page leaves): only a stop cancels it,
+      // through the producer's signal.
+      await keepStream(
+        log,
+        streamId,
+        async (signal) => {
+          const upstream = await fetch(env.ANTHROPIC_URL ?? 'https://api.anthropic.com/v1/messages', {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              'anthropic-version': '2023-06-01',
+              ...(env.ANTHROPIC_API_KEY === undefined ? {} : { 'x-api-key': env.ANTHROPIC_API_KEY }),
+            },
+            body: JSON.stringify({ model: env.ANTHROPIC_MODEL ?? 'claude-sonnet-5', max_tokens: 8192, stream: true, tools: [WRITE_FILE], messages: [{ role: 'user', content: prompt }] }),
+            signal,
+          });
+          return fromResponse(upstream, { provider: 'anthropic' }, new FieldEventStream({ keepProgress: false }));
+        },
+        { waitUntil: (p) => ctx.waitUntil(p) },
+      );
     } catch (error) {
       return eventLogErrorResponse(error);
     }

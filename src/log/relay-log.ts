@@ -43,6 +43,14 @@ export interface KeptStream {
 const IN_FLIGHT = 256;
 
 /**
+ * What {@link keepStream} keeps, made only once the stream is open in the log: a function that
+ * starts the provider request and returns its events. `signal` is the producer's
+ * (`EventLogProducer.signal`): it aborts on a stop, or when the log fails — pass it to `fetch`, so
+ * that a stop also ends a request still waiting for its response headers.
+ */
+export type KeepStreamSource<T> = (signal: AbortSignal) => ReadableStream<T> | PromiseLike<ReadableStream<T>>;
+
+/**
  * Keep `events` in `log` as the stream `streamId`, while they are produced: every event is
  * appended (ids 1, 2, 3 …), then the end — or the source's error. The keeping does not depend on
  * any client: serve the first response with {@link serveStream} like any resume, and the
@@ -51,34 +59,88 @@ const IN_FLIGHT = 256;
  * provider request — and fails the stream with `EventLogError` `stopped`; so does a log failure
  * (the stream is then failed with it where the log can still be written).
  *
- * @param events - the events to keep: any stage's output (`fromResponse(…)`, …). Read to its end.
- * @returns once the stream is open in the log (its id taken).
+ * Pass `events` as a function ({@link KeepStreamSource}) that makes the provider request: it is
+ * called only once the stream is open, so a log that is down (Redis unreachable) costs no
+ * provider request — `keepStream` rejects with `unavailable` within the log's command timeout,
+ * and the handler answers 503. A function that throws (or whose promise rejects: the provider
+ * cannot be reached) fails the stream with that error, as a source that errors does.
+ *
+ * @param events - the events to keep: a function that starts the provider request and returns any
+ * stage's output (`fromResponse(await fetch(…), …)`), or that output itself (the request is made
+ * then, whatever the log's state). Read to its end.
+ * @returns once the stream is open in the log (its id taken); the provider's response is not
+ * waited for.
  * @throws {EventLogError} `invalid-id`, `exists` (a second producer), `unavailable` — answer
- * with {@link eventLogErrorResponse}; `events` is cancelled then.
+ * with {@link eventLogErrorResponse}: 400, 409, 503. `events` is not called then (a stream given
+ * is cancelled).
  * @example
  * ```ts
  * const streamId = newStreamId();
- * await keepStream(log, streamId, fromResponse(upstream, { provider: 'anthropic' }, new FieldEventStream()), { waitUntil: ctx.waitUntil.bind(ctx) });
+ * try {
+ *   await keepStream(log, streamId, async (signal) => fromResponse(await fetch(url, { method: 'POST', headers, body, signal }), { provider: 'anthropic' }, new FieldEventStream()), { waitUntil: ctx.waitUntil.bind(ctx) });
+ * } catch (error) {
+ *   return eventLogErrorResponse(error); // 503 when the log is down: the provider was not asked
+ * }
  * return serveStream(log, streamId, request); // the page learns streamId to resume with (a header, its URL)
  * ```
  */
-export async function keepStream<T = PipelineEvent>(log: EventLog, streamId: string, events: ReadableStream<T>, options: KeepStreamOptions = {}): Promise<KeptStream> {
+export async function keepStream<T = PipelineEvent>(log: EventLog, streamId: string, events: ReadableStream<T> | KeepStreamSource<T>, options: KeepStreamOptions = {}): Promise<KeptStream> {
   const { waitUntil, ...limits } = options;
   let producer;
   try {
     producer = await log.open(streamId, limits);
   } catch (error) {
-    await events.cancel(error).catch(() => {});
+    if (typeof events !== 'function') await events.cancel(error).catch(() => {});
     throw error;
   }
-  const done = pump(producer, events);
+  const done = pump(producer, typeof events === 'function' ? start(events, producer.signal) : { stream: events });
   waitUntil?.(done);
   return { streamId, done };
 }
 
-async function pump<T>(producer: Awaited<ReturnType<EventLog['open']>>, events: ReadableStream<T>): Promise<KeepOutcome> {
-  const reader = events.getReader();
+/** The source, started: its stream, or why it could not be made. */
+type Started<T> = { readonly stream: ReadableStream<T> } | { readonly error: unknown };
+
+/** Call `source` (at once: the provider request starts now), its failure kept as a value. */
+function start<T>(source: KeepStreamSource<T>, signal: AbortSignal): Promise<Started<T>> {
+  try {
+    return Promise.resolve(source(signal)).then(
+      (stream) => (stream instanceof ReadableStream ? { stream } : { error: new TypeError(`keepStream: the source function must return a ReadableStream, got ${typeof stream}`) }),
+      (error: unknown) => ({ error }),
+    );
+  } catch (error) {
+    return Promise.resolve({ error });
+  }
+}
+
+type Producer = Awaited<ReturnType<EventLog['open']>>;
+
+/** The outcome of a producer whose signal aborted: a stop, or the log's failure. */
+async function aborted(producer: Producer): Promise<KeepOutcome> {
+  const reason = producer.signal.reason as unknown;
+  const error = isEventLogError(reason) ? reason : new EventLogError('stopped', `the stream ${producer.streamId} was stopped`, { cause: reason });
+  await producer.fail(error).catch(() => {});
+  return error.code === 'stopped' ? { status: 'stopped', error } : { status: 'log-failed', error };
+}
+
+function logFailed(error: unknown): KeepOutcome {
+  return { status: 'log-failed', error: isEventLogError(error) ? error : new EventLogError('unavailable', String(error), { cause: error }) };
+}
+
+async function pump<T>(producer: Producer, source: Started<T> | Promise<Started<T>>): Promise<KeepOutcome> {
   const signal = producer.signal;
+  const started = await source;
+  if (!('stream' in started)) {
+    // The provider request could not be made (or was stopped before its response).
+    if (signal.aborted) return aborted(producer);
+    try {
+      await producer.fail(started.error);
+      return { status: 'failed', error: started.error };
+    } catch (error) {
+      return logFailed(error);
+    }
+  }
+  const reader = started.stream.getReader();
   const onAbort = () => {
     reader.cancel(signal.reason).catch(() => {});
   };
@@ -114,12 +176,7 @@ async function pump<T>(producer: Awaited<ReturnType<EventLog['open']>>, events: 
       await producer.fail(error).catch(() => {});
       return { status: 'log-failed', error };
     }
-    if (signal.aborted) {
-      const reason = signal.reason as unknown;
-      const error = isEventLogError(reason) ? reason : new EventLogError('stopped', `the stream ${producer.streamId} was stopped`, { cause: reason });
-      await producer.fail(error).catch(() => {});
-      return error.code === 'stopped' ? { status: 'stopped', error } : { status: 'log-failed', error };
-    }
+    if (signal.aborted) return await aborted(producer);
     if (sourceError !== undefined) {
       await producer.fail(sourceError.error);
       return { status: 'failed', error: sourceError.error };
@@ -127,7 +184,7 @@ async function pump<T>(producer: Awaited<ReturnType<EventLog['open']>>, events: 
     await producer.end();
     return { status: 'ended' };
   } catch (error) {
-    return { status: 'log-failed', error: isEventLogError(error) ? error : new EventLogError('unavailable', String(error), { cause: error }) };
+    return logFailed(error);
   } finally {
     signal.removeEventListener('abort', onAbort);
     reader.releaseLock();

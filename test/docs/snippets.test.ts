@@ -166,6 +166,18 @@ const SNIPPETS: Record<string, Entry> = {
       expect(rest.lastEventId).toBe(String(last));
       const hostile = await resume(new Request('http://127.0.0.1/api/chat/x', { headers: { 'last-event-id': '1; DEL *' } }), streamId);
       expect(hostile.status).toBe(400);
+      // A log that is down (RedisEventLog in its place, Redis unreachable): 503, and the provider is not asked.
+      class DownLog extends argstream.MemoryEventLog {
+        override async open(): Promise<never> {
+          throw new argstream.EventLogError('unavailable', 'Redis did not open the stream: no answer within 2000 ms');
+        }
+      }
+      const provider = recorder(Promise.resolve(writeFile()));
+      const down = await runSnippet(snippet.code, { modules: { ...modules, argstream: { ...argstream, MemoryEventLog: DownLog } }, scope: { ...placeholders, fetch: provider } });
+      const refused = await (down.exports['chat'] as (request: Request) => Promise<Response>)(new Request('http://127.0.0.1/api/chat', { method: 'POST', body: '{}' }));
+      expect(refused.status).toBe(503);
+      expect(await refused.text()).toMatch(/^unavailable: /);
+      expect(provider.calls).toEqual([]);
     },
   },
   'README.md#8': {
@@ -391,23 +403,38 @@ const SNIPPETS: Record<string, Entry> = {
       // On a real redis-server of its own (skipped, saying what to install, where there is none; CI has one).
       if (skipWithoutRedis()) return context.skip(redisMissing());
       const redis = await startRedis();
-      let client: { destroy?(): void; quit?(): Promise<unknown> } | undefined;
+      const clients: Array<{ destroy(): void }> = [];
       try {
         const env = { REDIS_URL: redis.url };
-        const redisModule = { createClient: (options: object) => (client = createClient(options) as never) };
-        const printed = await runSnippet(snippet.code, { modules: { ...modules, 'argstream/redis': argstreamRedis, redis: redisModule }, scope: { ...placeholders, fetch: fetchOf(writeFile), process: { env } } });
-        const { chat, resume, stop } = printed.exports as { chat(request: Request): Promise<Response>; resume(request: Request, id: string): Promise<Response>; stop(id: string): Promise<Response> };
+        const redisModule = { createClient: (options: object) => clients[clients.push(createClient(options)) - 1] as never };
+        let asked = 0;
+        const provider = async () => (asked++, writeFile());
+        const load = async () => (await runSnippet(snippet.code, { modules: { ...modules, 'argstream/redis': argstreamRedis, redis: redisModule }, scope: { ...placeholders, fetch: provider, process: { env } } })).exports;
+        const { chat, resume, stop } = (await load()) as { chat(request: Request): Promise<Response>; resume(request: Request, id: string): Promise<Response>; stop(id: string): Promise<Response> };
         const first = await chat(new Request('http://127.0.0.1/api/chat', { method: 'POST', body: '{}' }));
         const streamId = first.headers.get('x-stream-id') ?? '';
         const turn = await collectTurn(new Response(await first.text()).body!.pipeThrough(new EventStreamDecoder()));
         expect(turn.toolCalls.map((call) => [call.toolName, call.arguments])).toEqual([['write_file', WRITE_FILE_ARGS]]);
+        expect(asked).toBe(1);
         // A resume from id 0 on the same log: the same turn (as a snapshot, then the end).
         const again = await resume(new Request(`http://127.0.0.1/api/chat/${streamId}`), streamId);
         expect((await collectTurn(again.body!.pipeThrough(new EventStreamDecoder()))).toolCalls).toEqual(turn.toolCalls);
         expect((await resume(new Request('http://127.0.0.1/api/chat/x', { headers: { 'last-event-id': '1; DEL *' } }), streamId)).status).toBe(400);
         expect((await stop(streamId)).status).toBeLessThan(500);
+        // Redis stopped (a running process, and one that starts meanwhile): a POST is a 503 within
+        // the command timeout (2 s), never a hang, and the provider is not asked.
+        await redis.kill();
+        const { chat: startedDown } = (await load()) as { chat(request: Request): Promise<Response> };
+        for (const handler of [chat, startedDown]) {
+          const hang = new Promise<'hang'>((resolve) => setTimeout(resolve, 10_000, 'hang'));
+          const refused = await Promise.race([handler(new Request('http://127.0.0.1/api/chat', { method: 'POST', body: '{}' })), hang]);
+          expect(refused).toBeInstanceOf(Response);
+          expect((refused as Response).status).toBe(503);
+          expect(await (refused as Response).text()).toMatch(/^unavailable: /);
+        }
+        expect(asked).toBe(1);
       } finally {
-        await (client as { quit?(): Promise<unknown> } | undefined)?.quit?.().catch(() => undefined);
+        for (const client of clients) client.destroy();
         await redis.stop();
       }
     },

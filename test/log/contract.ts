@@ -559,6 +559,63 @@ export function logContract(name: string, harness: LogHarness): void {
       }
     });
 
+    it('keepStream calls a source function only once the stream is open: a refused open asks no provider, a stop aborts a request still waiting for its response, a function that throws fails the stream', async () => {
+      const log = await harness.make();
+      const other = await harness.peer(log);
+      try {
+        // Called after the open: the stream is in the log (on the other instance too) when the provider is asked.
+        const id = newStreamId();
+        let seen: { entries: LogEntry[]; error: unknown } | undefined;
+        const kept = await keepStream(log, id, async (signal) => {
+          expect(signal).toBeInstanceOf(AbortSignal);
+          seen = await entries(await other.read(id, 0, { follow: false }));
+          return streamOf<unknown>([{ type: 'a' }]);
+        });
+        expect(await kept.done).toEqual({ status: 'ended' });
+        expect(seen).toEqual({ entries: [], error: undefined });
+        expect((await decodeText(await bodyText(await serveStream(other, id, get('http://relay/s'))))).events).toEqual([{ type: 'a' }]);
+
+        // A second producer: refused before its function is called (no provider request).
+        let called = false;
+        expectCode(await rejection(keepStream(log, id, () => ((called = true), streamOf<unknown>([])))), 'exists');
+        expectCode(await rejection(keepStream(log, 'not an id', () => ((called = true), streamOf<unknown>([])))), 'invalid-id');
+        expect(called).toBe(false);
+
+        // A stop while the provider has not answered: the signal given to the request aborts.
+        const waiting = newStreamId();
+        let aborted: unknown;
+        const stoppable = await keepStream(log, waiting, (signal) =>
+          new Promise<ReadableStream<unknown>>((_, reject) => {
+            signal.addEventListener('abort', () => {
+              aborted = signal.reason;
+              reject(new DOMException('The operation was aborted.', 'AbortError'));
+            });
+          }),
+        );
+        expect((await stopStream(other, waiting)).status).toBe(204);
+        const outcome = await stoppable.done;
+        expect(outcome.status).toBe('stopped');
+        expectCode(aborted, 'stopped');
+        const stoppedPage = await decodeText(await bodyText(await serveStream(other, waiting, get('http://relay/s'))));
+        expect(stoppedPage.events).toEqual([]);
+        expect(stoppedPage.error).toMatchObject({ name: 'EventLogError', code: 'stopped' });
+
+        // The provider cannot be reached: the stream fails with that error, readers get it.
+        const unreachable = newStreamId();
+        const failure = new TypeError('fetch failed');
+        const failing = await keepStream(log, unreachable, async () => {
+          throw failure;
+        });
+        expect(await failing.done).toEqual({ status: 'failed', error: failure });
+        const failedPage = await decodeText(await bodyText(await serveStream(other, unreachable, get('http://relay/s'))));
+        expect(failedPage.events).toEqual([]);
+        expect(failedPage.error).toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+      } finally {
+        await other.close();
+        await log.close();
+      }
+    });
+
     it('resumers far behind get a snapshot while the turn streams, and end with the same turn', async () => {
       const log = await harness.make();
       const other = await harness.peer(log);

@@ -202,7 +202,7 @@ describe.skipIf(skip)('RedisEventLog on redis-server', () => {
   });
 
   describe('faults', () => {
-    it('Redis down at the start: open, read, stop and serveStream fail with unavailable (503) within the command timeout; keepStream cancels its source', async () => {
+    it('Redis down at the start: open, read, stop and serveStream fail with unavailable (503) within the command timeout; keepStream cancels its source, or never calls its source function', async () => {
       const port = await freePort(); // nothing listens there
       for (const connect of [true, false]) {
         const client = createClient({ url: `redis://127.0.0.1:${port}`, socket: { connectTimeout: 300 } });
@@ -227,6 +227,10 @@ describe.skipIf(skip)('RedisEventLog on redis-server', () => {
           const source = new ReadableStream({ cancel: (reason) => void (cancelled = reason) });
           await expect(keepStream(log, id, source)).rejects.toMatchObject({ code: 'unavailable' });
           expect(cancelled).toMatchObject({ code: 'unavailable' });
+          // Given the provider request as a function, keepStream never makes it.
+          let asked = false;
+          await expect(keepStream(log, id, () => ((asked = true), new ReadableStream()))).rejects.toMatchObject({ code: 'unavailable' });
+          expect(asked).toBe(false);
         } finally {
           await log.close();
           client.destroy();
