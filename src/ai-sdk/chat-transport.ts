@@ -72,13 +72,12 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
   readonly #schedule: TurnStoreSchedule | undefined;
   /** Whether a resume continues the snapshot (ai 5, or ai 7 without replay). */
   readonly #resumeContinues: boolean;
-  #store: TurnStore<T>;
-  /** What a resume that continues needs: the adapter's state and the calls' text so far. */
-  #session: Session;
+  /** The response whose snapshot is shown: the latest to arrive. */
+  #current: Session;
   #unsubscribe: () => void;
   readonly #listeners = new Set<() => void>();
-  /** What the next response is: a new one, or a resume. */
-  #next: 'send' | 'resume' = 'send';
+  /** Each response's router, by the stream handed to the AI SDK, until its call says what it is. */
+  readonly #routers = new WeakMap<ReadableStream<UIMessageChunk>, ChunkRouter>();
 
   constructor(options: ArgstreamChatTransportOptions<UI_MESSAGE, T> = {}) {
     const { tools, schedule, resumeStreamIsReplay, ...http } = options;
@@ -87,9 +86,8 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
     this.#schedule = schedule;
     this.resumeStreamIsReplay = resumeStreamIsReplay ?? true;
     this.#resumeContinues = !replayAware() || !this.resumeStreamIsReplay;
-    this.#store = this.#newStore();
-    this.#session = newSession();
-    this.#unsubscribe = this.#store.subscribe(this.#tell);
+    this.#current = this.#newSession();
+    this.#unsubscribe = this.#current.store.subscribe(this.#tell);
   }
 
   /** Listen for changes of the snapshot (React's `useSyncExternalStore` contract). Bound. */
@@ -102,16 +100,21 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
   };
 
   /** The turn of the latest response: its text and each tool call's input so far, typed. Bound. */
-  readonly getSnapshot = (): TurnSnapshot<T> => this.#store.getSnapshot();
+  readonly getSnapshot = (): TurnSnapshot<T> => this.#current.store.getSnapshot() as TurnSnapshot<T>;
 
-  override sendMessages(options: Parameters<HttpChatTransport<UI_MESSAGE>['sendMessages']>[0]): Promise<ReadableStream<UIMessageChunk>> {
-    this.#next = 'send';
-    return super.sendMessages(options);
+  override async sendMessages(options: Parameters<HttpChatTransport<UI_MESSAGE>['sendMessages']>[0]): Promise<ReadableStream<UIMessageChunk>> {
+    const stream = await super.sendMessages(options);
+    this.#begin(stream, this.#newSession());
+    return stream;
   }
 
-  override reconnectToStream(options: Parameters<HttpChatTransport<UI_MESSAGE>['reconnectToStream']>[0]): Promise<ReadableStream<UIMessageChunk> | null> {
-    this.#next = 'resume';
-    return super.reconnectToStream(options);
+  override async reconnectToStream(options: Parameters<HttpChatTransport<UI_MESSAGE>['reconnectToStream']>[0]): Promise<ReadableStream<UIMessageChunk> | null> {
+    // What the resume goes on with is decided at the call: a request sent while it waits for its
+    // response is another turn, and its response, arriving first or last, is not this one.
+    const continued = this.#resumeContinues ? this.#current : undefined;
+    const stream = await super.reconnectToStream(options);
+    if (stream !== null) this.#begin(stream, continued ?? this.#newSession());
+    return stream;
   }
 
   /** Stop telling listeners (ai 7's `ChatTransport.close`, called when the chat is disposed). */
@@ -120,25 +123,31 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
   }
 
   protected processResponseStream(stream: ReadableStream<Uint8Array>): ReadableStream<UIMessageChunk> {
-    if (this.#next === 'send' || !this.#resumeContinues) this.#replaceStore();
-    this.#next = 'send';
-    const store = this.#store as unknown as TurnStore<ToolSchemas>;
-    return new ReadableStream<UIMessageChunk>(new ChunkRouter(stream.getReader(), store, this.#session), { highWaterMark: 0 });
+    // Read as a new response unless the call that fetched it says otherwise (before any read).
+    const router: ChunkRouter = new ChunkRouter(stream.getReader(), () => this.#begin(readable, this.#newSession()));
+    const readable = new ReadableStream<UIMessageChunk>(router, { highWaterMark: 0 });
+    this.#routers.set(readable, router);
+    return readable;
   }
 
-  #newStore(): TurnStore<T> {
+  /** The response of `stream` is read into `session`, whose snapshot is now the one shown. */
+  #begin(stream: ReadableStream<UIMessageChunk>, session: Session): void {
+    const router = this.#routers.get(stream);
+    if (router === undefined) return;
+    this.#routers.delete(stream);
+    router.bind(session);
+    if (session === this.#current) return;
+    this.#unsubscribe();
+    this.#current = session;
+    this.#unsubscribe = session.store.subscribe(this.#tell);
+    this.#tell();
+  }
+
+  #newSession(): Session {
     const options: { tools?: T; schedule?: TurnStoreSchedule } = {};
     if (this.#tools !== undefined) options.tools = this.#tools;
     if (this.#schedule !== undefined) options.schedule = this.#schedule;
-    return new TurnStore<T>(options);
-  }
-
-  #replaceStore(): void {
-    this.#unsubscribe();
-    this.#store = this.#newStore();
-    this.#session = newSession();
-    this.#unsubscribe = this.#store.subscribe(this.#tell);
-    this.#tell();
+    return { decoder: new ProviderEventDecoder({ provider: 'ai-sdk-ui' }), texts: new Map(), store: new TurnStore<T>(options) as unknown as TurnStore<ToolSchemas> };
   }
 
   readonly #tell = (): void => {
@@ -146,15 +155,15 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
   };
 }
 
-/** The state of one response that outlives a connection: a resume that continues goes on from it. */
+/**
+ * One response and the resumes that continue it: its adapter's state, the calls' text so far and
+ * its snapshot.
+ */
 interface Session {
   readonly decoder: ProviderEventDecoder;
   /** The input text so far of each call still streaming, by `toolCallId`. */
   readonly texts: Map<string, string[]>;
-}
-
-function newSession(): Session {
-  return { decoder: new ProviderEventDecoder({ provider: 'ai-sdk-ui' }), texts: new Map() };
+  readonly store: TurnStore<ToolSchemas>;
 }
 
 /** The chunks after which a streaming call will get no more deltas: the AI SDK keeps its input as it stands. */
@@ -172,8 +181,9 @@ const STOPS: ReadonlySet<string> = new Set(['abort', 'error', 'finish-step', 'fi
  */
 class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
-  readonly #store: TurnStore<ToolSchemas>;
-  readonly #session: Session;
+  /** Binds a router whose call did not (a response read before its call returned). */
+  readonly #unbound: () => void;
+  #session: Session | undefined;
   readonly #text = new TextDecoder();
   readonly #events: PipelineEvent[] = [];
   readonly #parser: EventSourceParser;
@@ -184,11 +194,21 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
   /** The response said it ended (`finish`, `abort`, `error`). */
   #ended = false;
 
-  constructor(reader: ReadableStreamDefaultReader<Uint8Array>, store: TurnStore<ToolSchemas>, session: Session) {
+  constructor(reader: ReadableStreamDefaultReader<Uint8Array>, unbound: () => void) {
     this.#reader = reader;
-    this.#store = store;
-    this.#session = session;
+    this.#unbound = unbound;
     this.#parser = createParser({ onEvent: (message) => this.#chunk(message) });
+  }
+
+  /** The session this response is read into: a new one, or the one a resume continues. */
+  bind(session: Session): void {
+    this.#session ??= session;
+  }
+
+  /** The response's session (bound at the latest on the first read). */
+  get #bound(): Session {
+    if (this.#session === undefined) this.#unbound();
+    return this.#session as Session;
   }
 
   async pull(controller: ReadableStreamDefaultController<UIMessageChunk>): Promise<void> {
@@ -201,8 +221,8 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
         // A response cut before its end (a dropped connection) leaves the turn open: a resume goes
         // on with it (or, replaying, replaces it), and so does a new request.
         if (this.#ended) {
-          this.#apply(() => this.#session.decoder.end(this.#events as never[]));
-          if (!this.#broken) this.#store.end();
+          this.#apply(() => this.#bound.decoder.end(this.#events as never[]));
+          if (!this.#broken) this.#bound.store.end();
         }
         controller.close();
         return;
@@ -212,7 +232,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       } catch (error) {
         // The AI SDK's stream errors with it (as with its own transport); the snapshot too.
         this.#flush(controller);
-        this.#store.fail(error);
+        this.#bound.store.fail(error);
         void this.#reader.cancel(error).catch(() => undefined);
         throw error;
       }
@@ -225,8 +245,8 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
 
   cancel(reason: unknown): Promise<void> {
     // The AI SDK's stop(): the turn ends there, stopped, not failed (a call cut mid-input is).
-    if (reason instanceof Error && reason.name === 'AbortError') this.#store.end();
-    else this.#store.fail(reason);
+    if (reason instanceof Error && reason.name === 'AbortError') this.#bound.store.end();
+    else this.#bound.store.fail(reason);
     return this.#reader.cancel(reason);
   }
 
@@ -243,16 +263,16 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       step();
     } catch (error) {
       this.#broken = true;
-      this.#store.fail(error);
+      this.#bound.store.fail(error);
     } finally {
-      for (let i = 0; i < events.length; i++) this.#store.push(events[i]);
+      for (let i = 0; i < events.length; i++) this.#bound.store.push(events[i]);
       events.length = 0;
     }
   }
 
   /** The streaming calls' text so far, as one delta each, to the AI SDK. */
   #settle(): void {
-    const texts = this.#session.texts;
+    const texts = this.#bound.texts;
     for (const [toolCallId, pieces] of texts) {
       if (pieces.length > 0) this.#out.push({ type: 'tool-input-delta', toolCallId, inputTextDelta: pieces.join('') } as UIMessageChunk);
     }
@@ -270,7 +290,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       throw new TypeError(`the UI message stream sent data that is not JSON: ${data.slice(0, 80)}`, { cause: error });
     }
     const events = this.#events;
-    const texts = this.#session.texts;
+    const texts = this.#bound.texts;
     if ((chunk.type as string) === TOOL_INPUT_UPDATES) {
       // An argstream server's path updates (UIMessageStreamEncoder's toolInputs: 'path-updates').
       const { toolCallId, updates } = (chunk as unknown as { data: { toolCallId: string; updates: readonly PathUpdate[] } }).data;
@@ -280,7 +300,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       this.#out.push(chunk);
       return;
     }
-    this.#apply(() => this.#session.decoder.push(chunk as object, events as never[]));
+    this.#apply(() => this.#bound.decoder.push(chunk as object, events as never[]));
     switch (chunk.type) {
       case 'tool-input-delta': {
         const pieces = texts.get(chunk.toolCallId);

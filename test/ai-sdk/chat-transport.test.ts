@@ -10,7 +10,7 @@ import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { ArgstreamChatTransport } from '../../src/ai-sdk/chat-transport.ts';
 import { readAll } from '../helpers.ts';
-import { chunksOf, DIR, recordings, SEND, streamOfItems, transportOptions } from './transport-helpers.ts';
+import { chunksOf, DIR, eventsOf, gatedFetch, recordings, SEND, streamOfItems, transportOptions } from './transport-helpers.ts';
 
 const RECORDINGS = recordings('ai5-');
 
@@ -93,7 +93,55 @@ describe('ArgstreamChatTransport with ai 5', () => {
     await readAll(await whole.sendMessages(SEND));
     expect(transport.getSnapshot().calls.map((c) => c.input)).toEqual(whole.getSnapshot().calls.map((c) => c.input));
   });
+  it('decides at each call what its response is: a send made while a resume waits is a new turn, and the resume goes on with its own', async () => {
+    const sse = readFileSync(new URL('ai5-reasoning-text-write-file.sse', DIR), 'utf8');
+    const other = readFileSync(new URL('ai5-whole-tool-calls.sse', DIR), 'utf8');
+    const events = eventsOf(sse);
+    const cut = events.findIndex((event) => event.includes('tool-input-delta')) + 2;
+    const turnOf = async (recording: string) => {
+      const whole = transportFor(() => recording);
+      await readAll(await whole.sendMessages(SEND));
+      return summary(whole.getSnapshot());
+    };
+    const cutTurn = await turnOf(sse);
+    const otherTurn = await turnOf(other);
+    for (const first of ['the send', 'the resume'] as const) {
+      const gate = gatedFetch();
+      const transport = new ArgstreamChatTransport({ api: 'http://127.0.0.1/api/chat', schedule: 'sync', fetch: gate.fetch });
+      const sent = transport.sendMessages(SEND);
+      (await gate.next()).answer(events.slice(0, cut).join(''));
+      await readAll(await sent);
+      expect(transport.getSnapshot().calls[0]?.status).toBe('streaming');
+      // A resume, then a new request while the resume waits for its response.
+      const resumed = transport.reconnectToStream({ chatId: 'chat' });
+      const resume = await gate.next();
+      const next = transport.sendMessages(SEND);
+      const send = await gate.next();
+      const answerSend = async () => {
+        send.answer(other);
+        await readAll(await next);
+        expect(summary(transport.getSnapshot()), first).toEqual(otherTurn);
+      };
+      const answerResume = async () => {
+        resume.answer(events.slice(cut).join(''));
+        await readAll((await resumed)!);
+        expect(summary(transport.getSnapshot()), first).toEqual(cutTurn);
+      };
+      if (first === 'the send') {
+        await answerSend();
+        await answerResume();
+      } else {
+        await answerResume();
+        await answerSend();
+      }
+    }
+  });
 });
+
+/** What a snapshot says of a turn: its status, text and calls. */
+function summary(snapshot: { status: string; text: string; calls: readonly { toolCallId: string; status: string; input: unknown }[] }) {
+  return { status: snapshot.status, text: snapshot.text, calls: snapshot.calls.map((call) => [call.toolCallId, call.status, call.input]) };
+}
 
 /** A part without what only the AI SDK's re-parse gives mid-stream (a streaming call's partial input). */
 function stripStreaming(part: UIMessage['parts'][number]): unknown {
