@@ -682,6 +682,9 @@ class Tail {
   async #check(waiting: readonly Follower[]): Promise<void> {
     const first = waiting[0];
     if (first === undefined) return;
+    // What each follower had read when the check was sent: the blocking reads go on meanwhile on
+    // the other connection, and may bring entries written after the script ran.
+    const seen = waiting.map((follower) => follower.fetched);
     let reply: unknown;
     try {
       reply = await this.#log.eval('status', [first.keys.meta, first.keys.lease], [], `check the producer of ${first.streamId}`);
@@ -694,10 +697,11 @@ class Tail {
     }
     const [lastRaw, state, leased] = reply as [unknown, unknown, unknown];
     const last = Number(lastRaw);
-    for (const follower of waiting) {
-      if (follower.fetched > last + (state === 'open' ? 0 : 1)) {
-        follower.fail(new EventLogError('unavailable', `the stream ${follower.streamId} holds ${last} events in Redis but ${follower.fetched} were read: Redis lost events`));
-      } else if (state === 'open' && Number(leased) !== 1 && follower.fetched >= last) {
+    for (const [i, follower] of waiting.entries()) {
+      const fetched = seen[i] as number;
+      if (fetched > last + (state === 'open' ? 0 : 1)) {
+        follower.fail(new EventLogError('unavailable', `the stream ${follower.streamId} holds ${last} events in Redis but ${fetched} were read: Redis lost events`));
+      } else if (state === 'open' && Number(leased) !== 1 && fetched >= last) {
         follower.fail(new EventLogError('producer-lost', `the producer of stream ${follower.streamId} stopped before the stream's end (its lease ran out)`));
       } else if (follower.fetched < last + (state === 'open' ? 0 : 1)) {
         this.wake(); // entries it has not read yet: a read is due

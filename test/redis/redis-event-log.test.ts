@@ -452,5 +452,52 @@ describe.skipIf(skip)('RedisEventLog on redis-server', () => {
         rmSync(dir, { recursive: true, force: true });
       }
     });
+
+    it('a lease check answered after the blocking read has brought newer events is no loss: the reader gets every event once, then the end', async () => {
+      // A loaded instance: the answer to a lease check (on the command connection) comes after
+      // the blocking read (on its own connection) has delivered events appended meanwhile.
+      const client = await connected(server.url);
+      const held: number[] = [];
+      const slow = new Proxy(client as unknown as RedisClientLike, {
+        get(target, key, receiver) {
+          if (key === 'sendCommand') {
+            return async (args: readonly string[], options?: { timeout?: number }) => {
+              const reply = await target.sendCommand(args, options);
+              // The status script: two keys, the state and the lease.
+              if (/^EVAL/.test(args[0] as string) && args[2] === '2' && args[3]?.endsWith(':m') && args[4]?.endsWith(':l')) {
+                held.push(Date.now());
+                await delay(300);
+              }
+              return reply;
+            };
+          }
+          const value = Reflect.get(target, key, receiver) as unknown;
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      const reading = new RedisEventLog(slow, { prefix: 'checked', leaseMs: 200, commandTimeoutMs: 2000 });
+      const writing = await makeLog('checked', { leaseMs: 200 });
+      try {
+        const id = newStreamId();
+        const producer = await writing.open(id);
+        await producer.append({ type: 'n', i: 1 });
+        const reader = reading.read(id, 0).then(entries);
+        // Quiet for longer than a quarter lease: a check is sent, and its answer (last: 1) held.
+        const deadline = Date.now() + 5_000;
+        while (held.length === 0 && Date.now() < deadline) await delay(10);
+        expect(held.length).toBeGreaterThan(0);
+        for (let i = 2; i <= 5; i++) await producer.append({ type: 'n', i });
+        await delay(400); // the held answer arrives after events 2–5 were read
+        await producer.end();
+        const got = await reader;
+        expect(got.error).toBeUndefined();
+        expect(ids(got.entries)).toEqual([1, 2, 3, 4, 5]);
+        expect(got.entries.at(-1)).toEqual({ kind: 'end' });
+      } finally {
+        await reading.close();
+        await writing.close();
+        client.destroy();
+      }
+    });
   });
 });
