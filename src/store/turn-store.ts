@@ -257,15 +257,33 @@ export class TurnStore<T extends ToolSchemas = {}> {
   }
 
   /**
-   * The sink: pipe any stage's output into it. Closing it ends the turn; aborting it (an error
-   * upstream, which `pipeTo` passes on) puts the error in the snapshot. Created on first use.
+   * The sink, made on first use: `events.pipeTo(store.writable)` with any stage's output. A write
+   * waits for an asynchronous schema, so events stay in order. Closing it ends the turn.
+   *
+   * A failure is in the snapshot (`status: 'error'`) whichever way it comes, and `pipeTo` rejects
+   * with it, as it does for any sink: the source's error (`pipeTo` aborts the writable with it), an
+   * abort of the writable or of the pipe (its `signal`: the source is cancelled and the snapshot's
+   * error is the signal's reason), or an error of the store's own reading (AI SDK parts that carry
+   * an error or end cut: the source is cancelled with it). With `preventAbort`, an aborted pipe
+   * leaves the turn open, as it leaves any writable. {@link consume} reads a source the same way but
+   * never rejects.
    */
   get writable(): WritableStream<unknown> {
     return (this.#writable ??= new WritableStream<unknown>({
-      write: (event) => this.push(event),
-      close: () => this.end(),
+      write: (event) => this.#guard(() => this.push(event)),
+      close: () => this.#guard(() => this.end()),
       abort: (reason) => this.fail(reason),
     }));
+  }
+
+  /** Run `step`; an error it throws goes in the snapshot before it errors the writable. */
+  #guard(step: () => Promise<void> | undefined): Promise<void> | undefined {
+    try {
+      return step();
+    } catch (error) {
+      this.fail(error);
+      throw error;
+    }
   }
 
   /**

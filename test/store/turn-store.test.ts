@@ -6,61 +6,22 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  ConversationEventStream,
-  EventStreamDecoder,
   EventStreamEncoder,
-  FieldEventStream,
   IncompleteToolCallError,
   PathUpdateStream,
   ProviderError,
   ProviderEventDecoder,
-  ProviderEventStream,
   RelayError,
-  ToolCallDeltaStream,
-  ToolCallProgressStream,
   TurnStore,
   collectTurn,
   defineTools,
   type JsonValue,
   type PipelineEvent,
-  type ProviderName,
   type StandardSchemaV1,
-  type StreamEvent,
   type TurnSnapshot,
 } from '../../src/index.ts';
 import { readAll, streamOf } from '../helpers.ts';
-import type { ManifestRecording } from '../manifest.ts';
-import { PROVIDER_OF_DIR, readableRecordings, recordingInput } from '../providers/event-stream-helpers.ts';
-
-const RECORDINGS = readableRecordings();
-
-function providerOf(recording: ManifestRecording): ProviderName {
-  return PROVIDER_OF_DIR[recording.dir] as ProviderName;
-}
-
-function events(recording: ManifestRecording): ReadableStream<StreamEvent> {
-  return streamOf(recordingInput(recording)).pipeThrough(new ProviderEventStream({ provider: providerOf(recording) }));
-}
-
-/** The relay: SSE text and back, as a page gets it. */
-function relayed<T>(stream: ReadableStream<T>): ReadableStream<PipelineEvent> {
-  return stream
-    .pipeThrough(new EventStreamEncoder() as unknown as TransformStream<T, Uint8Array>)
-    .pipeThrough(new EventStreamDecoder() as unknown as TransformStream<Uint8Array, PipelineEvent>);
-}
-
-/** Each way a page or a script may hand the store a recording. */
-const FORMS: Readonly<Record<string, (recording: ManifestRecording) => ReadableStream<unknown>>> = {
-  'provider events': (r) => events(r),
-  'progress events': (r) => events(r).pipeThrough(new ToolCallProgressStream()),
-  'conversation events with progress': (r) => events(r).pipeThrough(new ConversationEventStream({ progress: true })),
-  'conversation events': (r) => events(r).pipeThrough(new ConversationEventStream()),
-  'field events (keepProgress: false)': (r) => events(r).pipeThrough(new FieldEventStream({ keepProgress: false })),
-  'path updates (keepProgress: false)': (r) => events(r).pipeThrough(new PathUpdateStream({ keepProgress: false })),
-  'raw argument deltas': (r) => events(r).pipeThrough(new ToolCallDeltaStream()),
-  'relayed field events': (r) => relayed(events(r).pipeThrough(new FieldEventStream({ keepProgress: false }))),
-  'relayed path updates': (r) => relayed(events(r).pipeThrough(new PathUpdateStream({ keepProgress: false }))),
-};
+import { events, FORMS, RECORDINGS } from './forms.ts';
 
 /** The manifest's arguments as a value (`''` is a call without arguments: `{}`); `undefined` if they are not JSON. */
 function manifestArgs(args: string): JsonValue | undefined {
