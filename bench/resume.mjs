@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // `npm run bench:resume`: the resume load and fault test (bench/resume/main.ts): two relay
-// processes sharing one redis-server, a paced recorded provider, 1,000 concurrent clients that
-// read, reconnect to the other process, or stop; one relay killed mid-run. Bundles the
-// TypeScript (and argstream from `src/`) with esbuild into node_modules/.cache, then runs it.
-// Needs redis-server (`apt-get install redis-server`). Options: --clients N, --pace ms, --spread
-// ms, --kill-at ms, --lease ms. Its last line: `resume: N/M exact, D duplicates, G gaps, L/K
-// producer-lost reported, …`; it exits 1 unless every figure is as it must be.
+// processes sharing one redis-server, a paced provider replaying recorded and scripted turns,
+// 1,000 clients connected at once that read, reconnect to the other process, reload, press stop,
+// or leave and come back; one relay killed mid-run. Bundles the TypeScript (and argstream from
+// `src/`) with esbuild into node_modules/.cache, then runs it. Needs redis-server (`apt-get
+// install redis-server`). Options (bench/README.md): --clients N, --pace ms, --spread ms,
+// --kill-at ms, --lease ms, --recorded share, --timeout ms. Its last line: `resume: N/M exact,
+// D duplicates, G gaps, L/K producer-lost reported, …`; it exits 1 unless every check holds.
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,29 +1,37 @@
 /**
  * The resume load and fault test (`npm run bench:resume`): two relay processes (bench/resume/
- * relay.ts) sharing one redis-server, a paced recorded provider (Anthropic recordings from
- * test/fixtures, one SSE event per `--pace` ms), and `--clients` concurrent clients (1,000):
+ * relay.ts) sharing one redis-server, a paced provider (bench/resume/provider.ts) replaying
+ * Anthropic turns (bench/resume/turns.ts: six recordings and scripted `write_file` calls), and
+ * `--clients` clients (1,000) that all start within `--spread` ms (1 s) and stay connected for
+ * their turn (26–47 s at the default pace), so that all of them are open at once:
  *
- * - 85% read their turn to the end;
- * - 10% cut their connection mid-stream and resume on the other process with `Last-Event-ID`;
+ * - 80% read their turn to the end;
+ * - 7% cut their connection mid-stream and resume on the other process with `Last-Event-ID`;
  * - 3% reload mid-stream: a new page on the other process, without `Last-Event-ID` — it gets
  *   what the stream holds as one snapshot, then the tail;
- * - 5% press stop (`POST /chat/:id/stop` on the other process) mid-stream: their provider
- *   request must be cancelled — and no other provider request is cancelled, except those of the
- *   killed relay;
- * - one relay process is SIGKILLed mid-run (`--kill-at` ms): its clients resume on the other
- *   process; the streams it was producing are reported to their readers as `producer-lost`.
+ * - 5% press stop mid-stream: the page closes its connection and sends `POST /chat/:id/stop` to
+ *   the other process; its provider request must be cancelled, and the stream, read again, must
+ *   end with the typed `stopped` error, never `end`;
+ * - 5% leave mid-stream: they close the connection without a stop (a closed tab, a sleeping
+ *   phone). Their provider request must go on; they come back 2–15 s later on either process
+ *   with `Last-Event-ID` and must get the exact turn;
+ * - relay B is SIGKILLed mid-run (`--kill-at` ms): its clients resume on A; every stream whose
+ *   producer was on B and still running must be reported to its reader as the typed
+ *   `producer-lost`, within the lease.
  *
  * Checked per client, across its first response and its resumes: every event id once and in
- * order (duplicates and gaps counted), the events' JSON equal to the turn's (the recording run
- * through the relay's pipeline here), then `end` — or the typed error it must get. Reported:
- * exact turns, duplicates, gaps, producer-lost reported against streams whose producer died,
- * resume latency (request to first byte), Redis memory per stream, relay CPU per relayed MB,
- * heap after the run. The last line reads
- * `resume: N/M exact, D duplicates, G gaps, L/K producer-lost reported, …`.
+ * order (duplicates and gaps counted), each event the log's event of that id, and the turn the
+ * events make (collectTurn) equal to the turn the relay's pipeline makes of the provider's bytes
+ * — or the typed error the client must get. Checked per provider request: cancelled only after an
+ * explicit stop of its stream, or by the death of relay B; none left running. The streams whose
+ * producer was lost (open in Redis at the end) must be the streams relay B was producing when it
+ * died, by the provider's own record.
+ *
+ * The last line reads `resume: N/M exact, D duplicates, G gaps, L/K producer-lost reported, …`;
+ * the process exits 1 unless every check holds.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -32,9 +40,11 @@ import { createClient } from 'redis';
 import { collectTurn, FieldEventStream, fromResponse, type PipelineEvent } from '../../src/index.ts';
 import { errorClasses, readEvent } from '../../src/relay/wire.ts';
 import { redisMissing, startRedis } from '../../test/redis/redis-server.ts';
+import { loadTurns, RECORDINGS, rng, SCRIPTED_SIZES, type Turn } from './turns.ts';
 
 // Bundled into node_modules/.cache: bench/resume.mjs says where the checkout is.
 const ROOT = process.env['ARGSTREAM_ROOT'] ?? fileURLToPath(new URL('../../', import.meta.url));
+const FIXTURES = join(ROOT, 'test/fixtures/providers/anthropic');
 
 function option(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -42,39 +52,24 @@ function option(name: string, fallback: number): number {
 }
 
 const CLIENTS = option('clients', 1000);
-const PACE_MS = option('pace', 40);
-const SPREAD_MS = option('spread', 4000);
-const KILL_AT_MS = option('kill-at', 2000);
+/** Milliseconds between two provider events of a scripted turn. */
+const PACE_MS = option('pace', 300);
+/** The window in which every client starts. */
+const SPREAD_MS = option('spread', 1000);
+const KILL_AT_MS = option('kill-at', 20_000);
 const LEASE_MS = option('lease', 5000);
-const TIMEOUT_MS = option('timeout', 120_000);
+const TIMEOUT_MS = option('timeout', 240_000);
+/** Of the clients, the share given a recording (the others a scripted call). */
+const RECORDED_SHARE = option('recorded', 0.1);
+/** A dead producer must be reported within 1.25 × the lease (RedisEventLog's bound), plus this for the client's own reconnection. */
+const RECONNECT_ALLOWANCE_MS = option('reconnect-allowance', 2000);
 const RELAY_BUNDLE = process.env['ARGSTREAM_RESUME_RELAY'] as string;
 const PROVIDER_BUNDLE = process.env['ARGSTREAM_RESUME_PROVIDER'] as string;
 
-const RECORDINGS = [
-  'text-then-tool-use.sse',
-  'text-ping-then-tool-use.sse',
-  'text-then-2-parallel-tool-use.sse',
-  'server-tool-use-code-execution-escapes-emoji.sse',
-  'thinking-then-text.sse',
-  'tool-use-truncated-max-tokens.sse',
-];
-
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Deterministic choices. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 // ---------------------------------------------------------------------------------------------
-// Relays
+// Processes
 
 interface Relay {
   readonly name: string;
@@ -110,6 +105,8 @@ interface RelayStats {
   memory: { heapUsed: number; rss: number };
   bytesOut: number;
   kept: number;
+  open: number;
+  openPeak: number;
   lagP99Ms: number;
   lagMaxMs: number;
   serveTimes: number[];
@@ -119,32 +116,60 @@ async function stats(relay: Relay, gc = false): Promise<RelayStats> {
   return (await (await fetch(`${relay.url}/stats${gc ? '?gc' : ''}`)).json()) as never;
 }
 
+interface ProviderRequest {
+  client: number;
+  relay: string;
+  startedAt: number;
+  finishedAt: number | undefined;
+  how: 'running' | 'completed' | 'cancelled';
+}
+
 // ---------------------------------------------------------------------------------------------
 // Clients
 
-type Role = 'read' | 'reconnect' | 'reload' | 'abort';
+type Role = 'read' | 'reconnect' | 'reload' | 'stop' | 'leave';
+type ResumeKind = 'reconnect' | 'return' | 'after-stop' | 'failover';
 
-interface Outcome {
+interface Plan {
   readonly index: number;
   readonly role: Role;
-  readonly recording: string;
+  readonly turn: string;
+  /** Milliseconds between two provider events of this turn. */
+  readonly pace: number;
+  /** The relay event id after which the client cuts (reconnect, reload, stop, leave). */
+  readonly cutAfter: number;
+  /** How long a leaving client stays away. */
+  readonly awayMs: number;
+  readonly startAt: number;
+}
+
+interface Outcome {
+  readonly plan: Plan;
   streamId: string | undefined;
   /** The relay that produces the stream (where the POST was answered). */
   producer: string | undefined;
   /** What it received, by id: an event's JSON, or a snapshot standing for the events up to its id. */
   readonly data: Array<{ readonly id: number; readonly data: string; readonly snapshot: boolean }>;
-  /** Snapshots received (a page that starts at 0, a resume far behind). */
   snapshots: number;
   last: number;
   duplicates: number;
   gaps: number;
   ended: boolean;
   error: { name?: string; code?: string; message?: string } | undefined;
-  /** Why the client itself failed (a request it could not make at all). */
+  /** How the error came: an `event: error` in the stream, or the status of a resume request. */
+  errorVia: 'event' | 'status' | undefined;
+  /** When it came (`Date.now()`). */
+  errorAt: number;
+  /** Why the client itself failed (a request it could not make, a status it did not expect). */
   failure: string | undefined;
-  resumes: number;
-  readonly resumeLatencies: number[];
-  stopSent: boolean;
+  readonly resumes: Array<{ kind: ResumeKind; ms: number }>;
+  stop: { sentAt: number; status: number } | undefined;
+  /** A leaving client: when it closed its connection and when it came back. */
+  leftAt: number;
+  backAt: number;
+  /** Where the client was when relay B was killed. */
+  atKill: 'reading' | 'away' | 'done' | 'not started';
+  state: 'reading' | 'away' | 'done' | 'not started';
   /** The first request: until the relay answered (the provider request made, the stream opened). */
   postLatency: number;
 }
@@ -153,11 +178,26 @@ interface Outcome {
 // than the relays it measures).
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 
-/** One HTTP request: the response (its body not read yet). */
-function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<IncomingMessage> {
+/** Event-stream requests in flight now, and the most at once: the clients' open connections. */
+let openNow = 0;
+
+/** One HTTP request: the response (its body not read yet). `stream`: counted as an open connection until it closes. */
+function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; stream?: boolean } = {}): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers, agent }, resolve);
-    req.on('error', reject);
+    let counted = options.stream === true;
+    if (counted) openNow++;
+    const release = () => {
+      if (counted) openNow--;
+      counted = false;
+    };
+    const req = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers, agent }, (response) => {
+      response.once('close', release);
+      resolve(response);
+    });
+    req.on('error', (error) => {
+      release();
+      reject(error);
+    });
     req.end(options.body);
   });
 }
@@ -169,19 +209,26 @@ async function text(response: IncomingMessage): Promise<string> {
   return out;
 }
 
+interface Frame {
+  id?: number;
+  event?: string;
+  data?: string;
+}
+
 /**
  * Reads SSE frames from a response: each event's id and data, the end, an error. `onFrame`
- * returning true cuts the connection. Rejects when the connection breaks (a killed relay).
+ * returning true cuts the connection. Resolves `'cut'` then, `'closed'` at the response's end;
+ * rejects when the connection breaks (a killed relay).
  */
-function readFrames(response: IncomingMessage, onFrame: (frame: { id?: number; event?: string; data?: string }) => boolean | void): Promise<void> {
+function readFrames(response: IncomingMessage, onFrame: (frame: Frame) => boolean | void): Promise<'cut' | 'closed'> {
   return new Promise((resolve, reject) => {
     let buffer = '';
     let settled = false;
-    const settle = (error?: Error) => {
+    const settle = (how: 'cut' | 'closed' | Error) => {
       if (settled) return;
       settled = true;
-      if (error === undefined) resolve();
-      else reject(error);
+      if (how instanceof Error) reject(how);
+      else resolve(how);
     };
     response.setEncoding('utf8');
     response.on('data', (chunk: string) => {
@@ -191,7 +238,7 @@ function readFrames(response: IncomingMessage, onFrame: (frame: { id?: number; e
       while ((cut = buffer.indexOf('\n\n')) !== -1) {
         const frameText = buffer.slice(0, cut);
         buffer = buffer.slice(cut + 2);
-        const frame: { id?: number; event?: string; data?: string } = {};
+        const frame: Frame = {};
         let comment = true;
         for (const line of frameText.split('\n')) {
           if (line.startsWith(':')) continue;
@@ -205,28 +252,35 @@ function readFrames(response: IncomingMessage, onFrame: (frame: { id?: number; e
         }
         if (comment) continue;
         if (onFrame(frame) === true) {
-          settle();
+          settle('cut');
           response.destroy();
           return;
         }
       }
     });
-    response.on('end', () => settle());
+    response.on('end', () => settle('closed'));
     response.on('error', (error) => settle(error));
-    response.on('close', () => settle(response.complete ? undefined : new Error('the connection was cut')));
+    response.on('close', () => settle(response.complete ? 'closed' : new Error('the connection was cut')));
   });
 }
 
-async function runClient(index: number, role: Role, recording: string, expected: number, relays: readonly Relay[], random: () => number): Promise<Outcome> {
-  const outcome: Outcome = {
-    index, role, recording, streamId: undefined, producer: undefined, data: [], last: 0, duplicates: 0, gaps: 0, ended: false, error: undefined, failure: undefined, resumes: 0, resumeLatencies: [], stopSent: false, postLatency: Number.NaN, snapshots: 0,
+function newOutcome(plan: Plan): Outcome {
+  return {
+    plan, streamId: undefined, producer: undefined, data: [], snapshots: 0, last: 0, duplicates: 0, gaps: 0, ended: false, error: undefined, errorVia: undefined, errorAt: 0,
+    failure: undefined, resumes: [], stop: undefined, leftAt: 0, backAt: 0, atKill: 'not started', state: 'not started', postLatency: Number.NaN,
   };
+}
+
+async function runClient(outcome: Outcome, relays: readonly Relay[], random: () => number): Promise<Outcome> {
+  const plan = outcome.plan;
+  outcome.state = 'reading';
+  const { index, role } = plan;
   const home = relays[index % 2] as Relay;
   const away = relays[(index + 1) % 2] as Relay;
-  const cutAfter = 1 + Math.floor(random() * Math.max(1, expected - 2));
+  const other = (relay: Relay) => (relay === home ? away : home);
   let cut = false;
 
-  const onFrame = (frame: { id?: number; event?: string; data?: string }): boolean | void => {
+  const onFrame = (frame: Frame): boolean | void => {
     if (frame.event === 'end' && frame.id === undefined) {
       outcome.ended = true;
       return;
@@ -237,6 +291,8 @@ async function runClient(index: number, role: Role, recording: string, expected:
       } catch {
         outcome.error = { message: frame.data ?? '' };
       }
+      outcome.errorVia = 'event';
+      outcome.errorAt = Date.now();
       return;
     }
     const id = frame.id as number;
@@ -250,24 +306,9 @@ async function runClient(index: number, role: Role, recording: string, expected:
     if (snapshot) outcome.snapshots++;
     outcome.last = id;
     outcome.data.push({ id, data: frame.data ?? '', snapshot });
-    if (!cut && outcome.last >= cutAfter) {
-      if (role === 'reconnect' || role === 'reload') {
-        cut = true;
-        return true; // cut the connection: resume on the other process
-      }
-      if (role === 'abort') {
-        cut = true;
-        outcome.stopSent = true;
-        send(`${away.dead ? home.url : away.url}/chat/${outcome.streamId}/stop`, { method: 'POST' }).then(
-          (response) => {
-            response.resume();
-            if (response.statusCode !== 204) outcome.stopSent = false;
-          },
-          () => {
-            outcome.stopSent = false;
-          },
-        );
-      }
+    if (!cut && role !== 'read' && outcome.last >= plan.cutAfter) {
+      cut = true;
+      return true; // close the connection
     }
   };
 
@@ -277,7 +318,7 @@ async function runClient(index: number, role: Role, recording: string, expected:
     if (relay.dead) continue;
     try {
       const sent = performance.now();
-      response = await send(`${relay.url}/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ recording, client: index }) });
+      response = await send(`${relay.url}/chat`, { method: 'POST', stream: true, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ turn: plan.turn, pace: plan.pace, client: index }) });
       outcome.postLatency = performance.now() - sent;
       break;
     } catch {
@@ -286,54 +327,103 @@ async function runClient(index: number, role: Role, recording: string, expected:
   }
   if (response === undefined || response.statusCode !== 200) {
     outcome.failure = `POST /chat: ${response === undefined ? 'no relay answered' : `${response.statusCode} ${await text(response)}`}`;
+    outcome.state = 'done';
     return outcome;
   }
   outcome.streamId = (response.headers['x-stream-id'] as string | undefined) ?? undefined;
   outcome.producer = (response.headers['x-relay'] as string | undefined) ?? undefined;
   let serving = relays.find((r) => r.name === outcome.producer) as Relay;
+  let how: 'cut' | 'closed' | 'broken';
   try {
-    await readFrames(response, onFrame);
+    how = await readFrames(response, onFrame);
   } catch {
-    // the relay died under it
+    how = 'broken'; // the relay died under it
   }
-  // Resume until the end or an error: on the other process after a cut, or wherever one lives.
+
+  // Resume until the end or an error.
+  let handled = false;
   let attempts = 0;
   while (!outcome.ended && outcome.error === undefined) {
     if (++attempts > 20) {
       outcome.failure = 'gave up after 20 resumes';
       break;
     }
-    const candidates = [serving === home ? away : home, serving].filter((r) => !r.dead);
-    const target = candidates[0];
+    let kind: ResumeKind = 'failover';
+    let target: Relay | undefined;
+    let fresh = false;
+    if (how === 'cut' && !handled) {
+      handled = true;
+      if (role === 'reconnect' || role === 'reload') {
+        kind = 'reconnect';
+        target = other(serving);
+        fresh = role === 'reload';
+      } else if (role === 'leave') {
+        outcome.leftAt = Date.now();
+        outcome.state = 'away';
+        await delay(plan.awayMs);
+        outcome.state = 'reading';
+        outcome.backAt = Date.now();
+        kind = 'return';
+        target = random() < 0.5 ? home : away;
+      } else if (role === 'stop') {
+        // The stop button, on the other process (or this one when the other is dead).
+        const stopAt = [other(serving), serving].find((r) => !r.dead);
+        if (stopAt === undefined) {
+          outcome.failure = 'no relay left to stop on';
+          break;
+        }
+        outcome.stop = { sentAt: Date.now(), status: 0 };
+        try {
+          const stopped = await send(`${stopAt.url}/chat/${outcome.streamId}/stop`, { method: 'POST' });
+          outcome.stop.status = stopped.statusCode ?? 0;
+          await text(stopped);
+        } catch (error) {
+          outcome.failure = `stop: ${(error as Error).message}`;
+          break;
+        }
+        kind = 'after-stop';
+        target = stopAt;
+      }
+    }
+    if (target === undefined || target.dead) target = [other(serving), serving].find((r) => !r.dead);
     if (target === undefined) {
       outcome.failure = 'no relay left';
       break;
     }
     serving = target;
-    outcome.resumes++;
     const sent = performance.now();
     try {
-      if (role === 'reload' && outcome.resumes === 1) {
+      if (fresh) {
         // A new page: it has nothing.
         outcome.data.length = 0;
         outcome.last = 0;
       }
-      const resumed = await send(`${target.url}/chat/${outcome.streamId}`, outcome.last === 0 ? {} : { headers: { 'last-event-id': String(outcome.last) } });
+      const resumed = await send(`${target.url}/chat/${outcome.streamId}`, { stream: true, ...(outcome.last === 0 ? {} : { headers: { 'last-event-id': String(outcome.last) } }) });
       // The resume's latency: until the relay answers (the stream found, what it holds read from Redis).
-      outcome.resumeLatencies.push(performance.now() - sent);
+      outcome.resumes.push({ kind, ms: performance.now() - sent });
       if (resumed.statusCode !== 200) {
-        outcome.failure = `resume: ${resumed.statusCode} ${await text(resumed)}`;
+        const body = await text(resumed);
+        // A resume after the producer's lease ran out: the typed error as a status and its code.
+        const code = /^([a-z-]+):/.exec(body)?.[1];
+        if (resumed.statusCode === 502 && code === 'producer-lost') {
+          outcome.error = { code };
+          outcome.errorVia = 'status';
+          outcome.errorAt = Date.now();
+        } else outcome.failure = `resume: ${resumed.statusCode} ${body.trim()}`;
         break;
       }
-      await readFrames(resumed, onFrame);
+      how = await readFrames(resumed, onFrame);
     } catch {
+      how = 'broken';
       if (!target.dead) await delay(50);
     }
   }
+  outcome.state = 'done';
   return outcome;
 }
 
 // ---------------------------------------------------------------------------------------------
+// Checking
 
 function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return Number.NaN;
@@ -355,24 +445,42 @@ async function turnOf(events: readonly unknown[]): Promise<string> {
   return JSON.stringify(await collectTurn(stream));
 }
 
-/** The turn a recording makes through the relay's pipeline (read at once: the turn does not depend on the network's cuts). */
-async function expectedTurn(bytes: Uint8Array): Promise<{ turn: string; events: number }> {
+/** The turn the provider's bytes make through the relay's pipeline (read at once: the turn does not depend on the network's cuts), and its number of relay events. */
+async function expectedTurn(turn: Turn): Promise<{ turn: string; events: number }> {
   const events: unknown[] = [];
-  for await (const event of fromResponse(new Response(bytes as BodyInit), { provider: 'anthropic' }, new FieldEventStream({ keepProgress: false })) as unknown as AsyncIterable<unknown>) events.push(event);
+  const body = new Response(turn.events.join(''));
+  for await (const event of fromResponse(body, { provider: 'anthropic' }, new FieldEventStream({ keepProgress: false })) as unknown as AsyncIterable<unknown>) events.push(event);
   return { turn: await turnOf(events), events: events.length };
 }
 
+interface Logged {
+  data: string[];
+  /** `end`, the code of the error it failed with, or `undefined` (no terminal entry: the producer is gone). */
+  terminal: string | undefined;
+  bytes: number;
+}
+
 /** A stream's events as the log holds them (the original events), and how it ended. */
-async function logged(raw: { sendCommand(args: string[]): Promise<unknown> }, streamId: string): Promise<{ data: string[]; terminal: string | undefined }> {
+async function logged(raw: { sendCommand(args: string[]): Promise<unknown> }, streamId: string): Promise<Logged> {
   const entries = (await raw.sendCommand(['XRANGE', `bench:{${streamId}}:e`, '-', '+'])) as Array<[string, string[]]>;
   const data: string[] = [];
   let terminal: string | undefined;
+  let bytes = 0;
   for (const [, fields] of entries) {
-    const record = Object.fromEntries(fields.reduce<Array<[string, string]>>((pairs, value, i) => (i % 2 === 0 ? [...pairs, [value, '']] : (pairs.at(-1)![1] = value, pairs)), []));
-    if (record['x'] !== undefined) terminal = record['x'];
-    else data.push(record['d'] as string);
+    const record: Record<string, string> = {};
+    for (let i = 0; i + 1 < fields.length; i += 2) record[fields[i] as string] = fields[i + 1] as string;
+    if (record['x'] === 'end') terminal = 'end';
+    else if (record['x'] === 'error') terminal = String((JSON.parse(record['d'] ?? '{}') as { code?: string }).code ?? 'error');
+    else {
+      data.push(record['d'] as string);
+      bytes += Buffer.byteLength(record['d'] as string);
+    }
   }
-  return { data, terminal };
+  return { data, terminal, bytes };
+}
+
+function ms(value: number): string {
+  return Number.isNaN(value) ? '–' : value >= 100 ? `${Math.round(value)} ms` : `${value.toFixed(1)} ms`;
 }
 
 async function main(): Promise<void> {
@@ -381,12 +489,37 @@ async function main(): Promise<void> {
     console.error(missing);
     process.exit(2);
   }
-  const recordings = new Map(RECORDINGS.map((name) => [name, readFileSync(join(ROOT, 'test/fixtures/providers/anthropic', name))]));
+  const turns = loadTurns(FIXTURES);
   const expected = new Map<string, { turn: string; events: number }>();
-  for (const [name, bytes] of recordings) expected.set(name, await expectedTurn(bytes));
+  for (const [name, turn] of turns) expected.set(name, await expectedTurn(turn));
+
+  // The plans: roles, turns, paces and cut points, the same every run.
+  const random = rng(23);
+  const scriptedEvents = SCRIPTED_SIZES.map((size) => (turns.get(`write-file-${size}`) as Turn).events.length);
+  const shortest = Math.min(...scriptedEvents) * PACE_MS;
+  const longest = Math.max(...scriptedEvents) * PACE_MS;
+  const plans: Plan[] = [];
+  for (let i = 0; i < CLIENTS; i++) {
+    const draw = random();
+    const role: Role = draw < 0.05 ? 'stop' : draw < 0.1 ? 'leave' : draw < 0.17 ? 'reconnect' : draw < 0.2 ? 'reload' : 'read';
+    let turn: string;
+    let pace: number;
+    if (random() < RECORDED_SHARE) {
+      // A recording, spread over a turn's length: the model pauses between its events.
+      turn = RECORDINGS[Math.floor(random() * RECORDINGS.length)] as string;
+      pace = Math.round((shortest + random() * (longest - shortest)) / (turns.get(turn) as Turn).events.length);
+    } else {
+      turn = `write-file-${SCRIPTED_SIZES[Math.floor(random() * SCRIPTED_SIZES.length)]}`;
+      pace = PACE_MS;
+    }
+    const events = (expected.get(turn) as { events: number }).events;
+    // Cut between 30% and 80% of the turn: after every client has started.
+    const cutAfter = Math.max(1, Math.min(events - 1, Math.floor(events * (0.3 + 0.5 * random()))));
+    plans.push({ index: i, role, turn, pace, cutAfter, awayMs: 2000 + Math.floor(random() * 13_000), startAt: (i / CLIENTS) * SPREAD_MS });
+  }
 
   const redis = await startRedis();
-  const provider = await startProcess('provider', PROVIDER_BUNDLE, { RECORDINGS_DIR: join(ROOT, 'test/fixtures/providers/anthropic'), RECORDINGS: RECORDINGS.join(','), PACE_MS: String(PACE_MS) });
+  const provider = await startProcess('provider', PROVIDER_BUNDLE, { FIXTURES });
   const providerUrl = `${provider.url}/v1/messages`;
   const raw = createClient({ url: redis.url });
   raw.on('error', () => {});
@@ -394,123 +527,230 @@ async function main(): Promise<void> {
   const relays = [await startRelay('A', redis.url, providerUrl), await startRelay('B', redis.url, providerUrl)];
   const [a, b] = relays as [Relay, Relay];
   const memoryBefore = Number(/used_memory:(\d+)/.exec(String(await raw.sendCommand(['INFO', 'memory'])))?.[1]);
-  const cpuBefore = await stats(a);
+  const redisCpuBefore = String(await raw.sendCommand(['INFO', 'cpu']));
+  const statsBefore = [await stats(a), await stats(b)] as const;
 
-  console.log(`resume bench: ${CLIENTS} clients over ${SPREAD_MS} ms on relays A and B (one redis-server), provider paced ${PACE_MS} ms per event, lease ${LEASE_MS} ms; relay B killed at ${KILL_AT_MS} ms`);
+  const recorded = plans.filter((p) => turns.get(p.turn)?.recorded === true).length;
+  const count = (role: Role) => plans.filter((p) => p.role === role).length;
+  console.log(
+    `resume bench: ${CLIENTS} clients started within ${SPREAD_MS} ms on relays A and B (one redis-server); turns of ${(shortest / 1000).toFixed(0)}–${(longest / 1000).toFixed(0)} s ` +
+      `(${CLIENTS - recorded} scripted write_file calls, one provider event per ${PACE_MS} ms; ${recorded} recordings spread over as long); ` +
+      `${count('reconnect')} reconnect, ${count('reload')} reload, ${count('stop')} stop, ${count('leave')} leave and come back, ${count('read')} read; lease ${LEASE_MS} ms; relay B killed at ${KILL_AT_MS} ms`,
+  );
   const clientLag = monitorEventLoopDelay({ resolution: 10 });
   clientLag.enable();
-  const random = rng(23);
+  const outcomes = plans.map(newOutcome);
   const started = performance.now();
-  const clients: Array<Promise<Outcome>> = [];
-  const killer = delay(KILL_AT_MS).then(() => {
+  const startedAt = Date.now();
+
+  // Open connections over time: the clients' own count every 100 ms, the relays' every second.
+  const samples: Array<[number, number]> = [];
+  const sampler = setInterval(() => samples.push([performance.now() - started, openNow]), 100);
+  let relayPeak = 0;
+  let relaySampling = true;
+  const relaySampler = (async () => {
+    while (relaySampling) {
+      let sum = 0;
+      for (const relay of relays) {
+        if (relay.dead) continue;
+        try {
+          sum += ((await (await fetch(`${relay.url}/stats?brief`)).json()) as { open: number }).open;
+        } catch {
+          // killed meanwhile
+        }
+      }
+      relayPeak = Math.max(relayPeak, sum);
+      await delay(1000);
+    }
+  })();
+
+  let killAt = 0;
+  let killOpen = 0;
+  let bAtKill: RelayStats | undefined;
+  const killer = delay(KILL_AT_MS).then(async () => {
+    bAtKill = await stats(b);
     b.dead = true;
     b.child.kill('SIGKILL');
-    console.log(`relay B killed at ${Math.round(performance.now() - started)} ms`);
+    killAt = Date.now();
+    killOpen = openNow;
+    for (const o of outcomes) o.atKill = o.state;
+    console.log(`relay B killed at ${killAt - startedAt} ms (${killOpen} client connections open)`);
   });
-  for (let i = 0; i < CLIENTS; i++) {
-    const draw = random();
-    const role: Role = draw < 0.05 ? 'abort' : draw < 0.15 ? 'reconnect' : draw < 0.18 ? 'reload' : 'read';
-    const recording = RECORDINGS[Math.floor(random() * RECORDINGS.length)] as string;
-    const at = (i / CLIENTS) * SPREAD_MS;
-    const seed = rng(1000 + i);
-    clients.push(delay(at).then(() => runClient(i, role, recording, (expected.get(recording) as { events: number }).events, relays, seed)));
-  }
+  const clients = outcomes.map((outcome) => delay(outcome.plan.startAt).then(() => runClient(outcome, relays, rng(1000 + outcome.plan.index))));
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const outcomes = await Promise.race([
+  await Promise.race([
     Promise.all(clients),
     new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the clients did not finish within ${TIMEOUT_MS} ms`)), TIMEOUT_MS))),
   ]);
   clearTimeout(timer);
   await killer;
+  clearInterval(sampler);
+  relaySampling = false;
+  await relaySampler;
   const wall = performance.now() - started;
 
-  // Which streams lost their producer: those still open in Redis (nobody ended them).
-  const states = new Map<string, string>();
-  for (const outcome of outcomes) {
-    if (outcome.streamId === undefined) continue;
-    states.set(outcome.streamId, String(await raw.sendCommand(['HGET', `bench:{${outcome.streamId}}:m`, 'state'])));
+  // ---- What the log holds, what the provider did.
+  const logs = new Map<string, Logged>();
+  let dataBytes = 0;
+  for (const o of outcomes) {
+    if (o.streamId === undefined) continue;
+    const log = await logged(raw as never, o.streamId);
+    logs.set(o.streamId, log);
+    dataBytes += log.bytes;
   }
   if (process.argv.includes('--commandstats')) {
     for (const line of String(await raw.sendCommand(['INFO', 'commandstats'])).split('\n')) if (line.startsWith('cmdstat_')) console.log(`  ${line.trim()}`);
-    const cpu = String(await raw.sendCommand(['INFO', 'cpu']));
-    console.log(`  redis ${/used_cpu_user:([\d.]+)/.exec(cpu)?.[1]} s user, ${/used_cpu_sys:([\d.]+)/.exec(cpu)?.[1]} s sys`);
   }
+  const redisCpuAfter = String(await raw.sendCommand(['INFO', 'cpu']));
+  const redisCpu = (info: string) => Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1]);
   const memoryAfter = Number(/used_memory:(\d+)/.exec(String(await raw.sendCommand(['INFO', 'memory'])))?.[1]);
-  const streams = states.size;
+  const streams = logs.size;
+  const providerRequests = ((await (await fetch(`${provider.url}/stats`)).json()) as { requests: ProviderRequest[] }).requests;
+  const requestsOf = new Map<number, ProviderRequest[]>();
+  for (const r of providerRequests) requestsOf.set(r.client, [...(requestsOf.get(r.client) ?? []), r]);
 
+  const problems: string[] = [];
+  /** A provider request that finished this close before the kill may have left its stream open or ended: either is right. */
+  const BOUNDARY_MS = 250;
   let exact = 0;
   let shouldBeExact = 0;
-  let lostExpected = 0;
-  let lostReported = 0;
-  let stopped = 0;
-  const problems: string[] = [];
+  let lostInLog = 0; // K: streams left open (no terminal entry): their producer is gone
+  let runningOnB = 0; // K': streams whose provider request relay B was making when it died
+  let boundary = 0;
+  let lostReported = 0; // L
+  const lostDetection: number[] = [];
+  let stopsExpected = 0;
+  let stopsCancelled = 0;
+  let stopsTooLate = 0;
+  let leftBackLive = 0;
+  let leftBackAfterEnd = 0;
   let duplicates = 0;
   let gaps = 0;
   for (const o of outcomes) {
+    const label = `client ${o.plan.index} (${o.plan.role}, ${o.plan.turn}, producer ${o.producer})`;
     duplicates += o.duplicates;
     gaps += o.gaps;
-    const log = o.streamId === undefined ? { data: [], terminal: undefined } : await logged(raw as never, o.streamId);
+    if (o.failure !== undefined) problems.push(`${label}: ${o.failure}`);
+    if (o.streamId === undefined) continue;
+    const log = logs.get(o.streamId) as Logged;
+    const requests = requestsOf.get(o.plan.index) ?? [];
+    if (requests.length !== 1) {
+      problems.push(`${label}: ${requests.length} provider requests`);
+      continue;
+    }
+    const request = requests[0] as ProviderRequest;
+    if (request.relay !== o.producer) problems.push(`${label}: the provider request came from ${request.relay}`);
+    // By the provider's record: was relay B making this request when it died?
+    const finishedBeforeKill = request.finishedAt !== undefined && request.finishedAt < killAt;
+    const running = request.relay === 'B' && killAt > 0 && !finishedBeforeKill;
+    const nearKill = request.relay === 'B' && finishedBeforeKill && killAt - (request.finishedAt as number) < BOUNDARY_MS;
+    if (running) runningOnB++;
+    if (nearKill) boundary++;
+    const open = log.terminal === undefined;
+    if (open) lostInLog++;
+    if (open && !running && !nearKill) problems.push(`${label}: open in the log (no end, no error), but its provider request was not running on B when B died (${request.how} at ${(request.finishedAt ?? 0) - killAt} ms from the kill)`);
+    if (running && !open) problems.push(`${label}: its producer died on B, but the log has ${log.terminal}`);
+
     // What the client got is what the log holds, from the first event on (a prefix when it ended early).
     // Each event received is the log's event of that id; a snapshot stands for events the log holds.
     const prefix = o.last <= log.data.length && o.data.every((d) => (d.snapshot ? d.id <= log.data.length : d.data === log.data[d.id - 1]));
-    const lost = o.producer === 'B' && states.get(o.streamId ?? '') === 'open';
-    if (o.failure !== undefined) {
-      problems.push(`client ${o.index} (${o.role}): ${o.failure}`);
-      if (lost) lostExpected++;
-      else if (o.role !== 'abort') shouldBeExact++;
+
+    if (o.plan.role === 'leave' && o.backAt > 0) {
+      if (request.finishedAt !== undefined && request.finishedAt <= o.backAt) leftBackAfterEnd++;
+      else leftBackLive++;
+    }
+    if (open) {
+      // Its producer died: the client must get the typed producer-lost, after events that are the log's.
+      if (o.error?.code === 'producer-lost' && prefix && !o.ended) {
+        lostReported++;
+        if (o.atKill === 'reading') lostDetection.push(o.errorAt - killAt);
+      } else if (o.failure === undefined) problems.push(`${label}: its producer died; got error ${JSON.stringify(o.error)}, ended ${o.ended}, prefix ${prefix}`);
       continue;
     }
-    if (lost) {
-      lostExpected++;
-      if (o.error?.code === 'producer-lost' && prefix) lostReported++;
-      else problems.push(`client ${o.index}: its producer died, got ${JSON.stringify(o.error)} ended=${o.ended}`);
-      continue;
-    }
-    const complete = o.ended && o.error === undefined && prefix && o.last === log.data.length && log.terminal === 'end';
-    if (o.role === 'abort' && o.stopSent) {
-      // Stopped (or finished before the stop arrived): a consistent prefix either way.
-      if (o.error?.code === 'stopped' && prefix) stopped++;
-      else if (!complete) problems.push(`client ${o.index} (stop): ${JSON.stringify(o.error)} ended=${o.ended}`);
+    // Not lost: the provider request was cancelled only by an explicit stop of this stream.
+    const stopApplies = o.stop !== undefined && o.stop.status === 204 && (request.finishedAt === undefined || request.finishedAt >= o.stop.sentAt || request.how === 'cancelled');
+    if (o.stop !== undefined && o.stop.status !== 204) problems.push(`${label}: stop answered ${o.stop.status}`);
+    if (stopApplies && request.how === 'completed' && (request.finishedAt as number) - o.stop!.sentAt < BOUNDARY_MS && log.terminal === 'end') {
+      // The stop crossed the provider's last event: the turn ended whole.
+      stopsTooLate++;
+    } else if (stopApplies) {
+      stopsExpected++;
+      const cancelled = request.how === 'cancelled' && (request.finishedAt as number) >= o.stop!.sentAt;
+      if (cancelled) stopsCancelled++;
+      else problems.push(`${label}: stopped, but its provider request was ${request.how}`);
+      if (log.terminal !== 'stopped') problems.push(`${label}: stopped, but the log has ${log.terminal}`);
+      if (!(o.error?.code === 'stopped' && prefix && !o.ended)) problems.push(`${label}: stopped; read again, got error ${JSON.stringify(o.error)}, ended ${o.ended}, prefix ${prefix}`);
       continue;
     }
     shouldBeExact++;
+    if (request.how !== 'completed') problems.push(`${label}: no stop, but its provider request was ${request.how}`);
+    const complete = o.ended && o.error === undefined && prefix && o.last === log.data.length && log.terminal === 'end';
     // The turn the page builds: snapshots read as the events they stand for (collectTurn does).
     const turn = complete ? await turnOf(o.data.map((d) => (d.snapshot ? { type: 'snapshot', ...(readEvent(d.data, classes) as object) } : readEvent(d.data, classes)))) : '';
-    if (complete && turn === (expected.get(o.recording) as { turn: string }).turn) exact++;
-    else problems.push(`client ${o.index} (${o.role}, ${o.recording}, producer ${o.producer}): ${o.last}/${log.data.length} events (${o.snapshots} snapshots), prefix ${prefix}, ended ${o.ended}, error ${JSON.stringify(o.error)}, turn ${complete ? 'differs' : 'incomplete'}`);
+    if (complete && turn === (expected.get(o.plan.turn) as { turn: string }).turn) exact++;
+    else if (o.failure === undefined) problems.push(`${label}: ${o.last}/${log.data.length} events (${o.snapshots} snapshots), prefix ${prefix}, ended ${o.ended}, error ${JSON.stringify(o.error)}, log ${log.terminal}, turn ${complete ? 'differs' : 'incomplete'}`);
   }
-  // The provider requests cancelled: only those stopped, and those of the killed relay.
-  const providerStats = (await (await fetch(`${provider.url}/stats`)).json()) as { cancelled: Array<[number, string]> };
-  const cancelled = new Map(providerStats.cancelled);
-  const stoppers = new Set(outcomes.filter((o) => o.role === 'abort' && o.stopSent).map((o) => o.index));
+  // Every provider request was cancelled only by a stop or by B's death, and none is left running.
+  const stopperSentAt = new Map(outcomes.filter((o) => o.stop?.status === 204).map((o) => [o.plan.index, o.stop!.sentAt]));
   let cancelledWithoutStop = 0;
-  for (const [who, relay] of cancelled) if (!stoppers.has(who) && relay !== 'B') cancelledWithoutStop++;
-  const stopsCancelled = [...cancelled.keys()].filter((who) => stoppers.has(who)).length;
+  let cancelledByKill = 0;
+  let stillRunning = 0;
+  for (const r of providerRequests) {
+    if (r.how === 'running') stillRunning++;
+    if (r.how !== 'cancelled') continue;
+    if (r.relay === 'B' && (r.finishedAt as number) >= killAt && killAt > 0) cancelledByKill++;
+    else if (!(stopperSentAt.has(r.client) && (r.finishedAt as number) >= (stopperSentAt.get(r.client) as number))) {
+      cancelledWithoutStop++;
+      problems.push(`client ${r.client}: its provider request (relay ${r.relay}) was cancelled without a stop`);
+    }
+  }
+  if (stillRunning > 0) problems.push(`${stillRunning} provider requests still running after every client finished`);
+  if (providerRequests.length !== outcomes.filter((o) => o.streamId !== undefined).length) problems.push(`${providerRequests.length} provider requests for ${outcomes.filter((o) => o.streamId !== undefined).length} streams`);
+  if (lostInLog < runningOnB || lostInLog > runningOnB + boundary) problems.push(`${lostInLog} streams lost their producer, but relay B was making ${runningOnB} provider requests when it died (${boundary} finishing within ${BOUNDARY_MS} ms of it)`);
+  const detectionBound = 1.25 * LEASE_MS + RECONNECT_ALLOWANCE_MS;
+  const lateDetections = lostDetection.filter((t) => t > detectionBound).length;
+  if (lateDetections > 0) problems.push(`${lateDetections} clients learned of their dead producer later than ${detectionBound} ms after the kill (max ${Math.round(Math.max(...lostDetection))} ms)`);
 
-  const latencies = outcomes.flatMap((o) => o.resumeLatencies);
-  const resumed = outcomes.filter((o) => o.resumes > 0).length;
-  const cpuAfter = await stats(a);
+  // ---- Figures.
+  const aAfter = await stats(a);
   await delay(200);
   const heap = await stats(a, true);
-  const cpuMs = (cpuAfter.cpu.user + cpuAfter.cpu.system - cpuBefore.cpu.user - cpuBefore.cpu.system) / 1000;
-  const relayedMb = (cpuAfter.bytesOut - cpuBefore.bytesOut) / 1e6;
+  const cpuMsOf = (after: RelayStats, before: RelayStats) => (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1000;
+  const aCpuMs = cpuMsOf(aAfter, statsBefore[0]);
+  const aMb = (aAfter.bytesOut - statsBefore[0].bytesOut) / 1e6;
+  const bCpuMs = bAtKill === undefined ? Number.NaN : cpuMsOf(bAtKill, statsBefore[1]);
+  const bMb = bAtKill === undefined ? Number.NaN : (bAtKill.bytesOut - statsBefore[1].bytesOut) / 1e6;
 
-  if (process.argv.includes('--latencies')) for (const o of outcomes) if (o.resumeLatencies.length > 0) console.log(`  client ${o.index} ${o.role} producer ${o.producer}: ${o.resumeLatencies.map((l) => l.toFixed(1)).join(', ')} ms`);
-  for (const problem of problems.slice(0, 20)) console.log(`  ${problem}`);
-  if (problems.length > 20) console.log(`  … and ${problems.length - 20} more`);
-  console.log(`clients' event loop delay p99 ${(clientLag.percentile(99) / 1e6).toFixed(0)} ms, max ${(clientLag.max / 1e6).toFixed(0)} ms`);
-  console.log(`relay A event loop delay p99 ${cpuAfter.lagP99Ms.toFixed(0)} ms, max ${cpuAfter.lagMaxMs.toFixed(0)} ms; its part of a resume (request → response: the stream found, what it holds read from Redis) p50 ${percentile(cpuAfter.serveTimes, 50).toFixed(1)} ms p99 ${percentile(cpuAfter.serveTimes, 99).toFixed(1)} ms`);
-  for (const name of ['A', 'B']) {
-    const posts = outcomes.filter((o) => o.producer === name && !Number.isNaN(o.postLatency)).map((o) => o.postLatency);
-    console.log(`first requests answered by ${name}: ${posts.length}, p50 ${percentile(posts, 50).toFixed(0)} ms p99 ${percentile(posts, 99).toFixed(0)} ms`);
-  }
-  console.log(`machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (the latencies are wall-clock: other processes count)`);
+  const peak = Math.max(...samples.map(([, n]) => n));
+  const heldFor = (n: number) => (samples.filter(([, open]) => open >= n).length * 100) / 1000;
+  const firstAt = (n: number) => samples.find(([, open]) => open >= n)?.[0];
+  const timeline = samples.filter(([t]) => Math.round(t) % 5000 < 100).map(([t, n]) => `${Math.round(t / 1000)} s ${n}`);
+
+  const resumes = outcomes.flatMap((o) => o.resumes);
+  const latencies = resumes.map((r) => r.ms);
+  const byKind = (kind: ResumeKind) => resumes.filter((r) => r.kind === kind).map((r) => r.ms);
+  const posts = outcomes.filter((o) => !Number.isNaN(o.postLatency)).map((o) => o.postLatency);
+
+  if (process.argv.includes('--latencies')) for (const o of outcomes) if (o.resumes.length > 0) console.log(`  client ${o.plan.index} ${o.plan.role} producer ${o.producer}: ${o.resumes.map((r) => `${r.kind} ${r.ms.toFixed(1)}`).join(', ')} ms`);
+  for (const problem of problems.slice(0, 30)) console.log(`  ${problem}`);
+  if (problems.length > 30) console.log(`  … and ${problems.length - 30} more`);
+  console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}), shared with other work; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end (latencies are wall-clock: other processes count)`);
+  console.log(`open client connections: peak ${peak} (relays' own count: peak ${relayPeak}); all ${CLIENTS} open from ${firstAt(CLIENTS) === undefined ? '–' : `${(firstAt(CLIENTS)! / 1000).toFixed(1)} s`} for ${heldFor(CLIENTS).toFixed(1)} s, ≥ 95% for ${heldFor(0.95 * CLIENTS).toFixed(1)} s, ≥ 50% for ${heldFor(0.5 * CLIENTS).toFixed(1)} s of the ${(wall / 1000).toFixed(1)} s run; ${killOpen} open when B was killed`);
+  console.log(`  over time: ${timeline.join(', ')}`);
+  console.log(`first requests (POST /chat → headers, ${CLIENTS} within ${SPREAD_MS} ms): p50 ${ms(percentile(posts, 50))} p99 ${ms(percentile(posts, 99))}; A kept ${aAfter.kept} streams, B ${bAtKill?.kept ?? '?'}`);
+  console.log(`resumes (request → headers, at the client): ${resumes.length}; reconnect/reload p50 ${ms(percentile(byKind('reconnect'), 50))} p99 ${ms(percentile(byKind('reconnect'), 99))}; back after leaving p50 ${ms(percentile(byKind('return'), 50))} p99 ${ms(percentile(byKind('return'), 99))}; after a stop p50 ${ms(percentile(byKind('after-stop'), 50))}; after B's death (${byKind('failover').length} at once) p50 ${ms(percentile(byKind('failover'), 50))} p99 ${ms(percentile(byKind('failover'), 99))}`);
+  console.log(`relay A's part of a resume (request → response: the stream found, what it holds read from Redis): p50 ${ms(percentile(aAfter.serveTimes, 50))} p99 ${ms(percentile(aAfter.serveTimes, 99))}; event loop delay p99 ${ms(aAfter.lagP99Ms)}, max ${ms(aAfter.lagMaxMs)}; clients' event loop delay p99 ${ms(clientLag.percentile(99) / 1e6)}`);
+  console.log(`producer-lost: ${lostReported}/${lostInLog} streams left open reported to their client; relay B was making ${runningOnB} provider requests when it died (${boundary} finished within ${BOUNDARY_MS} ms before); the ${lostDetection.length} clients reading then learned it p50 ${ms(percentile(lostDetection, 50))}, max ${ms(Math.max(...lostDetection))} after the kill (lease ${LEASE_MS} ms; bound 1.25 × lease + ${RECONNECT_ALLOWANCE_MS} ms to reconnect)`);
+  console.log(`stops: ${stopsCancelled}/${stopsExpected} cancelled their provider request and ended their stream as stopped (${stopsTooLate} crossed the turn's end); provider requests cancelled by B's death ${cancelledByKill}, without a stop ${cancelledWithoutStop}; left and came back: ${leftBackLive} during the turn, ${leftBackAfterEnd} after its end`);
   console.log(`snapshots received: ${outcomes.reduce((n, o) => n + o.snapshots, 0)} (by ${outcomes.filter((o) => o.snapshots > 0).length} clients)`);
-  console.log(`wall ${Math.round(wall)} ms; ${streams} streams (A kept ${cpuAfter.kept}); ${resumed} clients resumed (${latencies.length} resumes); ${stopped} stopped of ${stoppers.size} stops, their provider requests cancelled: ${stopsCancelled}; provider requests cancelled without a stop (relay A): ${cancelledWithoutStop}, with relay B: ${[...cancelled.values()].filter((r) => r === 'B').length}`);
+  console.log(`Redis: ${((memoryAfter - memoryBefore) / 1e6).toFixed(1)} MB for ${streams} streams holding ${(dataBytes / 1e6).toFixed(1)} MB of event JSON (${(dataBytes / Math.max(1, streams) / 1024).toFixed(1)} KB a stream); CPU ${(redisCpu(redisCpuAfter) - redisCpu(redisCpuBefore)).toFixed(1)} s`);
+  console.log(`relay CPU per relayed MB (bytes sent to clients): A ${(aCpuMs / 1000).toFixed(1)} s for ${aMb.toFixed(1)} MB over the run, B ${(bCpuMs / 1000).toFixed(1)} s for ${bMb.toFixed(1)} MB until it was killed; heap after the run (A, after a GC) ${(heap.memory.heapUsed / 1e6).toFixed(1)} MB, rss ${(heap.memory.rss / 1e6).toFixed(0)} MB`);
+  console.log(`wall ${(wall / 1000).toFixed(1)} s; ${problems.length} problems`);
   console.log(
-    `resume: ${exact}/${shouldBeExact} exact, ${duplicates} duplicates, ${gaps} gaps, ${lostReported}/${lostExpected} producer-lost reported, ` +
-      `${cancelledWithoutStop} provider requests cancelled without a stop, resume latency (request → headers, at the client) p50 ${percentile(latencies, 50).toFixed(1)} ms p99 ${percentile(latencies, 99).toFixed(1)} ms (relay A's part p50 ${percentile(cpuAfter.serveTimes, 50).toFixed(1)} ms p99 ${percentile(cpuAfter.serveTimes, 99).toFixed(1)} ms), ` +
-      `Redis ${((memoryAfter - memoryBefore) / Math.max(1, streams) / 1024).toFixed(1)} KB per stream, relay A ${(cpuMs / Math.max(relayedMb, 1e-9)).toFixed(0)} ms CPU per relayed MB (${relayedMb.toFixed(1)} MB), ` +
+    `resume: ${exact}/${shouldBeExact} exact, ${duplicates} duplicates, ${gaps} gaps, ${lostReported}/${lostInLog} producer-lost reported (B was producing ${runningOnB}), ` +
+      `${stopsCancelled}/${stopsExpected} stops cancelled their provider request, ${cancelledWithoutStop} cancelled without a stop, ${peak} connections open at peak, ` +
+      `resume latency p50 ${ms(percentile(latencies, 50))} p99 ${ms(percentile(latencies, 99))}, ` +
+      `Redis ${((memoryAfter - memoryBefore) / Math.max(1, streams) / 1024).toFixed(1)} KB per stream, relay A ${(aCpuMs / Math.max(aMb, 1e-9)).toFixed(0)} ms CPU per relayed MB, ` +
       `heap after the run ${(heap.memory.heapUsed / 1e6).toFixed(1)} MB`,
   );
 
@@ -519,7 +759,10 @@ async function main(): Promise<void> {
   raw.destroy();
   provider.child.kill('SIGKILL');
   await redis.stop();
-  process.exit(problems.length === 0 && exact === shouldBeExact && duplicates === 0 && gaps === 0 && lostReported === lostExpected && cancelledWithoutStop === 0 ? 0 : 1);
+  const ok =
+    problems.length === 0 && exact === shouldBeExact && duplicates === 0 && gaps === 0 && lostReported === lostInLog && lostInLog >= runningOnB && lostInLog <= runningOnB + boundary &&
+    stopsCancelled === stopsExpected && cancelledWithoutStop === 0 && stillRunning === 0;
+  process.exit(ok ? 0 : 1);
 }
 
 await main();

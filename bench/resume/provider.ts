@@ -1,57 +1,61 @@
 /**
  * The paced provider of the resume bench, in a process of its own: `POST /v1/messages` replays
- * the Anthropic recording named by `x-recording`, one SSE event every PACE_MS; it records each
- * request cancelled before its end (by client index, with the relay that made it). `GET /stats`:
- * `{ started, completed, cancelled: [[client, relay], …] }`.
+ * the turn named by `x-turn` (bench/resume/turns.ts: a recording or a scripted `write_file`
+ * call), one SSE event every `x-pace-ms` milliseconds. It records every request: the client
+ * (`x-client`), the relay that made it (`x-relay`), when it started, and when and how it
+ * finished — `completed` (every event sent) or `cancelled` (the relay closed it before the end:
+ * a stop, or the relay's death). `GET /stats`: `{ requests: [{ client, relay, startedAt,
+ * finishedAt, how }] }`, times in `Date.now()` milliseconds.
  *
- * Environment: RECORDINGS_DIR, RECORDINGS (comma-separated), PACE_MS. Prints `listening <port>`.
+ * Environment: FIXTURES (the Anthropic recordings' folder). Prints `listening <port>`.
  */
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { loadTurns } from './turns.ts';
 
-const env = process.env;
-const PACE_MS = Number(env['PACE_MS'] ?? 25);
-const events = new Map<string, Buffer[]>();
-for (const name of (env['RECORDINGS'] ?? '').split(',')) {
-  const text = readFileSync(join(env['RECORDINGS_DIR'] as string, name), 'utf8');
-  events.set(name, text.split(/(?<=\n\n)/).filter((e) => e.trim() !== '').map((e) => Buffer.from(e)));
+const turns = new Map([...loadTurns(process.env['FIXTURES'] as string)].map(([name, turn]) => [name, turn.events.map((e) => Buffer.from(e))]));
+
+interface ProviderRequest {
+  client: number;
+  relay: string;
+  startedAt: number;
+  finishedAt: number | undefined;
+  how: 'running' | 'completed' | 'cancelled';
 }
-let started = 0;
-let completed = 0;
-const cancelled = new Map<number, string>();
+const requests: ProviderRequest[] = [];
 
 const server = createServer((req, res) => {
   req.resume();
   if (req.url === '/stats') {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ started, completed, cancelled: [...cancelled] }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ requests }));
     return;
   }
-  const list = events.get(String(req.headers['x-recording']));
-  if (list === undefined) {
+  const events = turns.get(String(req.headers['x-turn']));
+  const pace = Number(req.headers['x-pace-ms']);
+  if (events === undefined || !(pace > 0)) {
     res.writeHead(404).end();
     return;
   }
-  const who = Number(req.headers['x-client']);
-  const relay = String(req.headers['x-relay']);
-  started++;
+  const record: ProviderRequest = { client: Number(req.headers['x-client']), relay: String(req.headers['x-relay']), startedAt: Date.now(), finishedAt: undefined, how: 'running' };
+  requests.push(record);
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   res.flushHeaders();
   let i = 0;
-  let finished = false;
   const timer = setInterval(() => {
-    if (i < list.length) res.write(list[i++]);
+    if (i < events.length) res.write(events[i++]);
     else {
       clearInterval(timer);
-      finished = true;
-      completed++;
+      record.how = 'completed';
+      record.finishedAt = Date.now();
       res.end();
     }
-  }, PACE_MS);
+  }, pace);
   res.on('close', () => {
     clearInterval(timer);
-    if (!finished) cancelled.set(who, relay);
+    if (record.how === 'running') {
+      record.how = 'cancelled';
+      record.finishedAt = Date.now();
+    }
   });
 });
 server.keepAliveTimeout = 60_000;

@@ -3,12 +3,13 @@
  * with the two calls of a relay that resumes on any instance, on a RedisEventLog shared with the
  * other process.
  *
- * - `POST /chat` `{ recording, client }`: the provider request (a paced replay), kept in the log
- *   with `keepStream` (not tied to this client), then served with `serveStream`; the stream id
- *   in `x-stream-id`.
+ * - `POST /chat` `{ turn, pace, client }`: the provider request (a paced replay of that turn),
+ *   kept in the log with `keepStream` — not tied to this client: only a stop cancels it — then
+ *   served with `serveStream`; the stream id in `x-stream-id`, this process in `x-relay`.
  * - `GET /chat/:id` (`Last-Event-ID`): `serveStream` — the first response or a resume.
  * - `POST /chat/:id/stop`: `stopStream`.
- * - `GET /stats[?gc]`: CPU time, heap (after a GC with `?gc`), bytes sent to clients.
+ * - `GET /stats[?gc][?brief]`: CPU time, heap (after a GC with `?gc`), bytes sent to clients,
+ *   event streams open now and at most; `?brief`: only the streams open.
  *
  * Environment: REDIS_URL, PROVIDER_URL, NAME, LEASE_MS. Prints `listening <port>` when ready.
  */
@@ -30,17 +31,20 @@ const log = new RedisEventLog(client, { prefix: 'bench', leaseMs: Number(env['LE
 const lag = monitorEventLoopDelay({ resolution: 10 });
 lag.enable();
 let bytesOut = 0;
+/** Event-stream responses being sent now, and the most at once. */
+let open = 0;
+let openPeak = 0;
 const serveTimes: number[] = [];
 let kept = 0;
 
 async function handle(request: Request): Promise<Response> {
   const url = new URL(request.url);
   if (request.method === 'POST' && url.pathname === '/chat') {
-    const { recording, client: who } = (await request.json()) as { recording: string; client: number };
+    const { turn, pace, client: who } = (await request.json()) as { turn: string; pace: number; client: number };
     // Not tied to this request: the generation goes on when the client leaves; only a stop cancels it.
     const upstream = await fetch(env['PROVIDER_URL'] as string, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-client': String(who), 'x-recording': recording, 'x-relay': NAME },
+      headers: { 'content-type': 'application/json', 'x-client': String(who), 'x-turn': turn, 'x-pace-ms': String(pace), 'x-relay': NAME },
       body: '{}',
     });
     const id = newStreamId();
@@ -64,8 +68,9 @@ async function handle(request: Request): Promise<Response> {
     }
   }
   if (url.pathname === '/stats') {
+    if (url.searchParams.has('brief')) return Response.json({ open });
     if (url.searchParams.has('gc')) (globalThis as { gc?: () => void }).gc?.();
-    return Response.json({ name: NAME, cpu: process.cpuUsage(), memory: process.memoryUsage(), bytesOut, kept, lagP99Ms: lag.percentile(99) / 1e6, lagMaxMs: lag.max / 1e6, serveTimes });
+    return Response.json({ name: NAME, cpu: process.cpuUsage(), memory: process.memoryUsage(), bytesOut, kept, open, openPeak, lagP99Ms: lag.percentile(99) / 1e6, lagMaxMs: lag.max / 1e6, serveTimes });
   }
   return new Response('not found\n', { status: 404 });
 }
@@ -103,6 +108,8 @@ async function adapt(req: IncomingMessage, res: ServerResponse): Promise<void> {
   }
   const reader = response.body.getReader();
   res.on('close', () => void reader.cancel().catch(() => {}));
+  const streaming = response.headers.get('content-type')?.startsWith('text/event-stream') === true;
+  if (streaming) openPeak = Math.max(openPeak, ++open);
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -114,6 +121,8 @@ async function adapt(req: IncomingMessage, res: ServerResponse): Promise<void> {
     res.end();
   } catch {
     res.destroy();
+  } finally {
+    if (streaming) open--;
   }
 }
 
