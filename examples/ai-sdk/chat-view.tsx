@@ -1,9 +1,10 @@
 /**
  * The chat as both pages show it: the messages of `useChat`, each `write_file` call as a file —
  * its path, its content growing, ✓ once its input is complete (`input-available`), a Save button
- * that runs the tool in the page, then its result — the chat's status, its error and a Resume
- * button after a cut connection, and the prompt box. Plain React: where a call's input comes from
- * while it streams is the pages' business (`inputOf`), which is all that differs between them.
+ * that runs the tool in the page, then its result — a call of any other tool as its name and its
+ * input so far as JSON, the chat's status, its error and a Resume button after a cut connection,
+ * and the prompt box. Plain React: where a call's input comes from while it streams is the pages'
+ * business (`inputOf`), which is all that differs between them.
  */
 import { memo, type FormEvent, type ReactNode } from 'react';
 
@@ -38,8 +39,8 @@ export interface ChatViewProps {
   /** `useChat`'s status: `submitted`, `streaming`, `ready`, `error`. */
   readonly status: string;
   readonly error: Error | undefined;
-  /** A `write_file` part's input so far. */
-  inputOf(part: ViewPart): FileInput | undefined;
+  /** A tool part's input so far (a `write_file` call's is a {@link FileInput}). */
+  inputOf(part: ViewPart): unknown;
   /** Renders a file's content (default: one text node). */
   readonly Content?: (props: { text: string }) => ReactNode;
   onSend(text: string): void;
@@ -94,9 +95,31 @@ export function ChatView(props: ChatViewProps) {
 function Part({ part, ...props }: { part: ViewPart } & ChatViewProps) {
   if (part.type === 'text') return <p className="text">{part.text}</p>;
   if (part.type === 'tool-write_file' && part.toolCallId !== undefined) {
-    return <WriteFile part={part} toolCallId={part.toolCallId} input={props.inputOf(part)} Content={props.Content} onSave={props.onSave} />;
+    return <WriteFile part={part} toolCallId={part.toolCallId} input={props.inputOf(part) as FileInput | undefined} Content={props.Content} onSave={props.onSave} />;
+  }
+  if (part.type.startsWith('tool-') && part.toolCallId !== undefined) {
+    return <ToolCall part={part} toolCallId={part.toolCallId} toolName={part.type.slice('tool-'.length)} input={props.inputOf(part)} />;
   }
   return null;
+}
+
+/** A call of another tool (the server declares more than `write_file`): its name, its input so far. */
+function ToolCall(props: { part: ViewPart; toolCallId: string; toolName: string; input: unknown }) {
+  const { part, toolCallId, toolName, input } = props;
+  const state = part.state ?? 'input-streaming';
+  return (
+    <article className="call" data-tool={toolName} data-id={toolCallId} data-state={state} data-part-input={part.input === undefined ? 'none' : 'some'}>
+      <h3>
+        {toolName} {state !== 'input-streaming' && <span className="check">✓</span>}
+      </h3>
+      {input !== undefined && (
+        <pre className="input">
+          <code className="input-value">{JSON.stringify(input)}</code>
+        </pre>
+      )}
+      {part.errorText !== undefined && <p className="call-error">{part.errorText}</p>}
+    </article>
+  );
 }
 
 const WriteFile = memo(function WriteFile(props: {

@@ -3,15 +3,21 @@
  * Serves the AI SDK example on 127.0.0.1, in one of its two directions and for one major of the
  * AI SDK (`ai` 5 with `@ai-sdk/react` 2, or `ai` 7 with `@ai-sdk/react` 4):
  *
- * - `ai-sdk`: the server is the AI SDK's own (server/ai-sdk.mjs: `streamText` of `ai` 5 with
- *   `@ai-sdk/anthropic`, `toUIMessageStreamResponse()`), the page is `useChat` with argstream's
+ * - `ai-sdk`: the server is the AI SDK's own, of the same major as the page (server/ai-sdk-5.mjs:
+ *   `streamText` of `ai` 5 with `@ai-sdk/anthropic` 2, `toUIMessageStreamResponse()`;
+ *   server/ai-sdk-7.mjs: `streamText` of `ai` 7 with `@ai-sdk/anthropic` 4, `toUIMessageStream` →
+ *   `createUIMessageStreamResponse`), the page is `useChat` with argstream's
  *   `ArgstreamChatTransport` (argstream-client/);
  * - `argstream`: the server is argstream (server/argstream.ts: the provider's stream through
  *   `UIMessageStreamEncoder`), the page is a plain `useChat` page on the AI SDK's own
- *   `DefaultChatTransport` (ai-sdk-client/).
+ *   `DefaultChatTransport` (ai-sdk-client/);
+ * - `argstream` with `path-updates`: argstream's server sends each call's input as path updates
+ *   (`UIMessageStreamEncoder({ toolInputs: 'path-updates' })`), which only argstream's transport
+ *   reads as they come: the page is argstream-client/.
  *
  *   npm run build && node examples/ai-sdk/serve.mjs ai-sdk 7      # a recorded model, no API key
  *   ANTHROPIC_API_KEY=sk-ant-… node examples/ai-sdk/serve.mjs argstream 5
+ *   node examples/ai-sdk/serve.mjs argstream 7 path-updates
  *
  * Routes: the page (index.html, the shared style.css, chat.css), an esbuild bundle of its code at
  * /app.js, POST /api/chat (the server's chat handler) and GET /api/chat/:id/stream, the AI SDK's
@@ -32,7 +38,6 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { recordedAnthropicFetch } from './model.mjs';
-import { aiSdkChatHandler } from './server/ai-sdk.mjs';
 
 const HERE = fileURLToPath(new URL('./', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -41,13 +46,30 @@ const require = createRequire(join(ROOT, 'package.json'));
 /** @typedef {'ai-sdk' | 'argstream'} ServerKind */
 /** @typedef {5 | 7} Major */
 
-/** The page each server goes with. */
-const PAGES = /** @type {const} */ ({ 'ai-sdk': 'argstream-client', argstream: 'ai-sdk-client' });
+/** @typedef {'argstream-client' | 'ai-sdk-client'} Page */
+/** @typedef {'deltas' | 'path-updates'} ToolInputs */
+
+/**
+ * The page a server goes with: argstream's transport in front of the AI SDK's server, or of an
+ * argstream server that sends path updates; a plain `useChat` page in front of an argstream server
+ * that sends the AI SDK's deltas.
+ * @param {ServerKind} server
+ * @param {ToolInputs} [toolInputs]
+ * @returns {Page}
+ */
+export function pageOf(server, toolInputs) {
+  return server === 'ai-sdk' || toolInputs === 'path-updates' ? 'argstream-client' : 'ai-sdk-client';
+}
 
 /**
  * @typedef {object} AiSdkExampleOptions
  * @property {ServerKind} server `ai-sdk`: the AI SDK's server and the argstream transport; `argstream`: argstream's server and a plain `useChat` page
- * @property {Major} major the AI SDK of the page: `ai` 5 with `@ai-sdk/react` 2, or `ai` 7 with `@ai-sdk/react` 4
+ * @property {Major} major the AI SDK of the page (`ai` 5 with `@ai-sdk/react` 2, or `ai` 7 with
+ *   `@ai-sdk/react` 4) and of the AI SDK's server (`ai` 5 with `@ai-sdk/anthropic` 2, or `ai` 7 with `@ai-sdk/anthropic` 4)
+ * @property {ToolInputs} [toolInputs] how argstream's server sends a call's input (default `deltas`,
+ *   as the AI SDK does; `path-updates`: transient path updates, the page on argstream's transport)
+ * @property {Readonly<Record<string, object>>} [moreTools] tools the AI SDK's server declares
+ *   besides `write_file` (name → input JSON schema), for a model that calls others
  * @property {'package' | 'src'} [argstream] `package` (default): `argstream` and its entry points
  *   as the package exports them (dist/, after `npm run build`); `src`: the TypeScript sources (the tests)
  * @property {'development' | 'production'} [mode] React's build (default development: StrictMode's checks are on)
@@ -63,6 +85,10 @@ const PAGES = /** @type {const} */ ({ 'ai-sdk': 'argstream-client', argstream: '
  * @property {string} url where the page is, without a trailing slash
  * @property {Array<{ method: string; path: string; body: any }>} requests what the page sent to /api/chat (bodies parsed), in order
  * @property {any[]} modelRequests what the server sent to the model (the Messages API's request bodies), in order
+ * @property {Uint8Array[][]} responses the body of each response to a POST /api/chat, as the chat
+ *   handler wrote it (whatever reached the page), in order; each grows while its response streams
+ * @property {Array<string | null>} modelUserAgents the `user-agent` of each of those requests (the
+ *   AI SDK's provider packages name themselves and their version there)
  * @property {() => number} cut drop the connections that are sending a response to the page now,
  *   as a network would (the response goes on being read here, for a reconnect); how many there were
  * @property {() => Promise<void>} close
@@ -127,13 +153,13 @@ function aiSdkMajor(major) {
 
 /**
  * The page's bundle.
- * @param {Pick<AiSdkExampleOptions, 'server' | 'major' | 'argstream' | 'mode'>} options
+ * @param {Pick<AiSdkExampleOptions, 'server' | 'major' | 'argstream' | 'mode' | 'toolInputs'>} options
  * @returns {Promise<string>}
  */
 export async function bundlePage(options) {
   const mode = options.mode ?? 'development';
   const result = await build({
-    entryPoints: [join(HERE, PAGES[options.server], 'main.tsx')],
+    entryPoints: [join(HERE, pageOf(options.server, options.toolInputs), 'main.tsx')],
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -144,10 +170,49 @@ export async function bundlePage(options) {
     jsx: 'automatic',
     minify: mode === 'production',
     conditions: [mode],
-    define: { 'process.env.NODE_ENV': JSON.stringify(mode), __AI_MAJOR__: String(options.major) },
+    define: { 'process.env.NODE_ENV': JSON.stringify(mode), __AI_MAJOR__: String(options.major), __SERVER__: JSON.stringify(options.server) },
     plugins: [argstreamFrom(options.argstream ?? 'package'), aiSdkMajor(options.major)],
   });
   return result.outputFiles[0]?.text ?? '';
+}
+
+/**
+ * What the AI SDK's server of `major` imports, by package name, in this repository: ai 7 and its
+ * Anthropic provider are installed under other names (`ai` is ai 5 here).
+ * @type {Record<Major, Record<string, string>>}
+ */
+const AI_SDK_SERVER_PACKAGES = { 5: {}, 7: { ai: 'ai7', '@ai-sdk/anthropic': 'ai-sdk-anthropic4' } };
+
+/**
+ * The AI SDK's chat handler of `major` (server/ai-sdk-5.mjs or server/ai-sdk-7.mjs), its imports
+ * linked to that major's packages: the file as an application of that major writes it (`import …
+ * from 'ai'`), each package it imports resolved here and loaded from node_modules, not bundled.
+ * @param {Major} major
+ * @returns {Promise<typeof import('./server/ai-sdk-5.mjs')>}
+ */
+async function aiSdkServer(major) {
+  const packages = AI_SDK_SERVER_PACKAGES[major];
+  const bundle = await build({
+    entryPoints: [join(HERE, 'server', `ai-sdk-${major}.mjs`)],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+    plugins: [
+      {
+        name: 'ai-sdk-server-packages',
+        setup(build) {
+          build.onResolve({ filter: /^[^./]/ }, (args) => {
+            const [, name = args.path, rest = ''] = /^((?:@[^/]+\/)?[^/]+)(.*)$/.exec(args.path) ?? [];
+            return { path: import.meta.resolve(`${packages[name] ?? name}${rest}`), external: true };
+          });
+        },
+      },
+    ],
+  });
+  return import(`data:text/javascript;base64,${Buffer.from(bundle.outputFiles[0]?.text ?? '').toString('base64')}`);
 }
 
 /**
@@ -234,18 +299,23 @@ export async function startAiSdkExample(options) {
   const from = options.argstream ?? 'package';
   /** @type {any[]} */
   const modelRequests = [];
+  /** @type {Array<string | null>} */
+  const modelUserAgents = [];
   const recorded = options.anthropicUrl === undefined && options.apiKey === undefined ? recordedAnthropicFetch({ delayMs: options.delayMs ?? 20 }) : undefined;
   /** The model's fetch: every request body kept, sent to ANTHROPIC_URL, Anthropic or the recording. @type {typeof fetch} */
   const modelFetch = async (input, init) => {
     modelRequests.push(JSON.parse(String(init?.body ?? 'null')));
+    modelUserAgents.push(new Headers(init?.headers).get('user-agent'));
     if (recorded !== undefined) return recorded(input, init);
     return fetch(options.anthropicUrl ?? input, init);
   };
   const [appJs, handleChat] = await Promise.all([
     bundlePage({ ...options, argstream: from }),
     options.server === 'ai-sdk'
-      ? aiSdkChatHandler({ fetch: modelFetch, apiKey: options.apiKey })
-      : argstreamServer(from).then((module) => (/** @type {Request} */ request) => module.handleChat(request, { fetch: modelFetch, apiKey: options.apiKey })),
+      ? aiSdkServer(options.major).then((module) => module.aiSdkChatHandler({ fetch: modelFetch, apiKey: options.apiKey, moreTools: options.moreTools }))
+      : argstreamServer(from).then(
+          (module) => (/** @type {Request} */ request) => module.handleChat(request, { fetch: modelFetch, apiKey: options.apiKey, toolInputs: options.toolInputs ?? 'deltas' }),
+        ),
   ]);
   /** ai 7's `useChat` expects a reconnect to replay the response; ai 5's to continue it. */
   const replay = options.major === 7;
@@ -255,6 +325,8 @@ export async function startAiSdkExample(options) {
   const sending = new Set();
   /** @type {AiSdkExample['requests']} */
   const requests = [];
+  /** @type {AiSdkExample['responses']} */
+  const responses = [];
 
   /** @type {Record<string, [string, string]>} */
   const files = {
@@ -312,6 +384,7 @@ export async function startAiSdkExample(options) {
     }
     const latest = new KeptResponse(webResponse.body);
     kept.set(String(parsed.id), latest);
+    responses.push(latest.chunks);
     await send(response, latest, 0, Object.fromEntries(webResponse.headers));
   }
 
@@ -344,7 +417,9 @@ export async function startAiSdkExample(options) {
   return {
     url: `http://${options.host ?? '127.0.0.1'}:${address.port}`,
     requests,
+    responses,
     modelRequests,
+    modelUserAgents,
     cut() {
       const cut = [...sending];
       for (const connection of cut) {
@@ -361,25 +436,27 @@ export async function startAiSdkExample(options) {
 }
 
 /**
- * The command line: `node examples/ai-sdk/serve.mjs ai-sdk|argstream 5|7`, with PORT (default
- * 8787), HOST, ANTHROPIC_URL, ANTHROPIC_API_KEY and NODE_ENV=production from the environment.
+ * The command line: `node examples/ai-sdk/serve.mjs ai-sdk|argstream 5|7 [path-updates]`, with
+ * PORT (default 8787), HOST, ANTHROPIC_URL, ANTHROPIC_API_KEY and NODE_ENV=production from the
+ * environment.
  */
 async function main() {
-  const [server, major] = process.argv.slice(2);
-  if ((server !== 'ai-sdk' && server !== 'argstream') || (major !== '5' && major !== '7')) {
-    console.error('usage: node examples/ai-sdk/serve.mjs ai-sdk|argstream 5|7');
+  const [server, major, toolInputs, ...rest] = process.argv.slice(2);
+  if ((server !== 'ai-sdk' && server !== 'argstream') || (major !== '5' && major !== '7') || (toolInputs !== undefined && (server !== 'argstream' || toolInputs !== 'path-updates')) || rest.length > 0) {
+    console.error('usage: node examples/ai-sdk/serve.mjs ai-sdk|argstream 5|7, or argstream 5|7 path-updates');
     process.exit(2);
   }
   const example = await startAiSdkExample({
     server,
     major: major === '5' ? 5 : 7,
+    ...(toolInputs === undefined ? {} : { toolInputs }),
     port: Number(process.env['PORT'] ?? 8787),
     ...(process.env['HOST'] === undefined ? {} : { host: process.env['HOST'] }),
     ...(process.env['NODE_ENV'] === 'production' ? { mode: 'production' } : {}),
     ...(process.env['ANTHROPIC_URL'] === undefined ? {} : { anthropicUrl: process.env['ANTHROPIC_URL'] }),
     ...(process.env['ANTHROPIC_API_KEY'] === undefined ? {} : { apiKey: process.env['ANTHROPIC_API_KEY'] }),
   });
-  console.log(`the AI SDK example (${server} server, ai ${major}) is at ${example.url}/ (Ctrl-C to stop)`);
+  console.log(`the AI SDK example (${server} server${toolInputs === undefined ? '' : ` sending ${toolInputs}`}, ai ${major}) is at ${example.url}/ (Ctrl-C to stop)`);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

@@ -2,30 +2,39 @@
  * examples/ai-sdk in Chromium (issue 22 §3): the AI SDK's own `useChat` pages with the real `ai`
  * packages, in both directions and for both majors —
  *
- * - the AI SDK's server (`streamText` of ai 5 with `@ai-sdk/anthropic`,
- *   `toUIMessageStreamResponse()`) and a page on `ArgstreamChatTransport` + `useTurn`;
+ * - the AI SDK's server of the page's major (`streamText` of ai 5 with `@ai-sdk/anthropic` 2,
+ *   `toUIMessageStreamResponse()`; `streamText` of ai 7 with `@ai-sdk/anthropic` 4,
+ *   `toUIMessageStream` → `createUIMessageStreamResponse`) and a page on `ArgstreamChatTransport`
+ *   + `useTurn`;
  * - an argstream server (`fromResponse` → `UIMessageStreamEncoder`) and a plain page on the AI
  *   SDK's `DefaultChatTransport`;
+ * - an argstream server sending path updates (`UIMessageStreamEncoder({ toolInputs:
+ *   'path-updates' })`) and the page on `ArgstreamChatTransport`;
  *
  * each with `ai` 5 (`@ai-sdk/react` 2) and `ai` 7 (`@ai-sdk/react` 4). Every server is served by
- * examples/ai-sdk/serve.mjs (argstream bundled from src/) in front of one scripted Anthropic model
- * that stops at chosen points until the test lets it go on (scripted-model.ts); one Chromium for
- * every page. DOM assertions, and what the server received:
+ * examples/ai-sdk/serve.mjs (argstream bundled from src/) in front of one Anthropic model on
+ * loopback that stops at chosen points until the test lets it go on (scripted-model.ts); one
+ * Chromium for every page. DOM assertions, and what the server received:
  *
- * - one write_file call: right after its path (the path, no ✓), twice in the middle of its content
- *   (exactly the characters sent so far, then more of them: a proper prefix), then the end (✓ at
- *   `input-available`, exactly the input); Save runs the tool in the page (`addToolResult` with ai
- *   5, `addToolOutput` with ai 7), `sendAutomaticallyWhen` sends the chat on, and the next request
- *   carries the result — in the UI messages the page POSTs and in the Messages request the server
- *   makes — and the model's answer to it is on the page;
+ * - one write_file call written by the scripted model: right after its path (the path, no ✓),
+ *   twice in the middle of its content (exactly the characters sent so far, then more of them: a
+ *   proper prefix), then the end (✓ at `input-available`, exactly the input); Save runs the tool in
+ *   the page (`addToolResult` with ai 5, `addToolOutput` with ai 7), `sendAutomaticallyWhen` sends
+ *   the chat on, and the next request carries the result — in the UI messages the page POSTs and
+ *   in the Messages request the server makes — and the model's answer to it is on the page;
  * - the connection cut in the middle of the content (the server drops it, as a network would):
  *   the page's error and Resume; `resumeStream()` reconnects (GET /api/chat/:id/stream), which
  *   replays the response from its start for ai 7 (`resumeStreamIsReplay`) and continues it from
  *   the cut for ai 5; the content shown is the same prefix, then a longer one, then exactly the
- *   input — never the prefix twice — in one assistant message with one text and one call.
+ *   input — never the prefix twice — in one assistant message with one text and one call;
+ * - a real recorded Anthropic stream (test/fixtures/providers/anthropic/text-then-2-parallel-tool-use.sse,
+ *   none of the recordings has a write_file call) replayed event by event, stopped in the middle of
+ *   each call's input: each call's exact input so far, then ✓ and exactly the recorded inputs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAiSdkExample, type AiSdkExample } from '../../examples/ai-sdk/serve.mjs';
+import { pageOf, startAiSdkExample, type AiSdkExample } from '../../examples/ai-sdk/serve.mjs';
+import { readFixture } from '../helpers.ts';
+import { manifestEntry } from '../manifest.ts';
 import type { BrowserSession } from '../runtimes/harness.ts';
 import { execute } from '../runtimes/harness.ts';
 import { consoleProblems, IN_CI, send as sendOn, until as untilShown } from './page-harness.ts';
@@ -37,14 +46,27 @@ interface Combo {
   readonly name: string;
   readonly server: 'ai-sdk' | 'argstream';
   readonly major: 5 | 7;
+  /** How argstream's server sends a call's input (default: deltas, as the AI SDK's server does). */
+  readonly toolInputs?: 'path-updates';
 }
 
 const COMBOS: readonly Combo[] = [
-  { name: "the AI SDK's server, ArgstreamChatTransport, ai 5", server: 'ai-sdk', major: 5 },
-  { name: "the AI SDK's server, ArgstreamChatTransport, ai 7", server: 'ai-sdk', major: 7 },
+  { name: "the AI SDK's server (ai 5), ArgstreamChatTransport, ai 5", server: 'ai-sdk', major: 5 },
+  { name: "the AI SDK's server (ai 7), ArgstreamChatTransport, ai 7", server: 'ai-sdk', major: 7 },
   { name: 'an argstream server, DefaultChatTransport, ai 5', server: 'argstream', major: 5 },
   { name: 'an argstream server, DefaultChatTransport, ai 7', server: 'argstream', major: 7 },
+  { name: 'an argstream server sending path updates, ArgstreamChatTransport, ai 5', server: 'argstream', major: 5, toolInputs: 'path-updates' },
+  { name: 'an argstream server sending path updates, ArgstreamChatTransport, ai 7', server: 'argstream', major: 7, toolInputs: 'path-updates' },
 ];
+
+/**
+ * Whether the AI SDK's own part has an input while a call streams: not on argstream's transport
+ * (the deltas, or the path updates, never reach the AI SDK), its parse so far on its own transport.
+ */
+const partInputWhileStreaming = (combo: Combo): 'none' | 'some' => (pageOf(combo.server, combo.toolInputs) === 'argstream-client' ? 'none' : 'some');
+
+/** What the AI SDK's Anthropic provider of each major says it is (its `user-agent`). */
+const PROVIDER_OF_MAJOR = { 5: /^ai-sdk\/anthropic\/2\.\d+\.\d+ /, 7: /^ai-sdk-anthropic\/4\.\d+\.\d+ / } as const;
 
 /** The call the model writes: escapes, quotes, non-ASCII and an emoji in the content. */
 const EXPECTED = {
@@ -108,6 +130,47 @@ function answerTurn(): string[] {
 }
 
 // ---------------------------------------------------------------------------------------------
+// A recorded stream
+
+/** A real Anthropic capture: a text, then two calls whose inputs stream in small pieces. */
+const RECORDING = 'anthropic/text-then-2-parallel-tool-use.sse';
+/** The tools the AI SDK's servers declare for it (the AI SDK fails a call to a tool it was not given). */
+const RECORDED_TOOLS = { get_weather: { type: 'object' }, get_time: { type: 'object' } };
+
+/** The recording's SSE events, byte for byte, one write each. */
+const RECORDED_EVENTS = new TextDecoder().decode(readFixture(`providers/${RECORDING}`)).split(/(?<=\n\n)/);
+
+/** The event after the one that carries `partialJson` as a call's input piece: where the model stops. */
+function stopAfterPiece(partialJson: string): number {
+  const index = RECORDED_EVENTS.findIndex((event) => event.includes(`"partial_json":${JSON.stringify(partialJson)}`));
+  if (index < 0) throw new Error(`no input piece ${partialJson} in ${RECORDING}`);
+  return index + 1;
+}
+
+/**
+ * Where the replay stops, and what the page shows then: every call so far with its input so far
+ * (strings as the prefix that arrived; a call whose block ended is complete).
+ */
+const RECORDED_STOPS = [
+  { stop: stopAfterPiece('w Y'), calls: [['get_weather', 'input-streaming', { location: 'New Y' }]] },
+  { stop: stopAfterPiece(': "fahrenhe'), calls: [['get_weather', 'input-streaming', { location: 'New York, NY', unit: 'fahrenhe' }]] },
+  {
+    stop: stopAfterPiece('rica/'),
+    calls: [
+      ['get_weather', 'input-available', { location: 'New York, NY', unit: 'fahrenheit' }],
+      ['get_time', 'input-streaming', { timezone: 'America/' }],
+    ],
+  },
+] as const;
+
+/** The recording's text: its text deltas, joined. */
+const RECORDED_TEXT = RECORDED_EVENTS.flatMap((event) => {
+  const data = /^data: (.*)$/m.exec(event)?.[1];
+  const parsed = data === undefined ? undefined : (JSON.parse(data) as { type: string; delta?: { type: string; text?: string } });
+  return parsed?.type === 'content_block_delta' && parsed.delta?.type === 'text_delta' ? [parsed.delta.text ?? ''] : [];
+}).join('');
+
+// ---------------------------------------------------------------------------------------------
 // The page
 
 function shown(session: BrowserSession) {
@@ -117,6 +180,8 @@ function shown(session: BrowserSession) {
       texts: Array.from(message.querySelectorAll(':scope > .text')).map((text) => text.textContent ?? ''),
       calls: Array.from(message.querySelectorAll<HTMLElement>('article.call')).map((call) => ({
         id: call.dataset['id'],
+        tool: call.dataset['tool'],
+        input: call.querySelector('.input-value')?.textContent ?? null,
         state: call.dataset['state'],
         partInput: call.dataset['partInput'],
         path: call.querySelector('.path-value')?.textContent ?? null,
@@ -133,6 +198,7 @@ function shown(session: BrowserSession) {
       error: document.getElementById('error')?.textContent ?? null,
       resume: document.getElementById('resume') !== null,
       messages,
+      calls: messages.flatMap((message) => message.calls),
       call: messages.flatMap((message) => message.calls)[0],
     };
   });
@@ -158,8 +224,20 @@ beforeAll(async () => {
   if (chromiumMissing() === undefined) starting.push(launchChromium().then((s) => void (session = s)));
   await Promise.all(starting);
   // One after the other: each bundles a page (2 cores).
-  for (const combo of COMBOS) examples.set(combo.name, await startAiSdkExample({ server: combo.server, major: combo.major, argstream: 'src', anthropicUrl: model.url }));
-}, 90_000);
+  for (const combo of COMBOS) {
+    examples.set(
+      combo.name,
+      await startAiSdkExample({
+        server: combo.server,
+        major: combo.major,
+        argstream: 'src',
+        anthropicUrl: model.url,
+        ...(combo.toolInputs === undefined ? {} : { toolInputs: combo.toolInputs }),
+        ...(combo.server === 'ai-sdk' ? { moreTools: RECORDED_TOOLS } : {}),
+      }),
+    );
+  }
+}, 150_000);
 
 afterAll(async () => {
   await session?.close();
@@ -202,7 +280,7 @@ describe('examples/ai-sdk without a browser', () => {
       expect(bundle.match(/\bvar HttpChatTransport\d* = class/g), combo.name).toEqual(['var HttpChatTransport = class']);
       // @ai-sdk/react 4 (ai 7) has queued messages; @ai-sdk/react 2 (ai 5) does not.
       expect(bundle.includes('experimental_queuedMessages'), combo.name).toBe(combo.major === 7);
-      expect(bundle.includes('class ArgstreamChatTransport') || /ArgstreamChatTransport = class/.test(bundle), combo.name).toBe(combo.server === 'ai-sdk');
+      expect(bundle.includes('class ArgstreamChatTransport') || /ArgstreamChatTransport = class/.test(bundle), combo.name).toBe(pageOf(combo.server, combo.toolInputs) === 'argstream-client');
     }
   });
 });
@@ -217,9 +295,9 @@ function chunksOf(sse: string): Array<{ type: string; [key: string]: unknown }> 
 }
 
 describe('examples/ai-sdk without a key', () => {
-  for (const server of ['ai-sdk', 'argstream'] as const) {
-    it(`serve.mjs (${server} server) answers with the recorded model: the write_file call, then the answer to its result`, async () => {
-      const example = await startAiSdkExample({ server, major: 7, argstream: 'src', delayMs: 0 });
+  for (const [server, major] of [['ai-sdk', 5], ['ai-sdk', 7], ['argstream', 7]] as const) {
+    it(`serve.mjs (${server} server, ai ${major}) answers with the recorded model: the write_file call, then the answer to its result`, async () => {
+      const example = await startAiSdkExample({ server, major, argstream: 'src', delayMs: 0 });
       try {
         const page = await (await fetch(`${example.url}/`)).text();
         expect(page).toContain('<script type="module" src="/app.js"></script>');
@@ -244,12 +322,25 @@ describe('examples/ai-sdk without a key', () => {
         const text = second.filter((chunk) => chunk.type === 'text-delta').map((chunk) => chunk['delta']).join('');
         expect(text).toBe('Saved src/main.rs. Build and run it with `cargo run < input.txt`.');
         expect(example.modelRequests.at(-1).messages.at(-1).content[0]).toMatchObject({ type: 'tool_result', tool_use_id: call.toolCallId });
+        // The AI SDK's server is that major's: its Anthropic provider (2 for ai 5, 4 for ai 7) made the requests.
+        for (const agent of example.modelUserAgents) {
+          if (server === 'ai-sdk') expect(agent).toMatch(PROVIDER_OF_MAJOR[major]);
+          else expect(agent).toBeNull();
+        }
       } finally {
         await example.close();
       }
     });
   }
 });
+
+/** What the server sent to the page: each call's input as deltas (the AI SDK's servers, argstream's by default), or as path updates only. */
+function expectInputsSentAsConfigured(combo: Combo, response: readonly Uint8Array[]): void {
+  const types = chunksOf(new TextDecoder().decode(Buffer.concat(response))).map((chunk) => chunk.type);
+  expect(types.includes('tool-input-delta'), 'tool-input-delta chunks').toBe(combo.toolInputs !== 'path-updates');
+  expect(types.includes('data-argstream-tool-input'), 'path update chunks').toBe(combo.toolInputs === 'path-updates');
+  expect(types).toContain('tool-input-available');
+}
 
 describe('examples/ai-sdk in Chromium', () => {
   for (const combo of COMBOS) {
@@ -272,6 +363,7 @@ describe('examples/ai-sdk in Chromium', () => {
         expect((await shown(page)).setup).toContain(`ai ${combo.major}`);
 
         await script.reached(0);
+        if (combo.server === 'ai-sdk') expect(example.modelUserAgents.at(-1)).toMatch(PROVIDER_OF_MAJOR[combo.major]);
         const path = await until(page, (p) => p.call?.path === EXPECTED.path, 'the path');
         expect(path.status).toBe('streaming');
         expect(path.call).toMatchObject({ id: CALL_ID, state: 'input-streaming', check: null, save: false });
@@ -285,9 +377,9 @@ describe('examples/ai-sdk in Chromium', () => {
         const first = await until(page, (p) => p.call?.content === contentAfter(stops[1]!), `the content's first ${contentAfter(stops[1]!).length} characters`);
         expect(first.call!.content!.length).toBeGreaterThan(0);
         expect(first.call).toMatchObject({ state: 'input-streaming', path: EXPECTED.path, check: null });
-        // With argstream's transport the AI SDK never saw a delta: its part has no input yet, the
-        // content on the page is the transport's snapshot. With its own transport, its parse.
-        expect(first.call!.partInput).toBe(combo.server === 'ai-sdk' ? 'none' : 'some');
+        // With argstream's transport the AI SDK never saw a delta (or a path update): its part has no
+        // input yet, the content on the page is the transport's snapshot. With its own transport, its parse.
+        expect(first.call!.partInput).toBe(partInputWhileStreaming(combo));
 
         script.next();
         await script.reached(2);
@@ -314,6 +406,8 @@ describe('examples/ai-sdk in Chromium', () => {
           ['assistant', [TEXT, ANSWER]],
         ]);
         await answer.ended;
+
+        expectInputsSentAsConfigured(combo, example.responses.at(-2)!);
 
         // What the server received: the result in the UI messages of the next request…
         const posts = example.requests.slice(requestsBefore).filter((request) => request.method === 'POST');
@@ -362,7 +456,7 @@ describe('examples/ai-sdk in Chromium', () => {
         const resumed = await until(page, (p) => p.status !== 'error' && p.call?.content === contentAfter(stops[0]!), 'the same content after the reconnect');
         expect(example.requests.slice(gets).map((request) => [request.method, request.path])).toEqual([['GET', `/api/chat/${chatId}/stream`]]);
         expect(resumed.error).toBeNull();
-        expect(resumed.call!.partInput).toBe(combo.server === 'ai-sdk' ? 'none' : 'some');
+        expect(resumed.call!.partInput).toBe(partInputWhileStreaming(combo));
         expect(resumed.messages.map((m) => [m.role, m.texts, m.calls.length])).toEqual([
           ['user', ['Write a word counter in Rust to src/main.rs'], 0],
           ['assistant', [TEXT], 1],
@@ -382,6 +476,47 @@ describe('examples/ai-sdk in Chromium', () => {
           ['assistant', [TEXT], 1],
         ]);
         expect(end.call).toMatchObject({ id: CALL_ID, state: 'input-available', check: '✓', path: EXPECTED.path, content: EXPECTED.content });
+        expect(page.problems().slice(problemsBefore)).toEqual([]);
+        expect(await consoleProblems(page)).toEqual([]);
+      });
+
+      it(`shows the calls of a recorded Anthropic stream (${RECORDING}) replayed in pieces: each call's exact input so far, then ✓ and exactly the recorded inputs`, async (context) => {
+        const page = browser(context);
+        const example = exampleOf(combo);
+        const script = model.play(
+          RECORDED_EVENTS,
+          RECORDED_STOPS.map((stop) => stop.stop),
+        );
+        const problemsBefore = page.problems().length;
+        await send(page, example);
+        const inputs = (p: Shown) => p.calls.map((call) => [call.tool, call.state, call.input === null ? null : (JSON.parse(call.input) as unknown)]);
+
+        for (const [i, { calls }] of RECORDED_STOPS.entries()) {
+          await script.reached(i);
+          const mid = await until(page, (p) => JSON.stringify(inputs(p)) === JSON.stringify(calls), `stop ${i}: ${JSON.stringify(calls)}`);
+          expect(mid.status).toBe('streaming');
+          expect(mid.messages.map((m) => [m.role, m.texts])).toEqual([
+            ['user', ['Write a word counter in Rust to src/main.rs']],
+            ['assistant', [RECORDED_TEXT]],
+          ]);
+          expect(mid.calls.at(-1)).toMatchObject({ state: 'input-streaming', check: null, partInput: partInputWhileStreaming(combo) });
+          script.next();
+        }
+
+        const end = await until(page, (p) => p.status === 'ready', 'the end of the recorded stream');
+        expect(end.error).toBeNull();
+        expect(end.messages.map((m) => [m.role, m.texts])).toEqual([
+          ['user', ['Write a word counter in Rust to src/main.rs']],
+          ['assistant', [RECORDED_TEXT]],
+        ]);
+        const recorded = manifestEntry(RECORDING).toolCalls;
+        expect(recorded).toHaveLength(2);
+        expect(end.calls.map((call) => ({ id: call.id, tool: call.tool, state: call.state, check: call.check, partInput: call.partInput, input: JSON.parse(call.input ?? 'null') as unknown }))).toEqual(
+          recorded.map((call) => ({ id: call.id, tool: call.name, state: 'input-available', check: '✓', partInput: 'some', input: JSON.parse(call.args) as unknown })),
+        );
+        await script.ended;
+        expectInputsSentAsConfigured(combo, example.responses.at(-1)!);
+        if (combo.server === 'ai-sdk') expect(example.modelUserAgents.at(-1)).toMatch(PROVIDER_OF_MAJOR[combo.major]);
         expect(page.problems().slice(problemsBefore)).toEqual([]);
         expect(await consoleProblems(page)).toEqual([]);
       });

@@ -6,7 +6,7 @@
  */
 import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport, lastAssistantMessageIsCompleteWithToolCalls } from 'ai';
-import { ChatView, savedFile, type FileInput } from '../chat-view.tsx';
+import { ChatView, savedFile } from '../chat-view.tsx';
 
 const transport = new DefaultChatTransport({ api: '/api/chat' });
 
@@ -20,7 +20,7 @@ export function App() {
       messages={chat.messages}
       status={chat.status}
       error={chat.error}
-      inputOf={(part) => part.input as FileInput | undefined}
+      inputOf={(part) => part.input}
       onSend={(text) => void chat.sendMessage({ text })}
       onSave={(toolCallId, input) => void addOutput({ tool: 'write_file', toolCallId, output: savedFile(input) })}
       onResume={() => void chat.resumeStream()}

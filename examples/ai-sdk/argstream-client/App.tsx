@@ -5,13 +5,17 @@
  * `input-streaming` with no `input` (the AI SDK has not seen a delta); its input so far is in the
  * transport's snapshot, `useTurn(transport, { tools })`, typed by the tool's zod schema. From
  * `input-available` on, the part's own `input` is the exact input, as with any AI SDK page.
+ *
+ * The same page reads an argstream server that sends path updates
+ * (`UIMessageStreamEncoder({ toolInputs: 'path-updates' })`) instead of deltas: the transport
+ * applies them to its snapshot, and the AI SDK's part has no input until `input-available` either.
  */
 import { useChat } from '@ai-sdk/react';
 import { lastAssistantMessageIsCompleteWithToolCalls } from 'ai';
 import { ArgstreamChatTransport } from 'argstream/ai-sdk';
 import { useTextBlocks, useTurn } from 'argstream/react';
 import { memo } from 'react';
-import { ChatView, savedFile, type FileInput, type ViewPart } from '../chat-view.tsx';
+import { ChatView, savedFile, type ViewPart } from '../chat-view.tsx';
 import { tools } from '../tools.ts';
 
 // One transport for the page's chat: its snapshot is the turn of the chat's latest response.
@@ -25,11 +29,11 @@ export function App() {
   });
   const turn = useTurn(transport, { tools });
 
-  function inputOf(part: ViewPart): FileInput | undefined {
-    if (part.state !== 'input-streaming') return part.input as FileInput | undefined;
-    const call = turn.calls.find((c) => c.toolCallId === part.toolCallId);
-    // Narrowed by its name, the call's input is { path?: string; content?: string } while it streams.
-    return call?.toolName === 'write_file' ? call.input : undefined;
+  // While a call streams, its input so far is the snapshot's: a write_file call's typed by its
+  // schema ({ path?: string; content?: string }), a call of a tool not in `tools` untyped.
+  function inputOf(part: ViewPart): unknown {
+    if (part.state !== 'input-streaming') return part.input;
+    return turn.calls.find((c) => c.toolCallId === part.toolCallId)?.input;
   }
 
   // ai 5 names it addToolResult (addToolOutput since 5.0.x), ai 7 addToolOutput.
@@ -37,7 +41,7 @@ export function App() {
 
   return (
     <ChatView
-      setup={`ai ${__AI_MAJOR__} · @ai-sdk/react ${__AI_MAJOR__ === 5 ? 2 : 4} · ArgstreamChatTransport · the AI SDK's server`}
+      setup={`ai ${__AI_MAJOR__} · @ai-sdk/react ${__AI_MAJOR__ === 5 ? 2 : 4} · ArgstreamChatTransport · ${__SERVER__ === 'ai-sdk' ? "the AI SDK's server" : 'an argstream server sending path updates'}`}
       messages={chat.messages}
       status={chat.status}
       error={chat.error}

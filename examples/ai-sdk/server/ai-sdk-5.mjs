@@ -1,31 +1,31 @@
 // @ts-check
 /**
- * The AI SDK's own chat server, unchanged by argstream: `streamText` of `ai` 5 with
- * `@ai-sdk/anthropic`, answered with `result.toUIMessageStreamResponse()` — the route handler of
- * the AI SDK's chatbot guide. The page in front of it (argstream-client/) is what argstream changes.
+ * The AI SDK's own chat server for `ai` 5, unchanged by argstream: `streamText` with
+ * `@ai-sdk/anthropic` (2), answered with `result.toUIMessageStreamResponse()` — the route handler
+ * of ai 5's chatbot guide. The page in front of it (argstream-client/) is what argstream changes.
+ * ai-sdk-7.mjs is the same server as ai 7 writes it.
  *
  * The `write_file` tool has no `execute`: the page runs it (its Save button) and sends the result
- * back with `addToolResult` / `addToolOutput`; the next request's messages carry it, and the model
- * answers it.
+ * back with `addToolResult`; the next request's messages carry it, and the model answers it.
  */
 import { createAnthropic } from '@ai-sdk/anthropic';
-import { convertToModelMessages, streamText, tool } from 'ai';
+import { convertToModelMessages, jsonSchema, streamText, tool } from 'ai';
 import * as z from 'zod';
-
-const tools = {
-  write_file: tool({
-    description: 'Write a text file in the project, replacing it if it exists.',
-    inputSchema: z.object({ path: z.string().describe('the path, from the project root'), content: z.string().describe("the file's whole content") }),
-  }),
-};
 
 /**
  * The `POST /api/chat` handler (a web `Request` in, a web `Response` out).
- * @param {{ fetch?: typeof fetch; apiKey?: string | undefined }} options the `fetch` that reaches the Messages API (the recorded model replays there), the API key
+ * @param {import('./options.ts').AiSdkServerOptions} options
  * @returns {(request: Request) => Promise<Response>}
  */
 export function aiSdkChatHandler(options) {
   const anthropic = createAnthropic({ apiKey: options.apiKey ?? 'not-needed-by-the-recording', ...(options.fetch === undefined ? {} : { fetch: options.fetch }) });
+  const tools = {
+    write_file: tool({
+      description: 'Write a text file in the project, replacing it if it exists.',
+      inputSchema: z.object({ path: z.string().describe('the path, from the project root'), content: z.string().describe("the file's whole content") }),
+    }),
+    ...Object.fromEntries(Object.entries(options.moreTools ?? {}).map(([name, schema]) => [name, tool({ inputSchema: jsonSchema(schema) })])),
+  };
   return async (request) => {
     const { messages } = await request.json();
     const result = streamText({

@@ -19,6 +19,13 @@ export interface Env {
   /** @default 'https://api.anthropic.com/v1/messages' */
   readonly url?: string;
   readonly apiKey?: string | undefined;
+  /**
+   * How a call's input goes to the page: `deltas`, as the AI SDK's own server sends it (a plain
+   * `useChat` page re-parses it at each one), or `path-updates`, which `ArgstreamChatTransport`
+   * applies in linear time (a plain page shows the input whole at `tool-input-available`).
+   * @default 'deltas'
+   */
+  readonly toolInputs?: 'deltas' | 'path-updates';
 }
 
 const WRITE_FILE = {
@@ -118,7 +125,7 @@ export async function handleChat(request: Request, env: Env = {}): Promise<Respo
   // A chat that goes on after a tool result continues its last assistant message, as the AI SDK's
   // server does with `originalMessages`.
   const last = messages[messages.length - 1];
-  const encoder = new UIMessageStreamEncoder(last?.role === 'assistant' ? { messageId: last.id } : {});
+  const encoder = new UIMessageStreamEncoder({ toolInputs: env.toolInputs ?? 'deltas', ...(last?.role === 'assistant' ? { messageId: last.id } : {}) });
   // An HTTP error status or an error in the stream reaches the page as an `error` chunk.
   return new Response(fromResponse(upstream, { provider: 'anthropic' }).pipeThrough(encoder), { headers: UI_MESSAGE_STREAM_HEADERS });
 }
