@@ -106,6 +106,8 @@ export interface ToolCallBase {
   readonly complete: CompletePaths;
   /** The result of a call the provider ran, when the stream carried one. */
   readonly result?: unknown;
+  /** The provider reported that call failed (its result is the error it gave). */
+  readonly isError?: true;
 }
 
 /** A call of a known tool, while its input streams. */

@@ -49,6 +49,8 @@ export interface TurnSnapshot<T extends ToolSchemas = {}> {
   readonly calls: readonly ToolCallSnapshot<T>[];
   /** The normalized finish reason, once the provider said it. */
   readonly finishReason: FinishReason | undefined;
+  /** The provider's own finish reason (`"tool_use"`, `"MAX_TOKENS"`, …), once it said it. */
+  readonly rawFinishReason: string | undefined;
   readonly usage: Usage | undefined;
   /** What went wrong on the way and was recovered from (a sequence gap). */
   readonly warnings: readonly StreamWarning[];
@@ -147,6 +149,7 @@ class CallState {
   issues: readonly StandardSchemaIssue[] | undefined;
   error: Error | undefined;
   result: { value: unknown } | undefined;
+  resultIsError = false;
   /** The snapshot object last handed out, and whether anything changed since. */
   view: ToolCallSnapshot<ToolSchemas> | undefined;
   dirty = true;
@@ -232,6 +235,7 @@ export class TurnStore<T extends ToolSchemas = {}> {
   readonly #texts = new Map<number, { kind: 'message' | 'reasoning' | 'refusal'; text: string }>();
   #structured: JsonValue | undefined;
   #finishReason: FinishReason | undefined;
+  #rawFinishReason: string | undefined;
   #usage: Usage | undefined;
   #warnings: readonly StreamWarning[] = [];
   #status: TurnStatus = 'waiting';
@@ -515,6 +519,7 @@ export class TurnStore<T extends ToolSchemas = {}> {
         const call = this.#find(event.toolCallId, undefined) ?? this.#closedCall(event.toolCallId);
         if (call !== undefined) {
           call.result = { value: event.result };
+          call.resultIsError = event.isError === true;
           this.#touch(call);
         }
         return undefined;
@@ -534,6 +539,7 @@ export class TurnStore<T extends ToolSchemas = {}> {
       }
       case 'finished':
         this.#finishReason = event.reason;
+        this.#rawFinishReason = event.rawReason;
         this.#usage = event.usage;
         this.#warnings = event.warnings ?? [];
         this.#dirty = true;
@@ -779,6 +785,7 @@ export class TurnStore<T extends ToolSchemas = {}> {
       structured: this.#structured,
       calls: this.#callViews,
       finishReason: this.#finishReason,
+      rawFinishReason: this.#rawFinishReason,
       usage: this.#usage,
       warnings: this.#warnings,
       error: this.#error,
@@ -806,6 +813,7 @@ export class TurnStore<T extends ToolSchemas = {}> {
     if (call.status === 'invalid') view['issues'] = call.issues ?? [];
     if (call.status === 'failed') view['error'] = call.error;
     if (call.result !== undefined) view['result'] = call.result.value;
+    if (call.resultIsError) view['isError'] = true;
     const previous = call.view as Record<string, unknown> | undefined;
     if (previous !== undefined && Object.keys(view).every((key) => Object.is(view[key], previous[key])) && Object.keys(previous).length === Object.keys(view).length) {
       return call.view as ToolCallSnapshot<ToolSchemas>;
@@ -824,6 +832,7 @@ function sameSnapshot<T extends ToolSchemas>(a: TurnSnapshot<T>, b: TurnSnapshot
     a.structured === b.structured &&
     a.calls === b.calls &&
     a.finishReason === b.finishReason &&
+    a.rawFinishReason === b.rawFinishReason &&
     a.usage === b.usage &&
     a.warnings === b.warnings &&
     a.error === b.error

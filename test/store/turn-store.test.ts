@@ -6,7 +6,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  EVENT_STREAM_HEADERS,
   EventStreamEncoder,
+  NDJSON_HEADERS,
+  NdjsonEncoder,
+  ProviderEventStream,
   IncompleteToolCallError,
   PathUpdateStream,
   ProviderError,
@@ -18,10 +22,13 @@ import {
   type JsonValue,
   type PipelineEvent,
   type StandardSchemaV1,
+  type Turn,
   type TurnSnapshot,
 } from '../../src/index.ts';
-import { readAll, streamOf } from '../helpers.ts';
-import { events, FORMS, RECORDINGS } from './forms.ts';
+import { cutAt, readAll, streamOf } from '../helpers.ts';
+import type { ManifestRecording } from '../manifest.ts';
+import { recordingInput } from '../providers/event-stream-helpers.ts';
+import { ALL_RECORDINGS, events, FORMS, providerOf, RECORDINGS, STAGES } from './forms.ts';
 
 /** The manifest's arguments as a value (`''` is a call without arguments: `{}`); `undefined` if they are not JSON. */
 function manifestArgs(args: string): JsonValue | undefined {
@@ -37,15 +44,10 @@ describe('TurnStore: the final snapshot of every recording, from the output of e
   for (const [form, make] of Object.entries(FORMS)) {
     describe(form, () => {
       for (const recording of RECORDINGS) {
-        it(`${recording.file}: status done, the manifest's calls complete with their exact arguments, the text of collectTurn`, async () => {
-          const store = new TurnStore({ schedule: 'sync' });
-          const snapshot = await store.consume(make(recording));
-          const turn = await collectTurn(events(recording));
+        it(`\`TurnStore\` ends ${recording.file} done, with the manifest's calls complete with their exact arguments`, async () => {
+          const snapshot = await new TurnStore({ schedule: 'sync' }).consume(make(recording));
           expect(snapshot.status).toBe('done');
           expect(snapshot.error).toBeUndefined();
-          expect(snapshot.text).toBe(turn.text);
-          expect(snapshot.reasoning).toBe(turn.reasoning);
-          expect(snapshot.finishReason).toBe(turn.finishReason);
           const own = snapshot.calls.filter((call) => !call.providerExecuted);
           // A call the manifest lists with arguments that never became JSON (cut by max_tokens) is failed.
           expect(own.map((call) => [call.toolName, call.status, call.status === 'complete' ? call.input : undefined])).toEqual(
@@ -54,21 +56,173 @@ describe('TurnStore: the final snapshot of every recording, from the output of e
               return [call.name, args === undefined ? 'failed' : 'complete', args];
             }),
           );
-          // And collectTurn's calls, ids included.
-          expect(own.filter((call) => call.status === 'complete').map((call) => [call.toolCallId, call.toolName, call.input])).toEqual(
-            turn.toolCalls.map((call) => [call.toolCallId, call.toolName, call.arguments]),
-          );
-          expect(own.filter((call) => call.status === 'failed').map((call) => [call.toolCallId, call.input])).toEqual(
-            turn.incompleteToolCalls.map((call) => [call.toolCallId, call.partialArguments ?? {}]),
-          );
-          expect(snapshot.calls.filter((call) => call.providerExecuted).map((call) => call.toolName)).toEqual(
-            turn.providerToolCalls.map((call) => call.toolName),
-          );
+          expect(snapshot.calls.filter((call) => call.providerExecuted).map((call) => call.toolName)).toEqual(recording.providerToolCalls.map((call) => call.name));
           for (const call of own) expect(call.complete.has('')).toBe(call.status === 'complete');
         });
       }
     });
   }
+});
+
+/** Whether a recording is a structured-output response (read with `structuredOutput`). */
+function isStructured(recording: ManifestRecording): boolean {
+  return recording.file.includes('structured-output');
+}
+
+/** A chunk of the input cut at `cuts` (positions taken modulo its length); SDK objects as they are. */
+function cutInput(recording: ManifestRecording, cuts: readonly number[]): Array<Uint8Array | object> {
+  const input = recordingInput(recording);
+  const bytes = input[0];
+  if (input.length !== 1 || !(bytes instanceof Uint8Array)) return input;
+  return cutAt(bytes, [...cuts].map((cut) => cut % bytes.length).sort((a, b) => a - b));
+}
+
+/** A stream of `bytes` cut at `cuts` (positions modulo its length). */
+function cutStream(bytes: Uint8Array, cuts: readonly number[]): ReadableStream<Uint8Array> {
+  return streamOf(cutAt(bytes, [...cuts].map((cut) => cut % Math.max(bytes.length, 1)).sort((a, b) => a - b)));
+}
+
+async function bytesOfStream(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  const chunks = await readAll(stream);
+  const out = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
+
+/** The ways into a store: a stream to consume, a pipe into its writable, a relay's `Response`, a provider's. */
+const WAYS = ['consume a stream', 'pipeTo the writable', 'consume an SSE relay response', 'consume an NDJSON relay response', "consume the provider's response"] as const;
+
+/** The final snapshot of a recording cut at `cuts`, through `stage`, into a store by `way`. */
+async function storeTurn(recording: ManifestRecording, stage: string, way: (typeof WAYS)[number], cuts: readonly number[], relayCuts: readonly number[]): Promise<TurnSnapshot> {
+  const provider = providerOf(recording);
+  const structuredOutput = isStructured(recording);
+  const input = cutInput(recording, cuts);
+  const staged = (): ReadableStream<unknown> => STAGES[stage]!(streamOf(input).pipeThrough(new ProviderEventStream({ provider, structuredOutput })));
+  const store = new TurnStore({ schedule: 'task' });
+  switch (way) {
+    case 'consume a stream':
+      return store.consume(staged());
+    case 'pipeTo the writable':
+      await staged()
+        .pipeTo(store.writable)
+        .catch(() => undefined);
+      return store.getSnapshot();
+    case 'consume an SSE relay response':
+    case 'consume an NDJSON relay response': {
+      const sse = way === 'consume an SSE relay response';
+      const encoder = (sse ? new EventStreamEncoder() : new NdjsonEncoder()) as unknown as TransformStream<unknown, Uint8Array>;
+      const body = await bytesOfStream(staged().pipeThrough(encoder));
+      const headers = sse ? EVENT_STREAM_HEADERS : NDJSON_HEADERS;
+      return store.consume(new Response(cutStream(body, relayCuts), { headers }));
+    }
+    case "consume the provider's response":
+      if (!input.every((chunk) => chunk instanceof Uint8Array)) return store.consume(staged());
+      return store.consume(new Response(streamOf(input as Uint8Array[])), { decoder: new ProviderEventDecoder({ provider, structuredOutput }) });
+  }
+}
+
+/** The final snapshot says all that `collectTurn`'s turn says. */
+function expectSameTurn(snapshot: TurnSnapshot, turn: Turn): void {
+  expect(snapshot.status).toBe('done');
+  expect(snapshot.error).toBeUndefined();
+  expect(snapshot.text).toBe(turn.text);
+  expect(snapshot.reasoning).toBe(turn.reasoning);
+  expect(snapshot.refusal).toBe(turn.refusal);
+  expect(snapshot.structured).toEqual(turn.structured);
+  expect(snapshot.finishReason).toBe(turn.finishReason);
+  expect(snapshot.rawFinishReason).toBe(turn.rawFinishReason);
+  expect(snapshot.usage).toEqual(turn.usage);
+  expect(snapshot.warnings).toEqual(turn.warnings);
+  const own = snapshot.calls.filter((call) => !call.providerExecuted);
+  expect(own.filter((call) => call.status === 'complete').map((call) => [call.toolCallId, call.toolName, call.input])).toEqual(
+    turn.toolCalls.map((call) => [call.toolCallId, call.toolName, call.arguments]),
+  );
+  const failed = own.filter((call) => call.status === 'failed') as Array<(typeof own)[number] & { error: Error }>;
+  expect(failed.filter((call) => call.error instanceof IncompleteToolCallError).map((call) => [call.toolCallId, call.toolName, call.input, (call.error as IncompleteToolCallError).stopReason])).toEqual(
+    turn.incompleteToolCalls.map((call) => [call.toolCallId, call.toolName, call.partialArguments ?? {}, call.stopReason]),
+  );
+  expect(failed.filter((call) => !(call.error instanceof IncompleteToolCallError)).map((call) => [call.toolCallId, call.toolName, call.error.constructor, (call.error as { code?: unknown }).code])).toEqual(
+    turn.failedToolCalls.map((call) => [call.toolCallId, call.toolName, call.error.constructor, (call.error as { code?: unknown }).code]),
+  );
+  expect(own.every((call) => call.status === 'complete' || call.status === 'failed')).toBe(true);
+  expect(
+    snapshot.calls
+      .filter((call) => call.providerExecuted)
+      .map((call) => ({
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        arguments: call.input,
+        ...(call.status === 'failed' ? { incomplete: true } : {}),
+        ...('result' in call ? { result: call.result } : {}),
+        ...(call.isError === true ? { isError: true } : {}),
+      })),
+  ).toEqual(turn.providerToolCalls);
+}
+
+describe('TurnStore: the final snapshot is collectTurn\'s turn', () => {
+  it("`TurnStore` property: for every recording (errors included), cut anywhere, through any stage and any way in, the final snapshot holds collectTurn's turn, or its rejection", async () => {
+    const oracle = new Map<ManifestRecording, Promise<{ turn: Turn } | { error: Error }>>();
+    const collect = (recording: ManifestRecording) =>
+      collectTurn(streamOf(recordingInput(recording)).pipeThrough(new ProviderEventStream({ provider: providerOf(recording), structuredOutput: isStructured(recording) })), {
+        isolateErrors: true,
+      }).then(
+        (turn) => ({ turn }),
+        (error: unknown) => ({ error: error as Error }),
+      );
+    const cuts = fc.array(fc.nat(), { maxLength: 24 });
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...ALL_RECORDINGS), fc.constantFrom(...Object.keys(STAGES)), fc.constantFrom(...WAYS), cuts, cuts, async (recording, stage, way, at, relayAt) => {
+        if (!oracle.has(recording)) oracle.set(recording, collect(recording));
+        const expected = await oracle.get(recording)!;
+        const snapshot = await storeTurn(recording, stage, way, at, relayAt);
+        if ('turn' in expected) {
+          expectSameTurn(snapshot, expected.turn);
+          return;
+        }
+        expect(snapshot.status).toBe('error');
+        expect(snapshot.error?.constructor).toBe(expected.error.constructor);
+        expect((snapshot.error as { code?: unknown }).code).toBe((expected.error as { code?: unknown }).code);
+        expect(snapshot.error?.message).toBe(expected.error.message);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('`TurnStore` property: every recording with an error in its stream, through every stage and way in, ends in that error', async () => {
+    for (const recording of ALL_RECORDINGS.filter((r) => r.errors !== undefined)) {
+      let expected: unknown;
+      await collectTurn(events(recording), { isolateErrors: true }).catch((error: unknown) => (expected = error));
+      expect(expected, recording.file).toBeInstanceOf(ProviderError);
+      for (const stage of Object.keys(STAGES)) {
+        for (const way of WAYS) {
+          const snapshot = await storeTurn(recording, stage, way, [], []);
+          expect(snapshot.status, `${recording.file} ${stage} ${way}`).toBe('error');
+          expect(snapshot.error, `${recording.file} ${stage} ${way}`).toBeInstanceOf(ProviderError);
+          expect((snapshot.error as ProviderError).code).toBe((expected as ProviderError).code);
+          expect(snapshot.error?.message).toBe((expected as ProviderError).message);
+        }
+      }
+    }
+  });
+
+  it("`TurnStore` holds a provider-run call's result and isError as collectTurn's turn does", async () => {
+    const input: PipelineEvent[] = [
+      { type: 'part', index: 0, part: { type: 'tool-call-start', toolCallId: 's1', toolName: 'web_search', providerExecuted: true } },
+      { type: 'part', index: 0, part: { type: 'tool-call-arguments', chunk: '{"query":"x"}' } },
+      { type: 'flush', index: 0 },
+      { type: 'provider-tool-result', index: 1, toolCallId: 's1', toolName: 'web_search', result: { error_code: 'unavailable' }, isError: true },
+      { type: 'finished', reason: 'stop', rawReason: 'end_turn' },
+    ];
+    const snapshot = await new TurnStore().consume(streamOf(input));
+    const turn = await collectTurn(streamOf(input));
+    expect(turn.providerToolCalls).toEqual([{ toolCallId: 's1', toolName: 'web_search', arguments: { query: 'x' }, result: { error_code: 'unavailable' }, isError: true }]);
+    expectSameTurn(snapshot, turn);
+    expect(snapshot.calls[0]).toMatchObject({ providerExecuted: true, result: { error_code: 'unavailable' }, isError: true });
+  });
 });
 
 /** Every path of `value` (JSON Pointer) with the value there. */
