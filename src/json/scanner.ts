@@ -110,38 +110,6 @@ const CONTROL = /[\u0000-\u001f]/;
 const SHORT_ESCAPE = new Uint8Array(128);
 for (const c of '"\\/bfnrt') SHORT_ESCAPE[c.charCodeAt(0)] = 1;
 
-/** The character each one-letter escape stands for, by the letter's code (`n` → newline). */
-const ESCAPED: string[] = [];
-for (const [letter, char] of [['"', '"'], ['\\', '\\'], ['/', '/'], ['b', '\b'], ['f', '\f'], ['n', '\n'], ['r', '\r'], ['t', '\t']] as const) {
-  ESCAPED[letter.charCodeAt(0)] = char;
-}
-
-/**
- * Decode a run of string content already checked to be valid JSON (every escape complete and
- * well-formed, no control character): what `JSON.parse('"' + run + '"')` gives, without building
- * and parsing a second string. For the short pieces a model streams (10–40 characters, most with an
- * escape when they are code) this costs half of `JSON.parse`'s time.
- */
-function decodeCheckedRun(run: string): string {
-  let from = run.indexOf('\\');
-  if (from === -1) return run;
-  let text = '';
-  let at = 0;
-  do {
-    text += run.slice(at, from);
-    const letter = run.charCodeAt(from + 1);
-    if (letter === 117 /* u */) {
-      text += String.fromCharCode(parseInt(run.slice(from + 2, from + 6), 16));
-      at = from + 6;
-    } else {
-      text += ESCAPED[letter] as string;
-      at = from + 2;
-    }
-    from = run.indexOf('\\', at);
-  } while (from !== -1);
-  return at === run.length ? text : text + run.slice(at);
-}
-
 /**
  * Decode a run of string content that holds no unescaped quote and ends on an escape boundary;
  * `undefined` if it is not valid JSON string content. `JSON.parse` does the decoding: it accepts
@@ -1076,10 +1044,10 @@ export class JsonScanner {
         this.#pieceUnits += units;
       }
     } else if (end > i) {
-      // Validated above (every escape complete and known, no control character), so the run can be
-      // decoded without checks.
+      // Validated above, so the native decoder cannot fail; it decodes a run with escapes faster
+      // than slicing it up here would, and makes a flat string.
       const run = s.slice(i, end);
-      const text = shrink === 0 ? run : decodeCheckedRun(run);
+      const text = shrink === 0 ? run : (JSON.parse('"' + run + '"') as string);
       const budget = this.#maxStringLength - (this.#state === S_KEY_STRING ? this.#keyText.length : this.#stringLength);
       if (this.#piece.length + text.length > budget) return this.#stringExact(s, i, n);
       this.#piece += text;
