@@ -53,8 +53,10 @@ function replayAware(): boolean {
  * typed by `tools`, or `useTurn(transport, { tools })` in React (`argstream/react`), and
  * `subscribe` for any framework. A new request starts a new snapshot; a resumed stream resets it
  * or continues it as the installed `ai` resets or continues the message, so the partial input never
- * doubles. A response cut before its end (no `finish`, `abort` or `error` chunk) leaves the
- * snapshot streaming, for the resume to go on with.
+ * doubles. The user's stop (`stop()`, or the request's `abortSignal` aborted) ends the snapshot as
+ * stopped: `done`, a call cut mid-input `failed` with what had arrived; a connection that breaks
+ * ends it in `error`. A response that ends cleanly before its end (no `finish`, `abort` or `error`
+ * chunk) leaves the snapshot streaming, for the resume to go on with.
  * @example
  * ```tsx
  * const transport = new ArgstreamChatTransport({ api: '/api/chat', tools });
@@ -104,7 +106,7 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
 
   override async sendMessages(options: Parameters<HttpChatTransport<UI_MESSAGE>['sendMessages']>[0]): Promise<ReadableStream<UIMessageChunk>> {
     const stream = await super.sendMessages(options);
-    this.#begin(stream, this.#newSession());
+    this.#begin(stream, this.#newSession(), options.abortSignal);
     return stream;
   }
 
@@ -113,7 +115,7 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
     // response is another turn, and its response, arriving first or last, is not this one.
     const continued = this.#resumeContinues ? this.#current : undefined;
     const stream = await super.reconnectToStream(options);
-    if (stream !== null) this.#begin(stream, continued ?? this.#newSession());
+    if (stream !== null) this.#begin(stream, continued ?? this.#newSession(), options.abortSignal);
     return stream;
   }
 
@@ -124,19 +126,25 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
 
   protected processResponseStream(stream: ReadableStream<Uint8Array>): ReadableStream<UIMessageChunk> {
     // Read as a new response unless the call that fetched it says otherwise (before any read).
-    const router: ChunkRouter = new ChunkRouter(stream.getReader(), () => this.#begin(readable, this.#newSession()));
+    const router: ChunkRouter = new ChunkRouter(stream.getReader(), () => this.#begin(readable, this.#newSession(), undefined));
     const readable = new ReadableStream<UIMessageChunk>(router, { highWaterMark: 0 });
     this.#routers.set(readable, router);
     return readable;
   }
 
-  /** The response of `stream` is read into `session`, whose snapshot is now the one shown. */
-  #begin(stream: ReadableStream<UIMessageChunk>, session: Session): void {
+  /**
+   * The response of `stream` is read into `session`, whose snapshot is now the one shown; `signal`
+   * is its request's (aborted: the user stopped it).
+   */
+  #begin(stream: ReadableStream<UIMessageChunk>, session: Session, signal: AbortSignal | undefined): void {
     const router = this.#routers.get(stream);
     if (router === undefined) return;
     this.#routers.delete(stream);
-    router.bind(session);
-    if (session === this.#current) return;
+    router.bind(session, signal);
+    // A resume that continues a turn whose snapshot ended (the connection failed, the user
+    // stopped) goes on in a new store given what the old one had.
+    const reopened = session.reopen();
+    if (session === this.#current && !reopened) return;
     this.#unsubscribe();
     this.#current = session;
     this.#unsubscribe = session.store.subscribe(this.#tell);
@@ -147,7 +155,7 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
     const options: { tools?: T; schedule?: TurnStoreSchedule } = {};
     if (this.#tools !== undefined) options.tools = this.#tools;
     if (this.#schedule !== undefined) options.schedule = this.#schedule;
-    return { decoder: new ProviderEventDecoder({ provider: 'ai-sdk-ui' }), texts: new Map(), store: new TurnStore<T>(options) as unknown as TurnStore<ToolSchemas> };
+    return new Session(() => new TurnStore<T>(options) as unknown as TurnStore<ToolSchemas>, this.#resumeContinues);
   }
 
   readonly #tell = (): void => {
@@ -159,15 +167,101 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
  * One response and the resumes that continue it: its adapter's state, the calls' text so far and
  * its snapshot.
  */
-interface Session {
-  readonly decoder: ProviderEventDecoder;
+class Session {
+  readonly decoder = new ProviderEventDecoder({ provider: 'ai-sdk-ui' });
   /** The input text so far of each call still streaming, by `toolCallId`. */
-  readonly texts: Map<string, string[]>;
-  readonly store: TurnStore<ToolSchemas>;
+  readonly texts = new Map<string, string[]>();
+  store: TurnStore<ToolSchemas>;
+  readonly #newStore: () => TurnStore<ToolSchemas>;
+  /** What the store was given, when a resume may continue the turn after its store ended. */
+  readonly #kept: KeptEvents | undefined;
+
+  constructor(newStore: () => TurnStore<ToolSchemas>, resumable: boolean) {
+    this.#newStore = newStore;
+    this.store = newStore();
+    this.#kept = resumable ? new KeptEvents() : undefined;
+  }
+
+  push(event: PipelineEvent): void {
+    this.store.push(event);
+    this.#kept?.push(event);
+  }
+
+  /** The user stopped the turn: it ends there (a call cut mid-input fails with what had arrived). */
+  stop(): void {
+    this.store.end();
+  }
+
+  /** The response failed (the connection broke, a chunk argstream cannot read): the error goes in the snapshot. */
+  fail(error: unknown): void {
+    this.store.fail(error);
+  }
+
+  /** For a resume that continues: once the store ended, a new one given what it had. Whether the store changed. */
+  reopen(): boolean {
+    const status = this.store.getSnapshot().status;
+    if (this.#kept === undefined || (status !== 'done' && status !== 'error')) return false;
+    const store = this.#newStore();
+    for (const event of this.#kept.events()) store.push(event);
+    this.store = store;
+    return true;
+  }
+}
+
+/** A run of text pieces of one slot (consecutive `message`, `reasoning` or argument parts), kept as one event. */
+interface Run {
+  readonly first: PipelineEvent & { readonly type: 'part' };
+  readonly pieces: string[];
+}
+
+/** The text of a part that a later part of the same slot and type continues, if it is one. */
+function pieceOf(event: PipelineEvent): string | undefined {
+  if (event.type !== 'part' || event.metadata !== undefined) return undefined;
+  const part = event.part;
+  if (part.type === 'tool-call-arguments') return part.chunk;
+  if (part.type === 'message' || part.type === 'reasoning') return part.text;
+  return undefined;
+}
+
+/**
+ * The events a store was given, to give them to a new one: consecutive pieces of one slot's text
+ * are kept as one run (a call's input is one run of its deltas), so that what is kept is about one
+ * reference per delta, and joined once when read.
+ */
+class KeptEvents {
+  readonly #entries: Array<PipelineEvent | Run> = [];
+  #run: Run | undefined;
+
+  push(event: PipelineEvent): void {
+    const piece = pieceOf(event);
+    const run = this.#run;
+    if (piece !== undefined && run !== undefined && event.type === 'part' && run.first.index === event.index && run.first.part.type === event.part.type) {
+      run.pieces.push(piece);
+      return;
+    }
+    this.#run = piece === undefined ? undefined : { first: event as Run['first'], pieces: [piece] };
+    this.#entries.push(this.#run ?? event);
+  }
+
+  events(): PipelineEvent[] {
+    return this.#entries.map((entry) => ('pieces' in entry ? merged(entry) : entry));
+  }
+}
+
+function merged(run: Run): PipelineEvent {
+  if (run.pieces.length === 1) return run.first;
+  const text = run.pieces.join('');
+  const part = run.first.part;
+  return { ...run.first, part: part.type === 'tool-call-arguments' ? { ...part, chunk: text } : { ...part, text } } as PipelineEvent;
 }
 
 /** The chunks after which a streaming call will get no more deltas: the AI SDK keeps its input as it stands. */
 const STOPS: ReadonlySet<string> = new Set(['abort', 'error', 'finish-step', 'finish']);
+
+/** A cancellation by a signal: `AbortError` (a `DOMException`, or an error named so). */
+function isAbortError(reason: unknown): boolean {
+  return typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'AbortError';
+}
 
 /**
  * The UI message stream's bytes → its chunks for the AI SDK, without the tool input deltas, and
@@ -175,15 +269,21 @@ const STOPS: ReadonlySet<string> = new Set(['abort', 'error', 'finish-step', 'fi
  * read is parsed and applied in one step, and only what reaches the AI SDK is enqueued. Before a
  * chunk that stops a call still streaming (an abort, an error, the end of a step), the call's text
  * so far goes to the AI SDK as one delta, so that its message keeps the same partial input as with
- * every delta: one parse of the text, not one per delta. The AI SDK cancelling the stream (its
- * `stop()`) ends the turn as stopped: the snapshot is done, a call cut mid-input failed with what
- * had arrived. Internal.
+ * every delta: one parse of the text, not one per delta.
+ *
+ * How the response ends is how the snapshot ends: the user's stop — the request's signal aborted
+ * (the AI SDK's `stop()` aborts it and cancels the stream, with no reason), or a cancel without a
+ * reason or with an `AbortError` — ends the turn as stopped (the snapshot done, a call cut
+ * mid-input failed with what had arrived); a read that fails otherwise (the connection broke) or a
+ * cancel with another reason fails it with that error. Internal.
  */
 class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   /** Binds a router whose call did not (a response read before its call returned). */
   readonly #unbound: () => void;
   #session: Session | undefined;
+  /** The request's signal: once aborted, whatever ends the response is the user's stop. */
+  #signal: AbortSignal | undefined;
   readonly #text = new TextDecoder();
   readonly #events: PipelineEvent[] = [];
   readonly #parser: EventSourceParser;
@@ -200,9 +300,11 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     this.#parser = createParser({ onEvent: (message) => this.#chunk(message) });
   }
 
-  /** The session this response is read into: a new one, or the one a resume continues. */
-  bind(session: Session): void {
-    this.#session ??= session;
+  /** The session this response is read into (a new one, or the one a resume continues), and its request's signal. */
+  bind(session: Session, signal: AbortSignal | undefined): void {
+    if (this.#session !== undefined) return;
+    this.#session = session;
+    this.#signal = signal;
   }
 
   /** The response's session (bound at the latest on the first read). */
@@ -214,7 +316,15 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
   async pull(controller: ReadableStreamDefaultController<UIMessageChunk>): Promise<void> {
     const out = this.#out;
     for (;;) {
-      const { done, value } = await this.#reader.read();
+      let read: ReadableStreamReadResult<Uint8Array>;
+      try {
+        read = await this.#reader.read();
+      } catch (error) {
+        // The AI SDK's stream errors with it, as with its own transport: an AbortError is its stop.
+        this.#end(error);
+        throw error;
+      }
+      const { done, value } = read;
       if (done) {
         this.#parser.feed(this.#text.decode());
         this.#flush(controller);
@@ -232,7 +342,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       } catch (error) {
         // The AI SDK's stream errors with it (as with its own transport); the snapshot too.
         this.#flush(controller);
-        this.#bound.store.fail(error);
+        this.#bound.fail(error);
         void this.#reader.cancel(error).catch(() => undefined);
         throw error;
       }
@@ -244,10 +354,15 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
   }
 
   cancel(reason: unknown): Promise<void> {
-    // The AI SDK's stop(): the turn ends there, stopped, not failed (a call cut mid-input is).
-    if (reason instanceof Error && reason.name === 'AbortError') this.#bound.store.end();
-    else this.#bound.store.fail(reason);
-    return this.#reader.cancel(reason);
+    // The AI SDK's stop() cancels with no reason.
+    this.#end(reason === undefined ? new DOMException('the stream was cancelled', 'AbortError') : reason);
+    return this.#reader.cancel(reason).catch(() => undefined);
+  }
+
+  /** The response broke off with `reason`: the user's stop ends the turn, anything else fails it. */
+  #end(reason: unknown): void {
+    if (this.#signal?.aborted === true || isAbortError(reason)) this.#bound.stop();
+    else this.#bound.fail(reason);
   }
 
   #flush(controller: ReadableStreamDefaultController<UIMessageChunk>): void {
@@ -263,9 +378,9 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       step();
     } catch (error) {
       this.#broken = true;
-      this.#bound.store.fail(error);
+      this.#bound.fail(error);
     } finally {
-      for (let i = 0; i < events.length; i++) this.#bound.store.push(events[i]);
+      for (let i = 0; i < events.length; i++) this.#bound.push(events[i] as PipelineEvent);
       events.length = 0;
     }
   }

@@ -5,10 +5,10 @@
  * from its start and the snapshot starts over with it, so the partial input never doubles.
  */
 import { readFileSync } from 'node:fs';
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai7';
+import { AbstractChat, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai7';
 import { describe, expect, it, vi } from 'vitest';
 import { readAll } from '../helpers.ts';
-import { chunksOf, DIR, recordings, SEND, streamOfItems, transportOptions } from './transport-helpers.ts';
+import { chatTests, type ChatTestSetup, chunksOf, continuingResumeTests, DIR, MemoryChatState, recordings, SEND, streamOfItems, transportOptions } from './transport-helpers.ts';
 
 vi.mock('ai', async () => await import('ai7'));
 const { ArgstreamChatTransport } = await import('../../src/ai-sdk/chat-transport.ts');
@@ -28,6 +28,19 @@ async function lastMessage(chunks: readonly UIMessageChunk[]): Promise<UIMessage
 function transportFor(sse: () => string) {
   return new ArgstreamChatTransport(transportOptions(sse));
 }
+
+/** The AI SDK's own Chat (what useChat runs), with the state in memory. */
+class Chat extends AbstractChat<UIMessage> {
+  constructor(options: Omit<ConstructorParameters<typeof AbstractChat<UIMessage>>[0], 'state'>) {
+    super({ ...options, state: new MemoryChatState<UIMessage>() });
+  }
+}
+
+const SETUP: ChatTestSetup = {
+  prefix: 'ai7-',
+  transport: (options) => new ArgstreamChatTransport({ ...options, schedule: 'sync' }),
+  chat: (options) => new Chat(options as never) as never,
+};
 
 describe('ArgstreamChatTransport with ai 7', () => {
   it('extends ai 7 itself: it says resumed streams replay, as DefaultChatTransport does', () => {
@@ -65,4 +78,12 @@ describe('ArgstreamChatTransport with ai 7', () => {
     expect(transport.getSnapshot()).not.toBe(cutSnapshot);
     expect(transport.getSnapshot().calls.map((c) => [c.status, c.input])).toEqual(whole.getSnapshot().calls.map((c) => [c.status, c.input]));
   });
+});
+
+describe("ArgstreamChatTransport with ai 7's Chat, over HTTP", () => {
+  chatTests(SETUP);
+});
+
+describe('ArgstreamChatTransport with ai 7 and resumeStreamIsReplay: false', () => {
+  continuingResumeTests({ ...SETUP, replay: false });
 });

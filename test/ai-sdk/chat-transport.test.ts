@@ -6,11 +6,11 @@
  * a new snapshot, a resume continues it (ai 5) without doubling.
  */
 import { readFileSync } from 'node:fs';
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
+import { AbstractChat, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { ArgstreamChatTransport } from '../../src/ai-sdk/chat-transport.ts';
 import { readAll } from '../helpers.ts';
-import { chunksOf, DIR, eventsOf, gatedFetch, recordings, SEND, streamOfItems, transportOptions } from './transport-helpers.ts';
+import { chatTests, type ChatTestSetup, chunksOf, continuingResumeTests, DIR, eventsOf, gatedFetch, MemoryChatState, recordings, SEND, streamOfItems, transportOptions } from './transport-helpers.ts';
 
 const RECORDINGS = recordings('ai5-');
 
@@ -27,6 +27,19 @@ async function lastMessage(chunks: readonly UIMessageChunk[]): Promise<UIMessage
 function transportFor(sse: () => string) {
   return new ArgstreamChatTransport(transportOptions(sse));
 }
+
+/** The AI SDK's own Chat (what useChat runs), with the state in memory. */
+class Chat extends AbstractChat<UIMessage> {
+  constructor(options: Omit<ConstructorParameters<typeof AbstractChat<UIMessage>>[0], 'state'>) {
+    super({ ...options, state: new MemoryChatState<UIMessage>() });
+  }
+}
+
+const SETUP: ChatTestSetup = {
+  prefix: 'ai5-',
+  transport: (options) => new ArgstreamChatTransport({ ...options, schedule: 'sync' }),
+  chat: (options) => new Chat(options as never) as never,
+};
 
 describe('ArgstreamChatTransport with ai 5', () => {
   for (const name of RECORDINGS) {
@@ -147,3 +160,8 @@ function summary(snapshot: { status: string; text: string; calls: readonly { too
 function stripStreaming(part: UIMessage['parts'][number]): unknown {
   return part;
 }
+
+describe("ArgstreamChatTransport with ai 5's Chat, over HTTP", () => {
+  chatTests(SETUP);
+  continuingResumeTests(SETUP);
+});

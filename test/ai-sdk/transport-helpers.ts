@@ -1,8 +1,11 @@
 /**
  * What the transport tests of both majors share: a recording's chunks, a body paced one SSE event
- * per read, the request of a send.
+ * per read, the request of a send, a loopback chat server, and the tests run with the real `Chat`
+ * of each major.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { expect, it } from 'vitest';
+import { IncompleteToolCallError } from '../../src/store/turn-store.ts';
 
 export const DIR = new URL('../fixtures/ai-sdk-ui/', import.meta.url);
 
@@ -211,4 +214,141 @@ export function gatedFetch() {
     return requests[index] !== undefined ? Promise.resolve(requests[index]) : new Promise((resolve) => waiting.push(resolve));
   };
   return { fetch, next };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tests with the AI SDK's own `Chat` (its `AbstractChat`, as useChat runs it), for each major.
+
+/** What the tests use of an `AbstractChat`. */
+export interface ChatLike {
+  readonly status: string;
+  readonly error: Error | undefined;
+  readonly messages: Array<{ role: string; parts: Array<Record<string, unknown>> }>;
+  sendMessage(message: { text: string }): Promise<void>;
+  resumeStream(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A transport as the tests see it (the class of `src/`, whatever `ai` it extends). */
+export interface TransportLike {
+  subscribe(listener: () => void): () => void;
+  getSnapshot(): {
+    status: string;
+    text: string;
+    error: Error | undefined;
+    calls: readonly { toolCallId: string; toolName: string; status: string; input: unknown; error?: Error }[];
+  };
+  sendMessages(options: typeof SEND & { abortSignal: AbortSignal | undefined }): Promise<ReadableStream<unknown>>;
+}
+
+export interface ChatTestSetup {
+  readonly prefix: 'ai5-' | 'ai7-';
+  readonly transport: (options: { api: string; resumeStreamIsReplay?: boolean }) => TransportLike;
+  readonly chat: (options: { transport: TransportLike; onToolCall?: (options: { toolCall: { toolCallId: string; toolName: string; input: unknown } }) => void }) => ChatLike;
+}
+
+/** The events of a recording, and where its write_file call has had two deltas. */
+function writeFile(prefix: string): { events: string[]; cut: number; partial: { path: string; content: string } } {
+  const events = eventsOf(readFileSync(new URL(`${prefix}reasoning-text-write-file.sse`, DIR), 'utf8'));
+  return { events, cut: events.findIndex((event) => event.includes('tool-input-delta')) + 2, partial: { path: 'src/main.rs', content: 'fn main() {\n' } };
+}
+
+const INPUT = { path: 'src/main.rs', content: 'fn main() {\n    println!("héllo, \\"wörld\\" 🚀");\n}\n' };
+
+/** Registers the tests of the transport with the AI SDK's `Chat` of one major, over real HTTP. */
+export function chatTests(setup: ChatTestSetup): void {
+  const { events, cut, partial } = writeFile(setup.prefix);
+  const cutCall = (snapshot: ReturnType<TransportLike['getSnapshot']>) => snapshot.calls[0]?.status === 'streaming' && (snapshot.calls[0].input as { content?: string }).content === partial.content;
+
+  it("stop() mid-call ends the snapshot as stopped: done, the call cut mid-input failed with what had arrived; the request ends, the chat is ready", async () => {
+    const server = await chatServer(() => ({ events, holdAfter: cut }));
+    try {
+      const transport = setup.transport({ api: server.api });
+      const chat = setup.chat({ transport });
+      const sending = chat.sendMessage({ text: 'write it' });
+      await until(transport, cutCall);
+      await chat.stop();
+      await sending;
+      const snapshot = transport.getSnapshot();
+      expect(snapshot).toMatchObject({ status: 'done', error: undefined, text: "I'll write the file now." });
+      expect(snapshot.calls).toEqual([expect.objectContaining({ toolCallId: 'call_1', status: 'failed', input: partial, error: expect.any(IncompleteToolCallError) })]);
+      expect([chat.status, chat.error]).toEqual(['ready', undefined]);
+      expect(await (await server.request(0)).done).toBe('left');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("aborting the request's signal ends the snapshot as stopped, and the stream with an AbortError", async () => {
+    const server = await chatServer(() => ({ events, holdAfter: cut }));
+    try {
+      const transport = setup.transport({ api: server.api });
+      const controller = new AbortController();
+      const reader = (await transport.sendMessages({ ...SEND, abortSignal: controller.signal })).getReader();
+      const reading = (async () => {
+        for (;;) if ((await reader.read()).done) return undefined;
+      })().catch((error: unknown) => error);
+      await until(transport, cutCall);
+      controller.abort();
+      expect(await reading).toMatchObject({ name: 'AbortError' });
+      const snapshot = transport.getSnapshot();
+      expect(snapshot.status).toBe('done');
+      expect(snapshot.calls).toEqual([expect.objectContaining({ status: 'failed', input: partial, error: expect.any(IncompleteToolCallError) })]);
+      expect(await (await server.request(0)).done).toBe('left');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a connection that breaks mid-call fails the snapshot with its error, the one the chat shows', async () => {
+    const server = await chatServer(() => ({ events, dropAfter: cut }));
+    try {
+      const transport = setup.transport({ api: server.api });
+      const chat = setup.chat({ transport });
+      await chat.sendMessage({ text: 'write it' });
+      expect(chat.status).toBe('error');
+      const snapshot = transport.getSnapshot();
+      expect(snapshot.status).toBe('error');
+      expect(snapshot.error).toBe(chat.error);
+      expect(snapshot.error).toBeInstanceOf(TypeError);
+      expect(snapshot.calls).toEqual([expect.objectContaining({ status: 'failed', input: partial, error: snapshot.error })]);
+    } finally {
+      await server.close();
+    }
+  });
+}
+
+/**
+ * Registers the tests of a resume that continues the turn (ai 5; ai 7 with `resumeStreamIsReplay:
+ * false`): the server's resume sends what follows the cut.
+ */
+export function continuingResumeTests(setup: ChatTestSetup & { readonly replay?: false }): void {
+  const { events, cut, partial } = writeFile(setup.prefix);
+  const options = (api: string) => (setup.replay === false ? { api, resumeStreamIsReplay: false } : { api });
+
+  for (const how of ['the connection broke', 'the user stopped'] as const) {
+    it(`after ${how} mid-call, resumeStream() goes on with the snapshot: the whole input, never doubled`, async () => {
+      const server = await chatServer((index) => (index === 0 ? (how === 'the connection broke' ? { events, dropAfter: cut } : { events, holdAfter: cut }) : { events: events.slice(cut) }));
+      try {
+        const transport = setup.transport(options(server.api));
+        const chat = setup.chat({ transport });
+        const sending = chat.sendMessage({ text: 'write it' });
+        if (how === 'the user stopped') {
+          await until(transport, (snapshot) => (snapshot.calls[0]?.input as { content?: string } | undefined)?.content === partial.content);
+          await chat.stop();
+        }
+        await sending;
+        expect(transport.getSnapshot().calls[0]).toMatchObject({ status: 'failed', input: partial });
+        await chat.resumeStream();
+        expect((await server.request(1)).method).toBe('GET');
+        const snapshot = transport.getSnapshot();
+        expect(snapshot).toMatchObject({ status: 'done', error: undefined, text: "I'll write the file now." });
+        expect(snapshot.calls).toEqual([expect.objectContaining({ toolCallId: 'call_1', status: 'complete', input: INPUT })]);
+        const parts = chat.messages.at(-1)?.parts.filter((part) => part['type'] === 'tool-write_file');
+        expect(parts).toEqual([expect.objectContaining({ toolCallId: 'call_1', state: 'input-available', input: INPUT })]);
+      } finally {
+        await server.close();
+      }
+    });
+  }
 }
