@@ -226,7 +226,7 @@ export type { EventStreamDecoderOptions } from './relay/event-stream-decoder.ts'
 export { NDJSON_HEADERS, NdjsonDecoder, NdjsonEncoder } from './relay/ndjson.ts';
 export type { NdjsonDecoderOptions, NdjsonEncoderOptions } from './relay/ndjson.ts';
 export { lastEventId, resumeEventStream } from './relay/resume.ts';
-export type { ResumeEventStreamOptions } from './relay/resume.ts';
+export type { RelayTerminal, ResumeEventStreamOptions } from './relay/resume.ts';
 export { compactEvents } from './relay/compact.ts';
 export { RelayError } from './relay/relay-error.ts';
 export type { RelayErrorCode } from './relay/relay-error.ts';

@@ -53,57 +53,144 @@ export function lastEventId(source: Request | Headers | string | null | undefine
 }
 
 /**
- * A stream of the values of an iterable, skipping the first `skip`; pulled one at a time. For an
- * array, `first` (a snapshot standing for the values up to `skip`) comes before them.
+ * The relay's own end of a stream, as an application keeps it after the events it sent (the
+ * records `NdjsonEncoder` writes: `{"type":"end"}`, `{"type":"error","error":…}`): `end` when
+ * the events ended, `error` with the error when the stream before failed. Kept events that end
+ * with one are a finished stream; without one, the stream is still being produced (or was cut).
  */
-function streamFrom<T>(events: Iterable<T> | AsyncIterable<T>, skip: number, first?: T): ReadableStream<T> {
+export type RelayTerminal = { readonly type: 'end' } | { readonly type: 'error'; readonly error: unknown };
+
+/** `value` as a terminal record, or `undefined` for an event. */
+function terminalOf(value: unknown): RelayTerminal | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const type = (value as { type?: unknown }).type;
+  return type === 'end' || type === 'error' ? (value as RelayTerminal) : undefined;
+}
+
+/** How the events given ended: with a terminal, or (kept events without one) not yet. */
+interface Ending {
+  /** Kept events ran out before a terminal: the stream goes on elsewhere (or was cut). */
+  truncated: boolean;
+}
+
+/**
+ * A stream of the events of an iterable, skipping the first `skip`; pulled one at a time. For an
+ * array, `first` (a snapshot standing for the events up to `skip`) comes before them. A terminal
+ * ends it: `end` closes it, `error` errors it with its error. Kept events (an array, a synchronous
+ * iterable) that run out without a terminal close it with `ending.truncated` set; an async
+ * iterable that returns closes it (it could wait for more, so returning says the stream ended).
+ */
+function streamFrom<T>(events: Iterable<T | RelayTerminal> | AsyncIterable<T | RelayTerminal>, skip: number, ending: Ending, first?: T): ReadableStream<T> {
+  let head = first !== undefined;
+  let skipped = 0;
+  /** Enqueue `value`, or end with it; whether the stream goes on. */
+  const take = (controller: ReadableStreamDefaultController<T>, value: T | RelayTerminal): boolean => {
+    const terminal = terminalOf(value);
+    if (terminal === undefined) {
+      if (skipped < skip) {
+        skipped++;
+        return true;
+      }
+      controller.enqueue(value as T);
+      return false;
+    }
+    if (terminal.type === 'end') controller.close();
+    else controller.error(terminal.error);
+    return false;
+  };
   if (Array.isArray(events)) {
-    const list = events as readonly T[];
-    let i = skip;
-    let head = first !== undefined;
+    const list = events as ReadonlyArray<T | RelayTerminal>;
+    // Skipped events are never terminals (a terminal is last): start at `skip`, unless it is beyond one.
+    const end = list.length > 0 && terminalOf(list[list.length - 1]) !== undefined ? list.length - 1 : list.length;
+    let i = Math.min(skip, end);
+    skipped = skip;
     return new ReadableStream<T>({
       pull(controller) {
         if (head) {
           head = false;
           controller.enqueue(first as T);
-        } else if (i < list.length) controller.enqueue(list[i++] as T);
-        else controller.close();
+          return;
+        }
+        for (;;) {
+          if (i >= list.length) {
+            ending.truncated = true;
+            controller.close();
+            return;
+          }
+          if (!take(controller, list[i++] as T | RelayTerminal)) return;
+        }
       },
     });
   }
-  const iterator: Iterator<T> | AsyncIterator<T> =
-    Symbol.asyncIterator in events ? (events as AsyncIterable<T>)[Symbol.asyncIterator]() : (events as Iterable<T>)[Symbol.iterator]();
-  let skipped = 0;
+  const synchronous = !(Symbol.asyncIterator in events);
+  const iterator: Iterator<T | RelayTerminal> | AsyncIterator<T | RelayTerminal> = synchronous
+    ? (events as Iterable<T | RelayTerminal>)[Symbol.iterator]()
+    : (events as AsyncIterable<T | RelayTerminal>)[Symbol.asyncIterator]();
+  let done = false;
   return new ReadableStream<T>({
     async pull(controller) {
       for (;;) {
         const result = await iterator.next();
         if (result.done === true) {
+          done = true;
+          if (synchronous) ending.truncated = true;
           controller.close();
           return;
         }
-        if (skipped < skip) {
-          skipped++;
-          continue;
+        if (!take(controller, result.value)) {
+          if (terminalOf(result.value) !== undefined) {
+            done = true;
+            await iterator.return?.();
+          }
+          return;
         }
-        controller.enqueue(result.value);
-        return;
       }
     },
     async cancel(reason) {
-      await iterator.return?.(reason);
+      if (!done) await iterator.return?.(reason);
     },
   });
 }
 
+const END_RECORD = 'event: end\ndata: {}\n\n';
+
+/**
+ * The encoder's output without its `end` record when the events given ran out before their
+ * terminal: the client's decoder then sees a cut stream (`RelayError` `incomplete`, with the last
+ * id it got) and resumes later, as after a cut connection — never a finished turn.
+ */
+function withoutFalseEnd(encoded: ReadableStream<Uint8Array>, ending: Ending): ReadableStream<Uint8Array> {
+  const text = new TextDecoder();
+  return encoded.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        // The encoder writes each record as a chunk of its own; the end record is the last.
+        if (ending.truncated && chunk.length === END_RECORD.length && text.decode(chunk) === END_RECORD) return;
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+}
+
 /**
  * The event stream a reconnecting client asks for: the events after its `Last-Event-ID`, encoded
- * with the ids they had (`firstId` is that id + 1), then `end` — so its
+ * with the ids they had (`firstId` is that id + 1), then how the stream ended — so its
  * {@link EventStreamDecoder} goes on as if the connection had never been cut.
  *
- * `events` are all the events of the stream, from the first (id 1), as the application kept them:
- * an array, or an (async) iterable that may go on yielding events as they come (read from its own
- * store). If it throws, the client gets the error as an `event: error`.
+ * `events` are all the events of the stream, from the first (id 1), as the application kept them,
+ * followed by the stream's {@link RelayTerminal} once it has one: `{ type: 'end' }` when it
+ * ended, `{ type: 'error', error }` when it failed.
+ *
+ * - An array (or a synchronous iterable) is what is kept now. It sends `end` only when it ends
+ *   with `{ type: 'end' }`, and the error as `event: error` when it ends with `{ type: 'error' }`.
+ *   Without a terminal the turn is still being produced (or its producer died), and the response
+ *   closes without `end`: the client's decoder fails with `RelayError` `incomplete` and its
+ *   `lastEventId`, as after a cut connection, and asks again later — a truncated turn never looks
+ *   complete. A client should not wait on an array being filled: serve a turn still streaming
+ *   from an event log (`keepStream`, `serveStream`), which follows the live tail.
+ * - An async iterable may wait for events as they come (read from its own store): when it
+ *   returns, the stream ended (`end`); when it throws, the client gets the error as
+ *   `event: error`; a terminal it yields ends it the same way.
  *
  * **Snapshot** (`snapshot: true`, an array of events): a client that sends `Last-Event-ID: n` has
  * events 1..n — it built its state from them — and lacks n+1 onwards. So what it lacks is the
@@ -118,19 +205,20 @@ function streamFrom<T>(events: Iterable<T> | AsyncIterable<T>, skip: number, fir
  * what the turn's state weighs (a 1 MB file's text once), not the thousands of deltas that
  * streamed it.
  *
- * @param events - every event of the stream, from the first.
+ * @param events - every event of the stream, from the first, then its terminal once it has one.
  * @param lastId - the request (its `Last-Event-ID` header is read with {@link lastEventId}), or
  * the number of events the client has.
  * @throws {RelayError} `invalid-last-event-id` for a header that is not an id.
  * @example
  * ```ts
- * const kept: PipelineEvent[] = []; // filled while the first response streamed
+ * // A finished turn the application kept: each event it sent, then how the stream ended.
+ * const kept: Array<PipelineEvent | RelayTerminal> = [...sent, { type: 'end' }];
  * // GET /api/chat/:id with Last-Event-ID: n
- * return new Response(resumeEventStream(kept, request), { headers: EVENT_STREAM_HEADERS });
+ * return new Response(resumeEventStream(kept, request, { snapshot: true }), { headers: EVENT_STREAM_HEADERS });
  * ```
  */
 export function resumeEventStream<T>(
-  events: Iterable<T> | AsyncIterable<T>,
+  events: Iterable<T | RelayTerminal> | AsyncIterable<T | RelayTerminal>,
   lastId: Request | Headers | string | number | null | undefined,
   options: ResumeEventStreamOptions = {},
 ): ReadableStream<Uint8Array> {
@@ -142,15 +230,19 @@ export function resumeEventStream<T>(
   const threshold = snapshotThreshold ?? 64;
   if (!(threshold >= 0)) throw new RangeError(`resumeEventStream: snapshotThreshold must be a non-negative number, got ${String(snapshotThreshold)}`);
   const encoder = new EventStreamEncoder<T>({ ...encoderOptions, firstId: after + 1 });
+  const ending: Ending = { truncated: false };
   if (wanted === true) {
     if (!Array.isArray(events)) throw new TypeError('resumeEventStream: a snapshot needs the kept events as an array');
+    const list = events as ReadonlyArray<T | RelayTerminal>;
     // What the client lacks: events after+1..kept (ids), kept = the last event kept now.
-    const kept = events.length;
+    const kept = list.length > 0 && terminalOf(list[list.length - 1]) !== undefined ? list.length - 1 : list.length;
     // One event is sent as itself: a snapshot of it would only add its wrapper.
     if (kept - after > Math.max(after === 0 ? 1 : threshold, 1)) {
-      const snapshot: SnapshotEvent = { type: 'snapshot', events: compactEvents((events as readonly PipelineEvent[]).slice(after, kept)), lastId: kept };
-      return streamFrom(events, kept, snapshot as T).pipeThrough(encoder);
+      const snapshot: SnapshotEvent = { type: 'snapshot', events: compactEvents(list.slice(after, kept) as readonly PipelineEvent[]), lastId: kept };
+      return withoutFalseEnd(streamFrom(list, kept, ending, snapshot as T).pipeThrough(encoder), ending);
     }
   }
-  return streamFrom(events, after).pipeThrough(encoder);
+  const encoded = streamFrom(events, after, ending).pipeThrough(encoder);
+  // An async iterable's return is its end: only kept events can run out before theirs.
+  return Symbol.asyncIterator in events ? encoded : withoutFalseEnd(encoded, ending);
 }

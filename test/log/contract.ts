@@ -455,7 +455,7 @@ export function logContract(name: string, harness: LogHarness): void {
         for (const after of [0, 1, 2, 3, 10, n - 66, n - 65, n - 64, n - 63, n - 2, n - 1, n].filter((a) => a >= 0)) {
           for (const options of [{}, { snapshotThreshold: 5 }, { snapshot: false }]) {
             const served = await bodyText(await serveStream(log, id, get('http://relay/s', after), options));
-            const expected = await new Response(resumeEventStream(events, after, { snapshot: options.snapshot ?? true, ...('snapshotThreshold' in options ? { snapshotThreshold: options.snapshotThreshold } : {}) })).text();
+            const expected = await new Response(resumeEventStream([...events, { type: 'end' as const }], after, { snapshot: options.snapshot ?? true, ...('snapshotThreshold' in options ? { snapshotThreshold: options.snapshotThreshold } : {}) })).text();
             expect(served, `after ${after} ${JSON.stringify(options)}`).toBe(expected);
           }
         }

@@ -23,6 +23,7 @@ import {
   lastEventId,
   resumeEventStream,
   type PipelineEvent,
+  type RelayTerminal,
 } from '../../src/index.ts';
 import { args, cutAt, flush, oneByOne, randomCuts, recordingSource as recordingChunks, rng, settle, start, streamOf, text } from '../helpers.ts';
 import { readManifest } from '../manifest.ts';
@@ -362,8 +363,8 @@ describe('Last-Event-ID', () => {
 
   it('resumeEventStream: a client cut mid-stream reconnects with its decoder’s last id and the events concatenate to the original', async () => {
     const recording = readManifest().find((r) => r.file === 'anthropic/text-then-2-parallel-tool-use.sse')!;
-    // The application keeps the events it sends.
-    const kept: PipelineEvent[] = [];
+    // The application keeps the events it sends, then how the stream ended.
+    const kept: Array<PipelineEvent | RelayTerminal> = [];
     const original = await made(recordingSource(recording), [() => new ConversationEventStream({ progress: true, passthrough: true })]);
     const first = await bytesOf(
       eventsThen(original.events, undefined)
@@ -377,6 +378,7 @@ describe('Last-Event-ID', () => {
         )
         .pipeThrough(new EventStreamEncoder()),
     );
+    kept.push({ type: 'end' });
     for (const cut of [1, 40, Math.floor(first.length / 3), first.length - 30]) {
       // The connection drops after `cut` bytes.
       const decoder = new EventStreamDecoder();

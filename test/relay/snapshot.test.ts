@@ -28,6 +28,7 @@ import {
   TurnBuilder,
   TurnStore,
   type PipelineEvent,
+  type RelayTerminal,
   type SnapshotEvent,
   type TurnSnapshot,
 } from '../../src/index.ts';
@@ -121,9 +122,9 @@ async function resumed(events: readonly PipelineEvent[], j: number, k: number): 
   const first = await decoded(await encoded(events.slice(0, j), 1, true));
   expect(first.error).toBeInstanceOf(RelayError);
   expect(first.lastEventId).toBe(j === 0 ? undefined : String(j));
-  const kept = events.slice(0, k);
+  const kept: Array<PipelineEvent | RelayTerminal> = events.slice(0, k);
   const body = resumeEventStream(kept, String(j), { snapshot: true, snapshotThreshold: 0 });
-  kept.push(...events.slice(k)); // kept while the resumed response is read
+  kept.push(...events.slice(k), { type: 'end' }); // kept while the resumed response is read
   const sse = text(await bytesOf(body));
   const snapshotSent = k - j > 1;
   expect(sse.includes('event: snapshot\n'), `snapshot for ${j}..${k}`).toBe(snapshotSent);
@@ -334,7 +335,7 @@ describe('resumeEventStream with snapshot', () => {
   const many: PipelineEvent[] = Array.from({ length: 100 }, (_, i) => ({ type: 'part', index: 0, part: { type: 'message', text: `${i} ` } }));
 
   it('sends a snapshot of what the client lacks only when it lacks more than the threshold, or has nothing', async () => {
-    const body = async (after: number, options: { snapshot?: boolean; snapshotThreshold?: number }) => text(await bytesOf(resumeEventStream(many, after, options)));
+    const body = async (after: number, options: { snapshot?: boolean; snapshotThreshold?: number }) => text(await bytesOf(resumeEventStream([...many, { type: 'end' }], after, options)));
     expect(await body(0, { snapshot: true })).toMatch(/^id: 100\nevent: snapshot\n/);
     expect((await body(0, { snapshot: true })).split('\n\n')).toHaveLength(3); // the snapshot, the end, ''
     expect(await body(30, { snapshot: true })).toMatch(/^id: 100\nevent: snapshot\ndata: \{"events":\[\{"type":"part","index":0,"part":\{"type":"message","text":"30 31 /);
@@ -413,8 +414,9 @@ describe('the size of a resume', () => {
     const k = Math.floor(events.length * 0.9);
     const argumentsSoFar = argumentText.slice(0, argumentsBefore[k - 1]);
     const jsonBytes = new TextEncoder().encode(argumentsSoFar).length;
-    const snapshotBytes = (await bytesOf(resumeEventStream(events.slice(0, k), 0, { snapshot: true }))).length - END.length;
-    const replayBytes = (await bytesOf(resumeEventStream(events.slice(0, k), 0))).length - END.length;
+    // The turn at 90%: still streaming, so no end is sent.
+    const snapshotBytes = (await bytesOf(resumeEventStream(events.slice(0, k), 0, { snapshot: true }))).length;
+    const replayBytes = (await bytesOf(resumeEventStream(events.slice(0, k), 0))).length;
     const ratio = snapshotBytes / jsonBytes;
     console.log(
       `resume of a 1 MB write_file call at 90% (${k} of ${events.length} relayed events, ${jsonBytes} bytes of argument JSON so far): ` +
@@ -423,7 +425,7 @@ describe('the size of a resume', () => {
     expect(ratio).toBeLessThanOrEqual(1.2);
     expect(replayBytes).toBeGreaterThan(3 * snapshotBytes);
     // And it is the same turn: resumed with the snapshot, then the rest.
-    const resumedEvents = await decoded(text(await bytesOf(resumeEventStream(events, 0, { snapshot: true }))));
+    const resumedEvents = await decoded(text(await bytesOf(resumeEventStream([...events, { type: 'end' }], 0, { snapshot: true }))));
     const turn = await collectTurn(streamOf(resumedEvents.events));
     expect(turn.toolCalls.map((call) => call.arguments)).toEqual([JSON.parse(argumentText)]);
     // The turn builder reads a snapshot event in its place, as collectTurn did.

@@ -876,7 +876,7 @@ test('TurnStore reads a relay Response (SSE and NDJSON, cut at random) to the tu
   }
   // A client that has nothing resumes with one snapshot of what it lacks: the same turn.
   const kept = (await eventsOf(pipeline())).values;
-  const resumed = await collectTurn(resumeEventStream(kept, 0, { snapshot: true }).pipeThrough(new EventStreamDecoder()));
+  const resumed = await collectTurn(resumeEventStream([...kept, { type: 'end' as const }], 0, { snapshot: true }).pipeThrough(new EventStreamDecoder()));
   assertEqual(resumed.toolCalls.map((call) => [call.toolCallId, call.toolName, call.arguments]), expected, 'resumed from a snapshot');
   assertEqual(resumed.text, turn.text, 'resumed text');
 });
@@ -919,7 +919,7 @@ test('EventStreamDecoder: a connection cut mid-stream resumes with Last-Event-ID
     const before = await settle(streamOf([bytes.slice(0, cut)]).pipeThrough(decoder));
     assert(before.error instanceof RelayError && before.error.code === 'incomplete', `cut at ${cut}: incomplete`);
     const request = new Request('http://127.0.0.1/events', { headers: decoder.lastEventId === undefined ? {} : { 'last-event-id': decoder.lastEventId } });
-    const rest = await responseBytes(resumeEventStream(kept, request), EVENT_STREAM_HEADERS);
+    const rest = await responseBytes(resumeEventStream([...kept, { type: 'end' as const }], request), EVENT_STREAM_HEADERS);
     const after = await settle(streamOf([rest]).pipeThrough(new EventStreamDecoder<unknown>()));
     assertRelayed({ values: [...before.values, ...after.values], error: after.error }, { values: kept, error: undefined }, `cut at ${cut}`);
   }
