@@ -14,9 +14,11 @@ import {
   EventStreamDecoder,
   EventStreamEncoder,
   FieldEventStream,
+  fromResponse,
   JsonStreamError,
   keepStream,
   newStreamId,
+  ProviderError,
   ProviderEventStream,
   resumeEventStream,
   serveStream,
@@ -610,6 +612,55 @@ export function logContract(name: string, harness: LogHarness): void {
         const failedPage = await decodeText(await bodyText(await serveStream(other, unreachable, get('http://relay/s'))));
         expect(failedPage.events).toEqual([]);
         expect(failedPage.error).toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+      } finally {
+        await other.close();
+        await log.close();
+      }
+    });
+
+    it('keepStream and serveStream: a provider stream cut before its terminal record ends the first response and every resume with ProviderError truncated, never end', async () => {
+      const log = await harness.make();
+      const other = await harness.peer(log);
+      try {
+        // A recorded turn whose connection a proxy closed cleanly before message_delta and message_stop.
+        const recording = new TextDecoder().decode(readFixture('providers/anthropic/text-then-2-parallel-tool-use.sse'));
+        const cut = recording.slice(0, recording.indexOf('event: message_delta'));
+        const records = cut.split(/(?<=\n\n)/);
+        const stage = () => new FieldEventStream({ keepProgress: false });
+        const bytes = records.map((record) => new TextEncoder().encode(record));
+        const direct = await settle(fromResponse(new Response(streamOf(bytes)), { provider: 'anthropic' }, stage()));
+        expect(direct.error).toMatchObject({ name: 'ProviderError', code: 'truncated' });
+        expect(direct.values.length).toBeGreaterThan(10);
+        // The provider's body, one record at a time: the first response and a resume follow it live.
+        let sent = 0;
+        const body = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            await delay(2);
+            if (sent < bytes.length) controller.enqueue(bytes[sent++] as Uint8Array);
+            else controller.close();
+          },
+        });
+        const id = newStreamId();
+        const kept = await keepStream(log, id, async () => fromResponse(new Response(body), { provider: 'anthropic' }, stage()));
+        const first = serveStream(log, id, get('http://relay/s'), { snapshot: false }).then(bodyText);
+        while (sent < records.length / 2) await delay(2);
+        const resumed = serveStream(other, id, get('http://relay/s', 3), { snapshot: false }).then(bodyText);
+        const outcome = await kept.done;
+        expect(outcome.status).toBe('failed');
+        expect((outcome as { error: unknown }).error).toBeInstanceOf(ProviderError);
+        expect((outcome as { error: unknown }).error).toMatchObject({ code: 'truncated', message: (direct.error as Error).message });
+        for (const [name, text, from] of [['first', await first, 0], ['resume', await resumed, 3]] as const) {
+          expect(text, name).not.toContain('event: end');
+          expect(text, name).toMatch(/event: error\ndata: \{"name":"ProviderError".*"code":"truncated".*\}\n\n$/);
+          const page = await decodeText(text);
+          expect(page.events, name).toEqual(direct.values.slice(from));
+          expect(page.error, name).toBeInstanceOf(ProviderError);
+          expect(page.error, name).toMatchObject({ code: 'truncated', message: (direct.error as Error).message });
+        }
+        // After the end, a page that loads gets a snapshot, then the same error: collectTurn rejects.
+        const loaded = await bodyText(await serveStream(other, id, get('http://relay/s')));
+        expect(loaded).toMatch(/^id: \d+\nevent: snapshot\n/);
+        await expect(collectTurn(streamOf([loaded]).pipeThrough(new EventStreamDecoder()))).rejects.toMatchObject({ name: 'ProviderError', code: 'truncated' });
       } finally {
         await other.close();
         await log.close();
