@@ -80,6 +80,8 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
   readonly #listeners = new Set<() => void>();
   /** Each response's router, by the stream handed to the AI SDK, until its call says what it is. */
   readonly #routers = new WeakMap<ReadableStream<UIMessageChunk>, ChunkRouter>();
+  /** The routers of the responses still being read, for `close()`. */
+  readonly #reading = new Set<ChunkRouter>();
 
   constructor(options: ArgstreamChatTransportOptions<UI_MESSAGE, T> = {}) {
     const { tools, schedule, resumeStreamIsReplay, ...http } = options;
@@ -119,14 +121,21 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
     return stream;
   }
 
-  /** Stop telling listeners (ai 7's `ChatTransport.close`, called when the chat is disposed). */
+  /**
+   * Ends what is still open (ai 7's `ChatTransport.close`, which its `Chat.dispose()` calls after
+   * `stop()`): every response still being read — its request ends, the stream the AI SDK reads
+   * errors with an `AbortError` — and a snapshot still streaming (a response cut and kept for a
+   * resume), which ends as stopped. Listeners stay subscribed (they unsubscribe themselves), and
+   * the transport can be used again: a later request starts a new snapshot.
+   */
   close(): void {
-    this.#listeners.clear();
+    for (const router of [...this.#reading]) router.close();
+    if (this.#current.store.getSnapshot().status === 'streaming') this.#current.stop();
   }
 
   protected processResponseStream(stream: ReadableStream<Uint8Array>): ReadableStream<UIMessageChunk> {
     // Read as a new response unless the call that fetched it says otherwise (before any read).
-    const router: ChunkRouter = new ChunkRouter(stream.getReader(), () => this.#begin(readable, this.#newSession(), undefined));
+    const router: ChunkRouter = new ChunkRouter(stream.getReader(), () => this.#begin(readable, this.#newSession(), undefined), this.#reading);
     const readable = new ReadableStream<UIMessageChunk>(router, { highWaterMark: 0 });
     this.#routers.set(readable, router);
     return readable;
@@ -281,9 +290,12 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   /** Binds a router whose call did not (a response read before its call returned). */
   readonly #unbound: () => void;
+  /** The routers still reading (the transport's): this one until its response is over. */
+  readonly #reading: Set<ChunkRouter>;
   #session: Session | undefined;
   /** The request's signal: once aborted, whatever ends the response is the user's stop. */
   #signal: AbortSignal | undefined;
+  #controller: ReadableStreamDefaultController<UIMessageChunk> | undefined;
   readonly #text = new TextDecoder();
   readonly #events: PipelineEvent[] = [];
   readonly #parser: EventSourceParser;
@@ -293,10 +305,14 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
   #broken = false;
   /** The response said it ended (`finish`, `abort`, `error`). */
   #ended = false;
+  /** The response is over for this router: read to its end, failed, cancelled or closed. */
+  #over = false;
 
-  constructor(reader: ReadableStreamDefaultReader<Uint8Array>, unbound: () => void) {
+  constructor(reader: ReadableStreamDefaultReader<Uint8Array>, unbound: () => void, reading: Set<ChunkRouter>) {
     this.#reader = reader;
     this.#unbound = unbound;
+    this.#reading = reading;
+    reading.add(this);
     this.#parser = createParser({ onEvent: (message) => this.#chunk(message) });
   }
 
@@ -313,6 +329,10 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     return this.#session as Session;
   }
 
+  start(controller: ReadableStreamDefaultController<UIMessageChunk>): void {
+    this.#controller = controller;
+  }
+
   async pull(controller: ReadableStreamDefaultController<UIMessageChunk>): Promise<void> {
     const out = this.#out;
     for (;;) {
@@ -320,14 +340,17 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       try {
         read = await this.#reader.read();
       } catch (error) {
+        if (this.#over) return;
         // The AI SDK's stream errors with it, as with its own transport: an AbortError is its stop.
         this.#end(error);
         throw error;
       }
+      if (this.#over) return;
       const { done, value } = read;
       if (done) {
         this.#parser.feed(this.#text.decode());
         this.#flush(controller);
+        this.#finish();
         // A response cut before its end (a dropped connection) leaves the turn open: a resume goes
         // on with it (or, replaying, replaces it), and so does a new request.
         if (this.#ended) {
@@ -342,7 +365,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       } catch (error) {
         // The AI SDK's stream errors with it (as with its own transport); the snapshot too.
         this.#flush(controller);
-        this.#bound.fail(error);
+        this.#end(error);
         void this.#reader.cancel(error).catch(() => undefined);
         throw error;
       }
@@ -354,15 +377,31 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
   }
 
   cancel(reason: unknown): Promise<void> {
+    if (this.#over) return Promise.resolve();
     // The AI SDK's stop() cancels with no reason.
     this.#end(reason === undefined ? new DOMException('the stream was cancelled', 'AbortError') : reason);
     return this.#reader.cancel(reason).catch(() => undefined);
   }
 
+  /** The transport was closed: the response ends as the user's stop would end it. */
+  close(): void {
+    if (this.#over) return;
+    const reason = new DOMException('the transport was closed', 'AbortError');
+    this.#end(reason);
+    this.#controller?.error(reason);
+    void this.#reader.cancel(reason).catch(() => undefined);
+  }
+
   /** The response broke off with `reason`: the user's stop ends the turn, anything else fails it. */
   #end(reason: unknown): void {
+    this.#finish();
     if (this.#signal?.aborted === true || isAbortError(reason)) this.#bound.stop();
     else this.#bound.fail(reason);
+  }
+
+  #finish(): void {
+    this.#over = true;
+    this.#reading.delete(this);
   }
 
   #flush(controller: ReadableStreamDefaultController<UIMessageChunk>): void {

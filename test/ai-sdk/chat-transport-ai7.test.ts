@@ -5,10 +5,11 @@
  * from its start and the snapshot starts over with it, so the partial input never doubles.
  */
 import { readFileSync } from 'node:fs';
-import { AbstractChat, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai7';
+import { AbstractChat, DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai7';
 import { describe, expect, it, vi } from 'vitest';
 import { readAll } from '../helpers.ts';
-import { chatTests, type ChatTestSetup, chunksOf, continuingResumeTests, DIR, MemoryChatState, recordings, SEND, streamOfItems, transportOptions } from './transport-helpers.ts';
+import { chatServer, chatTests, type ChatTestSetup, chunksOf, continuingResumeTests, DIR, eventsOf, MemoryChatState, recordings, SEND, streamOfItems, transportOptions, until } from './transport-helpers.ts';
+import { IncompleteToolCallError } from '../../src/store/turn-store.ts';
 
 vi.mock('ai', async () => await import('ai7'));
 const { ArgstreamChatTransport } = await import('../../src/ai-sdk/chat-transport.ts');
@@ -39,6 +40,7 @@ class Chat extends AbstractChat<UIMessage> {
 const SETUP: ChatTestSetup = {
   prefix: 'ai7-',
   transport: (options) => new ArgstreamChatTransport({ ...options, schedule: 'sync' }),
+  defaultTransport: (options) => new DefaultChatTransport(options),
   chat: (options) => new Chat(options as never) as never,
 };
 
@@ -86,4 +88,66 @@ describe("ArgstreamChatTransport with ai 7's Chat, over HTTP", () => {
 
 describe('ArgstreamChatTransport with ai 7 and resumeStreamIsReplay: false', () => {
   continuingResumeTests({ ...SETUP, replay: false });
+});
+
+describe("ArgstreamChatTransport's close() (ai 7's ChatTransport.close)", () => {
+  const events = eventsOf(readFileSync(new URL('ai7-reasoning-text-write-file.sse', DIR), 'utf8'));
+  const cut = events.findIndex((event) => event.includes('tool-input-delta')) + 2;
+  const partial = { path: 'src/main.rs', content: 'fn main() {\n' };
+  const cutCall = (snapshot: { calls: readonly { status: string; input: unknown }[] }) =>
+    snapshot.calls[0]?.status === 'streaming' && (snapshot.calls[0].input as { content?: string }).content === partial.content;
+
+  it("is what Chat.dispose() calls after stop(): the snapshot ends stopped, the request ends; a later chat on the transport streams, its listeners told", async () => {
+    const server = await chatServer((index) => (index === 0 ? { events, holdAfter: cut } : { events }));
+    try {
+      const transport = new ArgstreamChatTransport({ api: server.api, schedule: 'sync' });
+      const close = vi.spyOn(transport, 'close');
+      const statuses: string[] = [];
+      transport.subscribe(() => statuses.push(transport.getSnapshot().status));
+      const chat = new Chat({ transport });
+      const sending = chat.sendMessage({ text: 'write it' });
+      await until(transport, cutCall);
+      await chat.dispose();
+      await sending;
+      expect(close).toHaveBeenCalledTimes(1);
+      expect(transport.getSnapshot().status).toBe('done');
+      expect(transport.getSnapshot().calls).toEqual([expect.objectContaining({ status: 'failed', input: partial, error: expect.any(IncompleteToolCallError) })]);
+      expect(await (await server.request(0)).done).toBe('left');
+      statuses.length = 0;
+      await new Chat({ transport }).sendMessage({ text: 'again' });
+      expect(statuses.at(-1)).toBe('done');
+      expect(statuses).toContain('streaming');
+      expect(transport.getSnapshot().calls).toEqual([expect.objectContaining({ status: 'complete', input: expect.objectContaining({ path: 'src/main.rs' }) })]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('ends a response still being read: the stream errors with an AbortError, the request ends, the snapshot ends stopped', async () => {
+    const server = await chatServer(() => ({ events, holdAfter: cut }));
+    try {
+      const transport = new ArgstreamChatTransport({ api: server.api, schedule: 'sync' });
+      const reader = (await transport.sendMessages(SEND)).getReader();
+      const reading = (async () => {
+        for (;;) if ((await reader.read()).done) return undefined;
+      })().catch((error: unknown) => error);
+      await until(transport, cutCall);
+      transport.close();
+      expect(await reading).toMatchObject({ name: 'AbortError' });
+      expect(await (await server.request(0)).done).toBe('left');
+      expect(transport.getSnapshot().status).toBe('done');
+      expect(transport.getSnapshot().calls).toEqual([expect.objectContaining({ status: 'failed', input: partial })]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('ends a snapshot kept streaming for a resume (a response that ended before its finish) as stopped', async () => {
+    const transport = transportFor(() => events.slice(0, cut).join(''));
+    await readAll(await transport.sendMessages(SEND));
+    expect(transport.getSnapshot().status).toBe('streaming');
+    transport.close();
+    expect(transport.getSnapshot().status).toBe('done');
+    expect(transport.getSnapshot().calls).toEqual([expect.objectContaining({ status: 'failed', input: partial })]);
+  });
 });

@@ -6,7 +6,7 @@
  * a new snapshot, a resume continues it (ai 5) without doubling.
  */
 import { readFileSync } from 'node:fs';
-import { AbstractChat, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
+import { AbstractChat, DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { ArgstreamChatTransport } from '../../src/ai-sdk/chat-transport.ts';
 import { readAll } from '../helpers.ts';
@@ -38,6 +38,7 @@ class Chat extends AbstractChat<UIMessage> {
 const SETUP: ChatTestSetup = {
   prefix: 'ai5-',
   transport: (options) => new ArgstreamChatTransport({ ...options, schedule: 'sync' }),
+  defaultTransport: (options) => new DefaultChatTransport(options),
   chat: (options) => new Chat(options as never) as never,
 };
 

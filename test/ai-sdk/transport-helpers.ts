@@ -244,7 +244,9 @@ export interface TransportLike {
 export interface ChatTestSetup {
   readonly prefix: 'ai5-' | 'ai7-';
   readonly transport: (options: { api: string; resumeStreamIsReplay?: boolean }) => TransportLike;
-  readonly chat: (options: { transport: TransportLike; onToolCall?: (options: { toolCall: { toolCallId: string; toolName: string; input: unknown } }) => void }) => ChatLike;
+  /** The AI SDK's own `DefaultChatTransport` of the major. */
+  readonly defaultTransport: (options: { api: string }) => unknown;
+  readonly chat: (options: { transport: unknown; onToolCall?: (options: { toolCall: { toolCallId: string; toolName: string; input: unknown } }) => void }) => ChatLike;
 }
 
 /** The events of a recording, and where its write_file call has had two deltas. */
@@ -259,6 +261,30 @@ const INPUT = { path: 'src/main.rs', content: 'fn main() {\n    println!("héllo
 export function chatTests(setup: ChatTestSetup): void {
   const { events, cut, partial } = writeFile(setup.prefix);
   const cutCall = (snapshot: ReturnType<TransportLike['getSnapshot']>) => snapshot.calls[0]?.status === 'streaming' && (snapshot.calls[0].input as { content?: string }).content === partial.content;
+
+  for (const name of recordings(setup.prefix)) {
+    it(`${name}: onToolCall fires as with the AI SDK's own transport, with each call's exact input; the chat ends with the same message`, async () => {
+      const sse = readFileSync(new URL(name, DIR), 'utf8');
+      const server = await chatServer(() => ({ events: eventsOf(sse) }));
+      try {
+        const run = async (transport: unknown) => {
+          const toolCalls: unknown[] = [];
+          const chat = setup.chat({ transport, onToolCall: ({ toolCall }) => void toolCalls.push(toolCall) });
+          await chat.sendMessage({ text: 'write it' });
+          return { toolCalls, status: chat.status, error: chat.error?.message, parts: chat.messages.at(-1)?.parts };
+        };
+        const expected = await run(setup.defaultTransport({ api: server.api }));
+        const transport = setup.transport({ api: server.api });
+        expect(await run(transport)).toEqual(expected);
+        for (const toolCall of expected.toolCalls as Array<{ toolCallId: string; input: unknown }>) {
+          expect(transport.getSnapshot().calls.find((call) => call.toolCallId === toolCall.toolCallId)?.input).toEqual(toolCall.input);
+        }
+        if (name.includes('write-file')) expect(expected.toolCalls).toEqual([expect.objectContaining({ toolCallId: 'call_1', toolName: 'write_file', input: INPUT })]);
+      } finally {
+        await server.close();
+      }
+    });
+  }
 
   it("stop() mid-call ends the snapshot as stopped: done, the call cut mid-input failed with what had arrived; the request ends, the chat is ready", async () => {
     const server = await chatServer(() => ({ events, holdAfter: cut }));
