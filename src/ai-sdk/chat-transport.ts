@@ -181,6 +181,11 @@ class Session {
   /** The input text so far of each call still streaming, by `toolCallId`. */
   readonly texts = new Map<string, string[]>();
   store: TurnStore<ToolSchemas>;
+  /**
+   * The store can no longer follow (the adapter failed on a chunk: an `error` chunk, input it
+   * cannot read): the snapshot holds the error, and the AI SDK gets every delta from then on.
+   */
+  broken = false;
   readonly #newStore: () => TurnStore<ToolSchemas>;
   /** What the store was given, when a resume may continue the turn after its store ended. */
   readonly #kept: KeptEvents | undefined;
@@ -209,7 +214,7 @@ class Session {
   /** For a resume that continues: once the store ended, a new one given what it had. Whether the store changed. */
   reopen(): boolean {
     const status = this.store.getSnapshot().status;
-    if (this.#kept === undefined || (status !== 'done' && status !== 'error')) return false;
+    if (this.#kept === undefined || this.broken || (status !== 'done' && status !== 'error')) return false;
     const store = this.#newStore();
     for (const event of this.#kept.events()) store.push(event);
     this.store = store;
@@ -278,7 +283,9 @@ function isAbortError(reason: unknown): boolean {
  * read is parsed and applied in one step, and only what reaches the AI SDK is enqueued. Before a
  * chunk that stops a call still streaming (an abort, an error, the end of a step), the call's text
  * so far goes to the AI SDK as one delta, so that its message keeps the same partial input as with
- * every delta: one parse of the text, not one per delta.
+ * every delta: one parse of the text, not one per delta. Once the store can no longer follow (the
+ * adapter failed on a chunk: an `error` chunk), the AI SDK gets each streaming call's text so far
+ * as one delta, then every delta, as from its own transport.
  *
  * How the response ends is how the snapshot ends: the user's stop — the request's signal aborted
  * (the AI SDK's `stop()` aborts it and cancels the stream, with no reason), or a cancel without a
@@ -301,8 +308,6 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
   readonly #parser: EventSourceParser;
   /** The chunks of the current read for the AI SDK. */
   readonly #out: UIMessageChunk[] = [];
-  /** The store failed (a chunk argstream could not read): the AI SDK still gets every chunk. */
-  #broken = false;
   /** The response said it ended (`finish`, `abort`, `error`). */
   #ended = false;
   /** The response is over for this router: read to its end, failed, cancelled or closed. */
@@ -355,7 +360,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
         // on with it (or, replaying, replaces it), and so does a new request.
         if (this.#ended) {
           this.#apply(() => this.#bound.decoder.end(this.#events as never[]));
-          if (!this.#broken) this.#bound.store.end();
+          if (!this.#bound.broken) this.#bound.store.end();
         }
         controller.close();
         return;
@@ -411,15 +416,20 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
   }
 
   #apply(step: () => void): void {
+    const session = this.#bound;
+    if (session.broken) return;
     const events = this.#events;
-    if (this.#broken) return;
     try {
       step();
     } catch (error) {
-      this.#broken = true;
-      this.#bound.fail(error);
+      // argstream can no longer follow the calls: the AI SDK gets them as its own transport gives
+      // them, the text so far of each as one delta now, then every delta, so that the page keeps
+      // showing what the AI SDK shows without argstream.
+      session.broken = true;
+      session.fail(error);
+      this.#settle();
     } finally {
-      for (let i = 0; i < events.length; i++) this.#bound.push(events[i] as PipelineEvent);
+      for (let i = 0; i < events.length; i++) session.push(events[i] as PipelineEvent);
       events.length = 0;
     }
   }
@@ -457,13 +467,14 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     this.#apply(() => this.#bound.decoder.push(chunk as object, events as never[]));
     switch (chunk.type) {
       case 'tool-input-delta': {
+        if (this.#bound.broken) break;
         const pieces = texts.get(chunk.toolCallId);
         if (pieces === undefined) texts.set(chunk.toolCallId, [chunk.inputTextDelta]);
         else pieces.push(chunk.inputTextDelta);
         return;
       }
       case 'tool-input-start':
-        texts.set(chunk.toolCallId, []);
+        if (!this.#bound.broken) texts.set(chunk.toolCallId, []);
         break;
       case 'tool-input-available':
       case 'tool-input-error':

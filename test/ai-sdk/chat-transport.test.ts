@@ -107,6 +107,49 @@ describe('ArgstreamChatTransport with ai 5', () => {
     await readAll(await whole.sendMessages(SEND));
     expect(transport.getSnapshot().calls.map((c) => c.input)).toEqual(whole.getSnapshot().calls.map((c) => c.input));
   });
+  it('once the snapshot can no longer follow (an error chunk mid-call), the AI SDK gets the text so far as one delta, then every delta: its message shows what it shows without argstream', async () => {
+    const deltas = ['{"path":"a.txt","con', 'tent":"one ', 'two ', 'three"}'];
+    const chunks = [
+      { type: 'start', messageId: 'm1' },
+      { type: 'start-step' },
+      { type: 'tool-input-start', toolCallId: 'c1', toolName: 'write_file' },
+      { type: 'tool-input-delta', toolCallId: 'c1', inputTextDelta: deltas[0] },
+      { type: 'tool-input-delta', toolCallId: 'c1', inputTextDelta: deltas[1] },
+      { type: 'error', errorText: 'the tool input stream hiccuped' },
+      { type: 'tool-input-delta', toolCallId: 'c1', inputTextDelta: deltas[2] },
+      { type: 'tool-input-delta', toolCallId: 'c1', inputTextDelta: deltas[3] },
+      { type: 'tool-input-available', toolCallId: 'c1', toolName: 'write_file', input: { path: 'a.txt', content: 'one two three' } },
+      { type: 'finish-step' },
+      { type: 'finish' },
+    ];
+    const sse = chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('');
+    const transport = transportFor(() => sse);
+    const routed = await readAll(await transport.sendMessages(SEND));
+    /** The call's input in each message the AI SDK yields, repeats left out. */
+    const inputs = async (stream: readonly UIMessageChunk[]) => {
+      const seen: unknown[] = [];
+      for await (const message of readUIMessageStream({ stream: streamOfItems(stream), onError: () => undefined })) {
+        const input = (message.parts.find((part) => 'toolCallId' in part) as { input?: unknown } | undefined)?.input;
+        if (input !== undefined && JSON.stringify(input) !== JSON.stringify(seen.at(-1))) seen.push(input);
+      }
+      return seen;
+    };
+    const original = await inputs(chunks as UIMessageChunk[]);
+    // Before the error the deltas went to argstream: the AI SDK starts at the text so far.
+    expect(await inputs(routed)).toEqual(original.slice(1));
+    expect(original.slice(1)).toEqual([
+      { path: 'a.txt', content: 'one ' },
+      { path: 'a.txt', content: 'one two ' },
+      { path: 'a.txt', content: 'one two three' },
+    ]);
+    expect(routed.filter((chunk) => chunk.type !== 'tool-input-delta')).toEqual(chunks.filter((chunk) => chunk.type !== 'tool-input-delta'));
+    // The snapshot stays as the error left it.
+    const snapshot = transport.getSnapshot();
+    expect(snapshot.status).toBe('error');
+    expect(snapshot.error).toMatchObject({ provider: 'ai-sdk-ui', type: 'error', message: 'the tool input stream hiccuped' });
+    expect(snapshot.calls).toEqual([expect.objectContaining({ toolCallId: 'c1', status: 'failed', input: { path: 'a.txt', content: 'one ' } })]);
+  });
+
   it('decides at each call what its response is: a send made while a resume waits is a new turn, and the resume goes on with its own', async () => {
     const sse = readFileSync(new URL('ai5-reasoning-text-write-file.sse', DIR), 'utf8');
     const other = readFileSync(new URL('ai5-whole-tool-calls.sse', DIR), 'utf8');
