@@ -1,8 +1,8 @@
 // @ts-check
 /**
  * What the examples' local servers share (Node only, not part of any page): a scripted model that
- * streams Anthropic Messages SSE with model-like pacing, and the bridge that runs a web-standard
- * edge function (Request in, Response out) on a Node HTTP request.
+ * streams Anthropic Messages SSE (or OpenAI Chat Completions SSE) with model-like pacing, and the
+ * bridge that runs a web-standard edge function (Request in, Response out) on a Node HTTP request.
  */
 import { createServer } from 'node:http';
 
@@ -43,7 +43,37 @@ export function scriptedTurn(sentence, files) {
 }
 
 /**
- * A local stand-in for the Messages API that streams `events()` to each request, one every `delayMs`.
+ * A scripted OpenAI Chat Completions turn as SSE events: a sentence, then one `write_file` call
+ * per file, all streaming at once: their argument fragments interleaved (one piece of each call in
+ * turn, told apart by `tool_calls[].index`), as a gateway that translates another API may send
+ * parallel calls.
+ * @param {string} sentence
+ * @param {ReadonlyArray<{ path: string, content: string }>} files
+ */
+export function scriptedOpenAITurn(sentence, files) {
+  /** @type {(delta: object, finishReason?: string) => string} */
+  const chunk = (delta, finishReason) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-scripted', object: 'chat.completion.chunk', created: 1767225600, model: 'scripted', choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason ?? null }] })}\n\n`;
+  const pieces = files.map((input) => deltas(JSON.stringify(input)));
+  /** @type {string[]} */
+  const calls = [];
+  for (let round = 0; pieces.some((list) => round < list.length); round++) {
+    pieces.forEach((list, index) => {
+      if (round === 0) calls.push(chunk({ tool_calls: [{ index, id: `call_scripted_${index + 1}`, type: 'function', function: { name: 'write_file', arguments: '' } }] }));
+      if (round < list.length) calls.push(chunk({ tool_calls: [{ index, function: { arguments: list[round] } }] }));
+    });
+  }
+  return [
+    chunk({ role: 'assistant', content: '', refusal: null }),
+    ...deltas(sentence).map((content) => chunk({ content })),
+    ...calls,
+    chunk({}, 'tool_calls'),
+    'data: [DONE]\n\n',
+  ];
+}
+
+/**
+ * A local stand-in for a model's API (any path) that streams `events()` to each request, one every `delayMs`.
  * @param {() => string[]} events
  * @param {number} delayMs
  */

@@ -2,23 +2,27 @@
 /**
  * Serves one of the framework examples (examples/react, examples/vue, examples/svelte) on
  * 127.0.0.1: its page (index.html, the shared style.css), an esbuild bundle of its code at
- * /app.js (the framework, the page's components and argstream with its binding), and POST
- * /api/chat, which runs the edge function of examples/edge-function in this Node process (bundled
- * on the fly with esbuild, as a deployment would bundle it).
+ * /app.js (the framework, the page's components and argstream with its binding), POST /api/chat,
+ * which runs the edge function of examples/edge-function in this Node process (bundled on the fly
+ * with esbuild, as a deployment would bundle it), and POST /api/openai/chat, which runs its
+ * counterpart for OpenAI's Chat Completions API (openai-relay.ts) the same way — the page reads it
+ * when opened with `?endpoint=/api/openai/chat`.
  *
- *   npm run build && node examples/react/serve.mjs             # a scripted turn, no API key
+ *   npm run build && node examples/react/serve.mjs             # scripted turns, no API key
  *   ANTHROPIC_API_KEY=sk-ant-… node examples/vue/serve.mjs     # the real model
+ *   OPENAI_API_KEY=sk-… node examples/svelte/serve.mjs         # OpenAI's, at /?endpoint=/api/openai/chat
  *
  * Each example's serve.mjs is this module's command line for its framework. Without an API key
- * (or ANTHROPIC_URL) the model is a local server that replays a scripted turn with model-like
- * pacing: a sentence, then two write_file calls.
+ * (or a URL) for a provider, its model is a local server that replays a scripted turn with
+ * model-like pacing: a sentence, then two write_file calls — one after the other in Anthropic's
+ * format, at the same time (their fragments interleaved) in OpenAI's.
  */
 import { build } from 'esbuild';
 import esbuildSvelte from 'esbuild-svelte';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { scriptedTurn, serveWeb, startScriptedModel } from './node-server.mjs';
+import { scriptedOpenAITurn, scriptedTurn, serveWeb, startScriptedModel } from './node-server.mjs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { vueSfc } from './vue-sfc.mjs';
@@ -30,6 +34,7 @@ const sveltePlugin = /** @type {typeof import('esbuild-svelte').default} */ (/**
 const EXAMPLES = fileURLToPath(new URL('../', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const EDGE_FUNCTION = join(EXAMPLES, 'edge-function', 'index.ts');
+const OPENAI_RELAY = join(EXAMPLES, 'shared', 'openai-relay.ts');
 
 /** @typedef {'react' | 'vue' | 'svelte'} Framework */
 
@@ -49,6 +54,9 @@ const ENTRIES = /** @type {const} */ ({ react: 'main.tsx', vue: 'main.ts', svelt
  * @property {number} [port] default 0 (a free port)
  * @property {string} [anthropicUrl] the Messages endpoint the edge function calls (default: the scripted turn, or Anthropic's API when `apiKey` is set)
  * @property {string} [apiKey] an Anthropic API key
+ * @property {string} [openaiUrl] the Chat Completions endpoint `/api/openai/chat` calls (default:
+ *   its scripted turn, or OpenAI's API when `openaiApiKey` is set)
+ * @property {string} [openaiApiKey] an OpenAI API key
  * @property {number} [delayMs] pacing of the scripted turn, per event (default 25)
  */
 
@@ -80,12 +88,17 @@ Counts the words on standard input:
     echo "one two three" | cargo run
 `;
 
+const SENTENCE = "I'll write the word counter to src/main.rs, and a README beside it.";
+const FILES = [
+  { path: 'src/main.rs', content: MAIN_RS },
+  { path: 'README.md', content: README_MD },
+];
+
 /** The scripted turn as Anthropic SSE events. */
-const scriptedEvents = () =>
-  scriptedTurn("I'll write the word counter to src/main.rs, and a README beside it.", [
-    { path: 'src/main.rs', content: MAIN_RS },
-    { path: 'README.md', content: README_MD },
-  ]);
+const scriptedEvents = () => scriptedTurn(SENTENCE, FILES);
+
+/** The scripted turn as OpenAI Chat Completions SSE events, the two calls interleaved. */
+const scriptedOpenAIEvents = () => scriptedOpenAITurn(SENTENCE, FILES);
 
 // ---------------------------------------------------------------------------------------------
 // The bundles
@@ -167,13 +180,14 @@ export async function bundlePage(options) {
 }
 
 /**
- * The edge function's handler, bundled with the same `argstream` as the page.
+ * A relay's handler (the edge function, or openai-relay.ts), bundled with the same `argstream` as the page.
+ * @param {string} entry
  * @param {'package' | 'src'} from
  * @returns {Promise<{ handleRequest(request: Request, env: Record<string, string | undefined>): Promise<Response> }>}
  */
-async function edgeFunction(from) {
+async function relayHandlerOf(entry, from) {
   const bundle = await build({
-    entryPoints: [EDGE_FUNCTION],
+    entryPoints: [entry],
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -194,9 +208,12 @@ async function edgeFunction(from) {
  * @returns {Promise<FrameworkExample>}
  */
 export async function startFrameworkExample(options) {
-  const [appJs, relayHandler] = await Promise.all([bundlePage(options), edgeFunction(options.argstream ?? 'package')]);
+  const from = options.argstream ?? 'package';
+  const [appJs, relayHandler, openaiHandler] = await Promise.all([bundlePage(options), relayHandlerOf(EDGE_FUNCTION, from), relayHandlerOf(OPENAI_RELAY, from)]);
   const scripted = options.anthropicUrl === undefined && options.apiKey === undefined ? await startScriptedModel(scriptedEvents, options.delayMs ?? 25) : undefined;
+  const scriptedOpenAI = options.openaiUrl === undefined && options.openaiApiKey === undefined ? await startScriptedModel(scriptedOpenAIEvents, options.delayMs ?? 25) : undefined;
   const env = { ANTHROPIC_URL: options.anthropicUrl ?? scripted?.url, ANTHROPIC_API_KEY: options.apiKey };
+  const openaiEnv = { OPENAI_URL: options.openaiUrl ?? scriptedOpenAI?.url, OPENAI_API_KEY: options.openaiApiKey };
   const dir = join(EXAMPLES, options.framework);
   /** @type {Record<string, [string, string]>} */
   const files = {
@@ -214,7 +231,9 @@ export async function startFrameworkExample(options) {
       } else if (request.method === 'GET' && url.pathname === '/app.js') {
         response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(appJs);
       } else if (url.pathname === '/api/chat') {
-        await relay(request, response);
+        await serveWeb((webRequest) => relayHandler.handleRequest(webRequest, env), request, response);
+      } else if (url.pathname === '/api/openai/chat') {
+        await serveWeb((webRequest) => openaiHandler.handleRequest(webRequest, openaiEnv), request, response);
       } else {
         response.writeHead(404).end();
       }
@@ -224,13 +243,6 @@ export async function startFrameworkExample(options) {
     }
   });
 
-  /**
-   * Run the edge function on a Node request.
-   * @param {import('node:http').IncomingMessage} request
-   * @param {import('node:http').ServerResponse} response
-   */
-  const relay = (request, response) => serveWeb((webRequest) => relayHandler.handleRequest(webRequest, env), request, response);
-
   await new Promise((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve(undefined)));
   const address = /** @type {import('node:net').AddressInfo} */ (server.address());
   return {
@@ -239,13 +251,15 @@ export async function startFrameworkExample(options) {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(() => resolve(undefined)));
       await scripted?.close();
+      await scriptedOpenAI?.close();
     },
   };
 }
 
 /**
  * The command line of an example's serve.mjs: `node examples/<framework>/serve.mjs`, with PORT
- * (default 8787), HOST, ANTHROPIC_URL, ANTHROPIC_API_KEY and NODE_ENV=production from the environment.
+ * (default 8787), HOST, ANTHROPIC_URL, ANTHROPIC_API_KEY, OPENAI_URL, OPENAI_API_KEY and
+ * NODE_ENV=production from the environment.
  * @param {Framework} framework
  */
 export async function serveFromCommandLine(framework) {
@@ -256,8 +270,10 @@ export async function serveFromCommandLine(framework) {
     ...(process.env['NODE_ENV'] === 'production' ? { mode: 'production' } : {}),
     ...(process.env['ANTHROPIC_URL'] === undefined ? {} : { anthropicUrl: process.env['ANTHROPIC_URL'] }),
     ...(process.env['ANTHROPIC_API_KEY'] === undefined ? {} : { apiKey: process.env['ANTHROPIC_API_KEY'] }),
+    ...(process.env['OPENAI_URL'] === undefined ? {} : { openaiUrl: process.env['OPENAI_URL'] }),
+    ...(process.env['OPENAI_API_KEY'] === undefined ? {} : { openaiApiKey: process.env['OPENAI_API_KEY'] }),
   });
-  console.log(`the ${framework} example is at ${example.url}/ (Ctrl-C to stop)`);
+  console.log(`the ${framework} example is at ${example.url}/ (Anthropic's API), ${example.url}/?endpoint=/api/openai/chat (OpenAI's); Ctrl-C to stop`);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -226,7 +226,10 @@ export class FieldEventParser {
 
   #delta(text: string, out: FieldEvent[]): void {
     const last = out[out.length - 1];
-    if (last !== undefined && last.type === 'field-delta' && last.key === this.#key) {
+    // `out` may hold other calls' events (a chain runs every call of one read into one list): a
+    // delta joins only one of this same field.
+    const source = this.source;
+    if (last !== undefined && last.type === 'field-delta' && last.key === this.#key && last.index === source.index && last.toolCallId === source.toolCallId && last.toolName === source.toolName) {
       out[out.length - 1] = { ...last, text: last.text + text };
     } else out.push({ type: 'field-delta', ...this.source, key: this.#key, text });
   }

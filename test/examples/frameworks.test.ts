@@ -13,6 +13,10 @@
  *   (the ✓ and exactly the arguments);
  * - two write_file calls and a call of another tool: the second file streams beside the first,
  *   which is complete, and the other tool shows its name and its input as JSON;
+ * - two write_file calls streaming at the same time, their fragments interleaved (OpenAI Chat
+ *   Completions, through the relay at /api/openai/chat): twice in the middle, both on the page,
+ *   each with its own path and exactly its own content so far, neither ✓; then both ✓ with
+ *   exactly their arguments;
  * - an `event: error` from the model in the middle of the content: the ProviderError on the page,
  *   the call failed with what had arrived of it;
  * - a second Send in the middle of a turn: the new turn replaces it, and the model's first request
@@ -36,7 +40,7 @@ import { browserOf, consoleProblems, IN_CI, send as sendOn, until as untilShown 
 import { chromiumMissing, launchChromium } from '../runtimes/chromium/run.ts';
 import { firefoxMissing, launchFirefox } from '../runtimes/firefox/run.ts';
 import { launchWebKit, webkitMissing } from '../runtimes/webkit/run.ts';
-import { anthropicTurn, startScriptedModel, type ScriptedModel } from './scripted-model.ts';
+import { anthropicTurn, openaiChatInterleavedTurn, startScriptedModel, type ScriptedModel } from './scripted-model.ts';
 
 const REACT18 = fileURLToPath(new URL('../frameworks/react18/', import.meta.url));
 
@@ -158,7 +162,8 @@ beforeAll(async () => {
   model = await startScriptedModel();
   for (const variant of VARIANTS) {
     if (variant.missing?.() !== undefined) continue;
-    const options = { framework: variant.framework, argstream: 'src', anthropicUrl: model.url } as const;
+    // One model behind both relays: it answers any path, in the format of the events it is given.
+    const options = { framework: variant.framework, argstream: 'src', anthropicUrl: model.url, openaiUrl: model.url.replace('/v1/messages', '/v1/chat/completions') } as const;
     examples.set(variant.name, await startFrameworkExample(variant.reactDir === undefined ? options : { ...options, reactDir: variant.reactDir }));
   }
 }, 60_000);
@@ -198,7 +203,7 @@ describe('the framework examples, without a browser', () => {
     expect(react18).not.toContain(`"${rootVersion}"`);
   });
 
-  it('serve.mjs streams its scripted turn when started without a model: a sentence and two write_file calls', async () => {
+  it('serve.mjs streams its scripted turns when started without a model: a sentence and two write_file calls, interleaved at /api/openai/chat', async () => {
     const example = await startFrameworkExample({ framework: 'svelte', argstream: 'src', delayMs: 0 });
     try {
       const page = await fetch(`${example.url}/`);
@@ -213,6 +218,20 @@ describe('the framework examples, without a browser', () => {
         ['write_file', 'complete', 'src/main.rs'],
         ['write_file', 'complete', 'README.md'],
       ]);
+
+      // The same files from the OpenAI relay, both calls streaming at once: the second call's
+      // content grows before the first call is complete.
+      const openai = await fetch(`${example.url}/api/openai/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"prompt":"Write a word counter"}' });
+      const store = new TurnStore({ tools, schedule: 'sync' });
+      let overlapped = false;
+      store.subscribe(() => {
+        const [first, second] = store.getSnapshot().calls;
+        if (first?.status === 'streaming' && ((second?.input as { content?: string } | undefined)?.content ?? '') !== '') overlapped = true;
+      });
+      const interleaved = await store.consume(openai);
+      expect(interleaved.status).toBe('done');
+      expect(interleaved.calls.map((call) => [call.toolName, call.status, call.input])).toEqual(turn.calls.map((call) => ['write_file', 'complete', call.input]));
+      expect(overlapped).toBe(true);
     } finally {
       await example.close();
     }
@@ -321,6 +340,67 @@ for (const engine of ENGINES) {
           expect(end.calls[0]).toMatchObject({ path: EXPECTED.path, content: EXPECTED.content });
           expect(end.calls[1]).toMatchObject({ path: SECOND.path, content: SECOND.content });
           expect(JSON.parse(end.calls[2]!.input!)).toEqual(OTHER);
+          expect(page.problems().slice(problemsBefore)).toEqual([]);
+          expect(await consoleProblems(page)).toEqual([]);
+        });
+
+        it('shows two write_file calls streaming at the same time (OpenAI Chat Completions, fragments interleaved) side by side, each with its own path and content, then both ✓', async (context) => {
+          const page = browser(context);
+          const example = exampleOf(variant, context);
+          const files = [EXPECTED, SECOND];
+          const pieces = files.map(piecesOf);
+          const ids = ['call_file_1', 'call_file_2'];
+          const { events, pieceEvents } = openaiChatInterleavedTurn(TEXT, files.map((_, i) => ({ id: ids[i]!, name: 'write_file', pieces: pieces[i]! })));
+          // Two stops, 25 and then 70 characters into the second file's content (JSON text); the
+          // first file is a piece ahead, since each round sends its piece first.
+          const contentStart = JSON.stringify(SECOND).indexOf('"content":"') + '"content":"'.length;
+          const stops = [25, 70].map((n) => pieceEvents[1]![piecesFor(pieces[1]!, contentStart + n)]!);
+          /** What each file's content is on the page once the events before `stop` have arrived. */
+          const contentsAt = (stop: number) => pieces.map((list, i) => contentAfter(list, pieceEvents[i]!.filter((event) => event < stop).length));
+          const [before, later] = stops.map(contentsAt);
+          files.forEach((file, i) => {
+            expect(before![i]!.length, `file ${i} at stop 0: in its content`).toBeGreaterThan(0);
+            expect(later![i]!.length, `file ${i}: more at stop 1`).toBeGreaterThan(before![i]!.length);
+            expect(later![i]!.length, `file ${i} at stop 1: not at its end`).toBeLessThan(file.content.length);
+          });
+          const script = model.play(events, stops);
+          const problemsBefore = page.problems().length;
+          await sendOn(page, `${example.url}/?endpoint=/api/openai/chat`);
+
+          for (const [n, contents] of [before!, later!].entries()) {
+            await script.reached(n);
+            const middle = await until(page, (p) => p.calls.length === 2 && p.calls.every((call, i) => call.content === contents[i]), `both files at stop ${n}: ${contents.map((c) => c.length).join(' and ')} characters`);
+            expect(middle.status).toBe('streaming');
+            expect(middle.message).toBe(TEXT);
+            expect(middle.calls.map((call) => [call.id, call.tool, call.state, call.check, call.path, call.pathComplete, call.contentComplete])).toEqual([
+              [ids[0], 'write_file', 'streaming', null, EXPECTED.path, true, false],
+              [ids[1], 'write_file', 'streaming', null, SECOND.path, true, false],
+            ]);
+            files.forEach((file, i) => {
+              const content = middle.calls[i]!.content!;
+              expect(file.content.startsWith(content) && content.length > 0 && content.length < file.content.length, `file ${i}: a proper prefix of its own content`).toBe(true);
+            });
+            script.next();
+          }
+
+          const end = await until(page, (p) => p.status !== 'streaming', 'the end of the stream');
+          expect(end.status, end.statusText).toBe('done');
+          expect(end.error).toBeNull();
+          expect(end.calls).toEqual(
+            files.map((file, i) => ({
+              tool: 'write_file',
+              id: ids[i],
+              state: 'complete',
+              pathLine: `creating ${file.path}`,
+              path: file.path,
+              pathComplete: true,
+              content: file.content,
+              contentComplete: true,
+              input: null,
+              check: '✓',
+              error: null,
+            })),
+          );
           expect(page.problems().slice(problemsBefore)).toEqual([]);
           expect(await consoleProblems(page)).toEqual([]);
         });

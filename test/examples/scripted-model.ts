@@ -130,3 +130,30 @@ export function anthropicTurn(text: string, calls: readonly ScriptedCall[], opti
   }
   return { events, firstPiece };
 }
+
+/** One SSE event of OpenAI's Chat Completions stream: a chunk of choice 0. */
+export function openaiChatChunk(delta: object, finishReason: string | null = null): string {
+  return `data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1767225600, model: 'test', choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] })}\n\n`;
+}
+
+/**
+ * A turn in OpenAI's Chat Completions wire format with its calls streaming at the same time: a
+ * text, then one piece of each call in turn (each call's first fragment carries its `index`, `id`
+ * and name, as OpenAI's do; the later ones only its `index`), then `finish_reason: tool_calls`
+ * and `[DONE]`. `pieceEvents[i][k]` is where piece `k` of call `i` is in `events`: a stop there
+ * holds every later piece back, of both calls.
+ */
+export function openaiChatInterleavedTurn(text: string, calls: readonly ScriptedCall[]): { events: string[]; pieceEvents: number[][] } {
+  const events = [openaiChatChunk({ role: 'assistant', content: '', refusal: null }), openaiChatChunk({ content: text })];
+  const pieceEvents: number[][] = calls.map(() => []);
+  for (let round = 0; calls.some((call) => round < call.pieces.length); round++) {
+    calls.forEach((call, index) => {
+      if (round === 0) events.push(openaiChatChunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
+      if (round >= call.pieces.length) return;
+      pieceEvents[index]!.push(events.length);
+      events.push(openaiChatChunk({ tool_calls: [{ index, function: { arguments: call.pieces[round] } }] }));
+    });
+  }
+  events.push(openaiChatChunk({}, 'tool_calls'), 'data: [DONE]\n\n');
+  return { events, pieceEvents };
+}
