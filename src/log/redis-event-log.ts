@@ -827,6 +827,8 @@ class RedisProducer implements EventLogProducer {
       const args = [this.#token, String(this.#leaseMs), String(first), String(batch.length), this.#tooLarge];
       for (const pending of batch) args.push(pending.type, pending.data);
       let reply: unknown[];
+      // The lease runs from when the script runs: at the earliest when it is sent, not when its answer is read.
+      const sent = Date.now();
       try {
         reply = (await this.#retrying(() => this.#log.eval('append', [this.#keys.events, this.#keys.meta, this.#keys.lease, this.#keys.stop], args, `append to the stream ${this.streamId}`))) as unknown[];
       } catch (error) {
@@ -834,7 +836,7 @@ class RedisProducer implements EventLogProducer {
         this.#lose(error);
         return;
       }
-      this.#lastWrite = Date.now();
+      this.#lastWrite = Math.max(this.#lastWrite, sent);
       const status = String(reply[0]);
       if (status === 'ok' || status === 'dup') {
         this.#lastId = (batch[batch.length - 1] as Pending).id;
@@ -883,6 +885,7 @@ class RedisProducer implements EventLogProducer {
   async #renew(): Promise<void> {
     if (this.#finished || Date.now() - this.#lastWrite < this.#leaseMs / 3 - 5) return;
     let reply: unknown;
+    const sent = Date.now();
     try {
       reply = await this.#log.eval('renew', [this.#keys.meta, this.#keys.lease, this.#keys.stop, this.#keys.events], [this.#token, String(this.#leaseMs)], `renew the lease of ${this.streamId}`);
     } catch (error) {
@@ -890,7 +893,7 @@ class RedisProducer implements EventLogProducer {
       return;
     }
     if (this.#finished) return;
-    this.#lastWrite = Date.now();
+    this.#lastWrite = Math.max(this.#lastWrite, sent);
     if (reply === 'lost') this.#lose(new EventLogError('producer-lost', `the lease of the producer of stream ${this.streamId} ran out (or Redis lost the stream)`));
     else if (reply === 'stop') this.stopRequested();
   }

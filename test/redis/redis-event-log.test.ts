@@ -499,5 +499,43 @@ describe.skipIf(skip)('RedisEventLog on redis-server', () => {
         client.destroy();
       }
     });
+
+    it('a producer whose answers come late keeps its lease: it counts the lease from when a write was sent, not from when its answer was read', async () => {
+      // A loaded instance reads each answer 150 ms late; the lease is 300 ms.
+      const client = await connected(server.url);
+      const slow = new Proxy(client as unknown as RedisClientLike, {
+        get(target, key, receiver) {
+          if (key === 'sendCommand') {
+            return async (args: readonly string[], options?: { timeout?: number }) => {
+              const reply = await target.sendCommand(args, options);
+              await delay(150);
+              return reply;
+            };
+          }
+          const value = Reflect.get(target, key, receiver) as unknown;
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      const writing = new RedisEventLog(slow, { prefix: 'late', leaseMs: 300, commandTimeoutMs: 2000 });
+      const reading = await makeLog('late', { leaseMs: 300 });
+      try {
+        const id = newStreamId();
+        const producer = await writing.open(id);
+        await producer.append({ type: 'n', i: 1 });
+        const reader = reading.read(id, 0).then(entries);
+        await delay(1500); // quiet: only renewals keep the lease
+        expect(producer.signal.aborted).toBe(false);
+        await producer.append({ type: 'n', i: 2 });
+        await producer.end();
+        const got = await reader;
+        expect(got.error).toBeUndefined();
+        expect(ids(got.entries)).toEqual([1, 2]);
+        expect(got.entries.at(-1)).toEqual({ kind: 'end' });
+      } finally {
+        await writing.close();
+        await reading.close();
+        client.destroy();
+      }
+    });
   });
 });
