@@ -123,6 +123,8 @@ export class ProviderError extends Error {
    * argstream's: `'invalid-stream'` (not the provider's wire format), `'invalid-format'` (a record
    * of the wrong shape), `'text-mismatch'` (OpenAI Responses: a call's final arguments do not
    * continue the streamed ones), `'http-error'` (an HTTP error body with no provider error).
+   * The AI SDK's UI message stream (`'ai-sdk-ui'`) has `'error'` (an `error` chunk),
+   * `'tool-input-error'` and `'aborted'` (an `abort` chunk: the server's request was aborted).
    */
   readonly type: string;
   /** The provider's error code, where it sends one apart from the type. */

@@ -308,7 +308,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
   readonly #parser: EventSourceParser;
   /** The chunks of the current read for the AI SDK. */
   readonly #out: UIMessageChunk[] = [];
-  /** The response said it ended (`finish`, `abort`, `error`). */
+  /** The response said it ended (`finish`, `error`; an `abort` stops the turn at once). */
   #ended = false;
   /** The response is over for this router: read to its end, failed, cancelled or closed. */
   #over = false;
@@ -464,6 +464,15 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       this.#out.push(chunk);
       return;
     }
+    if (chunk.type === 'abort') {
+      // The server's abort (its request was aborted: a stop of its own, …): useChat ends the turn
+      // without an error, and so does the snapshot, as stopped — not with the adapter's
+      // ProviderError 'aborted', which is for readers that cannot tell a stop from a failure.
+      this.#settle();
+      this.#out.push(chunk);
+      this.#bound.stop();
+      return;
+    }
     this.#apply(() => this.#bound.decoder.push(chunk as object, events as never[]));
     switch (chunk.type) {
       case 'tool-input-delta': {
@@ -482,7 +491,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
         break;
       default:
         if (STOPS.has(chunk.type)) this.#settle();
-        if (chunk.type === 'finish' || chunk.type === 'abort' || chunk.type === 'error') this.#ended = true;
+        if (chunk.type === 'finish' || chunk.type === 'error') this.#ended = true;
     }
     this.#out.push(chunk);
   }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { ProviderError } from '../errors.ts';
 import { IncrementalJsonParser } from '../json/incremental-json-parser.ts';
 import { JsonWriter } from '../json/json-writer.ts';
 import { TurnBuilder } from '../turn/turn-builder.ts';
@@ -275,7 +276,7 @@ export class UIMessageChunkEncoder {
     this.#begin(out);
     this.#ended = true;
     if (isAbort(reason)) {
-      const text = reason instanceof Error ? `${reason.name}: ${reason.message}` : undefined;
+      const text = abortReason(reason);
       out.push(this.#major === 5 || text === undefined ? { type: 'abort' } : { type: 'abort', reason: text });
       return out;
     }
@@ -530,9 +531,22 @@ export class UIMessageChunkEncoder {
   }
 }
 
-/** A cancellation by the request's signal: `AbortError` (a `DOMException`, or an error named so). */
+/**
+ * A cancellation by the request's signal: `AbortError` (a `DOMException`, or an error named so);
+ * or an AI SDK server's `abort` chunk read by the `ai-sdk-ui` adapter, which goes on as one.
+ */
 function isAbort(reason: unknown): boolean {
+  if (reason instanceof ProviderError) return reason.provider === 'ai-sdk-ui' && reason.type === 'aborted';
   return typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'AbortError';
+}
+
+/** What an `abort` chunk says of `reason`: the `abort` chunk's own reason, or the error's name and message. */
+function abortReason(reason: unknown): string | undefined {
+  if (reason instanceof ProviderError) {
+    const chunk = reason.cause as { reason?: unknown } | undefined;
+    return typeof chunk?.reason === 'string' ? chunk.reason : undefined;
+  }
+  return reason instanceof Error ? `${reason.name}: ${reason.message}` : undefined;
 }
 
 /** One SSE record per chunk, as the AI SDK's `JsonToSseTransformStream` writes them. */

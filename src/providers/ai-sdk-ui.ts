@@ -103,17 +103,17 @@ function jsonStringContent(text: string): string {
  *   step had a call of the application's and `stop` otherwise. Its metadata holds the `start`
  *   chunk's `messageId` and the message metadata (of `start`, `message-metadata` and `finish`,
  *   merged).
- * - `abort` (the AI SDK server's request was aborted: a stop button, a closed tab) marks the turn
- *   cut, not failed: the stream goes on to its end, the slots still open are flushed there with
- *   `{aborted: true}` (a call cut off is then incomplete downstream) and no `finished` is
- *   emitted; the `abort` chunk itself is passed on (its flush carries it, with ai 7's `reason`).
  *
- * `end()` flushes what is still open. The stream is complete once `finish` or `abort` arrived (or
- * `data: [DONE]`, which the decoder reads).
+ * `end()` flushes what is still open. The stream is complete once `finish` arrived (or `data:
+ * [DONE]`, which the decoder reads).
  *
  * @throws {ProviderError} on an `error` chunk: type `'error'`, the message its `errorText`, the
  * chunk as `cause` (what the AI SDK server's `onError` chose to tell; by default "An error
- * occurred.").
+ * occurred."). On an `abort` chunk (the AI SDK server's request was aborted: a stop button, a
+ * closed tab, its own abort signal): type `'aborted'`, the message ai 7's `reason` (`"AbortError:
+ * This operation was aborted"`; ai 5 sends none), the chunk as `cause`. Either way everything
+ * before it has been emitted, and a call still streaming keeps what arrived (`TurnStore` shows it
+ * `failed` with that error; `collectTurn` rejects with it).
  */
 export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): ProviderAdapter {
   const open = new Map<string, Slot>();
@@ -123,7 +123,6 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
   const toolNames = new Map<string, { name: string; provider: boolean }>();
   let nextSlot = 0;
   let finished = false;
-  let aborted = false;
   /** The last step called a tool of the application's (for ai 5's `finish`, which has no reason). */
   let stepHadCalls = false;
   let messageId: string | undefined;
@@ -314,9 +313,7 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
           break;
         }
         case 'abort':
-          aborted = true;
-          whole(data, out);
-          break;
+          throw new ProviderError('ai-sdk-ui', 'aborted', nonEmptyStringAt(data, 'reason') ?? 'the AI SDK server aborted the response', { cause: data });
         case 'error':
           throw new ProviderError('ai-sdk-ui', 'error', nonEmptyStringAt(data, 'errorText') ?? 'the AI SDK stream reported an error', { cause: data });
         default:
@@ -329,13 +326,13 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
 
     end(): StreamEvent[] {
       const out: StreamEvent[] = [];
-      flushOpen(ALL_KINDS, aborted ? { aborted: true } : undefined, out);
+      flushOpen(ALL_KINDS, undefined, out);
       return out;
     },
 
-    /** The server ended the message: `finish`, or `abort` (a turn cut on purpose is not a truncated stream). */
+    /** The server ended the message: `finish`. */
     complete(): boolean {
-      return finished || aborted;
+      return finished;
     },
   };
   return adapter;

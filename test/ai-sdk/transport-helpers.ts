@@ -305,6 +305,21 @@ export function chatTests(setup: ChatTestSetup): void {
     }
   });
 
+  it("the server's abort chunk ends the snapshot as stopped, as the chat ends (ready, no error), the cut call with what had arrived", async () => {
+    const server = await chatServer(() => ({ events: eventsOf(readFileSync(new URL(`${setup.prefix}abort-mid-call.sse`, DIR), 'utf8')) }));
+    try {
+      const transport = setup.transport({ api: server.api });
+      const chat = setup.chat({ transport });
+      await chat.sendMessage({ text: 'write it' });
+      expect([chat.status, chat.error]).toEqual(['ready', undefined]);
+      const snapshot = transport.getSnapshot();
+      expect(snapshot).toMatchObject({ status: 'done', error: undefined, text: 'Writing.' });
+      expect(snapshot.calls).toEqual([expect.objectContaining({ toolCallId: 'call_1', status: 'failed', input: partial, error: expect.any(IncompleteToolCallError) })]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("aborting the request's signal ends the snapshot as stopped, and the stream with an AbortError", async () => {
     const server = await chatServer(() => ({ events, holdAfter: cut }));
     try {

@@ -10,7 +10,11 @@ import { parseJsonEventStream as parse7, readUIMessageStream as read7, uiMessage
 import { describe, expect, it } from 'vitest';
 import { guessProvider } from '../../src/cli/guess-provider.ts';
 import { inspect } from '../../src/cli/inspect.ts';
+import { UIMessageStreamEncoder } from '../../src/ai-sdk/ui-message-stream-encoder.ts';
 import { ProviderError } from '../../src/errors.ts';
+import { EventStreamEncoder } from '../../src/relay/event-stream-encoder.ts';
+import { IncompleteToolCallError, TurnStore } from '../../src/store/turn-store.ts';
+import { ProviderEventDecoder } from '../../src/providers/provider-event-decoder.ts';
 import { collectTurn } from '../../src/sinks/collect-turn.ts';
 import { fromResponse } from '../../src/sources/response.ts';
 import { ConversationEventStream } from '../../src/transforms/conversation-event-stream.ts';
@@ -168,11 +172,17 @@ describe("ProviderEventStream({provider: 'ai-sdk-ui'}) on the AI SDK's own UI me
     it.each(cuttings(bytes))(`${file}: %s, the text and the calls the AI SDK ends with`, async (_name, chunks) => {
       const sdk = await aiSdkMessage(majorOf(file), chunks);
       const { events, error } = await argstreamEvents(chunks);
-      expect(argstreamParts(events)).toEqual(aiSdkParts(sdk.parts));
-      // The AI SDK's `error` chunk is argstream's ProviderError; every other recording reads to its end.
+      const aborted = file.includes('abort');
+      // An abort errors argstream's stream: the call it cut is no conversation event (TurnStore
+      // keeps its partial input: see 'ai-sdk-ui errors'), where the AI SDK keeps an input-streaming part.
+      expect(argstreamParts(events)).toEqual(aiSdkParts(sdk.parts).filter((part) => !(aborted && part.type === 'tool' && part.state === 'incomplete')));
+      // The AI SDK's `error` chunk is argstream's ProviderError, and so is its abort; every other recording reads to its end.
       if (sdk.errors.length > 0) {
         expect(error).toBeInstanceOf(ProviderError);
         expect(error).toMatchObject({ provider: 'ai-sdk-ui', type: 'error', message: sdk.errors[0] });
+      } else if (aborted) {
+        expect(error).toBeInstanceOf(ProviderError);
+        expect(error).toMatchObject({ provider: 'ai-sdk-ui', type: 'aborted' });
       } else expect(error).toBeUndefined();
     });
   }
@@ -183,7 +193,7 @@ describe("ProviderEventStream({provider: 'ai-sdk-ui'}) on the AI SDK's own UI me
     expect(fromObjects).toEqual(fromBytes);
   });
 
-  it.each(RECORDINGS.filter((file) => !file.includes('error-after-text')))('%s: fromResponse reads the response, and collectTurn has the calls', async (file) => {
+  it.each(RECORDINGS.filter((file) => !file.includes('error-after-text') && !file.includes('abort')))('%s: fromResponse reads the response, and collectTurn has the calls', async (file) => {
     const response = new Response(new Uint8Array(readFixture(`ai-sdk-ui/${file}`)), { headers: { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' } });
     const turn = await collectTurn(fromResponse(response, { provider: 'ai-sdk-ui' }), { isolateErrors: true });
     const expected = argstreamParts((await argstreamEvents([readFixture(`ai-sdk-ui/${file}`)])).events);
@@ -262,19 +272,46 @@ describe('ai-sdk-ui errors', () => {
     expect(turn.failedToolCalls.map((call) => call.error.message)).toEqual(['Model tried to call unavailable tool']);
   });
 
-  it('abort is a cut turn, not an error: no finished, the open call incomplete with what streamed, the abort chunk passed on', async () => {
+  it("abort is a ProviderError 'aborted' with the abort's reason, after everything before it: collectTurn rejects with it, TurnStore shows it with the cut call's partial input", async () => {
     for (const major of [5, 7]) {
-      const events = await readAll(streamOf([readFixture(`ai-sdk-ui/ai${major}-abort-mid-call.sse`)]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
-      expect(events.some((event) => event.type === 'finished')).toBe(false);
-      const abort = events.find((event): event is FlushEvent => event.type === 'flush' && event.metadata?.['blockType'] === 'abort');
-      expect(abort?.metadata?.['block']).toEqual(major === 5 ? { type: 'abort' } : { type: 'abort', reason: 'AbortError: This operation was aborted' });
-      expect(events.at(-1)).toMatchObject({ type: 'flush', metadata: { aborted: true, endOfInput: true } });
-      const turn = await collectTurn(streamOf(events));
-      expect(turn.text).toBe('Writing.');
-      expect(turn.finishReason).toBeUndefined();
-      expect(turn.incompleteToolCalls).toEqual([
-        expect.objectContaining({ toolCallId: 'call_1', toolName: 'write_file', partialArguments: { path: 'src/main.rs', content: 'fn main() {\n' } }),
+      const file = `ai${major}-abort-mid-call.sse`;
+      const abort = chunksOf(file).find((chunk) => chunk.type === 'abort');
+      const { values, error } = await settle(streamOf([readFixture(`ai-sdk-ui/${file}`)]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error).toMatchObject({
+        provider: 'ai-sdk-ui',
+        type: 'aborted',
+        message: major === 5 ? 'the AI SDK server aborted the response' : 'AbortError: This operation was aborted',
+        cause: abort,
+      });
+      expect(values.some((event) => event.type === 'finished')).toBe(false);
+      expect(values.flatMap((event) => (event.type === 'part' && event.part.type === 'tool-call-arguments' ? [event.part.chunk] : [])).join('')).toBe('{"path":"src/main.rs","content":"fn main() {\\n');
+      await expect(collectTurn(streamOf([readFixture(`ai-sdk-ui/${file}`)]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })))).rejects.toMatchObject({ type: 'aborted' });
+      const store = new TurnStore();
+      const snapshot = await store.consume(new Response(new Uint8Array(readFixture(`ai-sdk-ui/${file}`))), { decoder: new ProviderEventDecoder({ provider: 'ai-sdk-ui' }) });
+      expect(snapshot.status).toBe('error');
+      expect(snapshot.error).toMatchObject({ provider: 'ai-sdk-ui', type: 'aborted' });
+      expect(snapshot.text).toBe('Writing.');
+      expect(snapshot.calls).toEqual([
+        expect.objectContaining({ toolCallId: 'call_1', toolName: 'write_file', status: 'failed', input: { path: 'src/main.rs', content: 'fn main() {\n' }, error: snapshot.error }),
       ]);
+    }
+  });
+
+  it('an abort relayed goes on as one: an argstream relay sends the ProviderError, a UIMessageStreamEncoder the abort chunk the server sent', async () => {
+    for (const major of [5, 7] as const) {
+      const file = `ai${major}-abort-mid-call.sse`;
+      const abort = chunksOf(file).find((chunk) => chunk.type === 'abort');
+      const events = () => streamOf([readFixture(`ai-sdk-ui/${file}`)]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' }));
+      const relayed = await new TurnStore().consume(new Response(events().pipeThrough(new EventStreamEncoder()), { headers: { 'content-type': 'text/event-stream' } }));
+      expect(relayed.status).toBe('error');
+      expect(relayed.error).toBeInstanceOf(ProviderError);
+      expect(relayed.error).toMatchObject({ provider: 'ai-sdk-ui', type: 'aborted' });
+      expect(relayed.calls).toEqual([expect.objectContaining({ status: 'failed', input: { path: 'src/main.rs', content: 'fn main() {\n' } })]);
+      const text = new TextDecoder().decode(new Uint8Array((await readAll(events().pipeThrough(new UIMessageStreamEncoder({ major })))).flatMap((bytes) => [...bytes])));
+      const chunks = text.split('\n\n').filter((record) => record.startsWith('data: ') && record !== 'data: [DONE]').map((record) => JSON.parse(record.slice(6)) as { type: string });
+      expect(chunks.at(-1)).toEqual(abort);
+      expect(chunks.some((chunk) => chunk.type === 'error')).toBe(false);
     }
   });
 
@@ -393,7 +430,7 @@ describe('argstream inspect recognises a UI message stream', () => {
     }
   });
 
-  it('inspect --view turn prints the write_file call of a recording, exit 0; the abort exits 3 (incomplete)', async () => {
+  it('inspect --view turn prints the write_file call of a recording, exit 0; an abort exits 1 with its reason', async () => {
     const run = async (file: string) => {
       let stdout = '';
       let stderr = '';
@@ -409,6 +446,8 @@ describe('argstream inspect recognises a UI message stream', () => {
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain('"write_file"');
     expect(ok.stdout).toContain('src/main.rs');
-    expect((await run('ai5-abort-mid-call.sse')).code).toBe(3);
+    // The server's abort is an error it sent: exit 1, with its reason.
+    expect(await run('ai7-abort-mid-call.sse')).toMatchObject({ code: 1, stderr: 'argstream: ai-sdk-ui error aborted: AbortError: This operation was aborted\n' });
+    expect(await run('ai5-abort-mid-call.sse')).toMatchObject({ code: 1, stderr: 'argstream: ai-sdk-ui error aborted: the AI SDK server aborted the response\n' });
   });
 });
