@@ -70,8 +70,9 @@ function jsonStringContent(text: string): string {
 }
 
 /**
- * Creates the synchronous core that turns the chunks of the AI SDK's UI message stream (`ai` 5,
- * 6 and 7; SSE `data:` records or the chunk objects themselves) into {@link StreamEvent}s.
+ * Creates the synchronous core that turns the chunks of the AI SDK's UI message stream (`ai` 5
+ * and 7, tested on their own servers' recordings; 6, in between, untested; SSE `data:` records or
+ * the chunk objects themselves) into {@link StreamEvent}s.
  *
  * - Content slots are numbered in order of first appearance, one per `text-*` and `reasoning-*`
  *   id and per `toolCallId` (an id reused after its end, as in a later step, is a new slot).
