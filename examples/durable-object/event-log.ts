@@ -55,6 +55,8 @@ interface Meta {
 
 const json = (value: unknown, status = 200) => new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json' } });
 const entryKey = (id: number) => `e${String(id).padStart(16, '0')}`;
+/** The most key-value pairs one `storage.put()` takes (Cloudflare's limit). */
+const MAX_PUT = 128;
 
 /**
  * One stream's log, as a Durable Object. Its HTTP interface is internal (the `DurableObjectEventLog`
@@ -103,11 +105,22 @@ export class StreamLog {
     for (const waiter of waiters) waiter();
   }
 
+  /**
+   * Write `entries` and the meta. One `put()` takes at most {@link MAX_PUT} key-value pairs, so a
+   * batch is written in several; they are made without an `await` between them, and a Durable
+   * Object's storage writes such calls as one atomic write (write coalescing): no reader, and no
+   * restart, sees entries without the meta that counts them, or the reverse.
+   */
   async #save(entries: Record<string, unknown> = {}): Promise<void> {
     const meta = this.#meta as Meta;
-    await this.#state.storage.put({ ...entries, meta });
+    const storage = this.#state.storage;
+    const pairs = Object.entries(entries);
+    const writes: Array<Promise<void>> = [];
+    for (let i = 0; i < pairs.length; i += MAX_PUT) writes.push(storage.put(Object.fromEntries(pairs.slice(i, i + MAX_PUT))));
+    writes.push(storage.put({ meta }));
     // Forgotten at its expiry even if nobody asks again.
-    await this.#state.storage.setAlarm(meta.expiresAt);
+    writes.push(storage.setAlarm(meta.expiresAt));
+    await Promise.all(writes);
   }
 
   async alarm(): Promise<void> {
@@ -397,6 +410,11 @@ class DurableObjectProducer implements EventLogProducer {
     return this.#stop.signal;
   }
 
+  /** Stop renewing and writing without ending the stream: what a Worker that dies does (the tests use it). */
+  release(): void {
+    this.#done();
+  }
+
   #done(): void {
     this.#finished = true;
     clearInterval(this.#renewal);
@@ -430,46 +448,52 @@ class DurableObjectProducer implements EventLogProducer {
     const { type, data } = encodeEvent(event);
     const id = ++this.#nextId;
     const result = new Promise<number>((resolve, reject) => this.#queue.push({ id, type, data, resolve, reject }));
-    this.#flushing ??= this.#flush().finally(() => (this.#flushing = undefined));
+    this.#flushing ??= this.#flush();
     return result;
   }
 
   async #flush(): Promise<void> {
-    await Promise.resolve();
-    while (this.#queue.length > 0 && this.#failure === undefined) {
-      const batch = this.#queue.splice(0, 256);
-      const first = (batch[0] as { id: number }).id;
-      let reply: { status: string; appended?: number; stop?: boolean; last?: number };
-      try {
-        const response = await this.#log.call(this.streamId, '/append', {
-          token: this.#token,
-          first,
-          entries: batch.map(({ type, data }) => ({ type: type ?? null, data })),
-          tooLarge: (this.#tooLarge ??= encodeError(failed('too-large', `the stream ${this.streamId} would hold more than its size limit of event data`))),
-        });
-        reply = (await response.json()) as typeof reply;
-      } catch (error) {
-        for (const pending of batch) pending.reject(error);
+    try {
+      await Promise.resolve();
+      while (this.#queue.length > 0 && this.#failure === undefined) {
+        const batch = this.#queue.splice(0, 256);
+        const first = (batch[0] as { id: number }).id;
+        let reply: { status: string; appended?: number; stop?: boolean; last?: number };
+        try {
+          const response = await this.#log.call(this.streamId, '/append', {
+            token: this.#token,
+            first,
+            entries: batch.map(({ type, data }) => ({ type: type ?? null, data })),
+            tooLarge: (this.#tooLarge ??= encodeError(failed('too-large', `the stream ${this.streamId} would hold more than its size limit of event data`))),
+          });
+          reply = (await response.json()) as typeof reply;
+        } catch (error) {
+          for (const pending of batch) pending.reject(error);
+          this.#lose(error);
+          return;
+        }
+        if (reply.status === 'ok' || reply.status === 'dup') {
+          this.#lastId = (batch[batch.length - 1] as { id: number }).id;
+          for (const pending of batch) pending.resolve(pending.id);
+          if (reply.stop === true) this.#stopRequested();
+          continue;
+        }
+        const error =
+          reply.status === 'too-large'
+            ? failed('too-large', `the stream ${this.streamId} would hold more than its size limit of event data`)
+            : reply.status === 'lost'
+              ? failed('producer-lost', `the lease of the producer of stream ${this.streamId} ran out`)
+              : failed('unavailable', `the stream ${this.streamId} cannot be appended to (${reply.status})`);
+        const appended = reply.status === 'too-large' ? (reply.appended ?? 0) : 0;
+        batch.forEach((pending, i) => (i < appended ? pending.resolve(pending.id) : pending.reject(error)));
+        if (appended > 0) this.#lastId = (batch[appended - 1] as { id: number }).id;
         this.#lose(error);
         return;
       }
-      if (reply.status === 'ok' || reply.status === 'dup') {
-        this.#lastId = (batch[batch.length - 1] as { id: number }).id;
-        for (const pending of batch) pending.resolve(pending.id);
-        if (reply.stop === true) this.#stopRequested();
-        continue;
-      }
-      const error =
-        reply.status === 'too-large'
-          ? failed('too-large', `the stream ${this.streamId} would hold more than its size limit of event data`)
-          : reply.status === 'lost'
-            ? failed('producer-lost', `the lease of the producer of stream ${this.streamId} ran out`)
-            : failed('unavailable', `the stream ${this.streamId} cannot be appended to (${reply.status})`);
-      const appended = reply.status === 'too-large' ? (reply.appended ?? 0) : 0;
-      batch.forEach((pending, i) => (i < appended ? pending.resolve(pending.id) : pending.reject(error)));
-      if (appended > 0) this.#lastId = (batch[appended - 1] as { id: number }).id;
-      this.#lose(error);
-      return;
+    } finally {
+      // In the tick the queue was last found empty (not ticks later, as a .finally() would): an
+      // append made after it starts a new flush instead of waiting in the queue forever.
+      this.#flushing = undefined;
     }
   }
 

@@ -13,7 +13,7 @@
  * Check that the caller may read or stop `:id` (the user's session owns it) where it says so:
  * a stream id is unguessable (128 random bits), but it is all a reader needs.
  */
-import { eventLogErrorResponse, FieldEventStream, fromResponse, keepStream, newStreamId, serveStream, stopStream } from 'argstream';
+import { eventLogErrorResponse, EventLogError, FieldEventStream, fromResponse, keepStream, newStreamId, serveStream, stopStream } from 'argstream';
 import { DurableObjectEventLog, type DurableObjectNamespace } from './event-log.ts';
 
 export { StreamLog } from './event-log.ts';
@@ -100,7 +100,13 @@ export async function handleRequest(request: Request, env: Env, ctx: ExecutionCo
 
   const match = /^\/chat\/([^/]+)(\/stop)?$/.exec(url.pathname);
   if (match !== null) {
-    const streamId = decodeURIComponent(match[1] as string);
+    let streamId: string;
+    try {
+      streamId = decodeURIComponent(match[1] as string);
+    } catch {
+      // A malformed percent-encoding (`%E0%A4%A`) is a hostile id like any other: 400, not a 500.
+      return eventLogErrorResponse(new EventLogError('invalid-id', 'the stream id in the path is not a valid percent-encoded string'));
+    }
     // Here: check that the caller may read (or stop) streamId.
     if (match[2] !== undefined) return request.method === 'POST' ? stopStream(log, streamId) : problem(405, 'POST to stop');
     if (request.method === 'GET') return serveStream(log, streamId, request, { keepAliveMs });

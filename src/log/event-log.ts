@@ -208,7 +208,8 @@ export interface EventLogProducer {
  *
  * Implementations: {@link MemoryEventLog} (one process), `RedisEventLog` (`argstream/redis`: any
  * instance), a Cloudflare Durable Object (`examples/durable-object/`). They pass the same
- * contract tests (`test/log/contract.ts`).
+ * contract tests (`test/log/contract.ts`): in process, against a real redis-server, and with the
+ * Durable Object under workerd.
  */
 export interface EventLog {
   /**

@@ -804,66 +804,70 @@ class RedisProducer implements EventLogProducer {
     const { type, data } = encodeEvent(event);
     const id = ++this.#nextId;
     const result = new Promise<number>((resolve, reject) => this.#queue.push({ id, type: type ?? '', data, resolve, reject }));
-    this.#flushing ??= this.#flush().finally(() => {
-      this.#flushing = undefined;
-    });
+    this.#flushing ??= this.#flush();
     return result;
   }
 
   async #flush(): Promise<void> {
-    // Appends made while a batch is written go together in the next one.
-    await Promise.resolve();
-    while (this.#queue.length > 0 && this.#failure === undefined) {
-      const batch: Pending[] = [];
-      let bytes = 0;
-      while (batch.length < BATCH && bytes < BATCH_BYTES && this.#queue.length > 0) {
-        const next = this.#queue.shift() as Pending;
-        batch.push(next);
-        bytes += next.data.length;
-      }
-      const first = (batch[0] as Pending).id;
-      // What the script writes when the batch goes beyond the size limit (made once: an error is not free).
-      this.#tooLarge ??= writeError(new EventLogError('too-large', `the stream ${this.streamId} would hold more than its size limit of event data`));
-      const args = [this.#token, String(this.#leaseMs), String(first), String(batch.length), this.#tooLarge];
-      for (const pending of batch) args.push(pending.type, pending.data);
-      let reply: unknown[];
-      // The lease runs from when the script runs: at the earliest when it is sent, not when its answer is read.
-      const sent = Date.now();
-      try {
-        reply = (await this.#retrying(() => this.#log.eval('append', [this.#keys.events, this.#keys.meta, this.#keys.lease, this.#keys.stop], args, `append to the stream ${this.streamId}`))) as unknown[];
-      } catch (error) {
+    try {
+      // Appends made while a batch is written go together in the next one.
+      await Promise.resolve();
+      while (this.#queue.length > 0 && this.#failure === undefined) {
+        const batch: Pending[] = [];
+        let bytes = 0;
+        while (batch.length < BATCH && bytes < BATCH_BYTES && this.#queue.length > 0) {
+          const next = this.#queue.shift() as Pending;
+          batch.push(next);
+          bytes += next.data.length;
+        }
+        const first = (batch[0] as Pending).id;
+        // What the script writes when the batch goes beyond the size limit (made once: an error is not free).
+        this.#tooLarge ??= writeError(new EventLogError('too-large', `the stream ${this.streamId} would hold more than its size limit of event data`));
+        const args = [this.#token, String(this.#leaseMs), String(first), String(batch.length), this.#tooLarge];
+        for (const pending of batch) args.push(pending.type, pending.data);
+        let reply: unknown[];
+        // The lease runs from when the script runs: at the earliest when it is sent, not when its answer is read.
+        const sent = Date.now();
+        try {
+          reply = (await this.#retrying(() => this.#log.eval('append', [this.#keys.events, this.#keys.meta, this.#keys.lease, this.#keys.stop], args, `append to the stream ${this.streamId}`))) as unknown[];
+        } catch (error) {
+          for (const pending of batch) pending.reject(error);
+          this.#lose(error);
+          return;
+        }
+        this.#lastWrite = Math.max(this.#lastWrite, sent);
+        const status = String(reply[0]);
+        if (status === 'ok' || status === 'dup') {
+          this.#lastId = (batch[batch.length - 1] as Pending).id;
+          for (const pending of batch) pending.resolve(pending.id);
+          if (status === 'ok' && Number(reply[1]) === 1) this.stopRequested();
+          continue;
+        }
+        if (status === 'too-large') {
+          const appended = Number(reply[1]);
+          const error = new EventLogError('too-large', `the stream ${this.streamId} would hold more than its size limit of event data`);
+          for (const [i, pending] of batch.entries()) {
+            if (i < appended) pending.resolve(pending.id);
+            else pending.reject(error);
+          }
+          if (appended > 0) this.#lastId = (batch[appended - 1] as Pending).id;
+          this.#lose(error);
+          return;
+        }
+        const error =
+          status === 'lost'
+            ? new EventLogError('producer-lost', `the lease of the producer of stream ${this.streamId} ran out (or Redis lost the stream)`)
+            : status === 'gap'
+              ? new EventLogError('unavailable', `Redis holds ${String(reply[1])} events of stream ${this.streamId} but ${first - 1} were written: Redis lost events`)
+              : new EventLogError('unavailable', `the stream ${this.streamId} cannot be appended to (${status}${reply[1] === undefined ? '' : ` ${String(reply[1])}`})`);
         for (const pending of batch) pending.reject(error);
         this.#lose(error);
         return;
       }
-      this.#lastWrite = Math.max(this.#lastWrite, sent);
-      const status = String(reply[0]);
-      if (status === 'ok' || status === 'dup') {
-        this.#lastId = (batch[batch.length - 1] as Pending).id;
-        for (const pending of batch) pending.resolve(pending.id);
-        if (status === 'ok' && Number(reply[1]) === 1) this.stopRequested();
-        continue;
-      }
-      if (status === 'too-large') {
-        const appended = Number(reply[1]);
-        const error = new EventLogError('too-large', `the stream ${this.streamId} would hold more than its size limit of event data`);
-        for (const [i, pending] of batch.entries()) {
-          if (i < appended) pending.resolve(pending.id);
-          else pending.reject(error);
-        }
-        if (appended > 0) this.#lastId = (batch[appended - 1] as Pending).id;
-        this.#lose(error);
-        return;
-      }
-      const error =
-        status === 'lost'
-          ? new EventLogError('producer-lost', `the lease of the producer of stream ${this.streamId} ran out (or Redis lost the stream)`)
-          : status === 'gap'
-            ? new EventLogError('unavailable', `Redis holds ${String(reply[1])} events of stream ${this.streamId} but ${first - 1} were written: Redis lost events`)
-            : new EventLogError('unavailable', `the stream ${this.streamId} cannot be appended to (${status}${reply[1] === undefined ? '' : ` ${String(reply[1])}`})`);
-      for (const pending of batch) pending.reject(error);
-      this.#lose(error);
-      return;
+    } finally {
+      // In the tick the queue was last found empty (not ticks later, as a .finally() would): an
+      // append made after it starts a new flush instead of waiting in the queue forever.
+      this.#flushing = undefined;
     }
   }
 

@@ -273,6 +273,30 @@ export function logContract(name: string, harness: LogHarness): void {
       }
     });
 
+    it('keeps a burst of appends made at once (far more than one write holds) whole and in order', async () => {
+      const log = await harness.make();
+      const other = await harness.peer(log);
+      try {
+        const id = newStreamId();
+        const producer = await log.open(id);
+        const follower = other.read(id, 0).then(entries);
+        const events = sampleEvents(1000);
+        // Not awaited one by one: the log writes them in as few batches as it can.
+        expect(await Promise.all(events.map((event) => producer.append(event)))).toEqual(events.map((_, i) => i + 1));
+        await producer.end();
+        const all = Array.from({ length: 1000 }, (_, i) => i + 1);
+        for (const got of [await follower, await entries(await other.read(id, 0))]) {
+          expect(got.error).toBeUndefined();
+          expect(idsOf(got.entries)).toEqual(all);
+          expect(dataOf(got.entries)).toEqual(written(events));
+          expect(got.entries.at(-1)).toEqual({ kind: 'end' });
+        }
+      } finally {
+        await other.close();
+        await log.close();
+      }
+    });
+
     it('expires a stream ttlMs after its end: then not-found, and its id can be opened again', async () => {
       const log = await harness.make({ ttlMs: 300 });
       try {

@@ -5,7 +5,11 @@
  * uses it: the recorded turn; a page that leaves mid-turn does not stop the model, and its
  * resumes with Last-Event-ID get the rest exactly once; a page that loads mid-turn gets a snapshot
  * and the same turn; the stop button cancels the model's request and readers get `stopped`; 404,
- * 400 for hostile ids, and the expiry.
+ * 400 for hostile ids (a malformed percent-encoding too), and the expiry. Then the shared EventLog
+ * contract (test/log/contract.ts) against `StreamLog` in workerd — producer-lost when a producer
+ * stops renewing its lease, the size limit, a second producer refused, a burst of appends —
+ * with Cloudflare's limit of 128 key-value pairs per `put()` enforced (workerd's local storage
+ * does not enforce it).
  */
 import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
@@ -13,7 +17,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startReplayServer, type ReplayServer } from '../../src/cli/replay-server.ts';
 import { collectTurn, EventStreamDecoder, type PipelineEvent } from '../../src/index.ts';
 import { readFixture, settle, streamOf } from '../helpers.ts';
@@ -22,6 +26,11 @@ import { expectedArguments } from '../providers/event-stream-helpers.ts';
 import { anthropicToolTurn, FIRST_ARGUMENT_EVENT, startGatedModel } from '../examples/gated-model.ts';
 import { fetchWhenUp, freePort, localBin, notInstalled } from '../runtimes/harness.ts';
 import { IN_CI } from '../redis/redis-server.ts';
+import { DurableObjectEventLog, type DurableObjectNamespace } from '../../examples/durable-object/event-log.ts';
+import { logContract } from './contract.ts';
+
+// The example imports 'argstream': the same module instance as the tests' src/ (one EventLogError class).
+vi.mock('argstream', async () => await import('../../src/index.ts'));
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RECORDING = 'anthropic/text-then-2-parallel-tool-use.sse';
@@ -37,8 +46,8 @@ interface Served {
   close(): Promise<void>;
 }
 
-/** Serve dir/worker.mjs with workerd: the StreamLog namespace (in memory) and text bindings. */
-async function serve(dir: string, bindings: Readonly<Record<string, string>>): Promise<Served> {
+/** Serve dir/<module> with workerd: the StreamLog namespace (in memory) and text bindings. */
+async function serve(dir: string, bindings: Readonly<Record<string, string>>, module = 'worker.mjs'): Promise<Served> {
   const bin = localBin('workerd') as string;
   const text = (value: string) => JSON.stringify(value);
   const config = `using Workerd = import "/workerd/workerd.capnp";
@@ -50,7 +59,7 @@ const config :Workerd.Config = (
   sockets = [(name = "http", address = "127.0.0.1:8080", http = (), service = "main")],
 );
 const worker :Workerd.Worker = (
-  modules = [(name = "worker.mjs", esModule = embed "worker.mjs")],
+  modules = [(name = "worker.mjs", esModule = embed ${text(module)})],
   compatibilityDate = "2026-10-01",
   bindings = [
     (name = "STREAMS", durableObjectNamespace = "StreamLog"),
@@ -78,7 +87,7 @@ const worker :Workerd.Worker = (
   };
   const url = `http://127.0.0.1:${port}`;
   try {
-    await fetchWhenUp(`${url}/chat/x`, 20_000, () => !exited);
+    await fetchWhenUp(`${url}/ready`, 20_000, () => !exited);
   } catch (error) {
     await close();
     throw new Error(`${String(error)}\n--- workerd output\n${output.slice(-3000)}`);
@@ -235,6 +244,13 @@ describe.skipIf(missing !== undefined)('examples/durable-object under workerd', 
       expect((await fetch(`${local.url}/chat/${'A'.repeat(22)}`)).status).toBe(404);
       expect((await fetch(`${local.url}/chat/short`)).status).toBe(400);
       expect((await fetch(`${local.url}/chat/${encodeURIComponent('a'.repeat(16) + '{x}:*')}`)).status).toBe(400);
+      // A malformed percent-encoding, to read and to stop: 400 (decodeURIComponent throws on it).
+      for (const malformed of ['%E0%A4%A', `${'a'.repeat(16)}%`, '%ZZ' + 'a'.repeat(16), '%C0%80' + 'a'.repeat(16)]) {
+        const read = await fetch(`${local.url}/chat/${malformed}`);
+        expect(read.status, malformed).toBe(400);
+        expect(await read.text()).toMatch(/^invalid-id: /);
+        expect((await fetch(`${local.url}/chat/${malformed}/stop`, { method: 'POST' })).status, malformed).toBe(400);
+      }
       const response = await post(`${local.url}/chat`, { prompt: 'expire' });
       const id = response.headers.get('x-stream-id') as string;
       await response.text();
@@ -248,5 +264,126 @@ describe.skipIf(missing !== undefined)('examples/durable-object under workerd', 
     } finally {
       await local.close();
     }
+  });
+});
+
+/**
+ * The shared EventLog contract against the Durable Object: `StreamLog` runs in workerd (storage,
+ * the live tail, the lease, stop, expiry, the size limit, one producer per stream), and
+ * `DurableObjectEventLog` — the side a Worker uses — here, its requests to the object carried
+ * over HTTP by a small Worker that only forwards them to the namespace (`/do/<name>/<path>`).
+ * Another instance is another `DurableObjectEventLog` on the same namespace.
+ */
+describe.skipIf(missing !== undefined)('DurableObjectEventLog and StreamLog under workerd', () => {
+  let dir = '';
+  let served: Served;
+  const counts = new Map<object, { n: number }>();
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'argstream-durable-object-log-'));
+    await build({
+      stdin: {
+        contents: `
+          import { StreamLog as ExampleStreamLog } from './examples/durable-object/event-log.ts';
+          // Cloudflare's limit, which workerd's local storage does not enforce: at most 128
+          // key-value pairs per put() call (https://developers.cloudflare.com/durable-objects/api/storage-api/).
+          const seen = { largestPut: 0, largestAppend: 0 };
+          const LIMIT = 128;
+          function limited(storage) {
+            return new Proxy(storage, {
+              get(target, key) {
+                if (key === 'put') {
+                  return (entries, ...rest) => {
+                    const pairs = typeof entries === 'string' ? 1 : Object.keys(entries).length;
+                    seen.largestPut = Math.max(seen.largestPut, pairs);
+                    if (pairs > LIMIT) return Promise.reject(new RangeError('put(): ' + pairs + ' key-value pairs, more than ' + LIMIT));
+                    return target.put(entries, ...rest);
+                  };
+                }
+                const value = target[key];
+                return typeof value === 'function' ? value.bind(target) : value;
+              },
+            });
+          }
+          export class StreamLog extends ExampleStreamLog {
+            constructor(state, env) {
+              const storage = limited(state.storage);
+              super({ storage, blockConcurrencyWhile: (callback) => state.blockConcurrencyWhile(callback) }, env);
+            }
+          }
+          export default {
+            async fetch(request, env) {
+              const url = new URL(request.url);
+              if (url.pathname === '/seen') return Response.json(seen);
+              const match = /^\\/do\\/([^/]+)(\\/.*)$/.exec(url.pathname);
+              if (match === null) return new Response('GET or POST /do/<stream id>/<path>, GET /seen', { status: 404 });
+              if (match[2] === '/append') seen.largestAppend = Math.max(seen.largestAppend, (await request.clone().json()).entries.length);
+              return env.STREAMS.get(env.STREAMS.idFromName(match[1])).fetch('https://stream-log' + match[2] + url.search, request);
+            },
+          };`,
+        resolveDir: ROOT,
+        loader: 'ts',
+      },
+      bundle: true,
+      platform: 'browser',
+      format: 'esm',
+      target: 'es2022',
+      logLevel: 'silent',
+      alias: { argstream: join(ROOT, 'src/index.ts') },
+      outfile: join(dir, 'log-worker.mjs'),
+    });
+    served = await serve(dir, {}, 'log-worker.mjs');
+  }, 60_000);
+
+  afterAll(async () => {
+    await served?.close();
+    if (dir !== '') rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The namespace as a Worker sees it, reached over HTTP; each request to an object counted. */
+  function namespace(counter: { n: number }): DurableObjectNamespace {
+    return {
+      idFromName: (name) => name,
+      get: (id) => ({
+        fetch(input, init) {
+          counter.n++;
+          const url = new URL(input);
+          return fetch(`${served.url}/do/${String(id)}${url.pathname}${url.search}`, init);
+        },
+      }),
+    };
+  }
+
+  function make(options: { ttlMs?: number; maxBytes?: number; leaseMs?: number } = {}): DurableObjectEventLog {
+    const counter = { n: 0 };
+    const log = new DurableObjectEventLog(namespace(counter), options);
+    counts.set(log, counter);
+    return log;
+  }
+
+  logContract('DurableObjectEventLog', {
+    make: async (options) => make(options),
+    peer: async (_, options) => make(options),
+    abandon(producer) {
+      (producer as unknown as { release(): void }).release();
+    },
+    commands: (log) => (counts.get(log) as { n: number }).n,
+    leaseSlackMs: 600,
+  });
+
+  it('StreamLog writes an append of 256 events in puts of at most 128 key-value pairs (Cloudflare\'s limit), and a burst of them is kept whole', async () => {
+    const log = make();
+    const id = 'burst-' + 'x'.repeat(16);
+    const producer = await log.open(id);
+    const events = Array.from({ length: 700 }, (_, i) => ({ type: 'field-delta', key: 'content', text: `line ${i + 1}\n` }));
+    expect(await Promise.all(events.map((event) => producer.append(event)))).toEqual(events.map((_, i) => i + 1));
+    await producer.end();
+    const seen = (await (await fetch(`${served.url}/seen`)).json()) as { largestPut: number; largestAppend: number };
+    // Appends went in batches too large for one put(), and no put() went beyond the limit.
+    expect(seen.largestAppend).toBe(256);
+    expect(seen.largestPut).toBeLessThanOrEqual(128);
+    const read: number[] = [];
+    for await (const entry of await log.read(id, 0)) if (entry.kind === 'event') read.push(entry.id);
+    expect(read).toEqual(events.map((_, i) => i + 1));
   });
 });
