@@ -191,9 +191,11 @@ export { defineTools } from './store/tools.ts';
 export type {
   CompletePaths,
   CompletedToolCall,
+  DeepReadonly,
   FailedToolCall,
   InvalidToolCall,
   PartialInput,
+  ReadonlyJsonValue,
   SchemaInput,
   SchemaOutput,
   StandardSchemaV1,

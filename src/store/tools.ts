@@ -41,16 +41,45 @@ export type SchemaOutput<S> = S extends { readonly '~standard': { readonly types
  * What a value of type `T` may look like while it streams: an object may lack members, an array
  * may be shorter (and its last element partial), a string may be a prefix of its final text (so a
  * union of string literals is any `string`); numbers, booleans and `null` only ever appear whole.
+ * Deeply readonly, as every input in a snapshot (see {@link DeepReadonly}).
  */
 export type PartialInput<T> = T extends string
   ? string
   : T extends number | boolean | null | undefined | bigint
     ? T
     : T extends readonly (infer E)[]
-      ? PartialInput<E>[]
+      ? readonly PartialInput<E>[]
       : T extends object
-        ? { [K in keyof T]?: PartialInput<T[K]> }
+        ? { readonly [K in keyof T]?: PartialInput<T[K]> }
         : T;
+
+/**
+ * `T` with every member and element readonly, at every depth: the type of a call's input in a
+ * snapshot, so that `call.input.path = …` or `call.input.files.push(…)` does not compile. A
+ * snapshot's objects are shared with the snapshots before and after it (that is what makes an
+ * unchanged part keep its identity), so writing to one would change what other snapshots show.
+ * Functions and `Date`s are kept as they are; a `Map` or `Set` (a schema's transform may make
+ * one) becomes a `ReadonlyMap` or `ReadonlySet`.
+ *
+ * Types only: at run time an input is not frozen. Freezing every object as the input grows
+ * would cost a call per object and array per snapshot (and make V8 give the objects a slower
+ * representation), for a mistake the compiler already reports; the snapshot itself and each call
+ * in it are frozen (they are made once each).
+ */
+export type DeepReadonly<T> = unknown extends T
+  ? T
+  : [T, JsonValue] extends [JsonValue, T]
+    ? ReadonlyJsonValue
+    : T extends string | number | boolean | bigint | symbol | null | undefined | Date | ((...args: never[]) => unknown)
+      ? T
+      : T extends ReadonlyMap<infer K, infer V>
+        ? ReadonlyMap<K, DeepReadonly<V>>
+        : T extends ReadonlySet<infer V>
+          ? ReadonlySet<DeepReadonly<V>>
+          : { readonly [K in keyof T]: DeepReadonly<T[K]> };
+
+/** A JSON value that cannot be written to: the input of a call of a tool the store was not told about. */
+export type ReadonlyJsonValue = null | boolean | number | string | readonly ReadonlyJsonValue[] | { readonly [key: string]: ReadonlyJsonValue };
 
 /**
  * Declare the application's tools once: each name with the Standard Schema of its input. The
@@ -118,11 +147,11 @@ export interface StreamingToolCall<Name extends string, Input> extends ToolCallB
   readonly input: PartialInput<Input>;
 }
 
-/** A call of a known tool whose input is complete and valid: `input` is the schema's output. */
+/** A call of a known tool whose input is complete and valid: `input` is the schema's output (readonly). */
 export interface CompletedToolCall<Name extends string, Output> extends ToolCallBase {
   readonly toolName: Name;
   readonly status: 'complete';
-  readonly input: Output;
+  readonly input: DeepReadonly<Output>;
 }
 
 /** A call whose complete input the schema rejected: `input` is what the model sent. */
@@ -172,11 +201,11 @@ export type ToolCallOf<T extends ToolSchemas, K extends keyof T & string> = Type
  */
 export type UnknownToolName = `(unknown tool)${string}`;
 
-/** A call of a tool the store was not told about: its input is JSON, untyped. */
+/** A call of a tool the store was not told about: its input is JSON, untyped (and readonly). */
 export type UntypedToolCall<Name extends string = string> =
-  | (Omit<StreamingToolCall<Name, never>, 'input'> & { readonly input: JsonValue })
-  | (Omit<CompletedToolCall<Name, never>, 'input'> & { readonly input: JsonValue })
-  | (Omit<FailedToolCall<Name, never>, 'input'> & { readonly input: JsonValue });
+  | (Omit<StreamingToolCall<Name, never>, 'input'> & { readonly input: ReadonlyJsonValue })
+  | (Omit<CompletedToolCall<Name, never>, 'input'> & { readonly input: ReadonlyJsonValue })
+  | (Omit<FailedToolCall<Name, never>, 'input'> & { readonly input: ReadonlyJsonValue });
 
 /**
  * A call in a {@link TurnSnapshot}: typed by its `toolName` for the tools given (a call of any

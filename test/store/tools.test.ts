@@ -11,8 +11,10 @@ import { z } from 'zod';
 import {
   defineTools,
   TurnStore,
+  type DeepReadonly,
   type JsonValue,
   type PartialInput,
+  type ReadonlyJsonValue,
   type PipelineEvent,
   type StandardSchemaIssue,
   type ToolCallSnapshot,
@@ -29,6 +31,9 @@ const valibotTools = defineTools({
   write_file: v.object({ path: v.string(), content: v.string(), mode: v.optional(v.picklist(['create', 'overwrite']), 'create') }),
   get_weather: v.object({ city: v.string(), days: v.optional(v.number()) }),
 });
+const filesTools = defineTools({
+  write_files: z.object({ files: z.array(z.object({ path: z.string(), content: z.string() })) }),
+});
 const arktypeTools = defineTools({
   write_file: type({ path: 'string', content: 'string', 'mode?': "'create' | 'overwrite'" }),
   get_weather: type({ city: 'string', 'days?': 'number' }),
@@ -38,11 +43,65 @@ describe('typed tools: the types', () => {
   it('PartialInput: objects may lack members, arrays be shorter, strings be prefixes (so any string), numbers whole', () => {
     type Input = { path: string; tags: Array<{ name: 'a' | 'b'; weight: number }>; nested: { flag: boolean; n: null } };
     expectTypeOf<PartialInput<Input>>().toEqualTypeOf<{
-      path?: string;
-      tags?: Array<{ name?: string; weight?: number }>;
-      nested?: { flag?: boolean; n?: null };
+      readonly path?: string;
+      readonly tags?: ReadonlyArray<{ readonly name?: string; readonly weight?: number }>;
+      readonly nested?: { readonly flag?: boolean; readonly n?: null };
     }>();
     expectTypeOf<PartialInput<42>>().toEqualTypeOf<42>();
+  });
+
+  it('DeepReadonly: every member and element readonly at every depth; functions, dates, maps and sets kept usable', () => {
+    type Output = { path: string; files: Array<{ name: string; lines: string[] }>; at: Date; seen: Map<string, { n: number }>; tags: Set<string>; format: (x: number) => string };
+    expectTypeOf<DeepReadonly<Output>>().toEqualTypeOf<{
+      readonly path: string;
+      readonly files: ReadonlyArray<{ readonly name: string; readonly lines: readonly string[] }>;
+      readonly at: Date;
+      readonly seen: ReadonlyMap<string, { readonly n: number }>;
+      readonly tags: ReadonlySet<string>;
+      readonly format: (x: number) => string;
+    }>();
+    expectTypeOf<DeepReadonly<[string, { a: number }]>>().toEqualTypeOf<readonly [string, { readonly a: number }]>();
+    // A schema without types gives `unknown`, kept; plain JSON is readonly JSON.
+    expectTypeOf<DeepReadonly<unknown>>().toEqualTypeOf<unknown>();
+    expectTypeOf<DeepReadonly<JsonValue>>().toEqualTypeOf<ReadonlyJsonValue>();
+    expectTypeOf<DeepReadonly<{ data: JsonValue }>>().toEqualTypeOf<{ readonly data: ReadonlyJsonValue }>();
+  });
+
+  it("a call's input, partial or final, typed or not, cannot be written to: its objects are shared with other snapshots", () => {
+    function write(typed: TurnSnapshot<typeof zodTools>, untyped: TurnSnapshot, files: TurnSnapshot<typeof filesTools>): void {
+      for (const call of typed.calls) {
+        if (call.toolName !== 'write_file') continue;
+        // @ts-expect-error -- the partial input is readonly
+        if (call.status === 'streaming') call.input.path = '/etc/passwd';
+        // @ts-expect-error -- the final input (the schema's output) is readonly
+        if (call.status === 'complete') call.input.path = '/etc/passwd';
+        // @ts-expect-error -- what an invalid call sent is readonly
+        if (call.status === 'invalid') call.input.content = '';
+        // @ts-expect-error -- what a failed call had is readonly
+        if (call.status === 'failed') call.input.mode = 'create';
+      }
+      for (const call of files.calls) {
+        if (call.toolName !== 'write_files') continue;
+        // @ts-expect-error -- arrays in the partial input are readonly
+        call.input.files?.push({ path: 'x' });
+        // @ts-expect-error -- and the objects in them
+        if (call.input.files?.[0] !== undefined) call.input.files[0].path = 'x';
+        if (call.status === 'complete') {
+          // @ts-expect-error -- arrays in the final input too
+          call.input.files.pop();
+          // @ts-expect-error -- and the objects in them
+          call.input.files[0]!.content = 'x';
+        }
+      }
+      for (const call of untyped.calls) {
+        const input = call.input;
+        if (typeof input === 'object' && input !== null && !Array.isArray(input)) {
+          // @ts-expect-error -- an untyped input is readonly JSON
+          input['x'] = 1;
+        }
+      }
+    }
+    void write;
   });
 
   it('a call narrows by its toolName: the input is typed, partial while streaming, the output once complete', () => {
@@ -51,7 +110,7 @@ describe('typed tools: the types', () => {
         if (call.toolName === 'write_file') {
           expectTypeOf(call.input.path).toEqualTypeOf<string | undefined>();
           if (call.status === 'complete') {
-            expectTypeOf(call.input).toEqualTypeOf<{ path: string; content: string; mode: 'create' | 'overwrite' }>();
+            expectTypeOf(call.input).toEqualTypeOf<{ readonly path: string; readonly content: string; readonly mode: 'create' | 'overwrite' }>();
           }
           if (call.status === 'streaming') expectTypeOf(call.input.mode).toEqualTypeOf<string | undefined>();
           if (call.status === 'invalid') expectTypeOf(call.issues).toEqualTypeOf<readonly StandardSchemaIssue[]>();
@@ -66,7 +125,7 @@ describe('typed tools: the types', () => {
           expectTypeOf(call.toolName).toEqualTypeOf<UnknownToolName>();
           const name: string = call.toolName; // still a string to show
           void name;
-          expectTypeOf(call.input).toEqualTypeOf<JsonValue>();
+          expectTypeOf(call.input).toEqualTypeOf<ReadonlyJsonValue>();
         }
       }
     }
@@ -78,8 +137,8 @@ describe('typed tools: the types', () => {
       // @ts-expect-error -- 'search' is not one of the tools: add it to defineTools
       if (withTools.toolName === 'search') return;
       expectTypeOf(without.toolName).toEqualTypeOf<string>();
-      expectTypeOf(without.input).toEqualTypeOf<JsonValue>();
-      if (without.toolName === 'search') expectTypeOf(without.input).toEqualTypeOf<JsonValue>();
+      expectTypeOf(without.input).toEqualTypeOf<ReadonlyJsonValue>();
+      if (without.toolName === 'search') expectTypeOf(without.input).toEqualTypeOf<ReadonlyJsonValue>();
     }
     void check;
   });
@@ -94,6 +153,16 @@ describe('typed tools: the types', () => {
         if (call.toolName === 'write_file' && call.status === 'complete') expectTypeOf(call.input.mode).toEqualTypeOf<'create' | 'overwrite' | undefined>();
         if (call.toolName === 'get_weather') expectTypeOf(call.input.city).toEqualTypeOf<string | undefined>();
       }
+    }
+    void render;
+  });
+
+  it('a readonly input can still be read and passed where a readonly value is expected', () => {
+    function show(file: { readonly path?: string; readonly content?: string }): string {
+      return `${file.path ?? ''}${file.content ?? ''}`;
+    }
+    function render(snapshot: TurnSnapshot<typeof zodTools>): void {
+      for (const call of snapshot.calls) if (call.toolName === 'write_file') show(call.input);
     }
     void render;
   });
