@@ -102,6 +102,24 @@ const relayServer = (snippet: Snippet) => async () => {
   expect(events.filter((event) => event.type === 'tool-call-progress')).toEqual([]);
 };
 
+/** The checks of an argstream server for an unchanged useChat page: the AI SDK's own reader ends with the call. */
+const uiMessageServer = (snippet: Snippet) => async () => {
+  const printed = await runSnippet(snippet.code, { modules, scope: { ...placeholders, fetch: fetchOf(writeFile) } });
+  const POST = printed.exports['POST'] as (request: Request) => Promise<Response>;
+  const response = await POST(new Request('http://127.0.0.1/api/chat', { method: 'POST', body: '{}' }));
+  expect(response.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
+  const chunks = (await response.text())
+    .split('\n\n')
+    .map((event) => event.replace(/^data: /, ''))
+    .filter((data) => data !== '' && data !== '[DONE]')
+    .map((data) => JSON.parse(data) as UIMessageChunk);
+  let message: UIMessage | undefined;
+  for await (const next of readUIMessageStream({ stream: streamOf(chunks) })) message = next;
+  const part = message?.parts.find((p) => 'toolCallId' in p) as { input?: unknown; state?: string } | undefined;
+  expect(part?.state).toBe('input-available');
+  expect(part?.input).toEqual(WRITE_FILE_ARGS);
+};
+
 const SNIPPETS: Record<string, Entry> = {
   'README.md#0': {
     contains: "fromResponse(response, { provider: 'anthropic' }, new ConversationEventStream({ progress: true }))",
@@ -180,7 +198,8 @@ const SNIPPETS: Record<string, Entry> = {
       expect(provider.calls).toEqual([]);
     },
   },
-  'README.md#8': {
+  'README.md#8': { contains: 'new UIMessageStreamEncoder()', run: uiMessageServer },
+  'README.md#9': {
     contains: 'new TerminalSink(',
     run: (snippet) => async () => {
       const printed = await runSnippet(snippet.code, { modules, scope: { response: recording(ANTHROPIC) } });
@@ -188,7 +207,7 @@ const SNIPPETS: Record<string, Entry> = {
       expect(printed.stdout).not.toContain('\x1b');
     },
   },
-  'README.md#9': {
+  'README.md#10': {
     contains: "from 'jsr:@argstream/argstream'",
     run: (snippet) => async () => {
       // Run by Node with the jsr: import served from src/; examples/deno/ is run by Deno itself.
@@ -224,26 +243,7 @@ const SNIPPETS: Record<string, Entry> = {
     },
   },
 
-  'docs/ai-sdk.md#0': {
-    contains: 'new UIMessageStreamEncoder()',
-    run: (snippet) => async () => {
-      // The argstream server for an unchanged useChat page: the AI SDK's own reader ends with the call.
-      const printed = await runSnippet(snippet.code, { modules, scope: { ...placeholders, fetch: fetchOf(writeFile) } });
-      const POST = printed.exports['POST'] as (request: Request) => Promise<Response>;
-      const response = await POST(new Request('http://127.0.0.1/api/chat', { method: 'POST', body: '{}' }));
-      expect(response.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
-      const chunks = (await response.text())
-        .split('\n\n')
-        .map((event) => event.replace(/^data: /, ''))
-        .filter((data) => data !== '' && data !== '[DONE]')
-        .map((data) => JSON.parse(data) as UIMessageChunk);
-      let message: UIMessage | undefined;
-      for await (const next of readUIMessageStream({ stream: streamOf(chunks) })) message = next;
-      const part = message?.parts.find((p) => 'toolCallId' in p) as { input?: unknown; state?: string } | undefined;
-      expect(part?.state).toBe('input-available');
-      expect(part?.input).toEqual(WRITE_FILE_ARGS);
-    },
-  },
+  'docs/ai-sdk.md#0': { contains: 'new UIMessageStreamEncoder()', run: uiMessageServer },
 
   'CHANGELOG.md#0': {
     contains: '// before: fused implicitly',
