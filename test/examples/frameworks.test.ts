@@ -194,6 +194,23 @@ describe('the framework examples, without a browser', () => {
     expect(result.code).toBe(0);
   });
 
+  it('examples/vue type-checks with vue-tsc, its components and templates included: a call narrowed by its toolName has the input of its zod schema', async () => {
+    const vueTsc = fileURLToPath(new URL('../../node_modules/vue-tsc/bin/vue-tsc.js', import.meta.url));
+    const result = await execute(process.execPath, [vueTsc, '-p', 'examples/vue', '--noEmit'], { timeoutMs: 120_000 });
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  }, 150_000);
+
+  it('examples/svelte type-checks with svelte-check, its components included, without an error or a warning', async () => {
+    const svelteCheck = fileURLToPath(new URL('../../node_modules/svelte-check/bin/svelte-check', import.meta.url));
+    const workspace = fileURLToPath(new URL('../../examples/svelte/', import.meta.url));
+    const result = await execute(process.execPath, [svelteCheck, '--workspace', workspace, '--tsconfig', `${workspace}tsconfig.json`, '--output', 'machine', '--fail-on-warnings'], { timeoutMs: 120_000 });
+    // The machine output's last line counts what was checked and found.
+    expect(result.stdout).toMatch(/COMPLETED \d+ FILES 0 ERRORS 0 WARNINGS/);
+    expect(result.stdout).toMatch(/COMPLETED ([1-9]\d*) FILES/);
+    expect(result.code).toBe(0);
+  }, 150_000);
+
   it('bundles the React example with React 18 from test/frameworks/react18, and with the root React 19 otherwise', async (context) => {
     const react19 = await (await fetch(`${exampleOf(VARIANTS[0]!, context).url}/app.js`)).text();
     const react18 = await (await fetch(`${exampleOf(VARIANTS[1]!, context).url}/app.js`)).text();
