@@ -3,7 +3,7 @@
  * relay.ts) sharing one redis-server, a paced provider (bench/resume/provider.ts) replaying
  * Anthropic turns (bench/resume/turns.ts: six recordings and scripted `write_file` calls), and
  * `--clients` clients (1,000) that all start within `--spread` ms (1 s) and stay connected for
- * their turn (26–47 s at the default pace), so that all of them are open at once:
+ * their turn (42–54 s at the default pace), so that all of them are open at once:
  *
  * - 80% read their turn to the end;
  * - 7% cut their connection mid-stream and resume on the other process with `Last-Event-ID`;
@@ -13,7 +13,7 @@
  *   the other process; its provider request must be cancelled, and the stream, read again, must
  *   end with the typed `stopped` error, never `end`;
  * - 5% leave mid-stream: they close the connection without a stop (a closed tab, a sleeping
- *   phone). Their provider request must go on; they come back 2–15 s later on either process
+ *   phone). Their provider request must go on; they come back 2–8 s later on either process
  *   with `Last-Event-ID` and must get the exact turn;
  * - relay B is SIGKILLed mid-run (`--kill-at` ms): its clients resume on A; every stream whose
  *   producer was on B and still running must be reported to its reader as the typed
@@ -53,11 +53,11 @@ function option(name: string, fallback: number): number {
 
 const CLIENTS = option('clients', 1000);
 /** Milliseconds between two provider events of a scripted turn. */
-const PACE_MS = option('pace', 300);
+const PACE_MS = option('pace', 800);
 /** The window in which every client starts. */
 const SPREAD_MS = option('spread', 1000);
-const KILL_AT_MS = option('kill-at', 20_000);
-const LEASE_MS = option('lease', 5000);
+const KILL_AT_MS = option('kill-at', 30_000);
+const LEASE_MS = option('lease', 10_000);
 const TIMEOUT_MS = option('timeout', 240_000);
 /** Of the clients, the share given a recording (the others a scripted call). */
 const RECORDED_SHARE = option('recorded', 0.1);
@@ -80,7 +80,8 @@ interface Relay {
 
 /** Start a bundled process of the bench; it prints `listening <port>`. */
 async function startProcess(name: string, bundle: string, env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--expose-gc', bundle], { env: { ...process.env, NAME: name, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const profile = process.argv.includes('--cpu-prof') ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'node_modules/.cache/argstream-bench/profiles')}`] : [];
+  const child = spawn(process.execPath, ['--expose-gc', ...profile, bundle], { env: { ...process.env, NAME: name, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   process.once('exit', () => child.kill('SIGKILL'));
   child.stderr?.setEncoding('utf8').on('data', (text: string) => process.stderr.write(`[${name}] ${text}`));
   const port = await new Promise<number>((resolve, reject) => {
@@ -102,6 +103,7 @@ async function startRelay(name: string, redisUrl: string, providerUrl: string): 
 
 interface RelayStats {
   cpu: { user: number; system: number };
+  keptOutcomes: Record<string, number>;
   memory: { heapUsed: number; rss: number };
   bytesOut: number;
   kept: number;
@@ -373,16 +375,22 @@ async function runClient(outcome: Outcome, relays: readonly Relay[], random: () 
           break;
         }
         outcome.stop = { sentAt: Date.now(), status: 0 };
-        try {
-          const stopped = await send(`${stopAt.url}/chat/${outcome.streamId}/stop`, { method: 'POST' });
-          outcome.stop.status = stopped.statusCode ?? 0;
-          await text(stopped);
-        } catch (error) {
-          outcome.failure = `stop: ${(error as Error).message}`;
-          break;
+        // A stop sent to a relay that dies before it answers is sent again to the other.
+        for (const relay of [stopAt, other(stopAt)]) {
+          if (relay.dead) continue;
+          try {
+            const stopped = await send(`${relay.url}/chat/${outcome.streamId}/stop`, { method: 'POST' });
+            outcome.stop.status = stopped.statusCode ?? 0;
+            await text(stopped);
+            target = relay;
+            break;
+          } catch (error) {
+            outcome.failure = `stop: ${(error as Error).message}`;
+          }
         }
+        if (outcome.stop.status === 0) break;
+        outcome.failure = undefined;
         kind = 'after-stop';
-        target = stopAt;
       }
     }
     if (target === undefined || target.dead) target = [other(serving), serving].find((r) => !r.dead);
@@ -445,10 +453,23 @@ async function turnOf(events: readonly unknown[]): Promise<string> {
   return JSON.stringify(await collectTurn(stream));
 }
 
-/** The turn the provider's bytes make through the relay's pipeline (read at once: the turn does not depend on the network's cuts), and its number of relay events. */
+/**
+ * The turn the provider's bytes make through the relay's pipeline, and its number of relay
+ * events when the provider's events come one per read, as the paced provider sends them (a
+ * field delta each; read at once, they would be coalesced). The turn is the same either way.
+ */
 async function expectedTurn(turn: Turn): Promise<{ turn: string; events: number }> {
   const events: unknown[] = [];
-  const body = new Response(turn.events.join(''));
+  const encoder = new TextEncoder();
+  let i = 0;
+  const body = new Response(
+    new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (i < turn.events.length) controller.enqueue(encoder.encode(turn.events[i++]));
+        else controller.close();
+      },
+    }),
+  );
   for await (const event of fromResponse(body, { provider: 'anthropic' }, new FieldEventStream({ keepProgress: false })) as unknown as AsyncIterable<unknown>) events.push(event);
   return { turn: await turnOf(events), events: events.length };
 }
@@ -513,9 +534,9 @@ async function main(): Promise<void> {
       pace = PACE_MS;
     }
     const events = (expected.get(turn) as { events: number }).events;
-    // Cut between 30% and 80% of the turn: after every client has started.
-    const cutAfter = Math.max(1, Math.min(events - 1, Math.floor(events * (0.3 + 0.5 * random()))));
-    plans.push({ index: i, role, turn, pace, cutAfter, awayMs: 2000 + Math.floor(random() * 13_000), startAt: (i / CLIENTS) * SPREAD_MS });
+    // Cut between 40% and 90% of the turn: long after every client has started.
+    const cutAfter = Math.max(1, Math.min(events - 1, Math.floor(events * (0.4 + 0.5 * random()))));
+    plans.push({ index: i, role, turn, pace, cutAfter, awayMs: 2000 + Math.floor(random() * 6000), startAt: (i / CLIENTS) * SPREAD_MS });
   }
 
   const redis = await startRedis();
@@ -567,8 +588,13 @@ async function main(): Promise<void> {
   let killAt = 0;
   let killOpen = 0;
   let bAtKill: RelayStats | undefined;
+  // B's figures a second before it dies (asked at the kill, a loaded B would answer late).
+  const lastStats = delay(KILL_AT_MS - 1000).then(async () => {
+    if (!finished) bAtKill = await stats(b);
+  });
+  let finished = false;
   const killer = delay(KILL_AT_MS).then(async () => {
-    bAtKill = await stats(b);
+    if (finished) return; // every client finished first (a short run): nothing to kill
     b.dead = true;
     b.child.kill('SIGKILL');
     killAt = Date.now();
@@ -583,7 +609,9 @@ async function main(): Promise<void> {
     new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the clients did not finish within ${TIMEOUT_MS} ms`)), TIMEOUT_MS))),
   ]);
   clearTimeout(timer);
-  await killer;
+  finished = true;
+  if (KILL_AT_MS < performance.now() - started) await killer;
+  if (KILL_AT_MS - 1000 < performance.now() - started) await lastStats;
   clearInterval(sampler);
   relaySampling = false;
   await relaySampler;
@@ -724,40 +752,48 @@ async function main(): Promise<void> {
   const peak = Math.max(...samples.map(([, n]) => n));
   const heldFor = (n: number) => (samples.filter(([, open]) => open >= n).length * 100) / 1000;
   const firstAt = (n: number) => samples.find(([, open]) => open >= n)?.[0];
-  const timeline = samples.filter(([t]) => Math.round(t) % 5000 < 100).map(([t, n]) => `${Math.round(t / 1000)} s ${n}`);
+  const timeline: string[] = [];
+  for (let at = 5000; at <= wall; at += 5000) {
+    const sample = samples.find(([t]) => t >= at);
+    if (sample !== undefined) timeline.push(`${at / 1000} s ${sample[1]}`);
+  }
 
   const resumes = outcomes.flatMap((o) => o.resumes);
   const latencies = resumes.map((r) => r.ms);
   const byKind = (kind: ResumeKind) => resumes.filter((r) => r.kind === kind).map((r) => r.ms);
+  const voluntary = resumes.filter((r) => r.kind === 'reconnect' || r.kind === 'return').map((r) => r.ms);
   const posts = outcomes.filter((o) => !Number.isNaN(o.postLatency)).map((o) => o.postLatency);
 
   if (process.argv.includes('--latencies')) for (const o of outcomes) if (o.resumes.length > 0) console.log(`  client ${o.plan.index} ${o.plan.role} producer ${o.producer}: ${o.resumes.map((r) => `${r.kind} ${r.ms.toFixed(1)}`).join(', ')} ms`);
   for (const problem of problems.slice(0, 30)) console.log(`  ${problem}`);
   if (problems.length > 30) console.log(`  … and ${problems.length - 30} more`);
   console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}), shared with other work; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end (latencies are wall-clock: other processes count)`);
-  console.log(`open client connections: peak ${peak} (relays' own count: peak ${relayPeak}); all ${CLIENTS} open from ${firstAt(CLIENTS) === undefined ? '–' : `${(firstAt(CLIENTS)! / 1000).toFixed(1)} s`} for ${heldFor(CLIENTS).toFixed(1)} s, ≥ 95% for ${heldFor(0.95 * CLIENTS).toFixed(1)} s, ≥ 50% for ${heldFor(0.5 * CLIENTS).toFixed(1)} s of the ${(wall / 1000).toFixed(1)} s run; ${killOpen} open when B was killed`);
+  console.log(`open client connections: peak ${peak} (the relays' event streams being sent, sampled each second: peak ${relayPeak}); all ${CLIENTS} open from ${firstAt(CLIENTS) === undefined ? '–' : `${(firstAt(CLIENTS)! / 1000).toFixed(1)} s`} for ${heldFor(CLIENTS).toFixed(1)} s, ≥ 98% for ${heldFor(0.98 * CLIENTS).toFixed(1)} s, ≥ 95% for ${heldFor(0.95 * CLIENTS).toFixed(1)} s, ≥ 50% for ${heldFor(0.5 * CLIENTS).toFixed(1)} s of the ${(wall / 1000).toFixed(1)} s run; ${killOpen} open when B was killed`);
   console.log(`  over time: ${timeline.join(', ')}`);
   console.log(`first requests (POST /chat → headers, ${CLIENTS} within ${SPREAD_MS} ms): p50 ${ms(percentile(posts, 50))} p99 ${ms(percentile(posts, 99))}; A kept ${aAfter.kept} streams, B ${bAtKill?.kept ?? '?'}`);
   console.log(`resumes (request → headers, at the client): ${resumes.length}; reconnect/reload p50 ${ms(percentile(byKind('reconnect'), 50))} p99 ${ms(percentile(byKind('reconnect'), 99))}; back after leaving p50 ${ms(percentile(byKind('return'), 50))} p99 ${ms(percentile(byKind('return'), 99))}; after a stop p50 ${ms(percentile(byKind('after-stop'), 50))}; after B's death (${byKind('failover').length} at once) p50 ${ms(percentile(byKind('failover'), 50))} p99 ${ms(percentile(byKind('failover'), 99))}`);
   console.log(`relay A's part of a resume (request → response: the stream found, what it holds read from Redis): p50 ${ms(percentile(aAfter.serveTimes, 50))} p99 ${ms(percentile(aAfter.serveTimes, 99))}; event loop delay p99 ${ms(aAfter.lagP99Ms)}, max ${ms(aAfter.lagMaxMs)}; clients' event loop delay p99 ${ms(clientLag.percentile(99) / 1e6)}`);
   console.log(`producer-lost: ${lostReported}/${lostInLog} streams left open reported to their client; relay B was making ${runningOnB} provider requests when it died (${boundary} finished within ${BOUNDARY_MS} ms before); the ${lostDetection.length} clients reading then learned it p50 ${ms(percentile(lostDetection, 50))}, max ${ms(Math.max(...lostDetection))} after the kill (lease ${LEASE_MS} ms; bound 1.25 × lease + ${RECONNECT_ALLOWANCE_MS} ms to reconnect)`);
   console.log(`stops: ${stopsCancelled}/${stopsExpected} cancelled their provider request and ended their stream as stopped (${stopsTooLate} crossed the turn's end); provider requests cancelled by B's death ${cancelledByKill}, without a stop ${cancelledWithoutStop}; left and came back: ${leftBackLive} during the turn, ${leftBackAfterEnd} after its end`);
+  console.log(`how the streams kept ended: A ${JSON.stringify(aAfter.keptOutcomes)}; B a second before it died ${JSON.stringify(bAtKill?.keptOutcomes)}`);
   console.log(`snapshots received: ${outcomes.reduce((n, o) => n + o.snapshots, 0)} (by ${outcomes.filter((o) => o.snapshots > 0).length} clients)`);
   console.log(`Redis: ${((memoryAfter - memoryBefore) / 1e6).toFixed(1)} MB for ${streams} streams holding ${(dataBytes / 1e6).toFixed(1)} MB of event JSON (${(dataBytes / Math.max(1, streams) / 1024).toFixed(1)} KB a stream); CPU ${(redisCpu(redisCpuAfter) - redisCpu(redisCpuBefore)).toFixed(1)} s`);
-  console.log(`relay CPU per relayed MB (bytes sent to clients): A ${(aCpuMs / 1000).toFixed(1)} s for ${aMb.toFixed(1)} MB over the run, B ${(bCpuMs / 1000).toFixed(1)} s for ${bMb.toFixed(1)} MB until it was killed; heap after the run (A, after a GC) ${(heap.memory.heapUsed / 1e6).toFixed(1)} MB, rss ${(heap.memory.rss / 1e6).toFixed(0)} MB`);
+  console.log(`relay CPU per relayed MB (bytes sent to clients): A ${(aCpuMs / 1000).toFixed(1)} s for ${aMb.toFixed(1)} MB over the run, B ${(bCpuMs / 1000).toFixed(1)} s for ${bMb.toFixed(1)} MB until a second before it was killed; heap after the run (A, after a GC) ${(heap.memory.heapUsed / 1e6).toFixed(1)} MB, rss ${(heap.memory.rss / 1e6).toFixed(0)} MB`);
   console.log(`wall ${(wall / 1000).toFixed(1)} s; ${problems.length} problems`);
   console.log(
     `resume: ${exact}/${shouldBeExact} exact, ${duplicates} duplicates, ${gaps} gaps, ${lostReported}/${lostInLog} producer-lost reported (B was producing ${runningOnB}), ` +
-      `${stopsCancelled}/${stopsExpected} stops cancelled their provider request, ${cancelledWithoutStop} cancelled without a stop, ${peak} connections open at peak, ` +
-      `resume latency p50 ${ms(percentile(latencies, 50))} p99 ${ms(percentile(latencies, 99))}, ` +
+      `${stopsCancelled}/${stopsExpected} stops cancelled their provider request, ${cancelledWithoutStop} cancelled without a stop, ${peak} connections open at peak (≥ 95% for ${heldFor(0.95 * CLIENTS).toFixed(0)} of ${(wall / 1000).toFixed(0)} s), ` +
+      `resume latency p50 ${ms(percentile(latencies, 50))} p99 ${ms(percentile(latencies, 99))} (${voluntary.length} reconnects, reloads and returns p50 ${ms(percentile(voluntary, 50))} p99 ${ms(percentile(voluntary, 99))}; ${byKind('failover').length} at once after the kill p50 ${ms(percentile(byKind('failover'), 50))} p99 ${ms(percentile(byKind('failover'), 99))}), ` +
       `Redis ${((memoryAfter - memoryBefore) / Math.max(1, streams) / 1024).toFixed(1)} KB per stream, relay A ${(aCpuMs / Math.max(aMb, 1e-9)).toFixed(0)} ms CPU per relayed MB, ` +
       `heap after the run ${(heap.memory.heapUsed / 1e6).toFixed(1)} MB`,
   );
 
-  a.child.kill('SIGKILL');
+  // SIGTERM: a relay exits (writing its --cpu-prof profile).
+  a.child.kill('SIGTERM');
   b.child.kill('SIGKILL');
+  provider.child.kill('SIGTERM');
+  await Promise.race([new Promise((resolve) => a.child.once('exit', resolve)), delay(10_000)]);
   raw.destroy();
-  provider.child.kill('SIGKILL');
   await redis.stop();
   const ok =
     problems.length === 0 && exact === shouldBeExact && duplicates === 0 && gaps === 0 && lostReported === lostInLog && lostInLog >= runningOnB && lostInLog <= runningOnB + boundary &&

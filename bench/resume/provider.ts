@@ -60,3 +60,4 @@ const server = createServer((req, res) => {
 });
 server.keepAliveTimeout = 60_000;
 server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => console.log(`listening ${(server.address() as AddressInfo).port}`));
+process.once('SIGTERM', () => process.exit(0));

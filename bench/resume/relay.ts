@@ -36,6 +36,8 @@ let open = 0;
 let openPeak = 0;
 const serveTimes: number[] = [];
 let kept = 0;
+/** How the streams kept here finished: `ended`, `stopped: stopped`, `log-failed: producer-lost` … */
+const keptOutcomes: Record<string, number> = {};
 
 async function handle(request: Request): Promise<Response> {
   const url = new URL(request.url);
@@ -48,8 +50,13 @@ async function handle(request: Request): Promise<Response> {
       body: '{}',
     });
     const id = newStreamId();
-    await keepStream(log, id, fromResponse(upstream, { provider: 'anthropic' }, new FieldEventStream({ keepProgress: false })));
+    const keeping = await keepStream(log, id, fromResponse(upstream, { provider: 'anthropic' }, new FieldEventStream({ keepProgress: false })));
     kept++;
+    void keeping.done.then((outcome) => {
+      const key = outcome.status === 'ended' ? 'ended' : `${outcome.status}: ${(outcome.error as { code?: string }).code ?? String(outcome.error)}`;
+      keptOutcomes[key] = (keptOutcomes[key] ?? 0) + 1;
+      if (outcome.status === 'log-failed') console.error(`${NAME}: stream ${id} (client ${who}): ${String(outcome.error)}`);
+    });
     const response = await serveStream(log, id, request, { keepAliveMs: 15_000 });
     response.headers.set('x-stream-id', id);
     response.headers.set('x-relay', NAME);
@@ -70,7 +77,7 @@ async function handle(request: Request): Promise<Response> {
   if (url.pathname === '/stats') {
     if (url.searchParams.has('brief')) return Response.json({ open });
     if (url.searchParams.has('gc')) (globalThis as { gc?: () => void }).gc?.();
-    return Response.json({ name: NAME, cpu: process.cpuUsage(), memory: process.memoryUsage(), bytesOut, kept, open, openPeak, lagP99Ms: lag.percentile(99) / 1e6, lagMaxMs: lag.max / 1e6, serveTimes });
+    return Response.json({ name: NAME, cpu: process.cpuUsage(), memory: process.memoryUsage(), bytesOut, kept, keptOutcomes, open, openPeak, lagP99Ms: lag.percentile(99) / 1e6, lagMaxMs: lag.max / 1e6, serveTimes });
   }
   return new Response('not found\n', { status: 404 });
 }
@@ -131,3 +138,4 @@ server.keepAliveTimeout = 60_000;
 // A killed relay's clients all reconnect here at once: Node's default backlog (511) overflows and
 // the kernel drops their SYNs (retried after 1, 3, 7 s).
 server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => console.log(`listening ${(server.address() as AddressInfo).port}`));
+process.once('SIGTERM', () => process.exit(0));

@@ -7,7 +7,7 @@
  *   byte — 14 to 118 events each, so the provider spreads them over a turn's length (a model
  *   that pauses between events, as one does while it thinks).
  * - Scripted: a `write_file` call built as the API streams one (a short text block, then the
- *   call's JSON in `input_json_delta` pieces of 40–120 characters cut anywhere, escapes and
+ *   call's JSON in `input_json_delta` pieces of 120–320 characters cut anywhere, escapes and
  *   non-ASCII included), of `SCRIPTED_SIZES` events: long turns at a provider's pace, with the
  *   arguments' bytes to make Redis memory and CPU per relayed MB figures of a real workload.
  */
@@ -24,7 +24,7 @@ export const RECORDINGS = [
 ] as const;
 
 /** The scripted turns' lengths, in `input_json_delta` events. */
-export const SCRIPTED_SIZES = [80, 90, 100, 110, 120, 130, 140, 150] as const;
+export const SCRIPTED_SIZES = [45, 48, 51, 54, 57, 60] as const;
 
 export interface Turn {
   readonly name: string;
@@ -70,7 +70,7 @@ function sourceLine(random: () => number, n: number): string {
   }
 }
 
-/** A scripted `write_file` turn of about `deltas` input_json_delta events. */
+/** A scripted `write_file` turn of `deltas` input_json_delta events (10–13 KB of arguments for 45–60). */
 function scripted(deltas: number, seed: number): Turn {
   const random = rng(seed);
   const name = `write-file-${deltas}`;
@@ -80,7 +80,7 @@ function scripted(deltas: number, seed: number): Turn {
   let target = 0;
   const sizes: number[] = [];
   for (let i = 0; i < deltas; i++) {
-    const size = 40 + Math.floor(random() * 81);
+    const size = 120 + Math.floor(random() * 201);
     sizes.push(size);
     target += size;
   }
