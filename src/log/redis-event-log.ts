@@ -200,6 +200,9 @@ function streamsOf(reply: unknown): Array<[string, unknown[]]> {
  *   never a hang. A producer retries across a Redis restart for `retryMs`, without duplicates;
  *   readers check that ids are consecutive and report a gap as `unavailable`; a producer that dies
  *   is reported as `producer-lost` when its lease runs out.
+ * - **One primary, not Cluster.** A stream's keys share a hash tag, but the one blocking read of
+ *   an instance spans several streams and its control stream: keys in different hash slots, which
+ *   Redis Cluster refuses. Runtimes: Node ≥ 20, Bun, Deno (see `argstream/redis`).
  *
  * The log does not own the client: `close()` closes the connection it made (the blocking one)
  * and leaves the client given open.
