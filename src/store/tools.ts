@@ -114,7 +114,9 @@ export type ToolCallStatus = 'streaming' | 'complete' | 'invalid' | 'failed';
 /**
  * The paths of a call's input whose values are complete, as JSON Pointers (RFC 6901): `""` the
  * whole input, `/path` its `path` member, `/files/2/content` a member of an array element. A field
- * can be shown as final before the call ends. Immutable, like the snapshot that holds it.
+ * can be shown as final before the call ends. Immutable, like the snapshot that holds it. Under a
+ * duplicate key (its last value wins, as in `JSON.parse`), the path and those under it are not
+ * complete from the new value's start until its end.
  */
 export interface CompletePaths {
   /** Whether the value at `pointer` is complete. */

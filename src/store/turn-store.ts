@@ -103,23 +103,94 @@ export class IncompleteToolCallError extends Error {
   }
 }
 
-/** The paths completed so far: a view of one growing map, frozen at its size then. */
-class Completed implements CompletePaths {
-  readonly #order: Map<string, number>;
-  readonly size: number;
+/**
+ * When each path of a call's input became complete, and when a duplicate key (whose last value
+ * wins, as in `JSON.parse`) put a new value there, which is not complete until it ends: one log
+ * per call, only ever appended to, so that each snapshot's view of it stays as it was.
+ */
+class CompletionLog {
+  /** The next event's number: a view sees the events before its own number. */
+  tick = 0;
+  /** How many paths are complete now. */
+  count = 0;
+  /** Per path, the ticks at which it completed, reopened, completed again, …: a number while it completed once. */
+  readonly #events = new Map<string, number | number[]>();
+  /**
+   * The paths completed under each open or complete container, so that a duplicate key reopens
+   * the members of the value it replaces by visiting them, not every path: each path is visited
+   * at most once per time it completed.
+   */
+  readonly #members = new Map<string, string[]>();
 
-  constructor(order: Map<string, number>, size: number) {
-    this.#order = order;
-    this.size = size;
+  /** A value begins at `pointer` (a container if `container`); a complete one there before is replaced (a duplicate key). */
+  begin(pointer: string, container: boolean): void {
+    if (this.isComplete(pointer, this.tick)) {
+      this.#reopen(pointer);
+      this.tick++;
+    }
+    if (container) this.#members.set(pointer, []);
   }
 
-  has(pointer: string): boolean {
-    const at = this.#order.get(pointer);
-    return at !== undefined && at < this.size;
+  /** The value at `pointer`, a member of `parent`, is complete. */
+  complete(pointer: string, parent: string | undefined): void {
+    const events = this.#events.get(pointer);
+    if (events === undefined) this.#events.set(pointer, this.tick++);
+    else if (Array.isArray(events) && events.length % 2 === 0) events.push(this.tick++);
+    else return; // complete already
+    this.count++;
+    if (parent !== undefined) this.#members.get(parent)?.push(pointer);
+  }
+
+  /** Whether `pointer` was complete before event `tick`. */
+  isComplete(pointer: string, tick: number): boolean {
+    const events = this.#events.get(pointer);
+    if (events === undefined) return false;
+    if (!Array.isArray(events)) return events < tick;
+    let last = -1;
+    for (let i = 0; i < events.length && (events[i] as number) < tick; i++) last = i;
+    return last % 2 === 0;
+  }
+
+  /** `pointer` and the complete paths under it are not complete from now on (an explicit stack: values nest deep). */
+  #reopen(pointer: string): void {
+    const stack = [pointer];
+    for (let path = stack.pop(); path !== undefined; path = stack.pop()) {
+      if (!this.isComplete(path, this.tick)) continue;
+      const events = this.#events.get(path) as number | number[];
+      if (Array.isArray(events)) events.push(this.tick);
+      else this.#events.set(path, [events, this.tick]);
+      this.count--;
+      const members = this.#members.get(path);
+      if (members === undefined) continue;
+      this.#members.delete(path);
+      for (const member of members) stack.push(member);
+    }
   }
 }
 
-const NO_PATHS = new Completed(new Map(), 0);
+/** The paths complete at a snapshot: a view of its call's log, frozen at that moment. */
+class Completed implements CompletePaths {
+  readonly #log: CompletionLog;
+  readonly #tick: number;
+  readonly size: number;
+
+  constructor(log: CompletionLog) {
+    this.#log = log;
+    this.#tick = log.tick;
+    this.size = log.count;
+  }
+
+  /** The log's event number when this view was made. */
+  get tick(): number {
+    return this.#tick;
+  }
+
+  has(pointer: string): boolean {
+    return this.#log.isComplete(pointer, this.#tick);
+  }
+}
+
+const NO_PATHS = new Completed(new CompletionLog());
 
 /** The input of a call before its first member. */
 const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
@@ -142,8 +213,8 @@ class CallState {
   source: 'progress' | 'updates' | 'fields' | undefined;
   updates: PathUpdateFragments | undefined;
   fields: FieldFragments | undefined;
-  /** Completion order of each path (JSON Pointer), shared by every `Completed` view. */
-  readonly completed = new Map<string, number>();
+  /** Which paths (JSON Pointers) are complete, shared by every `Completed` view. */
+  readonly completed = new CompletionLog();
   /** The input once complete (validated), or as the call ended. */
   final: { value: unknown } | undefined;
   issues: readonly StandardSchemaIssue[] | undefined;
@@ -167,18 +238,21 @@ function toError(reason: unknown): Error {
   return reason instanceof Error ? reason : new Error(typeof reason === 'string' ? reason : 'the stream was aborted', { cause: reason });
 }
 
-/** The JSON Pointer of the value a fragment's leaf is at; `undefined` unless the leaf is `done`. */
-function donePointer(fragment: StreamFragment): string | undefined {
+/** Where a fragment's leaf is (the JSON Pointer of its value, and of the container that holds it), and the leaf. */
+function leafOf(fragment: StreamFragment): { readonly leaf: StreamFragment; readonly pointer: string; readonly parent: string | undefined } {
   let pointer = '';
+  let parent: string | undefined;
   let at: StreamFragment = fragment;
   for (;;) {
     if (at.type === 'entry') {
+      parent = pointer;
       pointer += `/${escapeToken(at.key)}`;
       at = at.value;
     } else if (at.type === 'item') {
+      parent = pointer;
       pointer += `/${at.index}`;
       at = at.value;
-    } else return at.type === 'done' ? pointer : undefined;
+    } else return { leaf: at, pointer, parent };
   }
 }
 
@@ -623,8 +697,10 @@ export class TurnStore<T extends ToolSchemas = {}> {
       return;
     }
     if (fragment.type !== 'string') {
-      const pointer = donePointer(fragment);
-      if (pointer !== undefined) call.completed.set(pointer, call.completed.size);
+      const { leaf, pointer, parent } = leafOf(fragment);
+      if (leaf.type === 'done') call.completed.complete(pointer, parent);
+      else if (leaf.type === 'start') call.completed.begin(pointer, leaf.kind !== 'string');
+      else if (leaf.type === 'scalar') call.completed.begin(pointer, false);
     }
     this.#touch(call);
   }
@@ -717,14 +793,14 @@ export class TurnStore<T extends ToolSchemas = {}> {
   /** Every path of the final arguments is complete (a call that arrived whole, or by fields). */
   #markAllComplete(call: CallState, args: JsonValue): void {
     const completed = call.completed;
-    const visit = (value: JsonValue, pointer: string): void => {
+    const visit = (value: JsonValue, pointer: string, parent: string | undefined): void => {
       if (typeof value === 'object' && value !== null) {
-        if (Array.isArray(value)) for (let i = 0; i < value.length; i++) visit(value[i] as JsonValue, `${pointer}/${i}`);
-        else for (const key of Object.keys(value)) visit(value[key] as JsonValue, `${pointer}/${escapeToken(key)}`);
+        if (Array.isArray(value)) for (let i = 0; i < value.length; i++) visit(value[i] as JsonValue, `${pointer}/${i}`, pointer);
+        else for (const key of Object.keys(value)) visit(value[key] as JsonValue, `${pointer}/${escapeToken(key)}`, pointer);
       }
-      if (!completed.has(pointer)) completed.set(pointer, completed.size);
+      completed.complete(pointer, parent);
     };
-    if (!completed.has('')) visit(args, '');
+    if (!completed.isComplete('', completed.tick)) visit(args, '', undefined);
   }
 
   #settle(call: CallState, status: ToolCallStatus, input: unknown, error: Error | undefined): void {
@@ -805,7 +881,9 @@ export class TurnStore<T extends ToolSchemas = {}> {
     let input = call.final !== undefined ? call.final.value : (call.aggregator?.snapshot() ?? EMPTY);
     // The input's root object just opened: still the `{}` shown before it, the same object.
     if (input !== EMPTY && call.view?.input === EMPTY && isEmptyObject(input)) input = EMPTY;
-    const completed = call.completed.size === 0 ? NO_PATHS : (call.view?.complete.size === call.completed.size ? call.view.complete : new Completed(call.completed, call.completed.size));
+    const log = call.completed;
+    const shown = call.view?.complete as Completed | undefined;
+    const completed = log.tick === 0 ? NO_PATHS : shown !== undefined && shown !== NO_PATHS && shown.tick === log.tick ? shown : new Completed(log);
     const view: Record<string, unknown> = {
       toolCallId: call.toolCallId,
       index: call.index,

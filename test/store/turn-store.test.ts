@@ -344,6 +344,44 @@ function schemaOf<T>(check: (value: unknown) => T | string): StandardSchemaV1<T,
   };
 }
 
+describe('TurnStore: complete paths under a duplicate key', () => {
+  /** The store after each argument chunk of one call: its input and which of `pointers` are complete. */
+  function follow(chunks: readonly string[], pointers: readonly string[]) {
+    const store = new TurnStore({ schedule: 'sync' });
+    store.push({ type: 'part', index: 0, part: { type: 'tool-call-start', toolCallId: 'c1', toolName: 'edit' } });
+    const seen: Array<{ input: unknown; complete: string[]; size: number; call: TurnSnapshot['calls'][number] }> = [];
+    for (const chunk of chunks) {
+      store.push({ type: 'part', index: 0, part: { type: 'tool-call-arguments', chunk } });
+      const call = store.getSnapshot().calls[0]!;
+      seen.push({ input: call.input, complete: pointers.filter((p) => call.complete.has(p)), size: call.complete.size, call });
+    }
+    return seen;
+  }
+
+  it('`TurnStore` a path completed again under a duplicate key stays complete, and is not complete while the new value streams', () => {
+    const seen = follow(['{"a":"x","b":1,', '"a":"y', 'z"', ',"c":"w"', '}'], ['', '/a', '/b', '/c']);
+    expect(seen.map(({ input, complete, size }) => ({ input, complete, size }))).toEqual([
+      { input: { a: 'x', b: 1 }, complete: ['/a', '/b'], size: 2 },
+      // JSON.parse keeps the last value of a key: the new one streams where the old one was.
+      { input: { a: 'y', b: 1 }, complete: ['/b'], size: 1 },
+      { input: { a: 'yz', b: 1 }, complete: ['/a', '/b'], size: 2 },
+      { input: { a: 'yz', b: 1, c: 'w' }, complete: ['/a', '/b', '/c'], size: 3 },
+      { input: { a: 'yz', b: 1, c: 'w' }, complete: ['', '/a', '/b', '/c'], size: 4 },
+    ]);
+    // A snapshot keeps what it said.
+    expect(seen.map(({ call }) => ['', '/a', '/b', '/c'].filter((p) => call.complete.has(p)))).toEqual(seen.map(({ complete }) => complete));
+  });
+
+  it("`TurnStore` a duplicate key replacing an object: the old value's members are no longer complete paths", () => {
+    const seen = follow(['{"a":{"x":1},"a":{', '"y":2}', '}'], ['/a', '/a/x', '/a/y', '']);
+    expect(seen.map(({ input, complete }) => ({ input, complete }))).toEqual([
+      { input: { a: {} }, complete: [] },
+      { input: { a: { y: 2 } }, complete: ['/a', '/a/y'] },
+      { input: { a: { y: 2 } }, complete: ['/a', '/a/y', ''] },
+    ]);
+  });
+});
+
 describe('TurnStore with tools', () => {
   const input = (args: string, name = 'write_file'): PipelineEvent[] => [
     { type: 'part', index: 0, part: { type: 'tool-call-start', toolCallId: 'call_1', toolName: name } },
