@@ -104,7 +104,8 @@ describe("ArgstreamChatTransport's close() (ai 7's ChatTransport.close)", () => 
       const close = vi.spyOn(transport, 'close');
       const statuses: string[] = [];
       transport.subscribe(() => statuses.push(transport.getSnapshot().status));
-      const chat = new Chat({ transport });
+      // The transport's class extends the `ai` the types see (5); at run time it is ai 7's.
+      const chat = new Chat({ transport: transport as never });
       const sending = chat.sendMessage({ text: 'write it' });
       await until(transport, cutCall);
       await chat.dispose();
@@ -114,7 +115,7 @@ describe("ArgstreamChatTransport's close() (ai 7's ChatTransport.close)", () => 
       expect(transport.getSnapshot().calls).toEqual([expect.objectContaining({ status: 'failed', input: partial, error: expect.any(IncompleteToolCallError) })]);
       expect(await (await server.request(0)).done).toBe('left');
       statuses.length = 0;
-      await new Chat({ transport }).sendMessage({ text: 'again' });
+      await new Chat({ transport: transport as never }).sendMessage({ text: 'again' });
       expect(statuses.at(-1)).toBe('done');
       expect(statuses).toContain('streaming');
       expect(transport.getSnapshot().calls).toEqual([expect.objectContaining({ status: 'complete', input: expect.objectContaining({ path: 'src/main.rs' }) })]);

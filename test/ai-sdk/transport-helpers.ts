@@ -238,7 +238,7 @@ export interface TransportLike {
     error: Error | undefined;
     calls: readonly { toolCallId: string; toolName: string; status: string; input: unknown; error?: Error }[];
   };
-  sendMessages(options: typeof SEND & { abortSignal: AbortSignal | undefined }): Promise<ReadableStream<unknown>>;
+  sendMessages(options: Omit<typeof SEND, 'abortSignal'> & { abortSignal: AbortSignal | undefined }): Promise<ReadableStream<unknown>>;
 }
 
 export interface ChatTestSetup {
