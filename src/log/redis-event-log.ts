@@ -17,7 +17,7 @@ import {
   type OpenOptions,
   type ReadOptions,
 } from './event-log.ts';
-import { APPEND, FINISH, OPEN, READ, RENEW, STATUS, STOP } from './redis-scripts.ts';
+import { APPEND, CONTROL, FINISH, OPEN, READ, RENEW, STATUS, STOP } from './redis-scripts.ts';
 import { writeError } from '../relay/wire.ts';
 
 /**
@@ -98,7 +98,16 @@ function script(source: string): Script {
   return { source, sha: undefined };
 }
 
-const SCRIPTS: Readonly<Record<'open' | 'append' | 'finish' | 'renew' | 'stop' | 'read' | 'status', Script>> = { open: script(OPEN), append: script(APPEND), finish: script(FINISH), renew: script(RENEW), stop: script(STOP), read: script(READ), status: script(STATUS) };
+const SCRIPTS: Readonly<Record<'open' | 'append' | 'finish' | 'renew' | 'stop' | 'read' | 'status' | 'control', Script>> = {
+  open: script(OPEN),
+  append: script(APPEND),
+  finish: script(FINISH),
+  renew: script(RENEW),
+  stop: script(STOP),
+  read: script(READ),
+  status: script(STATUS),
+  control: script(CONTROL),
+};
 
 async function sha1(text: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-1', new TextEncoder().encode(text)));
@@ -373,8 +382,10 @@ export class RedisEventLog implements EventLog {
     if (reply[0] !== 'ok') return;
     const owner = String(reply[1]);
     // The producer's instance is told at once on its control stream; the flag set by the script
-    // reaches it at its next write or lease renewal in any case.
-    await this.command(['XADD', owner, 'MAXLEN', '~', '128', '*', 's', streamId], `stop the stream ${streamId}`).catch(() => {});
+    // reaches it at its next write or lease renewal in any case. The message gives the control
+    // stream an expiry: for an instance that is gone, it would otherwise make a key that stays.
+    if (!owner.startsWith(`${this.#prefix}:c:`)) return;
+    await this.eval('control', [owner], [String(this.#tail.controlTtlMs), 's', streamId], `stop the stream ${streamId}`).catch(() => {});
   }
 
   async close(): Promise<void> {
@@ -517,6 +528,11 @@ class Tail {
     this.#timeoutMs = timeoutMs;
   }
 
+  /** How long a control stream lives after its last message: well beyond a blocking read. */
+  get controlTtlMs(): number {
+    return Math.max(60_000, this.#blockMs * 4);
+  }
+
   add(follower: Follower): void {
     let set = this.#followers.get(follower.keys.events);
     if (set === undefined) this.#followers.set(follower.keys.events, (set = new Set()));
@@ -555,10 +571,7 @@ class Tail {
     }
     if (this.#woken) return;
     this.#woken = true;
-    this.#log
-      .command(['XADD', this.controlKey, 'MAXLEN', '~', '128', '*', 'w', '1'], 'wake a reader')
-      .then(() => this.#log.command(['PEXPIRE', this.controlKey, String(Math.max(60_000, this.#blockMs * 4))], 'keep the control stream'))
-      .catch(() => {});
+    this.#log.eval('control', [this.controlKey], [String(this.controlTtlMs), 'w', '1'], 'wake a reader').catch(() => {});
   }
 
   #start(): void {

@@ -13,6 +13,8 @@
  *   control stream, where a stop is sent).
  * - `KEYS.lease`: the producer's token, with the lease time as expiry, renewed while it runs.
  * - `KEYS.stop`: set by a stop request; the producer also reads it at each write and renewal.
+ * - An instance's control stream (`<prefix>:c:<instance>`): wake-ups and stops for that
+ *   instance's blocking read; it always has an expiry, so it never outlives its instance.
  *
  * @module
  */
@@ -148,4 +150,15 @@ export const STATUS = `
 local meta = redis.call('HMGET', KEYS[1], 'last', 'state')
 if not meta[1] then return false end
 return {meta[1], meta[2], redis.call('EXISTS', KEYS[2])}
+`;
+
+/**
+ * control(control; ttlMs, field, value) → the entry's id: a message on an instance's control
+ * stream (capped), and the stream's expiry set to `ttlMs` in the same step — a message for an
+ * instance that is gone (a stop for its producer) makes a key that expires, never one that stays.
+ */
+export const CONTROL = `
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', '128', '*', ARGV[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return id
 `;

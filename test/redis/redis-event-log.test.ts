@@ -140,6 +140,46 @@ describe.skipIf(skip)('RedisEventLog on redis-server', () => {
       }
     });
 
+    it('a stop (and a wake-up) leaves an instance\'s control stream with an expiry: a stop for an instance that is gone makes no key that stays', async () => {
+      const producing = await makeLog('control', { blockMs: 1_000 });
+      const stopping = await makeLog('control', { blockMs: 1_000 });
+      const raw = await connected(server.url);
+      try {
+        const id = newStreamId();
+        const producer = await producing.open(id);
+        const owner = (await raw.hGet(`control:{${id}}:m`, 'owner')) as string;
+        expect(owner).toMatch(/^control:c:[\w-]{22}$/);
+        // The instance's control stream was never written (or expired): the stop writes it, with an expiry.
+        await raw.del(owner);
+        await stopping.stop(id);
+        expect(await raw.exists(owner)).toBe(1);
+        const ttl = Number(await raw.pTTL(owner));
+        expect(ttl).toBeGreaterThan(0);
+        expect(ttl).toBeLessThanOrEqual(60_000);
+        // And the producer's instance heard it there.
+        for (let i = 0; i < 200 && !producer.signal.aborted; i++) await delay(10);
+        expect(producer.signal.reason).toMatchObject({ code: 'stopped' });
+        // A stop for a producer whose instance is gone: the control stream it writes expires too.
+        const orphan = newStreamId();
+        await producing.open(orphan);
+        const gone = `control:c:${newStreamId()}`;
+        await raw.hSet(`control:{${orphan}}:m`, 'owner', gone);
+        await stopping.stop(orphan);
+        expect(Number(await raw.pTTL(gone))).toBeGreaterThan(0);
+        // A reader that joins wakes the blocking read through the same stream: an expiry again.
+        const reader = stopping.read(orphan, 0, { follow: true });
+        await delay(100);
+        const controls = await raw.keys('control:c:*');
+        expect(controls.length).toBeGreaterThanOrEqual(2);
+        for (const key of controls) expect(Number(await raw.pTTL(key)), key).toBeGreaterThan(0);
+        await (await reader).return?.();
+      } finally {
+        await producing.close();
+        await stopping.close();
+        raw.destroy();
+      }
+    });
+
     it('follows any number of streams on one blocking connection per instance, and a new reader wakes it at once', async () => {
       const log = await makeLog('conn', { blockMs: 10_000 });
       const raw = await connected(server.url);
