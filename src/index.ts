@@ -211,7 +211,7 @@ export type {
 } from './store/tools.ts';
 export { IncompleteToolCallError, TurnStore } from './store/turn-store.ts';
 export { TextBlocks } from './store/text-blocks.ts';
-export type { ConsumeOptions, TurnSnapshot, TurnStatus, TurnStoreOptions, TurnStoreSchedule } from './store/turn-store.ts';
+export type { ConsumeOptions, ToolCallError, TurnError, TurnSnapshot, TurnStatus, TurnStoreOptions, TurnStoreSchedule } from './store/turn-store.ts';
 
 // Sources: a fetch Response with its status checked, and any (async) iterable (an SDK's stream) as
 // a ReadableStream. The AI SDK's stream parts are the provider 'ai-sdk' of ProviderEventStream.

@@ -6,6 +6,7 @@
  */
 import type { JsonValue } from '../types.ts';
 import type { StandardSchemaIssue, StandardSchemaResult } from '../views/argument-validation-core.ts';
+import type { ToolCallError } from './turn-error.ts';
 
 /**
  * A Standard Schema v1 validator (`@standard-schema/spec`): zod ≥ 3.24, valibot ≥ 1, arktype ≥ 2
@@ -175,10 +176,11 @@ export interface FailedToolCall<Name extends string, Input> extends ToolCallBase
   readonly status: 'failed';
   readonly input: PartialInput<Input>;
   /**
-   * Why: a `ToolCallArgumentsError` (invalid JSON), an `IncompleteToolCallError` (cut), or the
-   * stream's own error (a `ProviderError`, a `RelayError`, …).
+   * Why: an `IncompleteToolCallError` (cut), a `ToolCallArgumentsError` (invalid JSON), what the
+   * schema threw, or the turn's own error (the snapshot's `error`: a `ProviderError`, a
+   * `RelayError`, …); see {@link ToolCallError}.
    */
-  readonly error: Error;
+  readonly error: ToolCallError;
 }
 
 /** One call of a known tool, in any status. */

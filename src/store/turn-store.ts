@@ -25,6 +25,7 @@ import type {
 } from '../types.ts';
 import type { StandardSchemaIssue, StandardSchemaResult } from '../views/argument-validation-core.ts';
 import { FieldFragments, PathUpdateFragments } from './fragments.ts';
+import { IncompleteToolCallError, type TurnError } from './turn-error.ts';
 import type { CompletePaths, ToolCallSnapshot, ToolCallStatus, ToolSchemas } from './tools.ts';
 
 /** Where the turn stands. */
@@ -54,8 +55,11 @@ export interface TurnSnapshot<T extends ToolSchemas = {}> {
   readonly usage: Usage | undefined;
   /** What went wrong on the way and was recovered from (a sequence gap). */
   readonly warnings: readonly StreamWarning[];
-  /** Why the stream failed (`status: 'error'`): a `ProviderError`, a `RelayError`, … */
-  readonly error: Error | undefined;
+  /**
+   * Why the stream failed (`status: 'error'`): a `ProviderError`, a `RelayError`, an abort's
+   * `DOMException`, … (see {@link TurnError}: tell them apart with `instanceof`).
+   */
+  readonly error: TurnError | undefined;
 }
 
 /**
@@ -87,21 +91,8 @@ export interface ConsumeOptions {
   readonly signal?: AbortSignal;
 }
 
-/** A call was cut before its arguments were complete (the stream ended, or the model hit its limit). */
-export class IncompleteToolCallError extends Error {
-  override readonly name = 'IncompleteToolCallError';
-  readonly toolCallId: string;
-  readonly toolName: string;
-  /** The provider's stop reason, when it said one (`max_tokens`, `length`). */
-  readonly stopReason: string | undefined;
-
-  constructor(toolCallId: string, toolName: string, stopReason: string | undefined) {
-    super(`the arguments of ${toolName || 'a tool call'}${toolCallId ? ` (${toolCallId})` : ''} were cut off${stopReason ? ` (${stopReason})` : ''}`);
-    this.toolCallId = toolCallId;
-    this.toolName = toolName;
-    this.stopReason = stopReason;
-  }
-}
+export { IncompleteToolCallError } from './turn-error.ts';
+export type { ToolCallError, TurnError } from './turn-error.ts';
 
 /**
  * When each path of a call's input became complete, and when a duplicate key (whose last value

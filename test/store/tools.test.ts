@@ -17,6 +17,7 @@ import {
   type ReadonlyJsonValue,
   type PipelineEvent,
   type StandardSchemaIssue,
+  type ToolCallError,
   type ToolCallSnapshot,
   type TurnSnapshot,
   type UnknownToolName,
@@ -114,7 +115,7 @@ describe('typed tools: the types', () => {
           }
           if (call.status === 'streaming') expectTypeOf(call.input.mode).toEqualTypeOf<string | undefined>();
           if (call.status === 'invalid') expectTypeOf(call.issues).toEqualTypeOf<readonly StandardSchemaIssue[]>();
-          if (call.status === 'failed') expectTypeOf(call.error).toEqualTypeOf<Error>();
+          if (call.status === 'failed') expectTypeOf(call.error).toEqualTypeOf<ToolCallError>();
           // @ts-expect-error -- write_file has no `city`
           void call.input.city;
         } else if (call.toolName === 'get_weather') {

@@ -4,8 +4,9 @@
  * `collectTurn`; identity kept wherever nothing changed; typed tools; errors; notifications.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
+  ConversationEventStream,
   EVENT_STREAM_HEADERS,
   EventStreamEncoder,
   NDJSON_HEADERS,
@@ -16,13 +17,16 @@ import {
   ProviderError,
   ProviderEventDecoder,
   RelayError,
+  ToolCallArgumentsError,
   TurnStore,
   collectTurn,
   defineTools,
   type JsonValue,
   type PipelineEvent,
   type StandardSchemaV1,
+  type ToolCallError,
   type Turn,
+  type TurnError,
   type TurnSnapshot,
 } from '../../src/index.ts';
 import { cutAt, readAll, streamOf } from '../helpers.ts';
@@ -506,6 +510,58 @@ describe('TurnStore: errors land in the snapshot', () => {
     expect(snapshot.error?.message).toBe('unmounted');
     expect(snapshot.text).toBe('a');
     expect((cancelled as Error).message).toBe('unmounted');
+  });
+});
+
+describe('TurnStore: the error is a TurnError', () => {
+  it('`TurnSnapshot.error` is typed as the union of what can land there, told apart with instanceof', () => {
+    function show(snapshot: TurnSnapshot): string {
+      expectTypeOf(snapshot.error).toEqualTypeOf<TurnError | undefined>();
+      const error = snapshot.error;
+      if (error instanceof ProviderError) return `${error.provider} ${error.type} ${error.code ?? ''} ${error.status ?? ''}`;
+      if (error instanceof RelayError) return `relay ${error.code} ${error.lastEventId ?? ''}`;
+      if (error instanceof ToolCallArgumentsError) return `arguments ${error.code}`;
+      if (error instanceof DOMException) return error.name;
+      return error?.message ?? '';
+    }
+    function why(call: TurnSnapshot['calls'][number]): string {
+      if (call.status !== 'failed') return '';
+      expectTypeOf(call.error).toEqualTypeOf<ToolCallError>();
+      return call.error instanceof IncompleteToolCallError ? `cut ${call.error.stopReason ?? ''}` : call.error.message;
+    }
+    void show;
+    void why;
+  });
+
+  it('`TurnStore` a stage that errors its stream on invalid arguments: the ToolCallArgumentsError, in the snapshot and on the call', async () => {
+    const input: PipelineEvent[] = [
+      { type: 'part', index: 0, part: { type: 'tool-call-start', toolCallId: 'c1', toolName: 'write_file' } },
+      { type: 'part', index: 0, part: { type: 'tool-call-arguments', chunk: '{"path":"/a",,' } },
+      { type: 'flush', index: 0 },
+    ];
+    const snapshot = await new TurnStore().consume(streamOf(input).pipeThrough(new ConversationEventStream({ progress: true })));
+    expect(snapshot.status).toBe('error');
+    expect(snapshot.error).toBeInstanceOf(ToolCallArgumentsError);
+    expect((snapshot.error as ToolCallArgumentsError).code).toBe('invalid-json');
+    expect(snapshot.calls[0]).toMatchObject({ status: 'failed', input: { path: '/a' } });
+    expect((snapshot.calls[0] as { error: unknown }).error).toBe(snapshot.error);
+  });
+
+  it('`TurnStore` a signal aborted without a reason: a DOMException AbortError', async () => {
+    const controller = new AbortController();
+    const done = new TurnStore().consume(new ReadableStream(), { signal: controller.signal });
+    controller.abort();
+    const snapshot = await done;
+    expect(snapshot.error).toBeInstanceOf(DOMException);
+    expect(snapshot.error?.name).toBe('AbortError');
+  });
+
+  it('`TurnStore` a Response whose body was read already: a TypeError that says so', async () => {
+    const response = new Response('x');
+    await response.text();
+    const snapshot = await new TurnStore().consume(response);
+    expect(snapshot.error).toBeInstanceOf(TypeError);
+    expect(snapshot.error?.message).toMatch(/already read/);
   });
 });
 
