@@ -3,7 +3,7 @@
  * relay.ts) sharing one redis-server, a paced provider (bench/resume/provider.ts) replaying
  * Anthropic turns (bench/resume/turns.ts: six recordings and scripted `write_file` calls), and
  * `--clients` clients (1,000) that all start within `--spread` ms (1 s) and stay connected for
- * their turn (42–54 s at the default pace), so that all of them are open at once:
+ * their turn (44–56 s at the default pace), so that all of them are open at once:
  *
  * - 80% read their turn to the end;
  * - 7% cut their connection mid-stream and resume on the other process with `Last-Event-ID`;
