@@ -1,5 +1,6 @@
 /**
- * `argstream/svelte`: a streaming turn as a Svelte store (Svelte 5 with runes, and Svelte 3 and 4).
+ * `argstream/svelte`: a streaming turn as a Svelte store (Svelte 5 with runes, and Svelte 3 and 4:
+ * the store contract is the same, and each is tested).
  *
  * @module
  */
