@@ -51,9 +51,11 @@ function replayAware(): boolean {
  * While a call streams, its part in `useChat`'s message is in state `input-streaming` with no
  * `input`; its input so far is in the transport's snapshot: `transport.getSnapshot().calls`,
  * typed by `tools`, or `useTurn(transport, { tools })` in React (`argstream/react`), and
- * `subscribe` for any framework. A new request starts a new snapshot; a resumed stream resets it
- * or continues it as the installed `ai` resets or continues the message, so the partial input never
- * doubles. The user's stop (`stop()`, or the request's `abortSignal` aborted) ends the snapshot as
+ * `subscribe` for any framework. At `tool-input-available` the snapshot's call ends with the
+ * input the chunk carries, as the message's does: deltas that stopped short of it are completed
+ * (as `ProviderEventStream({ provider: 'ai-sdk-ui' })` reads the chunk). A new request starts a
+ * new snapshot; a resumed stream resets it or continues it as the installed `ai` resets or
+ * continues the message, so the partial input never doubles. The user's stop (`stop()`, or the request's `abortSignal` aborted) ends the snapshot as
  * stopped: `done`, a call cut mid-input `failed` with what had arrived; a connection that breaks
  * ends it in `error`. A response that ends cleanly before its end (no `finish`, `abort` or `error`
  * chunk) leaves the snapshot streaming, for the resume to go on with.

@@ -20,8 +20,11 @@ interface Slot {
   readonly kind: SlotKind;
   /** Provider metadata seen on the slot's chunks (the last one wins), for the flush. */
   providerMetadata: unknown;
-  /** A tool call: some `tool-input-delta` arrived. */
-  streamed: boolean;
+  /**
+   * A tool call: the text its `tool-input-delta`s delivered, one piece per delta (joined once, by
+   * `tool-input-available`, to check it against the final input).
+   */
+  readonly streamed: string[];
   /** A tool call whose deltas are raw text (ai 7's `inputEncoding: 'text'`), sent as one JSON string. */
   readonly text: boolean;
 }
@@ -70,6 +73,25 @@ function jsonStringContent(text: string): string {
 }
 
 /**
+ * What `tool-input-available`'s `input` adds to the text a call's deltas delivered: the final text
+ * (`JSON.stringify(input)`; for a call of raw text, the input string itself) after the delivered
+ * text when that is a prefix of it — all of it when no delta came, `''` when they are equal — and
+ * `''` when it is not a prefix (see {@link createAiSdkUiAdapter}). The delivered text is joined
+ * and the input serialized once, at the call's end: linear in the input's size.
+ */
+function restOf(slot: Slot, input: unknown): string {
+  if (input === undefined) return '';
+  let final: string;
+  if (slot.text) {
+    if (typeof input !== 'string') return '';
+    final = input;
+  } else final = (JSON.stringify(input) as string | undefined) ?? '';
+  if (slot.streamed.length === 0) return final;
+  const delivered = slot.streamed.join('');
+  return final.length > delivered.length && final.startsWith(delivered) ? final.slice(delivered.length) : '';
+}
+
+/**
  * Creates the synchronous core that turns the chunks of the AI SDK's UI message stream (`ai` 5
  * and 7, tested on their own servers' recordings; 6, in between, untested; SSE `data:` records or
  * the chunk objects themselves) into {@link StreamEvent}s.
@@ -83,10 +105,19 @@ function jsonStringContent(text: string): string {
  * - `tool-input-start` → `tool-call-start {toolCallId, toolName}` (`providerExecuted: true` for a
  *   call the provider runs: a `provider-tool-call` downstream, never a `tool-call`; `dynamic`,
  *   `title`, `toolMetadata` in metadata); `tool-input-delta` → `tool-call-arguments` verbatim.
- *   `tool-input-available` completes the call: when no delta came, its `input` is first emitted as
- *   one argument chunk (`JSON.stringify(input)`); when deltas came, the arguments are those
- *   deltas. With ai 7's `inputEncoding: 'text'` the deltas are raw text: they stream as the
- *   content of one JSON string.
+ *   `tool-input-available` completes the call with its `input`, the value the AI SDK keeps: when
+ *   no delta came, the input is emitted as one argument chunk (`JSON.stringify(input)`); when the
+ *   deltas stopped short of it (the AI SDK's OpenAI Responses provider takes a call's input from
+ *   `output_item.done`, whatever its deltas carried), the rest of that text is emitted as one more
+ *   chunk if the deltas are a prefix of it. When they are not, nothing is appended and the
+ *   streamed arguments stand, as the `ai-sdk` adapter does with a `tool-call` part: the input is
+ *   the AI SDK's parsed value serialized again, so its text may differ from the streamed JSON
+ *   (spacing, escapes, key order) without its value differing, and text neither contains would
+ *   come of appending to it; streamed arguments that are not complete JSON then leave the call
+ *   incomplete downstream. A call's delta text is kept until its end and checked there once (one
+ *   join, one `JSON.stringify`): linear in the input's size. With ai 7's `inputEncoding: 'text'`
+ *   the deltas are raw text: they stream as the content of one JSON string, completed the same
+ *   way from a string `input`.
  * - `tool-input-error` (input the AI SDK could not parse or validate) flushes the call with
  *   `{toolCallError}` in the flush metadata: a `ProviderError` of type `'tool-input-error'` with
  *   the chunk's `errorText` (the chunk is its `cause`). Downstream the call is reported as invalid
@@ -133,7 +164,7 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
     const key = `${kind}:${id}`;
     let slot = open.get(key);
     if (slot === undefined) {
-      slot = { index: nextSlot++, kind, providerMetadata: undefined, streamed: false, text: stringAt(chunk, 'inputEncoding') === 'text' };
+      slot = { index: nextSlot++, kind, providerMetadata: undefined, streamed: [], text: stringAt(chunk, 'inputEncoding') === 'text' };
       open.set(key, slot);
       if (kind === 'tool') {
         const provider = chunk?.['providerExecuted'] === true;
@@ -249,7 +280,7 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
           const slot = slotFor('tool', toolCallId, out, data);
           const delta = stringAt(data, 'inputTextDelta');
           if (delta) {
-            slot.streamed = true;
+            slot.streamed.push(delta);
             out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk: slot.text ? jsonStringContent(delta) : delta }));
           }
           break;
@@ -258,10 +289,9 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
           const toolCallId = stringAt(data, 'toolCallId') ?? '';
           if (closedCalls.has(toolCallId) && !open.has(`tool:${toolCallId}`)) break;
           const slot = slotFor('tool', toolCallId, out, data);
+          const rest = restOf(slot, data['input']);
+          if (rest !== '') out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk: slot.text ? jsonStringContent(rest) : rest }));
           if (slot.text) out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk: '"' }));
-          else if (!slot.streamed && data['input'] !== undefined) {
-            out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk: JSON.stringify(data['input']) }));
-          }
           flush('tool', toolCallId, toolMetadata(data), out);
           break;
         }

@@ -21,10 +21,9 @@
  * The turn's text, reasoning, calls (each with its exact input), provider-run calls (with their
  * results), failed and incomplete calls must be the message's; an `error` chunk must be the turn's
  * `ProviderError`, after the same text. The AI SDK must have read as many calls as the manifest
- * lists, except where its provider does not read them (`CALLS_UNREAD`); where argstream's decoder
- * does not end with the AI SDK's calls yet, `NOT_YET` says why and what it ends with today. Not
- * read here: Ollama (no AI SDK provider of its own), Bedrock (binary event streams signed for AWS;
- * its provider is not installed) and Gemini's JSON array form (the AI SDK asks Google for SSE).
+ * lists, except where its provider does not read them (`CALLS_UNREAD`). Not read here: Ollama
+ * (no AI SDK provider of its own), Bedrock (binary event streams signed for AWS; its provider is
+ * not installed) and Gemini's JSON array form (the AI SDK asks Google for SSE).
  */
 import { createAnthropic as createAnthropic2 } from '@ai-sdk/anthropic';
 import { createCohere as createCohere2 } from '@ai-sdk/cohere';
@@ -252,18 +251,6 @@ const CALLS_UNREAD: Record<string, { majors: readonly Major[]; why: string }> = 
   ),
 };
 
-/**
- * Where argstream's decoder does not end with the AI SDK's calls yet: a defect, not a choice. The
- * expectation is what argstream ends with today (so that a fix shows here and this entry goes).
- */
-const NOT_YET: Record<string, { why: string; today: (expected: Ended) => Ended }> = {
-  'openai-responses/handmade-done-completes-text-and-arguments.sse': {
-    why:
-      "the AI SDK's server sends the deltas that streamed ({\"country\":\"Potato), then tool-input-available with the input its provider completed from function_call_arguments.done ({country: 'PotatoLand'}), which the AI SDK keeps; the decoder keeps the deltas' arguments once deltas came, so the call stays incomplete",
-    today: (expected) => ({ ...expected, calls: [], incomplete: [['call_LabG58Uhrq9kZvR52BYKjToD', 'get_capital', { country: 'Potato' }]] }),
-  },
-};
-
 const decoded = (chunks: readonly Uint8Array[]) => streamOf(chunks).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' }));
 
 for (const major of [5, 7] as const) {
@@ -277,12 +264,10 @@ for (const major of [5, 7] as const) {
       const read = expected.calls.length + expected.providerCalls.length + expected.failed.length + expected.incomplete.length;
       const unread = CALLS_UNREAD[file]?.majors.includes(major) === true;
       expect(read, `calls the AI SDK read${unread ? `: none, ${CALLS_UNREAD[file]?.why}` : ''}`).toBe(unread ? 0 : recording.toolCalls.length + recording.providerToolCalls.length);
-      const notYet = NOT_YET[file];
       for (const [cutting, chunks] of cuttingsOf(bytes, file)) {
         if (page.errors.length === 0) {
           const turn = await collectTurn(decoded(chunks), { isolateErrors: true });
-          if (notYet === undefined) expect(endedOfTurn(turn), cutting).toEqual(expected);
-          else expect(endedOfTurn(turn), `${cutting}: not yet the AI SDK's: ${notYet.why}`).toEqual(notYet.today(expected));
+          expect(endedOfTurn(turn), cutting).toEqual(expected);
           continue;
         }
         // The AI SDK's error chunk: collectTurn fails with it, after the same text and calls.

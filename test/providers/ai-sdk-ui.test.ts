@@ -404,6 +404,74 @@ describe('ai-sdk-ui chunks argstream does not model are passed on', () => {
     expect(last.parts.find((part) => part.type === 'tool-apply_patch')?.input).toEqual(turn.toolCalls[0]?.arguments);
   });
 
+});
+
+describe("ProviderEventStream({provider: 'ai-sdk-ui'}): tool-input-available completes the call with the input the AI SDK keeps", () => {
+  /** A call of `t` whose deltas are `deltas`, completed by `tool-input-available` with `input`; then the finish. */
+  const callWith = (deltas: readonly string[], input: unknown, encoding?: 'text') => [
+    { type: 'tool-input-start', toolCallId: 'c1', toolName: 't', ...(encoding ? { inputEncoding: encoding } : {}) },
+    ...deltas.map((inputTextDelta) => ({ type: 'tool-input-delta', toolCallId: 'c1', inputTextDelta })),
+    { type: 'tool-input-available', toolCallId: 'c1', toolName: 't', input },
+    { type: 'finish', finishReason: 'tool-calls' },
+  ];
+  const argumentChunks = (events: readonly StreamEvent[]) => events.flatMap((event) => (event.type === 'part' && event.part.type === 'tool-call-arguments' ? [event.part.chunk] : []));
+  /** What the AI SDK (ai 7) ends the call with on the same chunks. */
+  const aiSdkInput = async (chunks: readonly object[]) => {
+    let last: { parts: UIPart[] } = { parts: [] };
+    for await (const message of read7({ stream: streamOf<never>(chunks as never[]) })) last = message as { parts: UIPart[] };
+    return last.parts.find((part) => part.type === 'tool-t')?.input;
+  };
+
+  it('tool-input-available after deltas that stopped short of its input: the rest of the input\'s JSON as one more argument chunk, the call complete with the input the AI SDK keeps', async () => {
+    const chunks = callWith(['{"country":', '"Potato'], { country: 'PotatoLand', n: [1, 2] });
+    const events = await readAll(streamOf<object>(chunks).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
+    expect(argumentChunks(events)).toEqual(['{"country":', '"Potato', 'Land","n":[1,2]}']);
+    const turn = await collectTurn(streamOf(events));
+    expect(turn.toolCalls.map((call) => call.arguments)).toEqual([{ country: 'PotatoLand', n: [1, 2] }]);
+    expect(turn.incompleteToolCalls).toEqual([]);
+    expect(turn.toolCalls[0]?.arguments).toEqual(await aiSdkInput(chunks));
+  });
+
+  it('tool-input-available whose input serializes to the deltas\' text adds nothing', async () => {
+    const events = await readAll(streamOf<object>(callWith(['{"a":', '1}'], { a: 1 })).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
+    expect(argumentChunks(events)).toEqual(['{"a":', '1}']);
+  });
+
+  it("tool-input-available whose input's JSON the deltas are not a prefix of: the streamed arguments stand (same value, other text), nothing is appended", async () => {
+    // Spaces and an escape the AI SDK's re-serialization does not write: the same value.
+    const same = callWith(['{ "a" : "\\u00e9",', ' "b": [ 1 ] }'], { a: 'é', b: [1] });
+    const events = await readAll(streamOf<object>(same).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
+    expect(argumentChunks(events)).toEqual(['{ "a" : "\\u00e9",', ' "b": [ 1 ] }']);
+    expect((await collectTurn(streamOf(events))).toolCalls.map((call) => call.arguments)).toEqual([await aiSdkInput(same)]);
+    // Deltas cut short in text that differs from the input's JSON: nothing can complete them, the call is incomplete.
+    const cut = await collectTurn(streamOf<object>(callWith(['{ "a": "x'], { a: 'xy' })).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })), { isolateErrors: true });
+    expect(cut.toolCalls).toEqual([]);
+    expect(cut.incompleteToolCalls.map((call) => call.partialArguments)).toEqual([{ a: 'x' }]);
+  });
+
+  it('tool-input-available serializes its input once, at the call\'s end, however many deltas came before', async () => {
+    let serialized = 0;
+    const input = { toJSON: () => (serialized++, { s: 'x'.repeat(2000) }) };
+    const deltas = ['{"s":"', ...Array.from({ length: 1000 }, () => 'x')];
+    const decoder = new ProviderEventDecoder({ provider: 'ai-sdk-ui' });
+    const out: StreamEvent[] = [];
+    const chunks = callWith(deltas, input);
+    for (const chunk of chunks.slice(0, -2)) decoder.push(chunk, out);
+    expect(serialized).toBe(0);
+    for (const chunk of chunks.slice(-2)) decoder.push(chunk, out);
+    expect(serialized).toBe(1);
+    expect(argumentChunks(out).join('')).toBe(JSON.stringify({ s: 'x'.repeat(2000) }));
+  });
+
+  it("ai 7's inputEncoding 'text': tool-input-available completes raw text that stopped short of its string input, or that never streamed, as ai 7 keeps it", async () => {
+    for (const deltas of [['*** Begin'], []]) {
+      const chunks = callWith(deltas, '*** Begin "Patch"\n🚀', 'text');
+      const turn = await collectTurn(streamOf<object>(chunks).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
+      expect(turn.toolCalls.map((call) => call.arguments)).toEqual(['*** Begin "Patch"\n🚀']);
+      expect(turn.toolCalls[0]?.arguments).toEqual(await aiSdkInput(chunks));
+    }
+  });
+
   it('a repeated tool-input-available, or a delta after it, changes nothing', async () => {
     const turn = await collectTurn(
       streamOf<object>([
