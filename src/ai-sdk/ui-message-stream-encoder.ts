@@ -533,10 +533,11 @@ export class UIMessageChunkEncoder {
 
 /**
  * A cancellation by the request's signal: `AbortError` (a `DOMException`, or an error named so);
- * or an AI SDK server's `abort` chunk read by the `ai-sdk-ui` adapter, which goes on as one.
+ * or the AI SDK's `abort` (a UI message stream's chunk read by the `ai-sdk-ui` adapter, a
+ * `fullStream` part read by the `ai-sdk` one), which goes on as one.
  */
 function isAbort(reason: unknown): boolean {
-  if (reason instanceof ProviderError) return reason.provider === 'ai-sdk-ui' && reason.type === 'aborted';
+  if (reason instanceof ProviderError) return (reason.provider === 'ai-sdk-ui' || reason.provider === 'ai-sdk') && reason.type === 'aborted';
   return typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'AbortError';
 }
 

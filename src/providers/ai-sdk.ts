@@ -103,7 +103,7 @@ export function isAiSdkPart(event: { readonly type: string }): boolean {
  *   verbatim. The call's `tool-call` part flushes it; when no delta came (providers that send a
  *   call whole, with or without `tool-input-start`), its `input` is first emitted as one JSON
  *   argument chunk (a string input verbatim); when the deltas stopped short of that input (the
- *   OpenAI Responses provider completes arguments from their `.done` event), the rest of it is
+ *   OpenAI Responses provider takes a call's input from `output_item.done`), the rest of it is
  *   emitted if the deltas are a prefix of it; otherwise nothing is appended (the `input` is the
  *   AI SDK's parsed value, serialized again here, so its text may differ from the streamed JSON
  *   without its value differing: the streamed arguments stand). A call whose `tool-call` never comes is flushed at
@@ -112,15 +112,18 @@ export function isAiSdkPart(event: { readonly type: string }): boolean {
  *   whose metadata holds `{blockType, block}` (the part). The result of a provider-run call is
  *   also a `provider-tool-result` part (`result` the `output`, or the error with `isError`).
  * - `finish` → `finished` with its `finishReason` (`unknown` becomes `other`; the raw value is
- *   `rawReason`) and `totalUsage`. `start`, `start-step`, `finish-step`, `abort` and `raw` emit
- *   nothing (an aborted stream ends without `finished`).
+ *   `rawReason`) and `totalUsage`. `start`, `start-step`, `finish-step` and `raw` emit nothing.
  *
- * `end()` flushes what is still open. The stream is complete after `finish` or `abort` (the
- * application stopped it, and the AI SDK says so); parts that end before either were cut
- * (`ProviderEventDecoder` errors with `'truncated'`).
+ * `end()` flushes what is still open. The stream is complete after `finish`; parts that end
+ * before it were cut (`ProviderEventDecoder` errors with `'truncated'`).
  *
  * @throws {ProviderError} on an `error` part: type is the error's `name` (`AI_APICallError`, …),
- * `status` its `statusCode` where it has one, `cause` the error itself.
+ * `status` its `statusCode` where it has one, `cause` the error itself. On an `abort` part (the
+ * `abortSignal` given to `streamText` aborted: a stop, a closed connection): type `'aborted'`, as
+ * the `ai-sdk-ui` adapter reads the UI message stream's `abort` chunk, the message the part's
+ * `reason` (ai 7 sends the signal's reason; ai 5 none), the part as `cause`. Either way everything
+ * before it has been emitted, and a call still streaming keeps what arrived (`TurnStore` shows it
+ * `failed` with that error; `collectTurn` rejects with it).
  */
 export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): ProviderAdapter {
   const open = new Map<string, Slot>();
@@ -128,8 +131,6 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
   const streamedCalls = new Set<string>();
   let nextSlot = 0;
   let finished = false;
-  /** An `abort` part came: the stream ends here, without `finished`, and is not cut. */
-  let aborted = false;
 
   function slotFor(kind: SlotKind, id: string, out: StreamEvent[], toolName?: string, metadata?: EventMetadata): Slot {
     const key = `${kind}:${id}`;
@@ -284,8 +285,9 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
           });
         }
         case 'abort':
-          aborted = true;
-          break;
+          // As the UI message stream's `abort` chunk is read (`ai-sdk-ui`): a stream stopped
+          // before its end is no finished turn.
+          throw new ProviderError('ai-sdk', 'aborted', nonEmptyStringAt(data, 'reason') ?? 'the AI SDK stream was aborted', { cause: data });
         default:
           // start, start-step, finish-step, raw, and part types added later.
           break;
@@ -299,6 +301,6 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
       return out;
     },
 
-    complete: () => finished || aborted,
+    complete: () => finished,
   };
 }

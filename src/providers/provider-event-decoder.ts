@@ -238,7 +238,8 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
    * `stop_reason`: nothing of the turn comes after it), an OpenAI Chat chunk with a
    * `finish_reason`, Responses `response.completed` / `.incomplete` / `.failed`, a Gemini
    * candidate's `finishReason`, an Ollama line with `done: true`, Bedrock `messageStop`, Cohere
-   * `message-end`, the AI SDK's `finish` part (or `abort`: the application stopped it); `data:
+   * `message-end`, the AI SDK's `finish` part or chunk (its `abort` is an error of its own,
+   * `'aborted'`, when it arrives); `data:
    * [DONE]` counts as one too (the server said the stream is complete). An input with no record at all (an empty body) is not refused.
    * @throws {ProviderError} type `'invalid-stream'`, code `'truncated'` when the input stopped
    * inside an event, line or frame, or between two records before the terminal one; `'not-sse'`

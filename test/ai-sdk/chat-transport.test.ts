@@ -213,7 +213,7 @@ describe("ArgstreamChatTransport with ai 5's Chat, over HTTP", () => {
   it("a call whose deltas stop short of tool-input-available's input (the AI SDK's OpenAI Responses provider takes it from output_item.done): the snapshot ends with that input, complete, as the chat and onToolCall have it with the AI SDK's own transport", async () => {
     const events = eventsOf(readFileSync(new URL('ai5-reasoning-text-write-file.sse', DIR), 'utf8'));
     // The last delta is lost: the deltas stop inside `content`; the input is whole.
-    const last = events.findLastIndex((event) => event.includes('tool-input-delta'));
+    const last = events.map((event) => event.includes('tool-input-delta')).lastIndexOf(true);
     const server = await chatServer(() => ({ events: events.filter((_, at) => at !== last) }));
     try {
       const run = async (transport: unknown) => {

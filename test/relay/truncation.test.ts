@@ -302,7 +302,7 @@ describe('a provider stream cut between two records, before its terminal one, en
   }
 });
 
-describe("the AI SDK's parts (objects): cut before `finish`, truncated; an `abort` is an end", () => {
+describe("the AI SDK's parts (objects): cut before `finish`, truncated; an `abort` is an error of its own", () => {
   const parts = [
     { type: 'start' },
     { type: 'start-step', request: {}, warnings: [] },
@@ -330,8 +330,8 @@ describe("the AI SDK's parts (objects): cut before `finish`, truncated; an `abor
     }
     const whole = await collectTurn(streamOf<{ type: string }>(parts));
     expect([whole.finishReason, whole.toolCalls.map((c) => c.arguments)]).toEqual(['tool-calls', [{ path: 'a.txt', content: 'hi' }]]);
-    const aborted = await collectTurn(streamOf<{ type: string }>([...parts.slice(0, 7), { type: 'abort' }]));
-    expect([aborted.finishReason, aborted.toolCalls, aborted.incompleteToolCalls.map((c) => c.partialArguments)]).toEqual([undefined, [], [{ path: 'a.txt' }]]);
+    // An abort ends the parts without `finish`: a ProviderError 'aborted', not 'truncated', and no turn.
+    await expect(collectTurn(streamOf<{ type: string }>([...parts.slice(0, 7), { type: 'abort' }]))).rejects.toMatchObject({ name: 'ProviderError', provider: 'ai-sdk', type: 'aborted' });
   });
 });
 

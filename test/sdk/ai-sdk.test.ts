@@ -15,6 +15,8 @@ import { FieldEventStream } from '../../src/transforms/field-event-stream.ts';
 import { PathUpdateStream } from '../../src/transforms/path-update-stream.ts';
 import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-stream.ts';
 import { TerminalSink } from '../../src/sinks/terminal.ts';
+import { TurnStore } from '../../src/store/turn-store.ts';
+import { UIMessageStreamEncoder } from '../../src/ai-sdk/ui-message-stream-encoder.ts';
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import { ProviderError } from '../../src/errors.ts';
 import type { ReplayProvider } from '../../src/cli/replay-server.ts';
@@ -220,7 +222,7 @@ describe("ProviderEventStream({provider: 'ai-sdk'}) on hand-written parts", () =
     expect(turn.usage).toMatchObject({ inputTokens: 10, outputTokens: 5, totalTokens: 15 });
   });
 
-  it("ProviderEventStream ai-sdk: 'unknown' finishes as other, an abort ends without finished, ids reused after their end are new slots", async () => {
+  it("ProviderEventStream ai-sdk: 'unknown' finishes as other, ids reused after their end are new slots", async () => {
     const turn = await run([
       { type: 'text-start', id: '0' },
       { type: 'text-delta', id: '0', text: 'a' },
@@ -232,9 +234,42 @@ describe("ProviderEventStream({provider: 'ai-sdk'}) on hand-written parts", () =
     ]);
     expect(turn.events.map((event) => event.type === 'message' && event.text)).toEqual(['a', 'b']);
     expect([turn.finishReason, turn.rawFinishReason]).toEqual(['other', 'unknown']);
-    const aborted = await run([{ type: 'text-delta', id: '0', text: 'partial' }, { type: 'abort' }]);
-    expect(aborted.text).toBe('partial');
-    expect(aborted.finishReason).toBeUndefined();
+  });
+
+  it("ProviderEventStream ai-sdk: an abort part is a ProviderError 'aborted' (the part's reason, as the UI message stream's abort chunk), after everything before it: collectTurn rejects, TurnStore keeps the cut call's partial input, UIMessageStreamEncoder writes it back as an abort", async () => {
+    const parts = [
+      { type: 'text-delta', id: '0', text: 'partial' },
+      { type: 'tool-input-start', id: 'call_1', toolName: 'write_file' },
+      { type: 'tool-input-delta', id: 'call_1', delta: '{"path":"a.txt","content":"he' },
+    ];
+    // ai 7 sends the signal's reason; ai 5 an abort part without one.
+    for (const [abort, message] of [
+      [{ type: 'abort', reason: 'AbortError: This operation was aborted' }, 'AbortError: This operation was aborted'],
+      [{ type: 'abort' }, 'the AI SDK stream was aborted'],
+    ] as const) {
+      const all = [...parts, abort];
+      const { values, error } = await settle(streamOf<object>(all).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk' })));
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error).toMatchObject({ provider: 'ai-sdk', type: 'aborted', message, cause: abort });
+      expect(values.some((event) => event.type === 'finished')).toBe(false);
+      expect(values.flatMap((event) => (event.type === 'part' && event.part.type === 'message' ? [event.part.text] : []))).toEqual(['partial']);
+      await expect(run(all)).rejects.toMatchObject({ provider: 'ai-sdk', type: 'aborted' });
+      // collectTurn reads the parts itself too: the same error.
+      await expect(collectTurn(streamOf<{ type: string }>(all))).rejects.toMatchObject({ provider: 'ai-sdk', type: 'aborted' });
+      const store = new TurnStore();
+      await store.consume(streamOf<object>(all).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk' })));
+      const snapshot = store.getSnapshot();
+      expect(snapshot).toMatchObject({ status: 'error', text: 'partial', error: expect.objectContaining({ type: 'aborted' }) });
+      expect(snapshot.calls).toEqual([expect.objectContaining({ toolCallId: 'call_1', status: 'failed', input: { path: 'a.txt', content: 'he' }, error: snapshot.error })]);
+      // Relayed to a useChat page, it goes on as an abort (as the AI SDK's toUIMessageStream writes one), not an error.
+      for (const major of [5, 7] as const) {
+        const bytes = await readAll(streamOf<object>(all).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk' })).pipeThrough(new UIMessageStreamEncoder({ major })));
+        const records = new TextDecoder().decode(new Uint8Array(bytes.flatMap((piece) => [...piece]))).split('\n\n');
+        const chunks = records.filter((record) => record.startsWith('data: {')).map((record) => JSON.parse(record.slice(6)) as { type: string });
+        expect(chunks.at(-1)).toEqual(major === 7 && 'reason' in abort ? abort : { type: 'abort' });
+        expect(chunks.some((chunk) => chunk.type === 'error')).toBe(false);
+      }
+    }
   });
 
   it('ProviderEventStream ai-sdk: an error part is a ProviderError after the events before it; bytes and text are invalid-input', async () => {
