@@ -50,6 +50,8 @@ const ENTRIES = /** @type {const} */ ({ react: 'main.tsx', vue: 'main.ts', svelt
  *   bundle instead of the root's (the tests bundle the React example with React 18 this way)
  * @property {'development' | 'production'} [mode] the frameworks' build (default development:
  *   React's StrictMode checks and Vue's warnings are on)
+ * @property {boolean} [minify] minify the page's bundle (default: in production mode only; a
+ *   profile of an unminified production bundle names its functions)
  * @property {string} [host] where to listen (default 127.0.0.1: loopback only)
  * @property {number} [port] default 0 (a free port)
  * @property {string} [anthropicUrl] the Messages endpoint the edge function calls (default: the scripted turn, or Anthropic's API when `apiKey` is set)
@@ -166,7 +168,7 @@ export async function bundlePage(options) {
     logLevel: 'silent',
     legalComments: 'none',
     jsx: 'automatic',
-    minify: mode === 'production',
+    minify: options.minify ?? mode === 'production',
     conditions: options.framework === 'svelte' ? ['svelte', mode] : [mode],
     define: {
       'process.env.NODE_ENV': JSON.stringify(mode),
