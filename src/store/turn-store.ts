@@ -402,12 +402,15 @@ export class TurnStore<T extends ToolSchemas = {}> {
   /** Read to the end, decoding with `core` when there is one; an error lands in the snapshot. */
   async #pump(reader: ReadableStreamDefaultReader<unknown>, core: DecoderCore<unknown> | undefined): Promise<void> {
     const decoded: unknown[] = [];
-    const apply = async (): Promise<void> => {
-      for (let i = 0; i < decoded.length; i++) {
+    // Synchronous unless an event's application is (an asynchronous validator): a read costs no
+    // promise of its own, which is most of a small read's cost.
+    const apply = (from = 0): Promise<void> | undefined => {
+      for (let i = from; i < decoded.length; i++) {
         const pending = this.push(decoded[i]);
-        if (pending !== undefined) await pending;
+        if (pending !== undefined) return pending.then(() => apply(i + 1));
       }
       decoded.length = 0;
+      return undefined;
     };
     try {
       for (;;) {
@@ -422,14 +425,16 @@ export class TurnStore<T extends ToolSchemas = {}> {
         try {
           core.push(value as Uint8Array, decoded);
         } finally {
-          await apply();
+          const pending = apply();
+          if (pending !== undefined) await pending;
         }
       }
       if (core !== undefined) {
         try {
           core.end(decoded);
         } finally {
-          await apply();
+          const pending = apply();
+          if (pending !== undefined) await pending;
         }
       }
       await this.end();
