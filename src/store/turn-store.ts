@@ -692,7 +692,11 @@ export class TurnStore<T extends ToolSchemas = {}> {
       this.#settle(call, 'failed', undefined, toError(error));
       return;
     }
-    if (fragment.type !== 'string') {
+    // Most fragments are a piece of a string somewhere: only a value's start, a scalar or a `done`
+    // changes which paths are complete, so only those need their pointer.
+    let end: StreamFragment = fragment;
+    while (end.type === 'entry' || end.type === 'item') end = end.value;
+    if (end.type !== 'string') {
       const { leaf, pointer, parent } = leafOf(fragment);
       if (leaf.type === 'done') call.completed.complete(pointer, parent);
       else if (leaf.type === 'start') call.completed.begin(pointer, leaf.kind !== 'string');
@@ -894,12 +898,32 @@ export class TurnStore<T extends ToolSchemas = {}> {
     if (call.result !== undefined) view['result'] = call.result.value;
     if (call.resultIsError) view['isError'] = true;
     const previous = call.view as Record<string, unknown> | undefined;
-    if (previous !== undefined && Object.keys(view).every((key) => Object.is(view[key], previous[key])) && Object.keys(previous).length === Object.keys(view).length) {
-      return call.view as ToolCallSnapshot<ToolSchemas>;
-    }
+    if (previous !== undefined && sameView(view, previous)) return call.view as ToolCallSnapshot<ToolSchemas>;
     call.view = Object.freeze(view) as unknown as ToolCallSnapshot<ToolSchemas>;
     return call.view;
   }
+}
+
+/**
+ * Whether two views of a call show the same: every member a view can have, compared by identity.
+ * Which members a view has follows from its `status` (`issues`, `error`) and from the values
+ * themselves (`result` and `isError` are set only when there is one), so equal values mean equal
+ * members. Written out, not over `Object.keys`: this runs at every snapshot of a streaming call.
+ */
+function sameView(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  return (
+    a['input'] === b['input'] &&
+    a['status'] === b['status'] &&
+    a['complete'] === b['complete'] &&
+    a['toolCallId'] === b['toolCallId'] &&
+    a['toolName'] === b['toolName'] &&
+    a['index'] === b['index'] &&
+    a['providerExecuted'] === b['providerExecuted'] &&
+    a['issues'] === b['issues'] &&
+    a['error'] === b['error'] &&
+    Object.is(a['result'], b['result']) &&
+    a['isError'] === b['isError']
+  );
 }
 
 function sameSnapshot<T extends ToolSchemas>(a: TurnSnapshot<T>, b: TurnSnapshot<T>): boolean {
