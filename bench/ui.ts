@@ -475,7 +475,7 @@ export interface UiSettings {
 
 export const UI_FULL_SMALL: UiSettings = { minRounds: 5, maxRounds: 9, budgetMs: 3_000, repeat: 5, aiSdkRuns: 3, aiSdkUntimed: true };
 export const UI_FULL: UiSettings = { minRounds: 3, maxRounds: 7, budgetMs: 3_000, repeat: 1, aiSdkRuns: 1, aiSdkUntimed: false };
-export const UI_FULL_LARGE: UiSettings = { minRounds: 2, maxRounds: 5, budgetMs: 3_000, repeat: 1, aiSdkRuns: 1, aiSdkUntimed: false };
+export const UI_FULL_LARGE: UiSettings = { minRounds: 5, maxRounds: 9, budgetMs: 8_000, repeat: 1, aiSdkRuns: 1, aiSdkUntimed: false };
 export const UI_QUICK_SMALL: UiSettings = { minRounds: 3, maxRounds: 3, budgetMs: 500, repeat: 5, aiSdkRuns: 1, aiSdkUntimed: true };
 export const UI_QUICK: UiSettings = { minRounds: 1, maxRounds: 3, budgetMs: 500, repeat: 1, aiSdkRuns: 1, aiSdkUntimed: false };
 
