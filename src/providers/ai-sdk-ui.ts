@@ -160,7 +160,12 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
   let messageId: string | undefined;
   let messageMetadata: unknown;
 
+  /** The slot the last chunk went to: deltas come in runs for one slot, so most lookups end here. */
+  let last: Slot | undefined;
+  let lastId = '';
+
   function slotFor(kind: SlotKind, id: string, out: StreamEvent[], chunk?: JsonRecord): Slot {
+    if (last !== undefined && last.kind === kind && lastId === id) return last;
     const key = `${kind}:${id}`;
     let slot = open.get(key);
     if (slot === undefined) {
@@ -181,6 +186,8 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
         if (slot.text) out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk: '"' }));
       }
     }
+    last = slot;
+    lastId = id;
     return slot;
   }
 
@@ -189,6 +196,7 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
     const slot = open.get(key);
     if (slot === undefined) return;
     open.delete(key);
+    if (slot === last) last = undefined;
     if (kind === 'tool') closedCalls.add(id);
     const providerMetadata = extra?.['providerMetadata'] ?? slot.providerMetadata;
     const metadata = metadataOf({
