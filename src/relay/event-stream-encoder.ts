@@ -97,29 +97,40 @@ export class EventStreamEncoder<T = PipelineEvent> implements ReadableWritablePa
     if (!Number.isSafeInteger(firstId) || firstId < 0) {
       throw new RangeError(`EventStreamEncoder: firstId must be a non-negative integer, got ${String(firstId)}`);
     }
-    let nextId = firstId;
-    const framer: RelayFramer<T> = {
-      event(event) {
-        const snapshot = snapshotOf(event);
-        if (snapshot !== undefined) {
-          const lastId = snapshot.lastId ?? nextId;
-          if (typeof lastId !== 'number' || !Number.isSafeInteger(lastId) || lastId < nextId) {
-            throw new RelayError('invalid-event', `EventStreamEncoder: a snapshot's lastId must be an integer ≥ the next id (${nextId}), got ${String(lastId)}`);
-          }
-          const record = `id: ${lastId}\nevent: snapshot\ndata: ${writeEvent({ events: snapshot.events })}\n\n`;
-          nextId = lastId + 1;
-          return record;
-        }
-        const data = writeEvent(event);
-        const name = eventName(event);
-        return `id: ${nextId++}\n${name === undefined ? '' : `event: ${name}\n`}data: ${data}\n\n`;
-      },
-      end: () => 'event: end\ndata: {}\n\n',
-      error: (reason) => `event: error\ndata: ${writeError(reason)}\n\n`,
-      keepAlive: ': keep-alive\n\n',
-    };
-    const pair = new RelayEncoder<T>(framer, options, 'EventStreamEncoder');
+    const pair = new RelayEncoder<T>(eventStreamFramer<T>(firstId, () => END_RECORD), options, 'EventStreamEncoder');
     this.readable = pair.readable;
     this.writable = pair.writable;
   }
+}
+
+/** The record that ends a complete stream. Internal. */
+export const END_RECORD = 'event: end\ndata: {}\n\n';
+
+/**
+ * The Server-Sent Events records of {@link EventStreamEncoder}, numbered from `firstId`. `end`
+ * gives the record that closes the stream: `resumeEventStream` gives none for kept events that ran
+ * out before their terminal, so that the client sees a cut stream. Internal.
+ */
+export function eventStreamFramer<T>(firstId: number, end: () => string | undefined): RelayFramer<T> {
+  let nextId = firstId;
+  return {
+    event(event) {
+      const snapshot = snapshotOf(event);
+      if (snapshot !== undefined) {
+        const lastId = snapshot.lastId ?? nextId;
+        if (typeof lastId !== 'number' || !Number.isSafeInteger(lastId) || lastId < nextId) {
+          throw new RelayError('invalid-event', `EventStreamEncoder: a snapshot's lastId must be an integer ≥ the next id (${nextId}), got ${String(lastId)}`);
+        }
+        const record = `id: ${lastId}\nevent: snapshot\ndata: ${writeEvent({ events: snapshot.events })}\n\n`;
+        nextId = lastId + 1;
+        return record;
+      }
+      const data = writeEvent(event);
+      const name = eventName(event);
+      return `id: ${nextId++}\n${name === undefined ? '' : `event: ${name}\n`}data: ${data}\n\n`;
+    },
+    end,
+    error: (reason) => `event: error\ndata: ${writeError(reason)}\n\n`,
+    keepAlive: ': keep-alive\n\n',
+  };
 }

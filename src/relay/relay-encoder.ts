@@ -16,8 +16,8 @@
 export interface RelayFramer<T> {
   /** One event's record (`''`: none). @throws {RelayError} `invalid-event` for an event the format cannot hold. */
   event(event: T): string;
-  /** The record that says the stream is complete. */
-  end(): string;
+  /** The record that says the stream is complete (`undefined`: none, the stream just closes). */
+  end(): string | undefined;
   /** The record that carries an upstream failure. */
   error(reason: unknown): string;
   /** What keeps an idle connection open (a comment, a blank line): the decoders ignore it. */

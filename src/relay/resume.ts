@@ -6,7 +6,8 @@
  */
 import type { PipelineEvent, SnapshotEvent } from '../types.ts';
 import { compactEvents } from './compact.ts';
-import { EventStreamEncoder, type EventStreamEncoderOptions } from './event-stream-encoder.ts';
+import { END_RECORD, type EventStreamEncoderOptions, eventStreamFramer } from './event-stream-encoder.ts';
+import { RelayEncoder } from './relay-encoder.ts';
 import { RelayError } from './relay-error.ts';
 
 /** Options of {@link resumeEventStream}. */
@@ -152,26 +153,6 @@ function streamFrom<T>(events: Iterable<T | RelayTerminal> | AsyncIterable<T | R
   });
 }
 
-const END_RECORD = 'event: end\ndata: {}\n\n';
-
-/**
- * The encoder's output without its `end` record when the events given ran out before their
- * terminal: the client's decoder then sees a cut stream (`RelayError` `incomplete`, with the last
- * id it got) and resumes later, as after a cut connection — never a finished turn.
- */
-function withoutFalseEnd(encoded: ReadableStream<Uint8Array>, ending: Ending): ReadableStream<Uint8Array> {
-  const text = new TextDecoder();
-  return encoded.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        // The encoder writes each record as a chunk of its own; the end record is the last.
-        if (ending.truncated && chunk.length === END_RECORD.length && text.decode(chunk) === END_RECORD) return;
-        controller.enqueue(chunk);
-      },
-    }),
-  );
-}
-
 /**
  * The event stream a reconnecting client asks for: the events after its `Last-Event-ID`, encoded
  * with the ids they had (`firstId` is that id + 1), then how the stream ended — so its
@@ -229,8 +210,12 @@ export function resumeEventStream<T>(
   const { snapshot: wanted, snapshotThreshold, ...encoderOptions } = options;
   const threshold = snapshotThreshold ?? 64;
   if (!(threshold >= 0)) throw new RangeError(`resumeEventStream: snapshotThreshold must be a non-negative number, got ${String(snapshotThreshold)}`);
-  const encoder = new EventStreamEncoder<T>({ ...encoderOptions, firstId: after + 1 });
   const ending: Ending = { truncated: false };
+  // Kept events that ran out before their terminal close without `end`: the client's decoder then
+  // sees a cut stream (RelayError 'incomplete', with the last id it got) and resumes later, as
+  // after a cut connection — never a finished turn.
+  const framer = eventStreamFramer<T>(after + 1, () => (ending.truncated ? undefined : END_RECORD));
+  const encoder = new RelayEncoder<T>(framer, encoderOptions, 'resumeEventStream');
   if (wanted === true) {
     if (!Array.isArray(events)) throw new TypeError('resumeEventStream: a snapshot needs the kept events as an array');
     const list = events as ReadonlyArray<T | RelayTerminal>;
@@ -239,10 +224,8 @@ export function resumeEventStream<T>(
     // One event is sent as itself: a snapshot of it would only add its wrapper.
     if (kept - after > Math.max(after === 0 ? 1 : threshold, 1)) {
       const snapshot: SnapshotEvent = { type: 'snapshot', events: compactEvents(list.slice(after, kept) as readonly PipelineEvent[]), lastId: kept };
-      return withoutFalseEnd(streamFrom(list, kept, ending, snapshot as T).pipeThrough(encoder), ending);
+      return streamFrom(list, kept, ending, snapshot as T).pipeThrough(encoder);
     }
   }
-  const encoded = streamFrom(events, after, ending).pipeThrough(encoder);
-  // An async iterable's return is its end: only kept events can run out before theirs.
-  return Symbol.asyncIterator in events ? encoded : withoutFalseEnd(encoded, ending);
+  return streamFrom(events, after, ending).pipeThrough(encoder);
 }
