@@ -132,7 +132,7 @@ function argstreamFrom(from) {
  * @param {string} dir
  * @returns {import('esbuild').Plugin}
  */
-function reactFrom(dir) {
+export function reactFrom(dir) {
   return {
     name: 'react-from',
     setup(build) {

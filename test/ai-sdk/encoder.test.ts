@@ -58,21 +58,10 @@ import { manifestRecordings, readManifest, type ManifestRecording } from '../man
 import { PROVIDER_OF_DIR } from '../providers/event-stream-helpers.ts';
 import { collectTurn, type Turn } from '../../src/sinks/collect-turn.ts';
 import { readAll, readFixture, settle, streamOf } from '../helpers.ts';
+import type { UIPart } from './transport-helpers.ts';
 
 type Major = 5 | 7;
 type ReplayProvider = 'anthropic' | 'openai-chat' | 'openai-responses';
-
-interface UIPart {
-  type: string;
-  text?: string;
-  toolCallId?: string;
-  toolName?: string;
-  state?: string;
-  input?: unknown;
-  output?: unknown;
-  errorText?: string;
-  providerExecuted?: boolean;
-}
 
 /** A part of a final message as compared: ids of text and reasoning aside, no provider metadata. */
 function compared(parts: readonly UIPart[]): object[] {

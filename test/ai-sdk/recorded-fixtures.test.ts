@@ -47,6 +47,7 @@ import { ProviderEventStream } from '../../src/transforms/provider-event-stream.
 import type { PipelineEvent } from '../../src/types.ts';
 import { cutAt, readAll, readFixture, rng, settle, streamOf } from '../helpers.ts';
 import { readManifest, type ManifestRecording } from '../manifest.ts';
+import type { UIPart } from './transport-helpers.ts';
 
 type Major = 5 | 7;
 type Fetch = typeof globalThis.fetch;
@@ -129,18 +130,6 @@ async function aiSdkServer(recording: ManifestRecording, major: Major): Promise<
   }
   expect(response.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
   return new Uint8Array(await response.arrayBuffer());
-}
-
-interface UIPart {
-  type: string;
-  text?: string;
-  toolCallId?: string;
-  toolName?: string;
-  state?: string;
-  input?: unknown;
-  output?: unknown;
-  errorText?: string;
-  providerExecuted?: boolean;
 }
 
 /** The AI SDK's page on the bytes: the message it ends with, and the errors it was told. */

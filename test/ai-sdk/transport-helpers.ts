@@ -7,6 +7,19 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { IncompleteToolCallError } from '../../src/store/turn-store.ts';
 
+/** A part of a `UIMessage` as the tests read it (both majors' shapes). */
+export interface UIPart {
+  type: string;
+  text?: string;
+  toolCallId?: string;
+  toolName?: string;
+  state?: string;
+  input?: unknown;
+  output?: unknown;
+  errorText?: string;
+  providerExecuted?: boolean;
+}
+
 export const DIR = new URL('../fixtures/ai-sdk-ui/', import.meta.url);
 
 /** The recordings of one major (`ai5-…`, `ai7-…`). */

@@ -14,23 +14,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { chromiumMissing, launchChromium } from '../runtimes/chromium/run.ts';
 import { waitInPage, type BrowserSession } from '../runtimes/harness.ts';
 import { IN_CI } from './sources.ts';
+import { reactFrom } from '../../examples/shared/serve.mjs';
 
 const PAGE = fileURLToPath(new URL('./react-page.ts', import.meta.url));
 const REACT18 = fileURLToPath(new URL('../frameworks/react18/', import.meta.url));
-
-/** `react` and `react-dom` (and their subpaths) resolved from `dir`. */
-function reactFrom(dir: string): Plugin {
-  return {
-    name: 'react-from',
-    setup(plugin) {
-      plugin.onResolve({ filter: /^react(-dom)?(\/.*)?$/ }, async (args) => {
-        if (args.pluginData === 'react-from') return undefined;
-        const result = await plugin.resolve(args.path, { kind: args.kind, resolveDir: dir, pluginData: 'react-from' });
-        return result.errors.length > 0 ? { errors: result.errors } : { path: result.path };
-      });
-    },
-  };
-}
 
 function react18Missing(): string | undefined {
   const manifest = `${REACT18}node_modules/react-dom/package.json`;

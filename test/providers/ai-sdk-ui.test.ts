@@ -21,6 +21,7 @@ import { ConversationEventStream } from '../../src/transforms/conversation-event
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import type { FlushEvent, PipelineEvent, StreamEvent } from '../../src/types.ts';
 import { FIXTURES, cuttings, listFixtures, readAll, readFixture, settle, streamOf } from '../helpers.ts';
+import type { UIPart } from '../ai-sdk/transport-helpers.ts';
 
 const RECORDINGS = listFixtures('ai-sdk-ui').filter((file) => file.endsWith('.sse'));
 const majorOf = (file: string): 5 | 7 => (file.startsWith('ai5-') ? 5 : 7);
@@ -39,18 +40,6 @@ type ComparedPart =
       errorText?: string | undefined;
       providerExecuted?: true;
     };
-
-interface UIPart {
-  type: string;
-  text?: string;
-  toolCallId?: string;
-  toolName?: string;
-  state?: string;
-  input?: unknown;
-  output?: unknown;
-  errorText?: string;
-  providerExecuted?: boolean;
-}
 
 /** The AI SDK's final message, as compared. */
 function aiSdkParts(parts: readonly UIPart[]): ComparedPart[] {
