@@ -40,7 +40,7 @@ import { createClient } from 'redis';
 import { collectTurn, FieldEventStream, fromResponse, type PipelineEvent } from '../../src/index.ts';
 import { errorClasses, readEvent } from '../../src/relay/wire.ts';
 import { redisMissing, startRedis } from '../../test/redis/redis-server.ts';
-import { loadTurns, RECORDINGS, rng, SCRIPTED_SIZES, type Turn } from './turns.ts';
+import { loadTurns, RECORDINGS, rng, SCRIPTED_SIZES, type ProviderRequest, type Turn } from './turns.ts';
 
 // Bundled into node_modules/.cache: bench/resume.mjs says where the checkout is.
 const ROOT = process.env['ARGSTREAM_ROOT'] ?? fileURLToPath(new URL('../../', import.meta.url));
@@ -118,13 +118,6 @@ async function stats(relay: Relay, gc = false): Promise<RelayStats> {
   return (await (await fetch(`${relay.url}/stats${gc ? '?gc' : ''}`)).json()) as never;
 }
 
-interface ProviderRequest {
-  client: number;
-  relay: string;
-  startedAt: number;
-  finishedAt: number | undefined;
-  how: 'running' | 'completed' | 'cancelled';
-}
 
 // ---------------------------------------------------------------------------------------------
 // Clients

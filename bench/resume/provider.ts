@@ -11,17 +11,10 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadTurns } from './turns.ts';
+import { loadTurns, type ProviderRequest } from './turns.ts';
 
 const turns = new Map([...loadTurns(process.env['FIXTURES'] as string)].map(([name, turn]) => [name, turn.events.map((e) => Buffer.from(e))]));
 
-interface ProviderRequest {
-  client: number;
-  relay: string;
-  startedAt: number;
-  finishedAt: number | undefined;
-  how: 'running' | 'completed' | 'cancelled';
-}
 const requests: ProviderRequest[] = [];
 
 const server = createServer((req, res) => {

@@ -128,3 +128,12 @@ export function loadTurns(fixtures: string): Map<string, Turn> {
   }
   return turns;
 }
+
+/** One request the scripted provider answered, as it reports them to the bench (GET /requests). */
+export interface ProviderRequest {
+  client: number;
+  relay: string;
+  startedAt: number;
+  finishedAt: number | undefined;
+  how: 'running' | 'completed' | 'cancelled';
+}
