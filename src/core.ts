@@ -24,6 +24,12 @@ export interface PushCore<I, O> {
 export interface StageCore<I, O> {
   push(input: I, out?: O[]): O[] | Promise<O[]>;
   end(out?: O[]): O[] | Promise<O[]>;
+  /**
+   * Push several inputs at once (what one input chunk of the stage made before this core), with
+   * the outputs `push` each would give up to how text is cut: a core that has it may parse
+   * adjacent pieces of text as one (`TurnBuilder`). Synchronous. Internal.
+   */
+  pushAll?(inputs: readonly I[], out: O[]): O[];
 }
 
 /**
@@ -65,6 +71,25 @@ export class ChainedCore<I, M, O> implements PushCore<I, O> {
     this.#forward(buffer, out);
     if (failure !== undefined) throw failure.error;
     this.#second.end(out);
+    return out;
+  }
+
+  /** Push each of `inputs`, letting the first core take them at once (see `StageCore.pushAll`). */
+  pushAll(inputs: readonly I[], out: O[] = []): O[] {
+    const first = this.#first as StageCore<I, M>;
+    if (first.pushAll === undefined) {
+      for (let i = 0; i < inputs.length; i++) this.push(inputs[i] as I, out);
+      return out;
+    }
+    const buffer = this.#buffer;
+    let failure: { error: unknown } | undefined;
+    try {
+      first.pushAll(inputs, buffer);
+    } catch (error) {
+      failure = { error };
+    }
+    this.#forward(buffer, out);
+    if (failure !== undefined) throw failure.error;
     return out;
   }
 

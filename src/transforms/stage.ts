@@ -66,6 +66,17 @@ export class ChainRunner {
     return result === buffer ? this.#forward(level, buffer, out, 0) : this.#later(level, result, buffer, out);
   }
 
+  /** Feed all of `items` to core `level` (which has `pushAll`) and what it produces onwards. */
+  #feedAll(level: number, core: StageCore<unknown, unknown>, items: readonly unknown[], out: unknown[]): Pending {
+    const pushAll = core.pushAll as (inputs: readonly unknown[], out: unknown[]) => unknown[];
+    if (level === this.#cores.length - 1) {
+      pushAll.call(core, items, out);
+      return undefined;
+    }
+    const buffer = (this.#scratch[level] ??= []);
+    return this.#after(level, () => pushAll.call(core, items, buffer), buffer, out);
+  }
+
   /** Run one step of core `level` into `buffer`, then pass what it made on, even if it threw. */
   #after(level: number, step: () => unknown, buffer: unknown[], out: unknown[]): Pending {
     let result: unknown;
@@ -95,6 +106,15 @@ export class ChainRunner {
 
   /** Pass what core `level` produced (from index `from`) to the next core, then empty the buffer. */
   #forward(level: number, buffer: unknown[], out: unknown[], from: number): Pending {
+    const next = this.#cores[level + 1] as StageCore<unknown, unknown>;
+    if (from === 0 && buffer.length > 1 && next.pushAll !== undefined) {
+      // A core that takes a batch at once (adjacent argument text parsed as one piece).
+      try {
+        return this.#feedAll(level + 1, next, buffer, out);
+      } finally {
+        buffer.length = 0;
+      }
+    }
     try {
       for (let i = from; i < buffer.length; i++) {
         const pending = this.#feed(level + 1, buffer[i], out);
