@@ -74,7 +74,11 @@ export class ChainedCore<I, M, O> implements PushCore<I, O> {
     return out;
   }
 
-  /** Push each of `inputs`, letting the first core take them at once (see `StageCore.pushAll`). */
+  /**
+   * Push each of `inputs` in order, as `push` each would. A first core that can take several
+   * inputs at once (the turn builder, which parses a slot's adjacent argument text as one piece)
+   * gets them at once: the outputs then say the same with text cut into fewer, longer pieces.
+   */
   pushAll(inputs: readonly I[], out: O[] = []): O[] {
     const first = this.#first as StageCore<I, M>;
     if (first.pushAll === undefined) {
