@@ -119,15 +119,14 @@ function withMetadata<T extends object>(event: T, metadata: Record<string, unkno
 /** The argument text parts `events[start..end)` (one slot, one part type) as one part. */
 function joinParts(events: readonly PipelineEvent[], start: number, end: number): PartEvent {
   const first = events[start] as PartEvent;
-  const texts: string[] = [];
+  let text = '';
   let metadata: Record<string, unknown> | undefined;
   for (let i = start; i < end; i++) {
     const event = events[i] as PartEvent;
     const part = event.part as { readonly chunk?: string; readonly json?: string };
-    texts.push((part.chunk ?? part.json) as string);
-    metadata = mergeMetadata(metadata, event.metadata);
+    text += (part.chunk ?? part.json) as string;
+    if (event.metadata !== undefined) metadata = mergeMetadata(metadata, event.metadata);
   }
-  const text = texts.join('');
   const part: EventPart = first.part.type === 'structured' ? { type: 'structured', json: text } : { type: 'tool-call-arguments', chunk: text };
   return metadata === undefined ? { type: 'part', index: first.index, part } : { type: 'part', index: first.index, part, metadata };
 }
