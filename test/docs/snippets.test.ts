@@ -28,18 +28,21 @@ const OPENAI_CHAT = 'openai-chat/parallel-2-tool-calls.sse';
 const manifestCalls = (file: string) => manifestEntry(file).toolCalls.map((call) => [call.name, JSON.parse(call.args)] as const);
 const recording = (file: string) => new Response(new Uint8Array(readFixture(`providers/${file}`)));
 
-/** An Anthropic stream of one call of `toolName`, its argument text cut into `chunks`. */
+/**
+ * An Anthropic stream of one call of `toolName`, its argument text cut into `chunks`, one SSE event
+ * per network read as a live model sends it (what one read brings is parsed and relayed as one piece).
+ */
 function anthropicCall(toolName: string, chunks: readonly string[]): Response {
   const event = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-  const sse = [
+  const events = [
     event('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } } }),
     event('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: toolName, input: {} } }),
     ...chunks.map((partial_json) => event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json } })),
     event('content_block_stop', { index: 0 }),
     event('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 30 } }),
     event('message_stop', {}),
-  ].join('');
-  return new Response(sse);
+  ];
+  return new Response(streamOf(events.map((piece) => new TextEncoder().encode(piece))));
 }
 
 const WRITE_FILE_ARGS = { path: 'src/main.rs', content: 'fn main() {\n    println!("hello");\n}\n' };
