@@ -299,6 +299,27 @@ export function chatTests(setup: ChatTestSetup): void {
     });
   }
 
+  it("a call whose deltas stop short of tool-input-available's input (the AI SDK's OpenAI Responses provider takes it from output_item.done): the snapshot ends with that input, complete, as the chat and onToolCall have it with the AI SDK's own transport", async () => {
+    // The last delta is lost: the deltas stop inside `content`; the input is whole.
+    const last = events.map((event) => event.includes('tool-input-delta')).lastIndexOf(true);
+    const server = await chatServer(() => ({ events: events.filter((_, at) => at !== last) }));
+    try {
+      const run = async (transport: unknown) => {
+        const toolCalls: unknown[] = [];
+        const chat = setup.chat({ transport, onToolCall: ({ toolCall }) => void toolCalls.push(toolCall.input) });
+        await chat.sendMessage({ text: 'write it' });
+        return { toolCalls, status: chat.status, parts: chat.messages.at(-1)?.parts };
+      };
+      const expected = await run(setup.defaultTransport({ api: server.api }));
+      expect(expected.toolCalls).toEqual([INPUT]);
+      const transport = setup.transport({ api: server.api });
+      expect(await run(transport)).toEqual(expected);
+      expect(transport.getSnapshot().calls).toEqual([expect.objectContaining({ toolCallId: 'call_1', status: 'complete', input: INPUT })]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("stop() mid-call ends the snapshot as stopped: done, the call cut mid-input failed with what had arrived; the request ends, the chat is ready", async () => {
     const server = await chatServer(() => ({ events, holdAfter: cut }));
     try {
