@@ -61,15 +61,7 @@ export class ChainedCore<I, M, O> implements PushCore<I, O> {
   }
 
   end(out: O[] = []): O[] {
-    const buffer = this.#buffer;
-    let failure: { error: unknown } | undefined;
-    try {
-      this.#first.end(buffer);
-    } catch (error) {
-      failure = { error };
-    }
-    this.#forward(buffer, out);
-    if (failure !== undefined) throw failure.error;
+    this.#through((buffer) => this.#first.end(buffer), out);
     this.#second.end(out);
     return out;
   }
@@ -81,14 +73,23 @@ export class ChainedCore<I, M, O> implements PushCore<I, O> {
    */
   pushAll(inputs: readonly I[], out: O[] = []): O[] {
     const first = this.#first as StageCore<I, M>;
-    if (first.pushAll === undefined) {
+    const pushAll = first.pushAll;
+    if (pushAll === undefined) {
       for (let i = 0; i < inputs.length; i++) this.push(inputs[i] as I, out);
       return out;
     }
+    return this.#through((buffer) => pushAll.call(first, inputs, buffer), out);
+  }
+
+  /**
+   * Run one step of the first core into the buffer, then pass what it made to the second — also
+   * when it threw — and rethrow. (`push` does the same written out: it runs for every event.)
+   */
+  #through(step: (buffer: M[]) => unknown, out: O[]): O[] {
     const buffer = this.#buffer;
     let failure: { error: unknown } | undefined;
     try {
-      first.pushAll(inputs, buffer);
+      step(buffer);
     } catch (error) {
       failure = { error };
     }

@@ -181,7 +181,7 @@ describe('TurnBuilder.pushAll', () => {
       `event: message_stop\ndata: {"type":"message_stop"}\n\n`,
     ];
     const bytes = (reads: readonly string[]) => streamOf(reads.map((read) => new TextEncoder().encode(read)));
-    const progressText = (out: readonly unknown[]) =>
+    const progressEvents = (out: readonly unknown[]) =>
       out.filter((event) => (event as { type: string }).type === 'tool-call-progress').length;
     const original = TurnBuilder.prototype.pushAll;
     const batches: number[] = [];
@@ -197,7 +197,7 @@ describe('TurnBuilder.pushAll', () => {
     spy.mockRestore();
     expect(oneRead.at(-2)).toEqual(eachRead.at(-2));
     expect(oneRead.at(-2)).toMatchObject({ type: 'tool-call', arguments: { path: 'src/a.ts', content: 'export const a = "x";\nexport const b = 2;' } });
-    expect(progressText(oneRead)).toBeLessThan(progressText(eachRead));
+    expect(progressEvents(oneRead)).toBeLessThan(progressEvents(eachRead));
     const fields = async (reads: readonly string[]) =>
       (await readAll(bytes(reads).pipeThrough(chain(new ProviderEventStream({ provider: 'anthropic' }), new FieldEventStream({ keepProgress: false })))))
         .filter((event) => (event as { type: string }).type === 'field-end');
