@@ -68,6 +68,15 @@ function terminalOf(value: unknown): RelayTerminal | undefined {
   return type === 'end' || type === 'error' ? (value as RelayTerminal) : undefined;
 }
 
+/**
+ * The refusal of a `Last-Event-ID` beyond the events kept: the client cannot hold an event that
+ * was never sent (a forged id, or one from another stream), and serving `end` after nothing
+ * would present a truncated turn as complete. Answer 400, as `serveStream` does.
+ */
+function beyondKept(lastId: number, kept: number): RelayError {
+  return new RelayError('invalid-last-event-id', `Last-Event-ID ${lastId} is beyond the ${kept} events kept`);
+}
+
 /** How the events given ended: with a terminal, or (kept events without one) not yet. */
 interface Ending {
   /** Kept events ran out before a terminal: the stream goes on elsewhere (or was cut). */
@@ -95,7 +104,8 @@ function streamFrom<T>(events: Iterable<T | RelayTerminal> | AsyncIterable<T | R
       controller.enqueue(value as T);
       return false;
     }
-    if (terminal.type === 'end') controller.close();
+    if (skipped < skip) controller.error(beyondKept(skip, skipped));
+    else if (terminal.type === 'end') controller.close();
     else controller.error(terminal.error);
     return false;
   };
@@ -134,8 +144,11 @@ function streamFrom<T>(events: Iterable<T | RelayTerminal> | AsyncIterable<T | R
         const result = await iterator.next();
         if (result.done === true) {
           done = true;
-          if (synchronous) ending.truncated = true;
-          controller.close();
+          if (skipped < skip) controller.error(beyondKept(skip, skipped));
+          else {
+            if (synchronous) ending.truncated = true;
+            controller.close();
+          }
           return;
         }
         if (!take(controller, result.value)) {
@@ -186,10 +199,18 @@ function streamFrom<T>(events: Iterable<T | RelayTerminal> | AsyncIterable<T | R
  * what the turn's state weighs (a 1 MB file's text once), not the thousands of deltas that
  * streamed it.
  *
+ * **A `Last-Event-ID` beyond the kept events** (n greater than the events kept, the terminal not
+ * counted) is refused, as `serveStream` refuses it: a client cannot hold an event that was never
+ * sent, and `end` after nothing would make a truncated turn look complete. For an array this is
+ * checked at once (a `RelayError` thrown: answer 400); an iterable is only known to hold fewer
+ * when it ends (a terminal, or its end) before event n, and the response then ends with that
+ * `RelayError` as `event: error` instead of `end`: the client's decoder fails with it.
+ *
  * @param events - every event of the stream, from the first, then its terminal once it has one.
  * @param lastId - the request (its `Last-Event-ID` header is read with {@link lastEventId}), or
  * the number of events the client has.
- * @throws {RelayError} `invalid-last-event-id` for a header that is not an id.
+ * @throws {RelayError} `invalid-last-event-id` for a header that is not an id, or an id beyond
+ * the events of an array (answer 400).
  * @example
  * ```ts
  * // A finished turn the application kept: each event it sent, then how the stream ended.
@@ -206,6 +227,11 @@ export function resumeEventStream<T>(
   const after = typeof lastId === 'number' ? lastId : lastEventId(lastId);
   if (!Number.isSafeInteger(after) || after < 0) {
     throw new RelayError('invalid-last-event-id', `the last event id must be a non-negative integer, got ${String(after)}`);
+  }
+  if (Array.isArray(events)) {
+    const list = events as ReadonlyArray<T | RelayTerminal>;
+    const kept = list.length > 0 && terminalOf(list[list.length - 1]) !== undefined ? list.length - 1 : list.length;
+    if (after > kept) throw beyondKept(after, kept);
   }
   const { snapshot: wanted, snapshotThreshold, ...encoderOptions } = options;
   const threshold = snapshotThreshold ?? 64;
