@@ -229,7 +229,8 @@ function responsesUsage(raw: JsonRecord): Usage {
  * `content_part.done` (with its annotations) or the `content` of `output_item.done`; reasoning
  * from its `.done` events or the `summary` / `content` of `output_item.done`; items still open at
  * `response.completed` / `response.incomplete`, or never seen at all, from the terminal event's
- * `output`. The `finished` event then carries `warnings: [{type: 'sequence-gap', expected,
+ * `output` (an entry is the item of the same `id`, wherever `output` lists it). Each text is
+ * restored once: a stream a final text settled takes nothing from a later one but a check. The `finished` event then carries `warnings: [{type: 'sequence-gap', expected,
  * received}]`, one a gap. A stream of such an item that no final text settles before the item
  * closes (the `.done` events were lost too, or the stream ends) errors with a `ProviderError` of
  * type `'invalid-stream'` and code `'sequence-gap'` (its `cause` holds `{itemId, outputIndex,
@@ -612,17 +613,39 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
   /**
    * After a gap, the terminal event's `output` is the last source of final texts: for the items
    * still open (their `output_item.done` lost) and those never seen (every event of them lost).
-   * The index in `output` is the `output_index`.
+   *
+   * An entry is matched to the item the stream named with its `id` wherever it stands in
+   * `output`; by position (the index in `output` as `output_index`) only when the stream never
+   * named it and the item at that position is not another one. An entry applied to another item
+   * would give a second copy of a text the stream settled already, or a call whose arguments are
+   * another item's.
    */
   function recoverItems(response: JsonRecord | undefined, out: StreamEvent[]): void {
     const output = response?.output;
     if (gaps.length === 0 || !Array.isArray(output)) return;
-    for (let outputIndex = 0; outputIndex < output.length; outputIndex++) {
-      const entry = output[outputIndex];
+    for (let position = 0; position < output.length; position++) {
+      const entry = output[position];
+      if (!isRecord(entry)) continue;
+      const outputIndex = outputIndexOf(entry, position);
       const item = items.get(outputIndex);
-      if (!isRecord(entry) || (item !== undefined && (item.closed || item.gap === undefined))) continue;
+      if (item !== undefined && (item.closed || item.gap === undefined)) continue;
       onItem({ output_index: outputIndex, item: entry }, true, out);
     }
+  }
+
+  /** The `output_index` of an entry of the terminal event's `output` at `position` (see {@link recoverItems}). */
+  function outputIndexOf(entry: JsonRecord, position: number): number {
+    const id = nonEmptyStringAt(entry, 'id');
+    const named = id === undefined ? undefined : outputIndexByItemId.get(id);
+    if (named !== undefined) return named;
+    const there = items.get(position);
+    const type = stringAt(entry, 'type');
+    const other = there !== undefined && ((id !== undefined && there.itemId !== undefined) || (type !== undefined && there.type !== type));
+    if (!other) return position;
+    // An item the stream never showed, where another one stands: a place of its own after all the others.
+    let free = position;
+    for (const outputIndex of items.keys()) free = Math.max(free, outputIndex + 1);
+    return free;
   }
 
   function finish(response: JsonRecord | undefined, fallbackStatus: string, out: StreamEvent[]): void {
