@@ -115,7 +115,8 @@ export class AwsEventStreamDecoder {
       if (totalLength > this.#maxFrameBytes) {
         throw invalid(
           'max-buffered-bytes',
-          `AWS event-stream frame of ${totalLength} bytes exceeds maxBufferedBytes (${this.#maxFrameBytes})`,
+          // The message shape of ProviderEventDecoder's other framings.
+          `bedrock: an AWS event-stream frame grew beyond maxBufferedBytes (${this.#maxFrameBytes}): its prelude announces ${totalLength} bytes`,
         );
       }
       if (available < totalLength) break;
@@ -176,7 +177,8 @@ function hex(n: number): string {
 
 function readHeaders(bytes: Uint8Array, start: number, end: number): Record<string, AwsEventStreamHeaderValue> {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-  const headers: Record<string, AwsEventStreamHeaderValue> = {};
+  // No prototype: a header named `__proto__` is a header like any other, not the object's prototype.
+  const headers = Object.create(null) as Record<string, AwsEventStreamHeaderValue>;
   let at = start;
   const need = (n: number): void => {
     if (at + n > end) throw invalid('invalid-frame', 'AWS event-stream header runs past the headers section');

@@ -20,6 +20,7 @@ import { createGeminiAdapter } from './gemini.ts';
 import { createOllamaAdapter } from './ollama.ts';
 import { createOpenAIChatAdapter } from './openai-chat.ts';
 import { createOpenAIResponsesAdapter } from './openai-responses.ts';
+import { SseLineBreaks } from './sse-line-breaks.ts';
 
 /**
  * What a {@link ProviderEventStream} accepts: the response body's bytes (`Uint8Array`), text
@@ -103,12 +104,20 @@ interface ArrayScan {
   depth: number;
   /** 0: outside a string; 1: inside one; 2: inside one, right after a backslash. */
   string: 0 | 1 | 2;
-  /** The text of the element being read, up to the current chunk. */
-  element: string;
+  /**
+   * The element being read, as the pieces earlier chunks held of it: joined once, when it ends.
+   * (Joining at every chunk re-copied the element each time: quadratic in its length.)
+   */
+  readonly pieces: string[];
+  /** The total length of `pieces`, in UTF-16 code units. */
+  length: number;
   /** Whether the current chunk holds part of an element (from `start`). */
   inElement: boolean;
   closed: boolean;
 }
+
+/** The characters that end a run of plain string content: a quote or a backslash. */
+const STRING_STOP = /["\\]/g;
 
 /** Each provider API's framing and adapter factory. */
 const PROVIDERS: Readonly<Record<ProviderName, { readonly framing: Framing; readonly create: () => ProviderAdapter }>> = {
@@ -175,12 +184,13 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   /** Whether any input has arrived (a byte order mark is only skipped at the very start). */
   #started = false;
   #sse: EventSourceParser | undefined;
+  readonly #sseLineBreaks = new SseLineBreaks();
   /** How text is read; `undefined` until the first non-blank character. */
   #mode: TextMode | undefined;
   /** The text of a JSON document read whole (`document` mode). */
   #document = '';
   /** The reading of a JSON array of records (`array` mode). */
-  #array: ArrayScan = { depth: 0, string: 0, element: '', inElement: false, closed: false };
+  #array: ArrayScan = { depth: 0, string: 0, pieces: [], length: 0, inElement: false, closed: false };
   #aws: AwsEventStreamDecoder | undefined;
   /** The unterminated NDJSON line. */
   #line = '';
@@ -330,7 +340,8 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
       if (!this.#done) this.#endDocument();
     } else if (this.#mode === 'array') {
       if (!this.#array.closed) {
-        throw this.#invalid('truncated', `the stream ended inside its JSON array${this.#array.element === '' ? '' : `: "${excerpt(this.#array.element)}" is incomplete`}`);
+        const first = this.#array.pieces[0];
+        throw this.#invalid('truncated', `the stream ended inside its JSON array${first === undefined ? '' : `: "${excerpt(first.trimStart())}" is incomplete`}`);
       }
     } else if (this.#mode === 'ndjson') {
       if (!this.#done && this.#line !== '') {
@@ -351,7 +362,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
         if (this.#sse !== undefined && !this.#done) {
           // Terminate an unterminated last line unless the text already ended on a line break.
           const lineBreak = this.#lastChar === '\n' || this.#lastChar === '\r' || this.#lastChar === '' ? '' : '\n';
-          this.#sse.feed(`${lineBreak}data:${END_SENTINEL}\n\n`);
+          this.#sse.feed(this.#sseLineBreaks.normalize(`${lineBreak}data:${END_SENTINEL}\n\n`));
         }
         if (this.#records === 0 && !this.#done && this.#head !== '' && !SSE_LINE.test(this.#head)) {
           throw this.#invalid('not-sse', `expected an SSE stream but found no event; the input begins "${excerpt(this.#head)}"`);
@@ -393,7 +404,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     if (this.#mode === 'document') {
       this.#document += text;
       if (this.#document.length > this.#maxBuffered) {
-        throw this.#invalid('max-buffered-bytes', `a JSON document grew beyond maxBufferedBytes (${this.#maxBuffered})`);
+        throw this.#tooLong('a JSON document');
       }
       return;
     }
@@ -407,7 +418,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
       onComment: () => {},
       maxBufferSize: this.#maxBuffered,
     });
-    this.#sse.feed(text);
+    this.#sse.feed(this.#sseLineBreaks.normalize(text));
   }
 
   #sseEvent(message: EventSourceMessage): void {
@@ -429,6 +440,8 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
         }
       }
     }
+    // An event that arrived whole in one chunk is held as long as one that grew over several.
+    if (data.length > this.#maxBuffered) throw this.#tooLong('an SSE event');
     if (data.trim() === '') return;
     if (data === '[DONE]') {
       this.#done = true;
@@ -464,11 +477,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
               error,
             );
       case 'max-buffer-size-exceeded':
-        throw this.#invalid(
-          'max-buffered-bytes',
-          `an SSE event grew beyond maxBufferedBytes (${this.#maxBuffered}) without ending`,
-          error,
-        );
+        throw this.#tooLong('an SSE event', error);
       default:
         // An invalid `retry:` value: reconnection hints are not ours to follow.
         break;
@@ -480,6 +489,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
       const line = this.#line + text.slice(start, newline);
       this.#line = '';
+      if (line.length > this.#maxBuffered) throw this.#tooLong('an NDJSON line');
       start = newline + 1;
       if (this.#records === 0 && line.trim() !== '' && !parses(line)) {
         // The first line is not a JSON value by itself: one document over several lines (a
@@ -492,7 +502,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     }
     this.#line += text.slice(start);
     if (this.#line.length > this.#maxBuffered) {
-      throw this.#invalid('max-buffered-bytes', `an NDJSON line grew beyond maxBufferedBytes (${this.#maxBuffered}) without ending`);
+      throw this.#tooLong('an NDJSON line');
     }
   }
 
@@ -524,21 +534,33 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
 
   /**
    * Read text of a JSON array of records: each element is decoded as soon as its closing bracket
-   * (or, for a scalar, the `,` or `]` after it) arrives; only the element being read is held.
+   * (or, for a scalar, the `,` or `]` after it) arrives; only the element being read is held, as
+   * the pieces of the chunks that carried it, so each character is scanned once and copied once.
+   * @throws {ProviderError} code `'max-buffered-bytes'` for an element longer than
+   * `maxBufferedBytes`, whether it is still arriving or arrived whole in one chunk.
    */
   #arrayText(text: string): void {
     const scan = this.#array;
     let start = 0;
     for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
       if (scan.string !== 0) {
         if (!scan.inElement) {
           scan.inElement = true;
           start = i;
         }
-        scan.string = scan.string === 2 ? 1 : c === 0x5c ? 2 : c === 0x22 ? 0 : 1;
+        if (scan.string === 2) {
+          scan.string = 1;
+          continue;
+        }
+        // Skip the plain content of the string at once: the next quote or backslash ends it.
+        STRING_STOP.lastIndex = i;
+        const stop = STRING_STOP.exec(text);
+        if (stop === null) break;
+        i = stop.index;
+        scan.string = text.charCodeAt(i) === 0x5c ? 2 : 0;
         continue;
       }
+      const c = text.charCodeAt(i);
       const blank = c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
       if (scan.closed || scan.depth === 0) {
         if (blank) continue;
@@ -550,13 +572,12 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
       }
       if (scan.depth === 1 && (c === 0x2c || c === 0x5d)) {
         // `,` or `]` between elements: a scalar element ends here.
-        if (scan.inElement || scan.element !== '') this.#arrayElement(scan.element + text.slice(start, i));
+        if (scan.inElement || scan.pieces.length > 0) this.#arrayElement(this.#takeElement(text, start, i));
         scan.inElement = false;
-        scan.element = '';
         if (c === 0x5d) scan.closed = true;
         continue;
       }
-      if (scan.depth === 1 && blank && !scan.inElement && scan.element === '') continue;
+      if (scan.depth === 1 && blank && !scan.inElement && scan.pieces.length === 0) continue;
       if (!scan.inElement) {
         scan.inElement = true;
         start = i;
@@ -566,19 +587,36 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
       else if (c === 0x7d || c === 0x5d) {
         scan.depth--;
         if (scan.depth === 1) {
-          this.#arrayElement(scan.element + text.slice(start, i + 1));
+          this.#arrayElement(this.#takeElement(text, start, i + 1));
           scan.inElement = false;
-          scan.element = '';
         }
       }
     }
     if (scan.inElement) {
-      scan.element = copyString(scan.element + text.slice(start));
       scan.inElement = false;
-      if (scan.element.length > this.#maxBuffered) {
-        throw this.#invalid('max-buffered-bytes', `an element of the JSON array grew beyond maxBufferedBytes (${this.#maxBuffered})`);
-      }
+      this.#holdElement(text.slice(start));
     }
+  }
+
+  /** Keep a piece of the element being read, within `maxBufferedBytes`. */
+  #holdElement(piece: string): void {
+    const scan = this.#array;
+    scan.length += piece.length;
+    if (scan.length > this.#maxBuffered) {
+      scan.pieces.length = 0;
+      throw this.#tooLong('an element of the JSON array');
+    }
+    if (piece !== '') scan.pieces.push(piece);
+  }
+
+  /** The whole text of the element that ends at `text[end]`, the held pieces cleared. */
+  #takeElement(text: string, start: number, end: number): string {
+    const scan = this.#array;
+    this.#holdElement(text.slice(start, end));
+    const element = scan.pieces.length === 1 ? (scan.pieces[0] as string) : scan.pieces.join('');
+    scan.pieces.length = 0;
+    scan.length = 0;
+    return element;
   }
 
   #arrayElement(text: string): void {
@@ -657,6 +695,11 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     if (event.part.text === '') return;
     const part = { type: 'structured', json: event.part.text } as const;
     this.#out?.push(event.metadata === undefined ? { type: 'part', index: event.index, part } : { type: 'part', index: event.index, part, metadata: event.metadata });
+  }
+
+  /** The error of a record (`what`) longer than `maxBufferedBytes`: one message shape for every framing. */
+  #tooLong(what: string, cause?: unknown): ProviderError {
+    return this.#invalid('max-buffered-bytes', `${what} grew beyond maxBufferedBytes (${this.#maxBuffered})`, cause);
   }
 
   #invalid(code: InvalidStreamCode, message: string, cause?: unknown): ProviderError {
