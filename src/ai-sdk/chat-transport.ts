@@ -7,7 +7,10 @@
  */
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import { DefaultChatTransport, HttpChatTransport, type HttpChatTransportInitOptions, type UIMessage, type UIMessageChunk } from 'ai';
+import { ProviderError, excerpt } from '../errors.ts';
+import { isRecord } from '../providers/json-access.ts';
 import { ProviderEventDecoder } from '../providers/provider-event-decoder.ts';
+import { SseLineBreaks } from '../providers/sse-line-breaks.ts';
 import type { ToolSchemas } from '../store/tools.ts';
 import { TurnStore, type TurnSnapshot, type TurnStoreSchedule } from '../store/turn-store.ts';
 import type { PathUpdate, PipelineEvent } from '../types.ts';
@@ -26,7 +29,18 @@ export type ArgstreamChatTransportOptions<UI_MESSAGE extends UIMessage, T extend
    * @default true
    */
   readonly resumeStreamIsReplay?: boolean;
+  /**
+   * Most text of the response held while waiting for the end of an SSE event (UTF-16 code units
+   * of decoded text), as `ProviderEventStream`'s option of the same name: an event longer than
+   * this, still arriving or arrived whole, errors the stream the AI SDK reads (and the snapshot)
+   * with a `ProviderError` (provider `'ai-sdk-ui'`, type `'invalid-stream'`, code
+   * `'max-buffered-bytes'`) instead of buffering an endless line.
+   * @default 16 MiB (16 777 216)
+   */
+  readonly maxBufferedBytes?: number;
 };
+
+const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
 
 /** Whether the installed `ai` resets a message on a replayed resume (ai 7's `resumeStreamIsReplay`). */
 function replayAware(): boolean {
@@ -84,10 +98,15 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
   readonly #routers = new WeakMap<ReadableStream<UIMessageChunk>, ChunkRouter>();
   /** The routers of the responses still being read, for `close()`. */
   readonly #reading = new Set<ChunkRouter>();
+  readonly #maxBufferedBytes: number;
 
+  /** @throws {RangeError} for a `maxBufferedBytes` that is not positive. */
   constructor(options: ArgstreamChatTransportOptions<UI_MESSAGE, T> = {}) {
-    const { tools, schedule, resumeStreamIsReplay, ...http } = options;
+    const { tools, schedule, resumeStreamIsReplay, maxBufferedBytes, ...http } = options;
+    const max = maxBufferedBytes ?? DEFAULT_MAX_BUFFERED;
+    if (!(max > 0)) throw new RangeError(`ArgstreamChatTransport: maxBufferedBytes must be positive, got ${String(max)}`);
     super(http);
+    this.#maxBufferedBytes = max;
     this.#tools = tools;
     this.#schedule = schedule;
     this.resumeStreamIsReplay = resumeStreamIsReplay ?? true;
@@ -137,7 +156,7 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
 
   protected processResponseStream(stream: ReadableStream<Uint8Array>): ReadableStream<UIMessageChunk> {
     // Read as a new response unless the call that fetched it says otherwise (before any read).
-    const router: ChunkRouter = new ChunkRouter(stream.getReader(), () => this.#begin(readable, this.#newSession(), undefined), this.#reading);
+    const router: ChunkRouter = new ChunkRouter(stream.getReader(), () => this.#begin(readable, this.#newSession(), undefined), this.#reading, this.#maxBufferedBytes);
     const readable = new ReadableStream<UIMessageChunk>(router, { highWaterMark: 0 });
     this.#routers.set(readable, router);
     return readable;
@@ -308,6 +327,8 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
   readonly #text = new TextDecoder();
   readonly #events: PipelineEvent[] = [];
   readonly #parser: EventSourceParser;
+  readonly #lineBreaks = new SseLineBreaks();
+  readonly #maxBufferedBytes: number;
   /** The chunks of the current read for the AI SDK. */
   readonly #out: UIMessageChunk[] = [];
   /** The response said it ended (`finish`, `error`; an `abort` stops the turn at once). */
@@ -315,12 +336,20 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
   /** The response is over for this router: read to its end, failed, cancelled or closed. */
   #over = false;
 
-  constructor(reader: ReadableStreamDefaultReader<Uint8Array>, unbound: () => void, reading: Set<ChunkRouter>) {
+  constructor(reader: ReadableStreamDefaultReader<Uint8Array>, unbound: () => void, reading: Set<ChunkRouter>, maxBufferedBytes: number) {
     this.#reader = reader;
     this.#unbound = unbound;
     this.#reading = reading;
+    this.#maxBufferedBytes = maxBufferedBytes;
     reading.add(this);
-    this.#parser = createParser({ onEvent: (message) => this.#chunk(message) });
+    this.#parser = createParser({
+      onEvent: (message) => this.#chunk(message),
+      onError: (error) => {
+        // An invalid `retry:` is a reconnection hint, not ours to follow; anything else is fatal.
+        if (error.type === 'max-buffer-size-exceeded') throw this.#tooLong(error);
+      },
+      maxBufferSize: maxBufferedBytes,
+    });
   }
 
   /** The session this response is read into (a new one, or the one a resume continues), and its request's signal. */
@@ -355,7 +384,13 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       if (this.#over) return;
       const { done, value } = read;
       if (done) {
-        this.#parser.feed(this.#text.decode());
+        try {
+          this.#feed(this.#text.decode());
+        } catch (error) {
+          this.#flush(controller);
+          this.#end(error);
+          throw error;
+        }
         this.#flush(controller);
         this.#finish();
         // A response cut before its end (a dropped connection) leaves the turn open: a resume goes
@@ -368,7 +403,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
         return;
       }
       try {
-        this.#parser.feed(this.#text.decode(value, { stream: true }));
+        this.#feed(this.#text.decode(value, { stream: true }));
       } catch (error) {
         // The AI SDK's stream errors with it (as with its own transport); the snapshot too.
         this.#flush(controller);
@@ -397,6 +432,18 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     this.#end(reason);
     this.#controller?.error(reason);
     void this.#reader.cancel(reason).catch(() => undefined);
+  }
+
+  /** Text of the response to the SSE parser, its line breaks as LF (see `SseLineBreaks`: linear). */
+  #feed(text: string): void {
+    this.#parser.feed(this.#lineBreaks.normalize(text));
+  }
+
+  #tooLong(cause?: unknown): ProviderError {
+    return new ProviderError('ai-sdk-ui', 'invalid-stream', `ai-sdk-ui: an SSE event grew beyond maxBufferedBytes (${this.#maxBufferedBytes})`, {
+      code: 'max-buffered-bytes',
+      cause,
+    });
   }
 
   /** The response broke off with `reason`: the user's stop ends the turn, anything else fails it. */
@@ -447,19 +494,32 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
 
   #chunk(message: EventSourceMessage): void {
     const data = message.data;
+    // An event that arrived whole in one read is held as long as one that grew over several.
+    if (data.length > this.#maxBufferedBytes) throw this.#tooLong();
     if (data === '[DONE]' || data.trim() === '') return;
-    let chunk: UIMessageChunk;
+    let parsed: unknown;
     try {
-      chunk = JSON.parse(data) as UIMessageChunk;
+      parsed = JSON.parse(data);
     } catch (error) {
       // Not a chunk: the AI SDK's own transport errors the stream here too.
-      throw new TypeError(`the UI message stream sent data that is not JSON: ${data.slice(0, 80)}`, { cause: error });
+      throw new ProviderError('ai-sdk-ui', 'invalid-stream', `ai-sdk-ui: SSE data is not JSON: "${excerpt(data)}"`, { code: 'not-json', cause: error });
     }
+    // The AI SDK's own transport validates each chunk; a chunk of no known shape errors here as there.
+    if (!isRecord(parsed) || typeof parsed['type'] !== 'string') {
+      throw new ProviderError('ai-sdk-ui', 'invalid-format', `ai-sdk-ui: SSE data is not a UI message stream chunk (an object with a string type): "${excerpt(data)}"`, {
+        cause: parsed,
+      });
+    }
+    const chunk = parsed as unknown as UIMessageChunk;
     const events = this.#events;
     const texts = this.#bound.texts;
     if ((chunk.type as string) === TOOL_INPUT_UPDATES) {
       // An argstream server's path updates (UIMessageStreamEncoder's toolInputs: 'path-updates').
-      const { toolCallId, updates } = (chunk as unknown as { data: { toolCallId: string; updates: readonly PathUpdate[] } }).data;
+      const updatesData = parsed['data'];
+      if (!isRecord(updatesData) || typeof updatesData['toolCallId'] !== 'string' || !Array.isArray(updatesData['updates']) || !updatesData['updates'].every(isRecord)) {
+        throw new ProviderError('ai-sdk-ui', 'invalid-format', `ai-sdk-ui: a ${TOOL_INPUT_UPDATES} chunk without its toolCallId and updates`, { cause: parsed });
+      }
+      const { toolCallId, updates } = updatesData as unknown as { toolCallId: string; updates: readonly PathUpdate[] };
       this.#apply(() => {
         for (const update of updates) events.push({ ...update, toolCallId });
       });

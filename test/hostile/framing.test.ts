@@ -8,11 +8,13 @@
  * at the deadline, so a regression fails in seconds instead of hanging.
  */
 import { describe, expect, it } from 'vitest';
+import { ArgstreamChatTransport } from '../../src/ai-sdk/chat-transport.ts';
 import { ProviderError, type ProviderName } from '../../src/errors.ts';
 import { ProviderEventDecoder, type ProviderEventStreamInput } from '../../src/providers/provider-event-decoder.ts';
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import type { StreamEvent } from '../../src/types.ts';
 import { settle, streamOf } from '../helpers.ts';
+import { SEND } from '../ai-sdk/transport-helpers.ts';
 import { eventFrame } from '../providers/event-stream-helpers.ts';
 
 const encoder = new TextEncoder();
@@ -151,4 +153,69 @@ describe('ProviderEventStream maxBufferedBytes on every framing', () => {
       expect((error as { code?: unknown } | undefined)?.code).not.toBe('max-buffered-bytes');
     });
   }
+});
+
+/** A transport whose response body is `chunks`, one per read. */
+function transportOf(chunks: readonly string[], maxBufferedBytes?: number): ArgstreamChatTransport {
+  const body = streamOf(chunks.map((chunk) => encoder.encode(chunk)));
+  return new ArgstreamChatTransport({
+    api: 'http://127.0.0.1/api/chat',
+    schedule: 'sync',
+    ...(maxBufferedBytes === undefined ? {} : { maxBufferedBytes }),
+    fetch: async () => new Response(body, { headers: { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' } }),
+  });
+}
+
+/** What the AI SDK's stream of a transport's response delivered, and its error. */
+async function sendOf(transport: ArgstreamChatTransport): Promise<{ values: unknown[]; error: unknown }> {
+  return settle(await transport.sendMessages(SEND));
+}
+
+const UI_START = 'data: {"type":"start"}\n\ndata: {"type":"start-step"}\n\ndata: {"type":"text-start","id":"t"}\n\n';
+const UI_END = 'data: {"type":"text-end","id":"t"}\n\ndata: {"type":"finish-step"}\n\ndata: {"type":"finish"}\n\n';
+
+describe('ArgstreamChatTransport SSE framing', () => {
+  it('ArgstreamChatTransport errors with max-buffered-bytes on an SSE line longer than maxBufferedBytes, cut over reads', async () => {
+    const line = `data: {"type":"text-delta","id":"t","delta":"${'x'.repeat(3 * MAX)}`;
+    const transport = transportOf([UI_START, ...Array.from({ length: line.length / 1024 + 1 }, (_, i) => line.slice(i * 1024, (i + 1) * 1024))], MAX);
+    const { error } = await sendOf(transport);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({
+      provider: 'ai-sdk-ui',
+      type: 'invalid-stream',
+      code: 'max-buffered-bytes',
+      message: `ai-sdk-ui: an SSE event grew beyond maxBufferedBytes (${MAX})`,
+    });
+    expect(transport.getSnapshot().status).toBe('error');
+  });
+
+  it('ArgstreamChatTransport errors with max-buffered-bytes on an SSE event longer than maxBufferedBytes that arrives whole', async () => {
+    const event = `data: {"type":"text-delta","id":"t","delta":"${'x'.repeat(2 * MAX)}"}\n\n`;
+    const { error } = await sendOf(transportOf([UI_START + event + UI_END], MAX));
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ provider: 'ai-sdk-ui', type: 'invalid-stream', code: 'max-buffered-bytes' });
+  });
+
+  it('ArgstreamChatTransport reads an event within maxBufferedBytes, and refuses one that is not positive', async () => {
+    const event = `data: {"type":"text-delta","id":"t","delta":"${'x'.repeat(MAX / 2)}"}\n\n`;
+    const { values, error } = await sendOf(transportOf([UI_START, event, UI_END], MAX));
+    expect(error).toBeUndefined();
+    expect(values).toContainEqual({ type: 'text-delta', id: 't', delta: 'x'.repeat(MAX / 2) });
+    expect(() => transportOf([], 0)).toThrow(RangeError);
+  });
+
+  it('ArgstreamChatTransport errors with a typed not-json error on SSE data that is not JSON', async () => {
+    const { error } = await sendOf(transportOf([UI_START, 'data: {"type":\n\n', UI_END]));
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ provider: 'ai-sdk-ui', type: 'invalid-stream', code: 'not-json', message: 'ai-sdk-ui: SSE data is not JSON: "{"type":"' });
+  });
+
+  it('ArgstreamChatTransport reads a response whose reads mix one CR into many LF lines in linear time', async () => {
+    const chunk = `${':\n'.repeat(512 * 1024)}:\r`;
+    const start = performance.now();
+    const { values, error } = await sendOf(transportOf([UI_START, chunk, chunk, chunk, chunk, `\n${UI_END}`]));
+    expect(error).toBeUndefined();
+    expect(values).toContainEqual({ type: 'finish' });
+    expect(performance.now() - start).toBeLessThan(DEADLINE_MS);
+  });
 });
