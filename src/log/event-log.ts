@@ -72,10 +72,24 @@ const PREFIX_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
 /** The largest event id: 2^53 (ids are JavaScript numbers; Redis stream ids `0-<n>` hold them). */
 export const MAX_EVENT_ID = 2 ** 53;
 
-/** Short, printable form of an untrusted value for an error message. */
+/** Line breaks, C0 and C1 controls, DEL, and the bidi controls that reorder what follows them. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `text` with every control character escaped as `\uXXXX`: an error message that reaches a page,
+ * a log line or a terminal cannot move a cursor, start an escape sequence or reorder the text.
+ */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * A client's value in an error message: quoted, at most 30 characters of it (with its length when
+ * it is cut), control characters escaped — a 400 never reflects a hostile id whole.
+ */
 function shown(value: string): string {
-  const text = value.length > 40 ? `${value.slice(0, 40)}…` : value;
-  return JSON.stringify(text);
+  if (value.length <= 30) return printable(JSON.stringify(value));
+  return `${printable(JSON.stringify(value.slice(0, 30)).slice(0, -1))}…" (${value.length} characters)`;
 }
 
 /**

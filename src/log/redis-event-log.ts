@@ -129,15 +129,36 @@ function deadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([
     promise,
     new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+      timer = setTimeout(() => reject(new NoAnswer(ms)), ms);
     }),
   ]).finally(() => clearTimeout(timer));
 }
 
-/** A reply error of Redis (as opposed to a connection failure or a timeout). */
-function replyMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/** The log's own deadline ran out: Redis did not answer a command in time. */
+class NoAnswer extends Error {
+  override readonly name = 'NoAnswer';
+  readonly ms: number;
+
+  constructor(ms: number) {
+    super(`no answer within ${ms} ms`);
+    this.ms = ms;
+  }
 }
+
+/**
+ * `unavailable`, in the log's own words: what it asked of Redis, and for how long when the log's
+ * deadline ran out. Never the failure's text — a client's connection error names Redis's address
+ * (`connect ECONNREFUSED 10.0.0.5:6379`), a reply error may quote the command, its keys or a
+ * cluster node's address — since the message reaches pages (the 503 body, an `event: error`
+ * record); the failure stays on the error's `cause`, on the server, for logs.
+ */
+function unavailable(what: string, cause: unknown): EventLogError {
+  const within = cause instanceof NoAnswer ? ` within ${cause.ms} ms` : '';
+  return new EventLogError('unavailable', `Redis did not ${what}${within}`, { cause });
+}
+
+/** Why the append script refused a batch, for the statuses not handled on their own (Redis's reply is never quoted). */
+const APPEND_REFUSED: Readonly<Record<string, string>> = { closed: 'it has ended', conflict: 'its events were written by another producer' };
 
 /** Entries per page of a read, and per stream of a blocking read. */
 const PAGE = 512;
@@ -172,10 +193,11 @@ function toEntry(raw: unknown): { id: number; entry: LogEntry } {
     else if (field === 'd') data = value;
     else if (field === 'x') terminal = value;
   }
-  if (!Number.isSafeInteger(n) || n < 1) throw new EventLogError('unavailable', `an entry of the log has an id the log does not write: ${id}`);
+  // What Redis holds is not quoted: the log's own words only reach a page.
+  if (!Number.isSafeInteger(n) || n < 1) throw new EventLogError('unavailable', 'an entry of the log has an id the log does not write');
   if (terminal === 'end') return { id: n, entry: { kind: 'end' } };
   if (terminal === 'error') return { id: n, entry: { kind: 'error', data: data ?? '{"name":"Error","message":""}' } };
-  if (data === undefined) throw new EventLogError('unavailable', `the log entry ${id} has no data`);
+  if (data === undefined) throw new EventLogError('unavailable', `the log entry of event ${n} has no data`);
   return { id: n, entry: { kind: 'event', id: n, type, data } };
 }
 
@@ -281,7 +303,7 @@ export class RedisEventLog implements EventLog {
       try {
         return await deadline(this.#client.sendCommand(['EVALSHA', await s.sha, ...argv], { timeout: this.#timeoutMs }), this.#timeoutMs);
       } catch (error) {
-        if (!replyMessage(error).startsWith('NOSCRIPT')) throw error;
+        if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) throw error;
         return await deadline(this.#client.sendCommand(['EVAL', s.source, ...argv], { timeout: this.#timeoutMs }), this.#timeoutMs);
       }
     } catch (error) {
@@ -290,8 +312,7 @@ export class RedisEventLog implements EventLog {
   }
 
   #unavailable(error: unknown, what: string): EventLogError {
-    if (error instanceof EventLogError) return error;
-    return new EventLogError('unavailable', `Redis did not ${what}: ${replyMessage(error) || (error as Error | undefined)?.name || 'no answer'}`, { cause: error });
+    return error instanceof EventLogError ? error : unavailable(what, error);
   }
 
   /** Connect the client given if nobody has (commands then wait in its queue, within their timeout). */
@@ -309,7 +330,7 @@ export class RedisEventLog implements EventLog {
     const token = newStreamId();
     const reply = await this.eval('open', [keys.events, keys.meta, keys.lease], [token, String(this.#leaseMs), String(ttlMs), String(maxBytes), this.#tail.controlKey], 'open the stream');
     if (reply === 'exists') throw new EventLogError('exists', `the stream ${streamId} exists: it has a producer already`);
-    if (reply !== 'ok') throw new EventLogError('unavailable', `Redis answered ${JSON.stringify(reply)} to open a stream`);
+    if (reply !== 'ok') throw new EventLogError('unavailable', 'Redis gave an answer the event log does not write, to open the stream');
     const producer = new RedisProducer(this, this.#tail, streamId, keys, token, this.#leaseMs, this.#retryMs);
     return producer;
   }
@@ -579,7 +600,7 @@ class Tail {
     this.#running = this.#run()
       .catch((error: unknown) => {
         // Not expected: fail the readers rather than leave them waiting.
-        const failure = error instanceof EventLogError ? error : new EventLogError('unavailable', `the blocking reads failed: ${replyMessage(error)}`, { cause: error });
+        const failure = error instanceof EventLogError ? error : new EventLogError('unavailable', 'the blocking reads failed', { cause: error });
         for (const set of [...this.#followers.values()]) for (const follower of [...set]) follower.fail(failure);
       })
       .finally(() => {
@@ -630,7 +651,7 @@ class Tail {
       } catch (error) {
         this.#inFlight = false;
         if (this.#closed) return;
-        if (replyMessage(error).startsWith('no answer within')) {
+        if (error instanceof NoAnswer) {
           // A server that stopped answering: a new connection, rather than a read queued behind the stuck one.
           this.#connection?.destroy();
           this.#connection = undefined;
@@ -638,7 +659,7 @@ class Tail {
         const now = Date.now();
         failingSince ??= now;
         if (now - failingSince > this.#retryMs) {
-          const failure = new EventLogError('unavailable', `Redis could not be read for ${now - failingSince} ms: ${replyMessage(error)}`, { cause: error });
+          const failure = new EventLogError('unavailable', `Redis could not be read for ${now - failingSince} ms`, { cause: error });
           for (const set of [...this.#followers.values()]) for (const follower of [...set]) follower.fail(failure);
           failingSince = undefined;
         }
@@ -874,8 +895,8 @@ class RedisProducer implements EventLogProducer {
           status === 'lost'
             ? new EventLogError('producer-lost', `the lease of the producer of stream ${this.streamId} ran out (or Redis lost the stream)`)
             : status === 'gap'
-              ? new EventLogError('unavailable', `Redis holds ${String(reply[1])} events of stream ${this.streamId} but ${first - 1} were written: Redis lost events`)
-              : new EventLogError('unavailable', `the stream ${this.streamId} cannot be appended to (${status}${reply[1] === undefined ? '' : ` ${String(reply[1])}`})`);
+              ? new EventLogError('unavailable', `Redis holds fewer events of stream ${this.streamId} than the ${first - 1} written: Redis lost events`)
+              : new EventLogError('unavailable', `the stream ${this.streamId} cannot be appended to: ${APPEND_REFUSED[status] ?? 'Redis gave an answer the event log does not write'}`);
         for (const pending of batch) pending.reject(error);
         this.#lose(error);
         return;

@@ -9,7 +9,7 @@ import { compactEvents } from '../relay/compact.ts';
 import { EVENT_STREAM_HEADERS } from '../relay/event-stream-encoder.ts';
 import { errorClasses, readEvent, writeError, writeEvent, type ErrorClass } from '../relay/wire.ts';
 import type { PipelineEvent } from '../types.ts';
-import { checkStreamId, EventLogError, isEventLogError, parseEventId, type EventLog, type LogEntry, type OpenOptions } from './event-log.ts';
+import { checkStreamId, EventLogError, isEventLogError, parseEventId, printable, type EventLog, type LogEntry, type OpenOptions } from './event-log.ts';
 
 /** Options of {@link keepStream}. */
 export interface KeepStreamOptions extends OpenOptions {
@@ -261,13 +261,22 @@ export function resumeAfter(request: Request): number {
   return parseEventId(query);
 }
 
+/** The most characters of an error response's line (`<code>: <message>`). */
+const MAX_ERROR_LINE = 500;
+
 /**
  * The answer to an event log error: its status (400, 404, 409, 413, 502, 503) and a short plain
- * text body; 500 without details for any other error (its message stays on the server).
+ * text body, `<code>: <message>` — the log's own wording (never its cause's: an address, a
+ * command, a key), on one line of at most 500 characters with control characters escaped; 500
+ * without details for any other error (its message stays on the server).
  */
 export function eventLogErrorResponse(error: unknown): Response {
   const headers = { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
-  if (error instanceof EventLogError) return new Response(`${error.code}: ${error.message}\n`, { status: error.status, headers });
+  if (error instanceof EventLogError) {
+    const line = printable(`${error.code}: ${error.message.replace(/[\r\n]/g, ' ')}`);
+    const body = line.length > MAX_ERROR_LINE ? `${line.slice(0, MAX_ERROR_LINE - 1)}…` : line;
+    return new Response(`${body}\n`, { status: error.status, headers });
+  }
   return new Response('internal error\n', { status: 500, headers });
 }
 
