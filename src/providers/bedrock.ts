@@ -112,7 +112,9 @@ function bedrockUsage(raw: JsonRecord): Usage {
  * with type `'invalid-stream'` and code `'duplicate'` for a second `contentBlockStart` of an
  * index (a block starts once: read on, a repeat would make a second call with the same id), and
  * code `'out-of-order'` for a start or a delta of a block whose `contentBlockStop` came, or a
- * `toolUse` delta before its block's start.
+ * `toolUse` delta before its block's start; with type `'invalid-format'` for a known event whose
+ * payload is not an object, a block event without a numeric `contentBlockIndex`, or a delta
+ * without its `delta` object or with a `text` that is not a string.
  */
 export function createBedrockAdapter(_options: BedrockAdapterOptions = {}): ProviderAdapter {
   const blocks = new Map<number, Block>();
@@ -164,11 +166,17 @@ export function createBedrockAdapter(_options: BedrockAdapterOptions = {}): Prov
     });
   }
 
+  /** The `contentBlockIndex` of a block event: a block event without one is of the wrong shape. */
+  function blockIndex(name: string, payload: JsonRecord): number {
+    const index = numberAt(payload, 'contentBlockIndex');
+    if (index === undefined) throw new ProviderError('bedrock', 'invalid-format', `${name} without a numeric contentBlockIndex`, { cause: payload });
+    return index;
+  }
+
   function onEvent(name: string, payload: JsonRecord, out: StreamEvent[]): void {
     switch (name) {
       case 'contentBlockStart': {
-        const index = numberAt(payload, 'contentBlockIndex');
-        if (index === undefined) break;
+        const index = blockIndex(name, payload);
         if (closed.has(index) && !started.has(index)) {
           throw new ProviderError('bedrock', 'invalid-stream', `contentBlockStart for block ${index}, which already stopped`, {
             code: 'out-of-order',
@@ -194,9 +202,12 @@ export function createBedrockAdapter(_options: BedrockAdapterOptions = {}): Prov
         break;
       }
       case 'contentBlockDelta': {
-        const index = numberAt(payload, 'contentBlockIndex');
+        const index = blockIndex(name, payload);
         const delta = recordAt(payload, 'delta');
-        if (index === undefined || delta === undefined) break;
+        if (delta === undefined) throw new ProviderError('bedrock', 'invalid-format', 'contentBlockDelta without a delta object', { cause: payload });
+        if (delta['text'] !== undefined && typeof delta['text'] !== 'string') {
+          throw new ProviderError('bedrock', 'invalid-format', 'contentBlockDelta whose delta.text is not a string', { cause: payload });
+        }
         if (closed.has(index) || (delta['toolUse'] !== undefined && !started.has(index))) {
           // The block's contentBlockStop came already, or tool input came before the tool block's
           // start (read on, it would make a call with no id or name): out of order.
@@ -224,11 +235,9 @@ export function createBedrockAdapter(_options: BedrockAdapterOptions = {}): Prov
         break;
       }
       case 'contentBlockStop': {
-        const index = numberAt(payload, 'contentBlockIndex');
-        if (index !== undefined) {
-          if (blocks.has(index)) closed.add(index);
-          flush(index, out);
-        }
+        const index = blockIndex(name, payload);
+        if (blocks.has(index)) closed.add(index);
+        flush(index, out);
         break;
       }
       case 'messageStop':
@@ -272,7 +281,11 @@ export function createBedrockAdapter(_options: BedrockAdapterOptions = {}): Prov
           cause: payload,
         });
       }
-      if (!isRecord(payload)) return [];
+      if (!isRecord(payload)) {
+        // A known event whose payload is not an object; events added later stay ignored.
+        if ((EVENT_NAMES as readonly string[]).includes(name)) throw new ProviderError('bedrock', 'invalid-format', `${name} whose payload is not an object`, { cause: payload });
+        return [];
+      }
       const out: StreamEvent[] = [];
       onEvent(name, payload, out);
       return out;

@@ -67,7 +67,8 @@ interface CandidateState {
  *   emits it; `promptFeedback.blockReason` without candidates is a `content-filter` finish.
  *
  * @throws ProviderError for a `{"error": {...}}` chunk (type = its `status`, code = its `code`),
- *   and with type `invalid-format` for a record that is not an object or `partialArgs` that
+ *   and with type `invalid-format` for a record that is not an object, `candidates` or `parts`
+ *   that are not arrays of objects, a part whose `text` is not a string, or `partialArgs` that
  *   contradict themselves (a path revisited after it was closed, a key on an array, an array
  *   index past the next one — refused at once, whatever its size, …); with type
  *   `'invalid-stream'` and code `'out-of-order'` for `partialArgs` when no streamed call is open
@@ -224,9 +225,11 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
   function handleCandidate(candidate: JsonRecord, out: StreamEvent[]): void {
     const state = candidateState(numberAt(candidate, 'index') ?? 0);
     const parts = recordAt(candidate, 'content')?.['parts'];
+    if (parts !== undefined && parts !== null && !Array.isArray(parts)) throw invalid('content.parts is not an array');
     if (Array.isArray(parts)) {
       for (const p of parts) {
-        if (!isRecord(p)) continue;
+        if (!isRecord(p)) throw invalid('a part is not an object');
+        if ('text' in p && typeof p['text'] !== 'string') throw invalid('a part\'s text is not a string');
         const signatureValue = nonEmptyStringAt(p, 'thoughtSignature');
         const signature = signatureValue === undefined ? undefined : { thoughtSignature: signatureValue };
         const fc = recordAt(p, 'functionCall');
@@ -275,8 +278,12 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
       if (data['error'] !== undefined && data['error'] !== null) throw geminiError(data['error']);
       const out: StreamEvent[] = [];
       const rawCandidates = data['candidates'];
+      if (rawCandidates !== undefined && rawCandidates !== null && !Array.isArray(rawCandidates)) throw invalid('candidates is not an array');
       if (Array.isArray(rawCandidates)) {
-        for (const candidate of rawCandidates) if (isRecord(candidate)) handleCandidate(candidate, out);
+        for (const candidate of rawCandidates) {
+          if (!isRecord(candidate)) throw invalid('a candidate is not an object');
+          handleCandidate(candidate, out);
+        }
       }
       const feedback = nonEmptyStringAt(recordAt(data, 'promptFeedback'), 'blockReason');
       if (feedback !== undefined) blockReason ??= feedback;

@@ -46,7 +46,8 @@ const USAGE_FIELDS = [
  *   `finished` if no `done` line came.
  *
  * @throws ProviderError for an `{"error": "…"}` line (type `error`), and with type
- *   `invalid-format` for a line that is not an object.
+ *   `invalid-format` for a line that is not an object, a `message` that is not an object, or its
+ *   `content` or `thinking` that is not a string.
  */
 export function createOllamaAdapter(options: OllamaAdapterOptions = {}): ProviderAdapter {
   const createToolCallId = options.createToolCallId ?? defaultToolCallId;
@@ -97,8 +98,14 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): Provide
       if (!isRecord(data)) throw new ProviderError('ollama', 'invalid-format', 'expected a JSON object per line');
       if (data['error'] !== undefined && data['error'] !== null) throw ollamaError(data['error']);
       const out: StreamEvent[] = [];
+      const rawMessage = data['message'];
+      if (rawMessage !== undefined && !isRecord(rawMessage)) throw new ProviderError('ollama', 'invalid-format', '`message` is not an object');
       const message = recordAt(data, 'message');
       if (message) {
+        for (const key of ['content', 'thinking']) {
+          const value = message[key];
+          if (value !== undefined && value !== null && typeof value !== 'string') throw new ProviderError('ollama', 'invalid-format', `\`message.${key}\` is not a string`);
+        }
         emitText('reasoning', message['thinking'], out);
         emitText('message', message['content'], out);
         const toolCalls = message['tool_calls'];

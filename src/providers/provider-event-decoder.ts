@@ -16,6 +16,7 @@ import { type AwsEventStreamMessage, AwsEventStreamDecoder } from './aws-event-s
 import { createBedrockAdapter } from './bedrock.ts';
 import { createCohereAdapter } from './cohere.ts';
 import { isErrorBody, providerErrorFromBody } from './error-body.ts';
+import { isRecord } from './json-access.ts';
 import { createGeminiAdapter } from './gemini.ts';
 import { createOllamaAdapter } from './ollama.ts';
 import { createOpenAIChatAdapter } from './openai-chat.ts';
@@ -205,6 +206,8 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   #finished = false;
   /** What the last record was (its event name or `type`), for the message of a truncation. */
   #lastRecord: string | undefined;
+  /** The terminal record (its type, or `[DONE]`) once it arrived: nothing of the turn comes after it. */
+  #endRecord: string | undefined;
   #ending = false;
   #out: StreamEvent[] | undefined;
   #failure: unknown;
@@ -229,7 +232,12 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   /**
    * Decode one chunk; appends the events it completes to `out` (returned).
    * @throws {ProviderError} for input that is not the provider's wire format, or an error the
-   * provider reports; every later call throws the same error.
+   * provider reports; every later call throws the same error. Type `'after-end'` for a record that
+   * carries content or a call after the provider's terminal record (Anthropic `message_stop`,
+   * Responses `response.completed` / `.incomplete`, the AI SDK's `finish`, or `data: [DONE]` for
+   * any SSE provider), after everything before it: nothing is added to a finished turn. Framing
+   * after the end (comments, keep-alives such as Anthropic's `ping`, blank data, `[DONE]`) is
+   * ignored.
    */
   push(chunk: ProviderEventStreamInput, out: StreamEvent[] = []): StreamEvent[] {
     this.#run(out, () => this.#push(chunk));
@@ -386,7 +394,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   }
 
   #text(text: string): void {
-    if (text === '' || this.#done) return;
+    if (text === '' || (this.#done && this.#mode !== 'sse')) return;
     this.#lastChar = text[text.length - 1] as string;
     // Copied, not sliced: a slice would keep the whole first chunk alive for the stream's life.
     if (this.#head.length < 30) this.#head = copyString((this.#head + text.slice(0, 60)).trimStart().slice(0, 30));
@@ -422,7 +430,10 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   }
 
   #sseEvent(message: EventSourceMessage): void {
-    if (this.#done) return;
+    if (this.#done) {
+      this.#afterDone(message.data);
+      return;
+    }
     let data = message.data;
     let unterminated = false;
     if (this.#ending) {
@@ -445,6 +456,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     if (data.trim() === '') return;
     if (data === '[DONE]') {
       this.#done = true;
+      this.#endRecord ??= '[DONE]';
       return;
     }
     let record: unknown;
@@ -673,9 +685,44 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     }
   }
 
+  /**
+   * @throws {ProviderError} type `'invalid-format'` for a record that is not a JSON object (every
+   * provider's records are; only an `error` event's data may be a bare message, its adapter's to read).
+   */
   #record(record: unknown, event?: string): void {
+    if (!isRecord(record) && event !== 'error') {
+      const kind = record === null ? 'null' : Array.isArray(record) ? 'an array' : `a ${typeof record}`;
+      throw new ProviderError(this.#provider, 'invalid-format', `${this.#provider}: expected a record object, got ${kind}`, { cause: record });
+    }
     this.#lastRecord = event ?? recordType(record);
-    for (const streamEvent of this.#adapter.push(record, event)) this.#emit(streamEvent);
+    const events = this.#adapter.push(record, event);
+    if (this.#endRecord !== undefined && events.length > 0) {
+      // Content or a call after the terminal record: the turn was over (see ProviderAdapter.ended).
+      throw new ProviderError(
+        this.#provider,
+        'after-end',
+        `${this.#provider}: ${this.#lastRecord === undefined ? 'a record' : `a "${excerpt(this.#lastRecord)}" record`} came after the end of the stream ("${excerpt(this.#endRecord)}"); nothing is added to a finished turn`,
+        { cause: record },
+      );
+    }
+    for (const streamEvent of events) this.#emit(streamEvent);
+    if (this.#endRecord === undefined && this.#adapter.ended?.() === true) this.#endRecord = this.#lastRecord ?? 'its terminal record';
+  }
+
+  /**
+   * SSE data after `data: [DONE]`: blank data, another `[DONE]` and data that is not a JSON
+   * record are framing and ignored; a record is read, and refused if it carries anything.
+   */
+  #afterDone(data: string): void {
+    const text = data.trim();
+    if (text[0] !== '{') return;
+    let record: unknown;
+    try {
+      record = JSON.parse(text);
+    } catch {
+      return;
+    }
+    this.#record(record);
   }
 
   /** Append an adapter's event; with `structuredOutput`, message text becomes structured JSON. */
