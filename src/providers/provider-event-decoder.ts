@@ -39,10 +39,12 @@ export interface ProviderEventStreamOptions {
    */
   readonly provider: ProviderName;
   /**
-   * Most input held while waiting for the end of a line, an SSE event or an AWS event-stream
-   * frame: UTF-16 code units of decoded text for SSE and NDJSON, bytes for AWS frames. Exceeding
-   * it errors the stream with a `ProviderError` (type `'invalid-stream'`, code
-   * `'max-buffered-bytes'`) instead of buffering an endless line.
+   * Longest record: an SSE event's data, an NDJSON line, an element of a JSON array (Gemini
+   * without `alt=sse`) or a JSON document, in UTF-16 code units of decoded text; an AWS
+   * event-stream frame, in bytes. A longer record errors the stream with a `ProviderError` (type
+   * `'invalid-stream'`, code `'max-buffered-bytes'`, message `<provider>: <record> grew beyond
+   * maxBufferedBytes (<n>)`), whether it is still arriving or arrived whole in one chunk, instead
+   * of buffering an endless line.
    * @default 16 MiB (16 777 216)
    */
   readonly maxBufferedBytes?: number;
