@@ -42,7 +42,9 @@ if (options.help) {
   process.exit(0);
 }
 if (!PROVIDERS.includes(/** @type {ProviderName} */ (options.provider))) {
-  process.stderr.write(`--provider must be one of ${PROVIDERS.join(', ')}, not ${options.provider}\n\n${HELP}`);
+  // The value is echoed only when it is a plain name: a terminal never gets a control character from here.
+  const given = /^[\w.-]{1,40}$/.test(options.provider) ? `, not ${options.provider}` : '';
+  process.stderr.write(`--provider must be one of ${PROVIDERS.join(', ')}${given}\n\n${HELP}`);
   process.exit(2);
 }
 const provider = /** @type {ProviderName} */ (options.provider);
@@ -119,6 +121,7 @@ const writeFileWithMoments = (call, style) => {
   };
 };
 
+let piped = true;
 try {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ stream: true }) });
   if (!response.ok || response.body === null) throw new Error(`the server answered ${response.status}`);
@@ -129,20 +132,27 @@ try {
         { write: (text) => process.stdout.write(text) },
         { color, width: process.stdout.columns ?? 80, tools: { write_file: writeFileWithMoments } },
       ),
-    );
+    )
+    .catch(() => {
+      // TerminalSink drew the stream's error as its last line, control characters made visible;
+      // the error is not printed again raw (its message quotes what the stream sent).
+      piped = false;
+    });
 } finally {
   server.close();
 }
-
-// 4. The check, and the comparison measured above.
-const exact = JSON.stringify(seen.arguments) === JSON.stringify(TURN.call.arguments);
-process.stdout.write(`\narguments equal what the model sent: ${exact ? 'yes' : 'NO'}\n`);
-if (!exact) process.exitCode = 1;
-if (seen.path !== undefined && seen.complete !== undefined) {
-  const content = seen.content === undefined ? '' : ` and the content from ${seen.content.toFixed(2)} s on`;
-  process.stdout.write(
-    `argstream showed the path after ${seen.path.toFixed(2)} s${content}; ` +
-      `a complete-call SDK would have shown it after ${seen.complete.toFixed(2)} s, when the call's last event arrived` +
-      `${scripted.wholeCalls ? ` (${provider} sends each tool call whole)` : ''}.\n`,
-  );
+// 4. The check, and the comparison measured above (after a stream error, the sink's last line said it).
+if (!piped) process.exitCode = 1;
+else {
+  const exact = JSON.stringify(seen.arguments) === JSON.stringify(TURN.call.arguments);
+  process.stdout.write(`\narguments equal what the model sent: ${exact ? 'yes' : 'NO'}\n`);
+  if (!exact) process.exitCode = 1;
+  if (seen.path !== undefined && seen.complete !== undefined) {
+    const content = seen.content === undefined ? '' : ` and the content from ${seen.content.toFixed(2)} s on`;
+    process.stdout.write(
+      `argstream showed the path after ${seen.path.toFixed(2)} s${content}; ` +
+        `a complete-call SDK would have shown it after ${seen.complete.toFixed(2)} s, when the call's last event arrived` +
+        `${scripted.wholeCalls ? ` (${provider} sends each tool call whole)` : ''}.\n`,
+    );
+  }
 }

@@ -1,10 +1,13 @@
 /**
  * One line per pipeline event, for `argstream inspect`: a compact human-readable form, and the
  * JSON form of `--json` (errors, which `JSON.stringify` writes as `{}`, become their name and
- * message).
+ * message). Both are safe to write to a terminal: the text form shows control characters as
+ * `TerminalSink` does, the JSON form escapes them (`\u009b`), so its values stay exact.
  *
  * @module
  */
+import { printable } from '../log/event-log.ts';
+import { terminalText } from '../sinks/terminal.ts';
 import type { PipelineEvent, StreamFragment, Usage } from '../types.ts';
 
 /** Text quoted as a JSON string: escapes keep every event on one line. */
@@ -67,8 +70,17 @@ function byProvider(providerExecuted: true | undefined): string {
   return providerExecuted === true ? ' (provider)' : '';
 }
 
-/** One event as one line of text, starting with its type and content slot. */
+/**
+ * One event as one line of text, starting with its type and content slot. Ids, names, keys and
+ * messages come from the model or the wire: control characters in them (line feeds included) are
+ * shown as visible characters, never written raw.
+ */
 export function formatEvent(event: PipelineEvent): string {
+  return terminalText(eventLine(event), 'show');
+}
+
+/** {@link formatEvent}'s line before control characters are made visible. */
+function eventLine(event: PipelineEvent): string {
   switch (event.type) {
     case 'part': {
       const part = event.part;
@@ -153,7 +165,11 @@ export function jsonReplacer(_key: string, value: unknown): unknown {
   return value;
 }
 
-/** One event as one line of JSON. */
+/**
+ * One event as one line of JSON, with the control characters `JSON.stringify` leaves as they are
+ * (DEL, C1 such as the CSI U+009B, line and bidi separators) escaped: the same values, nothing a
+ * terminal acts on.
+ */
 export function formatEventJson(event: unknown): string {
-  return JSON.stringify(event, jsonReplacer);
+  return printable(JSON.stringify(event, jsonReplacer));
 }

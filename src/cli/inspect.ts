@@ -7,7 +7,7 @@
 /// <reference types="node" />
 import { open } from 'node:fs/promises';
 import { JsonStreamError, ProviderError, ToolCallArgumentsError, type ProviderName } from '../errors.ts';
-import { TerminalRenderer } from '../sinks/terminal.ts';
+import { TerminalRenderer, terminalText } from '../sinks/terminal.ts';
 import { chain } from '../transforms/chain.ts';
 import { ConversationEventStream } from '../transforms/conversation-event-stream.ts';
 import { FieldEventStream } from '../transforms/field-event-stream.ts';
@@ -294,15 +294,21 @@ export function describeError(error: unknown): string {
   return text.replace(/\s*\n\s*/g, ' ');
 }
 
-/** Run `inspect`; resolves to the exit code. Stream errors are written to `stderr` in one line. */
+/**
+ * Run `inspect`; resolves to the exit code. Stream errors are written to `stderr` in one line.
+ * What it writes of the input (ids, names, keys, text, error messages) and the file name show
+ * their control characters as `TerminalSink` does: nothing from the model or the wire drives the
+ * terminal.
+ */
 export async function inspect(options: InspectOptions, stdout: Output, stderr: Output, stdin: NodeJS.ReadableStream): Promise<number> {
+  const problemLine = (text: string) => stderr.write(`argstream: ${terminalText(text, 'show')}\n`);
   const fromStdin = options.input === undefined || options.input === '-';
   let source = stdin;
   if (!fromStdin) {
     try {
       source = (await open(options.input as string)).createReadStream();
     } catch (error) {
-      stderr.write(`argstream: cannot read ${options.input}: ${describeError(error)}\n`);
+      problemLine(`cannot read ${options.input}: ${describeError(error)}`);
       return EXIT.error;
     }
   }
@@ -314,7 +320,7 @@ export async function inspect(options: InspectOptions, stdout: Output, stderr: O
     if (provider === undefined) ({ provider, held, exhausted } = await recognise(iterator));
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    stderr.write(`argstream: cannot read ${fromStdin ? 'standard input' : options.input}: ${describeError(error)}\n`);
+    problemLine(`cannot read ${fromStdin ? 'standard input' : options.input}: ${describeError(error)}`);
     return EXIT.error;
   }
 
@@ -334,11 +340,12 @@ export async function inspect(options: InspectOptions, stdout: Output, stderr: O
     outcome.end();
     if (renderer !== undefined) {
       stdout.write(renderer.end());
-      stdout.write(`${stdout.color ? `\x1b[2m${outcome.summary()}\x1b[22m` : outcome.summary()}\n`);
+      const summary = terminalText(outcome.summary(), 'show');
+      stdout.write(`${stdout.color ? `\x1b[2m${summary}\x1b[22m` : summary}\n`);
     }
   } catch (error) {
     if (renderer !== undefined) stdout.write(renderer.error(error));
-    stderr.write(`argstream: ${describeError(error)}\n`);
+    problemLine(describeError(error));
     return EXIT.error;
   }
   if (options.view === 'turn' && renderer === undefined) {
@@ -362,7 +369,7 @@ export async function inspect(options: InspectOptions, stdout: Output, stderr: O
   }
   const problem = outcome.problem();
   if (problem !== undefined) {
-    stderr.write(`argstream: ${problem}\n`);
+    problemLine(problem);
     return EXIT.incomplete;
   }
   return EXIT.ok;

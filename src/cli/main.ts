@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { ProviderName } from '../errors.ts';
+import { terminalText } from '../sinks/terminal.ts';
 import { EXIT, PROVIDERS, UsageError, VIEWS, describeError, inspect, type Output, type View } from './inspect.ts';
 import { guessProvider, startReplayServer, type ReplayProvider } from './replay-server.ts';
 
@@ -210,7 +211,7 @@ async function runReplay(args: string[], stdout: Output, stderr: Output): Promis
   try {
     recording = await readFile(file);
   } catch (error) {
-    stderr.write(`argstream: cannot read ${file}: ${describeError(error)}\n`);
+    stderr.write(`argstream: ${terminalText(`cannot read ${file}: ${describeError(error)}`, 'show')}\n`);
     return EXIT.error;
   }
   provider ??= guessProvider(recording);
@@ -229,13 +230,13 @@ async function runReplay(args: string[], stdout: Output, stderr: Output): Promis
       ...(status === undefined ? {} : { status }),
     });
   } catch (error) {
-    stderr.write(`argstream: cannot start the replay server: ${describeError(error)}\n`);
+    stderr.write(`argstream: cannot start the replay server: ${terminalText(describeError(error), 'show')}\n`);
     return EXIT.error;
   }
   const { path, sdk } = howToReach(provider as ReplayProvider, server.url);
   stdout.write(
     [
-      `argstream replay: serving ${file} (${provider}, ${recording.length} bytes) at ${server.url}`,
+      `argstream replay: serving ${terminalText(file, 'show')} (${provider}, ${recording.length} bytes) at ${server.url}`,
       `  endpoint  ${server.endpoints.join(', ')}`,
       `  curl      curl -N -X POST -H 'content-type: application/json' -d '{}' '${server.url}${path}'`,
       `  SDK       ${sdk}`,
@@ -287,7 +288,8 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     const scope = command === 'inspect' || command === 'replay' ? ` ${command}` : '';
-    stderr.write(`argstream${scope}: ${error.message} (see argstream${scope} --help)\n`);
+    // A usage error quotes the command line (a file name, an option's value): shown, not obeyed.
+    stderr.write(`argstream${scope}: ${terminalText(error.message, 'show')} (see argstream${scope} --help)\n`);
     return EXIT.usage;
   }
 }

@@ -131,6 +131,8 @@ function makeStyle(color: boolean, width: number): TerminalStyle {
 /** C0 controls but tab and line feed, DEL, and C1 controls (a lone ESC or CSI drives a terminal). */
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+/** The same and line feed, for a value printed on one line. */
+const LINE_CONTROLS = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
 
 function visible(char: string): string {
   const code = char.charCodeAt(0);
@@ -147,6 +149,23 @@ function visible(char: string): string {
  */
 function clean(text: string): string {
   return CONTROL.test(text) ? text.replace(CONTROLS, visible) : text;
+}
+
+/**
+ * Text from a model or the wire (an id, a name, a key, an error message) made safe to write to a
+ * terminal, by the rule {@link TerminalSink} draws with: C0 controls but tab and line feed, DEL and
+ * C1 controls become visible characters (ESC `␛`, BEL `␇`, DEL `␡`, C1 `�`), CR is dropped, so
+ * no escape sequence (a color, a cursor move, an OSC 52 clipboard write) reaches the terminal.
+ * Each character is mapped alone: the result does not depend on how the text was cut.
+ *
+ * Not part of the package's surface: the CLI and the sink share it, so every terminal output of
+ * argstream follows one rule.
+ *
+ * @param lineFeeds - `'keep'` for text whose lines are its own (a message, a file's content);
+ * `'show'` for a value printed on one line (a line feed becomes `␊`).
+ */
+export function terminalText(text: string, lineFeeds: 'keep' | 'show' = 'keep'): string {
+  return lineFeeds === 'keep' ? clean(text) : text.replace(LINE_CONTROLS, visible);
 }
 
 /** A field event with its text and key cleaned. */
@@ -791,7 +810,7 @@ export class TerminalRenderer {
     // A stop reason that says the model declined (Anthropic's `refusal`) is marked like refusal text.
     if (event.reason === 'refusal') this.#plain(`${this.#style.red('⊘ refused (the model stopped: refusal)')}\n`);
     const raw = event.rawReason === undefined || event.rawReason === event.reason ? '' : ` (${oneLine(event.rawReason)})`;
-    this.#plain(`${this.#style.dim(`finished: ${event.reason}${raw}${usageText(event.usage)}`)}\n`);
+    this.#plain(`${this.#style.dim(`finished: ${oneLine(event.reason)}${raw}${oneLine(usageText(event.usage))}`)}\n`);
     this.#block = 'finished';
   }
 
