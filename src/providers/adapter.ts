@@ -20,6 +20,16 @@ export interface ProviderAdapter {
    * that had records but no `finished` was cut (`ProviderEventDecoder` errors with `'truncated'`).
    */
   complete?(): boolean;
+  /**
+   * Whether the provider's terminal record has arrived, after which nothing belongs to the turn
+   * (Anthropic `message_stop`, Responses `response.completed`, the AI SDK's `finish`): a later
+   * record the adapter turns into events is refused by `ProviderEventDecoder` with a
+   * `ProviderError` of type `'after-end'`, one it turns into nothing (a keep-alive) is ignored.
+   * Without it, only `data: [DONE]` ends the stream so. Not the record that merely brings the
+   * finish reason when more may follow it (OpenAI Chat's usage chunk comes after its
+   * `finish_reason`).
+   */
+  ended?(): boolean;
 }
 
 /** A `part` event, with a `metadata` key only when there is metadata. */

@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { ProviderError } from '../errors.ts';
+import { ProviderError, excerpt } from '../errors.ts';
 import type { EventMetadata, FinishReason, JsonValue, StreamEvent } from '../types.ts';
 import { type ProviderAdapter, partEvent } from './adapter.ts';
-import { type JsonRecord, isRecord, metadataOf, nonEmptyStringAt, stringAt } from './json-access.ts';
+import { type JsonRecord, isRecord, metadataOf, nonEmptyStringAt, recordAt, stringAt } from './json-access.ts';
 
 /** Options of {@link createAiSdkUiAdapter} (none yet). */
 export interface AiSdkUiAdapterOptions {}
@@ -27,6 +27,82 @@ interface Slot {
   readonly streamed: string[];
   /** A tool call whose deltas are raw text (ai 7's `inputEncoding: 'text'`), sent as one JSON string. */
   readonly text: boolean;
+  /** A tool call whose input an argstream server sent as path updates: their JSON text so far. */
+  updates: PathUpdateText | undefined;
+}
+
+/** The `type` of the chunks in which an argstream server sends a call's input as path updates (`UIMessageStreamEncoder`'s `toolInputs: 'path-updates'`). */
+const TOOL_INPUT_UPDATES = 'data-argstream-tool-input';
+
+/** A JSON number literal, as a path update's `raw` must be (it becomes argument text as written). */
+const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
+/**
+ * Path updates of one call's input → its JSON text, piece by piece, for the parser downstream.
+ * Keys and strings are written by `JSON.stringify` and numbers only as JSON literals, so no update
+ * can write structure its kind does not say; updates in an order no encoder makes give text the
+ * parser downstream rejects (invalid arguments, as any such text). O(depth) state.
+ */
+class PathUpdateText {
+  /** The open containers: whether each is an object, and how many members or items it has so far. */
+  readonly #open: Array<{ readonly object: boolean; count: number }> = [];
+  #key = '';
+
+  /** The text `update` adds. @throws {ProviderError} for an update argstream does not know. */
+  push(update: unknown): string {
+    const kind = stringAt(update, 'kind');
+    switch (kind) {
+      case 'key':
+        this.#key = stringAt(update, 'textValue') ?? '';
+        return '';
+      case 'start-object':
+      case 'start-array': {
+        const text = `${this.#place()}${kind === 'start-object' ? '{' : '['}`;
+        this.#open.push({ object: kind === 'start-object', count: 0 });
+        return text;
+      }
+      case 'end-object':
+      case 'end-array':
+        this.#open.pop();
+        return kind === 'end-object' ? '}' : ']';
+      case 'start-string':
+        return `${this.#place()}"`;
+      case 'partial-string':
+        return JSON.stringify(stringAt(update, 'textValue') ?? '').slice(1, -1);
+      case 'complete-string':
+        return '"';
+      case 'complete-number': {
+        const raw = stringAt(update, 'raw');
+        const value = isRecord(update) ? update['value'] : undefined;
+        const literal = raw !== undefined && JSON_NUMBER.test(raw) ? raw : typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
+        if (literal === undefined) throw unreadable(update, 'a number that is not a JSON number');
+        return `${this.#place()}${literal}`;
+      }
+      case 'complete-boolean': {
+        const value = isRecord(update) ? update['value'] : undefined;
+        if (typeof value !== 'boolean') throw unreadable(update, 'a boolean that is not one');
+        return `${this.#place()}${String(value)}`;
+      }
+      case 'complete-null':
+        return `${this.#place()}null`;
+      case 'json-complete':
+        return '';
+      default:
+        throw unreadable(update, `an update of kind "${excerpt(kind ?? '')}"`);
+    }
+  }
+
+  /** What goes before a value: a comma after the container's previous member, and a member's key. */
+  #place(): string {
+    const parent = this.#open.at(-1);
+    if (parent === undefined) return '';
+    const comma = parent.count++ > 0 ? ',' : '';
+    return parent.object ? `${comma}${JSON.stringify(this.#key)}:` : comma;
+  }
+}
+
+function unreadable(update: unknown, what: string): ProviderError {
+  return new ProviderError('ai-sdk-ui', 'invalid-stream', `ai-sdk-ui: a ${TOOL_INPUT_UPDATES} chunk holds ${what}`, { code: 'invalid-input', cause: update });
 }
 
 /** The finish reasons of the UI stream that are argstream's own (`unknown` and ai 7's `interrupted` are `other`). */
@@ -118,11 +194,24 @@ function restOf(slot: Slot, input: unknown): string {
  *   join, one `JSON.stringify`): linear in the input's size. With ai 7's `inputEncoding: 'text'`
  *   the deltas are raw text: they stream as the content of one JSON string, completed the same
  *   way from a string `input`.
- * - `tool-input-error` (input the AI SDK could not parse or validate) flushes the call with
- *   `{toolCallError}` in the flush metadata: a `ProviderError` of type `'tool-input-error'` with
- *   the chunk's `errorText` (the chunk is its `cause`). Downstream the call is reported as invalid
- *   arguments are: a `tool-call-failed` event with `isolateErrors`, else the stream errors with
- *   that error. Its `input` is not emitted as arguments.
+ * - `data-argstream-tool-input` (an argstream server's `UIMessageStreamEncoder` with `toolInputs:
+ *   'path-updates'` sends a call's input as path updates instead of deltas): the updates become
+ *   the call's argument text, as its deltas would have been, so that a call cut mid-input keeps
+ *   what arrived. Keys and strings are written escaped and numbers only as JSON literals; an update
+ *   of a kind argstream does not know is a `ProviderError` of type `'invalid-stream'` (code
+ *   `'invalid-input'`).
+ * - `tool-input-error` (what an AI SDK server sends for a call it could not parse or validate: a
+ *   tool the model made up, a provider tool it does not know, input its schema refuses; it goes on
+ *   after it) flushes the call with `{toolCallError}` in the flush metadata: a `ProviderError` of
+ *   type `'tool-input-error'` with the chunk's `errorText` (the chunk is its `cause`). Its `input`
+ *   is not emitted as arguments. Downstream that call alone fails — a `tool-call-failed` event,
+ *   the error on the call — and the turn goes on, as the AI SDK's own client shows it (the part in
+ *   state `output-error`): the source reported the failure, so `isolateErrors` does not apply to
+ *   it. Arguments that argstream itself finds not to be JSON still follow `isolateErrors`.
+ * - A call still open when its step ends (`finish-step`), when the message ends (`finish`) or
+ *   when the input ends was cut before its `tool-input-available`: its flush carries
+ *   `{endOfInput: true}`, and downstream it is incomplete (`tool-call-incomplete`, `failed` in
+ *   `TurnStore`) with the input that arrived, never complete and never `{}`.
  * - `tool-output-available` / `tool-output-error` of a provider-run call → a
  *   `provider-tool-result` part (`result` the output, or the error text with `isError`).
  * - Every other chunk — `start`, `start-step`, `finish-step`, `message-metadata`, `source-url`,
@@ -169,7 +258,7 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
     const key = `${kind}:${id}`;
     let slot = open.get(key);
     if (slot === undefined) {
-      slot = { index: nextSlot++, kind, providerMetadata: undefined, streamed: [], text: stringAt(chunk, 'inputEncoding') === 'text' };
+      slot = { index: nextSlot++, kind, providerMetadata: undefined, streamed: [], text: stringAt(chunk, 'inputEncoding') === 'text', updates: undefined };
       open.set(key, slot);
       if (kind === 'tool') {
         const provider = chunk?.['providerExecuted'] === true;
@@ -207,12 +296,17 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
     out.push(metadata === undefined ? { type: 'flush', index: slot.index } : { type: 'flush', index: slot.index, metadata });
   }
 
-  /** Flush the open slots of `kinds`, in slot order. */
-  function flushOpen(kinds: ReadonlySet<SlotKind>, extra: EventMetadata | undefined, out: StreamEvent[]): void {
+  /**
+   * Flush the open slots of `kinds`, in slot order. A call still open was cut: its input never
+   * ended (no `tool-input-available` nor `tool-input-error`), so its flush says `endOfInput`, as
+   * a slot flushed at the end of input does, and downstream it is incomplete with what arrived —
+   * never a call without arguments.
+   */
+  function flushOpen(kinds: ReadonlySet<SlotKind>, out: StreamEvent[]): void {
     for (const [key, slot] of [...open].sort((a, b) => a[1].index - b[1].index)) {
       // A cut call of raw text keeps its string open: it is incomplete downstream.
       if (!kinds.has(slot.kind)) continue;
-      flush(slot.kind, key.slice(slot.kind.length + 1), extra, out);
+      flush(slot.kind, key.slice(slot.kind.length + 1), slot.kind === 'tool' ? { endOfInput: true } : undefined, out);
     }
   }
 
@@ -245,7 +339,25 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
     out.push({ type: 'flush', index, metadata: { blockType: chunk['type'], block: chunk } });
   }
 
+  /** An argstream server's path updates of a call's input: its argument text, as deltas would be. */
+  function updates(chunk: JsonRecord, out: StreamEvent[]): void {
+    const data = recordAt(chunk, 'data');
+    const toolCallId = stringAt(data, 'toolCallId') ?? '';
+    const list = data?.['updates'];
+    if (!Array.isArray(list)) throw unreadable(chunk, 'no list of updates');
+    // Updates of a call already complete would make arguments the AI SDK never had.
+    if (closedCalls.has(toolCallId) && !open.has(`tool:${toolCallId}`)) return;
+    const slot = slotFor('tool', toolCallId, out);
+    const writer = (slot.updates ??= new PathUpdateText());
+    let text = '';
+    for (const update of list) if (!isRecord(update) || update['structured'] !== true) text += writer.push(update);
+    if (text === '') return;
+    slot.streamed.push(text);
+    out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk: text }));
+  }
+
   const TEXT_KINDS: ReadonlySet<SlotKind> = new Set(['text', 'reasoning']);
+  const TOOL_KINDS: ReadonlySet<SlotKind> = new Set(['tool']);
   const ALL_KINDS: ReadonlySet<SlotKind> = new Set(['text', 'reasoning', 'tool']);
 
   const adapter = {
@@ -331,15 +443,17 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
           whole(data, out);
           break;
         case 'finish-step':
-          // The AI SDK forgets the text and reasoning still open at a step's end.
-          flushOpen(TEXT_KINDS, undefined, out);
+          // The AI SDK forgets the text and reasoning still open at a step's end; a call still
+          // open gets no more input (the next step's calls are others).
+          flushOpen(TEXT_KINDS, out);
+          flushOpen(TOOL_KINDS, out);
           whole(data, out);
           break;
         case 'finish': {
           messageMetadata = mergeMetadata(messageMetadata, data['messageMetadata']);
           if (finished) break;
           finished = true;
-          flushOpen(ALL_KINDS, undefined, out);
+          flushOpen(ALL_KINDS, out);
           const raw = stringAt(data, 'finishReason');
           const reason: FinishReason = raw === undefined ? (stepHadCalls ? 'tool-calls' : 'stop') : FINISH_REASONS.has(raw) ? (raw as FinishReason) : 'other';
           const metadata = metadataOf({ messageId, messageMetadata });
@@ -355,6 +469,9 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
           throw new ProviderError('ai-sdk-ui', 'aborted', nonEmptyStringAt(data, 'reason') ?? 'the AI SDK server aborted the response', { cause: data });
         case 'error':
           throw new ProviderError('ai-sdk-ui', 'error', nonEmptyStringAt(data, 'errorText') ?? 'the AI SDK stream reported an error', { cause: data });
+        case TOOL_INPUT_UPDATES:
+          updates(data, out);
+          break;
         default:
           // source-url, source-document, file, data-*, and every chunk type added later.
           whole(data, out);
@@ -365,12 +482,17 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
 
     end(): StreamEvent[] {
       const out: StreamEvent[] = [];
-      flushOpen(ALL_KINDS, undefined, out);
+      flushOpen(ALL_KINDS, out);
       return out;
     },
 
     /** The server ended the message: `finish`. */
     complete(): boolean {
+      return finished;
+    },
+
+    /** After `finish` nothing belongs to the message (the `[DONE]` line after it is framing). */
+    ended(): boolean {
       return finished;
     },
   };

@@ -7,7 +7,7 @@
 import { ProviderError } from '../errors.ts';
 import type { EventMetadata, FinishReason, JsonValue, StreamEvent, Usage } from '../types.ts';
 import { type ProviderAdapter, partEvent } from './adapter.ts';
-import { type JsonRecord, isRecord, metadataOf, nonEmptyStringAt, numberAt, recordAt, stringAt, usageOf } from './json-access.ts';
+import { type JsonRecord, isRecord, metadataOf, nonEmptyString, nonEmptyStringAt, numberAt, recordAt, stringAt, usageOf } from './json-access.ts';
 
 /** Options of {@link createAiSdkAdapter} (none yet). */
 export interface AiSdkAdapterOptions {}
@@ -107,15 +107,25 @@ export function isAiSdkPart(event: { readonly type: string }): boolean {
  *   emitted if the deltas are a prefix of it; otherwise nothing is appended (the `input` is the
  *   AI SDK's parsed value, serialized again here, so its text may differ from the streamed JSON
  *   without its value differing: the streamed arguments stand). A call whose `tool-call` never comes is flushed at
- *   `finish` or at the end of input (a cut call is then reported incomplete downstream).
+ *   `finish-step`, `finish` or the end of input with `{endOfInput: true}`: a cut call, reported
+ *   incomplete downstream with what arrived, never complete.
+ * - A `tool-call` part with `invalid: true` (the AI SDK could not parse or validate the call: a
+ *   tool the model made up, input its schema refuses) flushes the call with `{toolCallError}`: a
+ *   `ProviderError` of type `'tool-input-error'` with the part's error's message (the error its
+ *   `cause`); its `input` is not emitted as arguments. Downstream that call alone fails (a
+ *   `tool-call-failed` event) and the turn goes on, as in the AI SDK's own UI: the source itself
+ *   reported it, so `isolateErrors` does not apply (see `createAiSdkUiAdapter`'s
+ *   `tool-input-error`). The `tool-error` part that follows it arrives whole, as below.
  * - `tool-result`, `tool-error`, `source` and `file` arrive whole: each is a slot with a flush
  *   whose metadata holds `{blockType, block}` (the part). The result of a provider-run call is
  *   also a `provider-tool-result` part (`result` the `output`, or the error with `isError`).
  * - `finish` → `finished` with its `finishReason` (`unknown` becomes `other`; the raw value is
- *   `rawReason`) and `totalUsage`. `start`, `start-step`, `finish-step` and `raw` emit nothing.
+ *   `rawReason`) and `totalUsage`. `start`, `start-step` and `raw` emit nothing; `finish-step`
+ *   only flushes a call it cut.
  *
  * `end()` flushes what is still open. The stream is complete after `finish`; parts that end
- * before it were cut (`ProviderEventDecoder` errors with `'truncated'`).
+ * before it were cut (`ProviderEventDecoder` errors with `'truncated'`), and a part that carries
+ * content or a call after it is refused (`ProviderError` type `'after-end'`).
  *
  * @throws {ProviderError} on an `error` part: type is the error's `name` (`AI_APICallError`, …),
  * `status` its `statusCode` where it has one, `cause` the error itself. On an `abort` part (the
@@ -148,20 +158,29 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
     return slot;
   }
 
-  function flush(kind: SlotKind, id: string, providerMetadata: unknown, out: StreamEvent[]): void {
+  function flush(kind: SlotKind, id: string, providerMetadata: unknown, out: StreamEvent[], extra?: EventMetadata): void {
     const key = `${kind}:${id}`;
     const slot = open.get(key);
     if (slot === undefined) return;
     open.delete(key);
     const metadata = metadataOf({
+      ...extra,
       providerMetadata: providerMetadata ?? slot.providerMetadata,
       signature: kind === 'reasoning' ? signatureOf(providerMetadata ?? slot.providerMetadata) : undefined,
     });
     out.push(metadata === undefined ? { type: 'flush', index: slot.index } : { type: 'flush', index: slot.index, metadata });
   }
 
-  function flushOpen(out: StreamEvent[]): void {
-    for (const [key, slot] of [...open].sort((a, b) => a[1].index - b[1].index)) flush(slot.kind, key.slice(slot.kind.length + 1), undefined, out);
+  /**
+   * Flush the open slots (`tools`: only the calls), in slot order. A call still open was cut (its
+   * `tool-call` part never came), so its flush says `endOfInput`, as a slot flushed at the end of
+   * input does: downstream it is incomplete with what arrived, never a call without arguments.
+   */
+  function flushOpen(out: StreamEvent[], tools = false): void {
+    for (const [key, slot] of [...open].sort((a, b) => a[1].index - b[1].index)) {
+      if (tools && slot.kind !== 'tool') continue;
+      flush(slot.kind, key.slice(slot.kind.length + 1), undefined, out, slot.kind === 'tool' ? { endOfInput: true } : undefined);
+    }
   }
 
   function whole(part: JsonRecord, out: StreamEvent[]): void {
@@ -244,6 +263,15 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
           // A call whose input streamed and was already flushed: its arguments went by.
           if (streamedCalls.has(toolCallId) && !open.has(`tool:${toolCallId}`)) break;
           const slot = slotFor('tool', toolCallId, out, stringAt(data, 'toolName'), toolMetadata(data));
+          if (data['invalid'] === true) {
+            // The AI SDK could not parse or validate the call (an unknown tool, input its schema
+            // refuses): the call fails, as the UI message stream's `tool-input-error` says.
+            const error = data['error'];
+            const message = error instanceof Error ? error.message : (nonEmptyStringAt(error, 'message') ?? nonEmptyString(error) ?? 'the AI SDK reported an invalid tool call');
+            const toolCallError = new ProviderError('ai-sdk', 'tool-input-error', message, { cause: error });
+            flush('tool', toolCallId, providerMetadata, out, { toolCallError });
+            break;
+          }
           const input = data['input'];
           const chunk = typeof input === 'string' ? input : input === undefined ? '' : JSON.stringify(input);
           // The deltas may stop short of the final input (a provider that completes it from a final
@@ -258,6 +286,10 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
         case 'source':
         case 'file':
           whole(data, out);
+          break;
+        case 'finish-step':
+          // A call still open at its step's end gets no more input: the next step's calls are others.
+          flushOpen(out, true);
           break;
         case 'finish': {
           if (finished) break;
@@ -289,7 +321,7 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
           // before its end is no finished turn.
           throw new ProviderError('ai-sdk', 'aborted', nonEmptyStringAt(data, 'reason') ?? 'the AI SDK stream was aborted', { cause: data });
         default:
-          // start, start-step, finish-step, raw, and part types added later.
+          // start, start-step, raw, and part types added later.
           break;
       }
       return out;
@@ -302,5 +334,8 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
     },
 
     complete: () => finished,
+
+    /** After `finish` nothing belongs to the turn (a `raw` part is still ignored). */
+    ended: () => finished,
   };
 }

@@ -123,7 +123,8 @@ function anthropicUsage(raw: JsonRecord): Usage {
  * JSON parser) and emits `finished` only if a `message_delta` with a `stop_reason` arrived
  * without its `message_stop`; a stream cut earlier ends with no `finished` (and
  * `ProviderEventDecoder` errors with `'truncated'`). The stream is complete once `message_stop`
- * or a `message_delta` with a `stop_reason` arrived.
+ * or a `message_delta` with a `stop_reason` arrived; a block, a delta or any record that carries
+ * content after `message_stop` is refused (`ProviderError` type `'after-end'`).
  *
  * @throws {ProviderError} on an `error` event (sent after HTTP 200, e.g. `overloaded_error`), with
  * Anthropic's `error.type` as `type` and its message; with type `'invalid-stream'` and code
@@ -431,5 +432,8 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
     },
 
     complete: () => stopped || finished,
+
+    /** After `message_stop` nothing belongs to the message (a `ping` is still ignored). */
+    ended: () => stopped,
   };
 }

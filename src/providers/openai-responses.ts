@@ -251,7 +251,9 @@ function responsesUsage(raw: JsonRecord): Usage {
  *   back once streamed to the parser and must not be run as streamed: the stream errors with a
  *   `ProviderError` of type `'text-mismatch'` (its `cause` holds `{itemId, streamed, final}`).
  *
- * `end()` flushes every slot still open and emits no `finished` when no terminal event came.
+ * `end()` flushes every slot still open and emits no `finished` when no terminal event came. An
+ * event that carries content after `response.completed` / `response.incomplete` is refused
+ * (`ProviderError` type `'after-end'`).
  *
  * @throws {ProviderError} on an `error` event (both the documented flat shape `{code, message}`
  * and the observed nested `{error: {type, code, message}}`), on `response.failed`, with type
@@ -857,5 +859,8 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
       closeAll(out);
       return out;
     },
+
+    /** After `response.completed` / `response.incomplete` nothing belongs to the response. */
+    ended: () => finished,
   };
 }
