@@ -6,8 +6,9 @@
  */
 import { createParser, type EventSourceMessage, type EventSourceParser, type ParseError } from 'eventsource-parser';
 import type { PipelineEvent } from '../types.ts';
-import { ChunkText, decoderTransformer, maxEventLength, type DecoderCore, type RelayDecoderOptions } from './relay-decoder.ts';
+import { ChunkText, decoderTransformer, maxEventLength, maxRelayDepth, type DecoderCore, type RelayDecoderOptions } from './relay-decoder.ts';
 import { RelayError } from './relay-error.ts';
+import { BatchReader } from './wire-batch.ts';
 import { errorClasses, expandSnapshot, readError, readEvent, snapshotOf, type ErrorClass } from './wire.ts';
 
 /** Options of {@link EventStreamDecoder}. */
@@ -24,9 +25,11 @@ export class EventStreamDecoderCore<T> implements DecoderCore<T> {
   #ended = false;
   #failure: { error: unknown } | undefined;
   #closed = false;
+  readonly #batches: BatchReader;
 
   constructor(options: EventStreamDecoderOptions) {
     this.#classes = errorClasses(options.errorClasses);
+    this.#batches = new BatchReader(this.#classes, maxRelayDepth(options, 'EventStreamDecoder'));
     this.#max = maxEventLength(options, 'EventStreamDecoder');
     this.#parser = createParser({
       onEvent: (message) => this.#event(message),
@@ -91,8 +94,10 @@ export class EventStreamDecoderCore<T> implements DecoderCore<T> {
     let snapshot: unknown[] | undefined;
     try {
       event = readEvent(message.data, this.#classes);
+      // A batch: the events one network read made, keys and paths by reference.
+      if (Array.isArray(event)) this.#batches.read(event, (snapshot = []));
       // Many events as one (the turn so far, to a client that resumed far behind): its events, in its place.
-      if (message.event === 'snapshot' || snapshotOf(event) !== undefined) expandSnapshot(event, (snapshot = []));
+      else if (message.event === 'snapshot' || snapshotOf(event) !== undefined) expandSnapshot(event, (snapshot = []));
     } catch (error) {
       if (error instanceof RelayError) throw new RelayError(error.code, `${error.message}${message.id === undefined ? '' : ` (event ${message.id})`}`, { lastEventId: this.#lastEventId, cause: error.cause });
       throw error;

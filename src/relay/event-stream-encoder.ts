@@ -7,7 +7,8 @@
 import type { PipelineEvent } from '../types.ts';
 import { RelayEncoder, type RelayEncoderOptions, type RelayFramer } from './relay-encoder.ts';
 import { RelayError } from './relay-error.ts';
-import { snapshotOf, writeError, writeEvent } from './wire.ts';
+import { BatchWriter } from './wire-batch.ts';
+import { snapshotOf, writeError } from './wire.ts';
 
 /**
  * The response headers of an event stream: the content type, no caching or transformation by
@@ -28,13 +29,6 @@ export interface EventStreamEncoderOptions extends RelayEncoderOptions {
    * @default 1
    */
   readonly firstId?: number;
-}
-
-/** An event's `type`, when it can be an SSE event name (a string without line breaks). */
-function eventName(event: unknown): string | undefined {
-  if (typeof event !== 'object' || event === null) return undefined;
-  const type = (event as { type?: unknown }).type;
-  return typeof type === 'string' && type !== '' && !/[\r\n]/.test(type) ? type : undefined;
 }
 
 /**
@@ -107,12 +101,15 @@ export class EventStreamEncoder<T = PipelineEvent> implements ReadableWritablePa
 export const END_RECORD = 'event: end\ndata: {}\n\n';
 
 /**
- * The Server-Sent Events records of {@link EventStreamEncoder}, numbered from `firstId`. `end`
- * gives the record that closes the stream: `resumeEventStream` gives none for kept events that ran
- * out before their terminal, so that the client sees a cut stream. Internal.
+ * The Server-Sent Events records of {@link EventStreamEncoder}, numbered from `firstId`: the events
+ * taken between two `take`s as one record, `id:` the last one's, `data:` their batch (see
+ * `wire-batch.ts`). `end` gives the record that closes the stream: `resumeEventStream` gives none
+ * for kept events that ran out before their terminal, so that the client sees a cut stream.
+ * Internal.
  */
 export function eventStreamFramer<T>(firstId: number, end: () => string | undefined): RelayFramer<T> {
   let nextId = firstId;
+  const writer = new BatchWriter();
   return {
     event(event) {
       const snapshot = snapshotOf(event);
@@ -121,16 +118,23 @@ export function eventStreamFramer<T>(firstId: number, end: () => string | undefi
         if (typeof lastId !== 'number' || !Number.isSafeInteger(lastId) || lastId < nextId) {
           throw new RelayError('invalid-event', `EventStreamEncoder: a snapshot's lastId must be an integer ≥ the next id (${nextId}), got ${String(lastId)}`);
         }
-        const record = `id: ${lastId}\nevent: snapshot\ndata: ${writeEvent({ events: snapshot.events })}\n\n`;
+        writer.write({ type: 'snapshot', events: snapshot.events });
         nextId = lastId + 1;
-        return record;
+        return;
       }
-      const data = writeEvent(event);
-      const name = eventName(event);
-      return `id: ${nextId++}\n${name === undefined ? '' : `event: ${name}\n`}data: ${data}\n\n`;
+      writer.write(event);
+      nextId++;
+    },
+    take() {
+      if (writer.count === 0) return '';
+      const batch = writer.take() as string;
+      return `id: ${nextId - 1}\ndata: ${batch}\n\n`;
+    },
+    get size() {
+      return writer.size;
     },
     end,
-    error: (reason) => `event: error\ndata: ${writeError(reason)}\n\n`,
+    error: (reason, options) => `event: error\ndata: ${writeError(reason, options)}\n\n`,
     keepAlive: ': keep-alive\n\n',
   };
 }

@@ -5,10 +5,11 @@
  * @module
  */
 import type { PipelineEvent } from '../types.ts';
-import { ChunkText, decoderTransformer, maxEventLength, type DecoderCore, type RelayDecoderOptions } from './relay-decoder.ts';
+import { ChunkText, decoderTransformer, maxEventLength, maxRelayDepth, type DecoderCore, type RelayDecoderOptions } from './relay-decoder.ts';
 import { RelayEncoder, type RelayEncoderOptions, type RelayFramer } from './relay-encoder.ts';
 import { RelayError } from './relay-error.ts';
-import { errorClasses, expandSnapshot, readError, readEvent, snapshotOf, writeError, writeEvent, type ErrorClass } from './wire.ts';
+import { BatchReader, BatchWriter } from './wire-batch.ts';
+import { errorClasses, expandSnapshot, readError, readEvent, snapshotOf, writeError, type ErrorClass } from './wire.ts';
 
 /** The response headers of an NDJSON relay: its content type, no caching, no proxy buffering. */
 export const NDJSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -59,19 +60,23 @@ export class NdjsonEncoder<T = PipelineEvent> implements ReadableWritablePair<Ui
 
   /** @throws {RangeError} for a bad `keepAliveMs`. */
   constructor(options: NdjsonEncoderOptions = {}) {
+    const writer = new BatchWriter();
     const framer: RelayFramer<T> = {
       event(event) {
         const reserved = reservedType(event);
         if (reserved !== undefined) {
           throw new RelayError('invalid-event', `NdjsonEncoder: an event of type "${reserved}" cannot be written: the type marks the stream's ${reserved} line`);
         }
-        // NDJSON has no ids: a snapshot is its events, on one line.
+        // NDJSON has no ids: a snapshot is its events.
         const snapshot = snapshotOf(event);
-        if (snapshot !== undefined) return `${writeEvent({ type: 'snapshot', events: snapshot.events })}\n`;
-        return `${writeEvent(event)}\n`;
+        writer.write(snapshot === undefined ? event : { type: 'snapshot', events: snapshot.events });
+      },
+      take: () => (writer.count === 0 ? '' : `${writer.take() as string}\n`),
+      get size() {
+        return writer.size;
       },
       end: () => '{"type":"end"}\n',
-      error: (reason) => `{"type":"error","error":${writeError(reason)}}\n`,
+      error: (reason, options) => `{"type":"error","error":${writeError(reason, options)}}\n`,
       keepAlive: '\n',
     };
     const pair = new RelayEncoder<T>(framer, options, 'NdjsonEncoder');
@@ -90,10 +95,12 @@ export class NdjsonDecoderCore<T> implements DecoderCore<T> {
   #ended = false;
   #failure: { error: unknown } | undefined;
   #closed = false;
+  readonly #batches: BatchReader;
 
   constructor(options: NdjsonDecoderOptions) {
     this.#classes = errorClasses(options.errorClasses);
     this.#max = maxEventLength(options, 'NdjsonDecoder');
+    this.#batches = new BatchReader(this.#classes, maxRelayDepth(options, 'NdjsonDecoder'));
   }
 
   push(chunk: string | Uint8Array, out: T[]): T[] {
@@ -154,6 +161,15 @@ export class NdjsonDecoderCore<T> implements DecoderCore<T> {
         throw new RelayError('incomplete', `the NDJSON stream ended inside a line: the connection was cut after ${this.#lines} events`, { cause: error });
       }
       throw error;
+    }
+    if (Array.isArray(event)) {
+      // A batch: the events one network read made, keys and paths by reference.
+      if (this.#ended) throw new RelayError('after-end', 'a line came after the end line');
+      if (last) throw new RelayError('incomplete', `the NDJSON stream ended inside a line: the connection was cut after ${this.#lines} events`);
+      const before = out.length;
+      this.#batches.read(event, out as unknown[]);
+      this.#lines += out.length - before;
+      return;
     }
     const type = reservedType(event);
     if (type === 'end') {

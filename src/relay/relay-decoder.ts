@@ -23,6 +23,20 @@ export interface RelayDecoderOptions {
    * @default 67108864 (64 Mi)
    */
   readonly maxEventLength?: number;
+  /**
+   * Deepest JSON path a relayed event may reach, in steps (as the JSON parser's `maxDepth`, whose
+   * default it shares): a relay that goes deeper errors with a `RelayError` (`max-depth`). Raise
+   * it with the server's own `maxDepth`.
+   * @default 256
+   */
+  readonly maxDepth?: number;
+}
+
+/** The depth limit from the options, checked. */
+export function maxRelayDepth(options: RelayDecoderOptions, what: string): number {
+  const max = options.maxDepth ?? 256;
+  if (!(Number.isSafeInteger(max) && max > 0)) throw new RangeError(`${what}: maxDepth must be a positive integer, got ${String(max)}`);
+  return max;
 }
 
 export const DEFAULT_MAX_EVENT_LENGTH: number = 64 * 1024 * 1024;

@@ -11,21 +11,29 @@
  *
  * @module
  */
+import type { PageErrorOptions } from './error-record.ts';
 
 /** How one format writes its records. */
 export interface RelayFramer<T> {
-  /** One event's record (`''`: none). @throws {RelayError} `invalid-event` for an event the format cannot hold. */
-  event(event: T): string;
+  /**
+   * Take one event into the records being made (they go out together at `take`).
+   * @throws {RelayError} `invalid-event` for an event the format cannot hold.
+   */
+  event(event: T): void;
+  /** The records of the events taken since the last call (`''`: none). */
+  take(): string;
   /** The record that says the stream is complete (`undefined`: none, the stream just closes). */
   end(): string | undefined;
-  /** The record that carries an upstream failure. */
-  error(reason: unknown): string;
+  /** The record that carries an upstream failure, as a page may see it (see `onError`). */
+  error(reason: unknown, options?: PageErrorOptions): string;
+  /** Characters gathered since the last `take` (about): past 64 Ki they go out at once. */
+  readonly size: number;
   /** What keeps an idle connection open (a comment, a blank line): the decoders ignore it. */
   readonly keepAlive: string;
 }
 
 /** Options both encoders share. */
-export interface RelayEncoderOptions {
+export interface RelayEncoderOptions extends PageErrorOptions {
   /**
    * Write a keep-alive record (an SSE comment, an empty NDJSON line) after this many
    * milliseconds without output, so proxies and load balancers do not close an idle connection
@@ -36,14 +44,20 @@ export interface RelayEncoderOptions {
   readonly keepAliveMs?: number;
 }
 
+/** Characters of records gathered at most before they go out without waiting for the burst to end. */
+const MAX_GATHERED = 65_536;
+
 /**
- * Events in, UTF-8 bytes out, one chunk per event. Backpressure is kept (a write waits while the
- * readable side's queue is full); cancelling the readable side errors the writable side, so a pipe
- * into it cancels its source; aborting the writable side (what `pipeThrough` does when the stream
- * before errors) writes the error record and closes the readable side.
+ * Events in, UTF-8 bytes out. The events written in one burst — what one network read made,
+ * which a pipe hands over in consecutive microtasks — go out as one chunk, when the burst ends (a
+ * macrotask later) or once 64 Ki characters are gathered: one `TextEncoder` call and one socket
+ * write per read, not per event. Backpressure is kept (a write waits while the readable side's
+ * queue is full); cancelling the readable side errors the writable side, so a pipe into it
+ * cancels its source; aborting the writable side (what `pipeThrough` does when the stream before
+ * errors) writes what was gathered, then the error record, and closes the readable side.
  */
 export class RelayEncoder<T> {
-  /** The encoded records: one `Uint8Array` per event, then the end (or error) record. */
+  /** The encoded records, then the end (or error) record. */
   readonly readable: ReadableStream<Uint8Array>;
   /** Where the events go. */
   readonly writable: WritableStream<T>;
@@ -58,7 +72,9 @@ export class RelayEncoder<T> {
     let input!: WritableStreamDefaultController;
     /** A write waiting for room in the readable side's queue. */
     let resume: (() => void) | undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let keepAlive: ReturnType<typeof setTimeout> | undefined;
+    let flushTimer: ReturnType<typeof setTimeout> | undefined;
+    let lastOutput = 0;
     let reading = false;
     let finished = false;
 
@@ -67,26 +83,45 @@ export class RelayEncoder<T> {
       resume = undefined;
       waiting?.();
     };
-    const stopTimer = () => {
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
+    const stopTimers = () => {
+      if (keepAlive !== undefined) clearTimeout(keepAlive);
+      if (flushTimer !== undefined) clearTimeout(flushTimer);
+      keepAlive = undefined;
+      flushTimer = undefined;
     };
-    const armTimer = () => {
-      if (keepAliveMs === undefined || finished || !reading) return;
-      stopTimer();
-      timer = setTimeout(() => {
-        timer = undefined;
+    // Armed once per quiet period: when it fires early (output came meanwhile), it waits out the rest.
+    const armKeepAlive = (delay: number) => {
+      if (keepAliveMs === undefined || finished || !reading || keepAlive !== undefined) return;
+      keepAlive = setTimeout(() => {
+        keepAlive = undefined;
         if (finished) return;
+        const quiet = Date.now() - lastOutput;
+        if (quiet < keepAliveMs) {
+          armKeepAlive(keepAliveMs - quiet);
+          return;
+        }
         // A reader that does not read has no use for more bytes.
-        if ((output.desiredSize ?? 0) > 0) output.enqueue(utf8.encode(framer.keepAlive));
-        armTimer();
-      }, keepAliveMs);
+        if ((output.desiredSize ?? 0) > 0) send(framer.keepAlive);
+        armKeepAlive(keepAliveMs);
+      }, delay);
+    };
+    const send = (text: string) => {
+      lastOutput = Date.now();
+      output.enqueue(utf8.encode(text));
+    };
+    /** What was gathered goes out. */
+    const flush = () => {
+      if (flushTimer !== undefined) clearTimeout(flushTimer);
+      flushTimer = undefined;
+      const text = framer.take();
+      if (text !== '') send(text);
     };
     const finish = (record: string | undefined) => {
       if (finished) return;
       finished = true;
-      stopTimer();
-      if (record !== undefined) output.enqueue(utf8.encode(record));
+      stopTimers();
+      const text = framer.take() + (record ?? '');
+      if (text !== '') send(text);
       output.close();
       wake();
     };
@@ -98,17 +133,18 @@ export class RelayEncoder<T> {
       pull() {
         if (!reading) {
           reading = true;
-          armTimer();
+          lastOutput = Date.now();
+          if (keepAliveMs !== undefined) armKeepAlive(keepAliveMs);
         }
         wake();
       },
       cancel(reason) {
         finished = true;
-        stopTimer();
+        stopTimers();
         input.error(reason);
         wake();
       },
-      // A few events queued (one per network write at most) spare a round trip through the pipe per event.
+      // A few chunks queued (one per network read) spare a round trip through the pipe per read.
     }, { highWaterMark: 16 });
 
     this.writable = new WritableStream<T>({
@@ -117,18 +153,17 @@ export class RelayEncoder<T> {
       },
       write(event) {
         if (finished) return undefined;
-        let record: string;
         try {
-          record = framer.event(event);
+          framer.event(event);
         } catch (error) {
-          // The client learns why the stream stopped; the pipe learns it too and cancels its source.
-          finish(framer.error(error));
+          // The client learns why the stream stopped (after what came before); the pipe learns it
+          // too and cancels its source.
+          finish(framer.error(error, options));
           throw error;
         }
-        // An event may make no record (a format that writes some events with others).
-        if (record === '') return undefined;
-        output.enqueue(utf8.encode(record));
-        armTimer();
+        if (flushTimer === undefined) flushTimer = setTimeout(flush, 0);
+        if (framer.size < MAX_GATHERED) return undefined;
+        flush();
         if ((output.desiredSize ?? 0) > 0) return undefined;
         return new Promise<void>((resolve) => {
           resume = resolve;
@@ -138,7 +173,7 @@ export class RelayEncoder<T> {
         finish(framer.end());
       },
       abort(reason) {
-        finish(framer.error(reason));
+        finish(framer.error(reason, options));
       },
     });
   }
