@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { JsonStreamError } from '../errors.ts';
+import { checkJson, invalidEvent } from '../turn/event-check.ts';
 import type { FieldEvent, JsonValue, PathUpdate, StreamFragment } from '../types.ts';
 
 /** Where a value sits in its parent: a member's key or an element's index. */
@@ -21,29 +23,50 @@ export function wrap(steps: readonly Step[], leaf: StreamFragment): StreamFragme
   return fragment;
 }
 
-/** The fragments of a whole value at `steps`, appended to `out`. */
+/**
+ * The fragments of a whole value at `steps`, appended to `out`: an explicit stack, so that a value
+ * nested as deep as the limits allow never overflows the call stack.
+ */
 export function valueFragments(value: JsonValue, steps: Step[], out: StreamFragment[]): void {
-  if (typeof value === 'string') {
-    out.push(wrap(steps, { type: 'start', kind: 'string' }));
-    if (value !== '') out.push(wrap(steps, { type: 'string', text: value }));
-  } else if (value === null || typeof value !== 'object') {
-    out.push(wrap(steps, { type: 'scalar', value }));
-  } else if (Array.isArray(value)) {
-    out.push(wrap(steps, { type: 'start', kind: 'array' }));
-    for (let i = 0; i < value.length; i++) {
-      steps.push({ index: i });
-      valueFragments(value[i] as JsonValue, steps, out);
-      steps.pop();
+  /** The containers being walked: their members (keys of an object, or `undefined` for an array) and the next one. */
+  const stack: Array<{ readonly value: JsonValue[] | { readonly [key: string]: JsonValue }; readonly keys: string[] | undefined; next: number }> = [];
+  let next: JsonValue | undefined = value;
+  for (;;) {
+    if (next !== undefined) {
+      if (typeof next === 'string') {
+        out.push(wrap(steps, { type: 'start', kind: 'string' }));
+        if (next !== '') out.push(wrap(steps, { type: 'string', text: next }));
+        out.push(wrap(steps, { type: 'done' }));
+      } else if (next === null || typeof next !== 'object') {
+        out.push(wrap(steps, { type: 'scalar', value: next }));
+        out.push(wrap(steps, { type: 'done' }));
+      } else {
+        const isArray = Array.isArray(next);
+        out.push(wrap(steps, { type: 'start', kind: isArray ? 'array' : 'object' }));
+        stack.push({ value: next, keys: isArray ? undefined : Object.keys(next), next: 0 });
+      }
     }
-  } else {
-    out.push(wrap(steps, { type: 'start', kind: 'object' }));
-    for (const key of Object.keys(value)) {
-      steps.push({ key });
-      valueFragments(value[key] as JsonValue, steps, out);
-      steps.pop();
+    const top = stack[stack.length - 1];
+    if (top === undefined) return;
+    // Leave the member just walked, then step into the next one, or close the container.
+    if (top.next > 0) steps.pop();
+    const count = top.keys === undefined ? (top.value as JsonValue[]).length : top.keys.length;
+    if (top.next < count) {
+      const at = top.next++;
+      if (top.keys === undefined) {
+        steps.push({ index: at });
+        next = (top.value as JsonValue[])[at];
+      } else {
+        const key = top.keys[at] as string;
+        steps.push({ key });
+        next = (top.value as { readonly [key: string]: JsonValue })[key];
+      }
+    } else {
+      stack.pop();
+      out.push(wrap(steps, { type: 'done' }));
+      next = undefined;
     }
   }
-  out.push(wrap(steps, { type: 'done' }));
 }
 
 interface Open {
@@ -61,18 +84,32 @@ interface Open {
  */
 export class PathUpdateFragments {
   readonly #stack: Open[] = [];
+  readonly #maxDepth: number;
   #key = '';
   /** The steps of the open string, if one is open. */
   #string: Step[] | undefined;
 
-  /** The fragments of one update, appended to `out`. */
+  /** `maxDepth`: the deepest nesting of containers the updates may open (the store's limit). */
+  constructor(maxDepth: number) {
+    this.#maxDepth = maxDepth;
+  }
+
+  /**
+   * The fragments of one update, appended to `out`.
+   * @throws {RelayError} code `'invalid-data'` for an update that does not fit the ones before it.
+   * @throws {JsonStreamError} code `'max-depth'` for containers nested deeper than `maxDepth`.
+   */
   push(update: PathUpdate, out: StreamFragment[]): void {
     switch (update.kind) {
       case 'key':
+        if (typeof update.textValue !== 'string') throw invalidEvent('a `key` update without its `textValue`');
         this.#key = update.textValue;
         return;
       case 'start-object':
       case 'start-array': {
+        if (this.#stack.length >= this.#maxDepth) {
+          throw new JsonStreamError('max-depth', `path updates nest containers deeper than maxDepth (${this.#maxDepth})`, 0, update.path);
+        }
         const steps = this.#place();
         out.push(wrap(steps, { type: 'start', kind: update.kind === 'start-object' ? 'object' : 'array' }));
         this.#stack.push({ steps, isArray: update.kind === 'start-array', next: 0 });
@@ -83,11 +120,12 @@ export class PathUpdateFragments {
         out.push(wrap(this.#string, { type: 'start', kind: 'string' }));
         return;
       case 'partial-string':
-        if (this.#string === undefined) throw new TypeError('a partial-string update outside a string');
+        if (this.#string === undefined) throw invalidEvent('a `partial-string` update outside a string');
+        if (typeof update.textValue !== 'string') throw invalidEvent('a `partial-string` update without its `textValue`');
         out.push(wrap(this.#string, { type: 'string', text: update.textValue }));
         return;
       case 'complete-string':
-        if (this.#string === undefined) throw new TypeError('a complete-string update outside a string');
+        if (this.#string === undefined) throw invalidEvent('a `complete-string` update outside a string');
         out.push(wrap(this.#string, { type: 'done' }));
         this.#string = undefined;
         return;
@@ -96,6 +134,8 @@ export class PathUpdateFragments {
       case 'complete-null': {
         const steps = this.#place();
         const value = update.kind === 'complete-number' && typeof update.raw === 'string' ? Number(update.raw) : update.value;
+        const scalar = update.kind === 'complete-null' ? null : update.kind === 'complete-boolean' ? 'boolean' : 'number';
+        if (scalar === null ? value !== null : typeof value !== scalar) throw invalidEvent(`a \`${update.kind}\` update without its value`);
         out.push(wrap(steps, { type: 'scalar', value }));
         out.push(wrap(steps, { type: 'done' }));
         return;
@@ -103,14 +143,14 @@ export class PathUpdateFragments {
       case 'end-object':
       case 'end-array': {
         const open = this.#stack.pop();
-        if (open === undefined) throw new TypeError(`an ${update.kind} update with no open container`);
+        if (open === undefined) throw invalidEvent(`an \`${update.kind}\` update with no open container`);
         out.push(wrap(open.steps, { type: 'done' }));
         return;
       }
       case 'json-complete':
         return;
       default:
-        throw new TypeError(`an update of an unknown kind: ${String((update as { kind?: unknown }).kind)}`);
+        throw invalidEvent('an update of no known `kind`');
     }
   }
 
@@ -129,12 +169,24 @@ export class PathUpdateFragments {
  * otherwise appears whole at its end, as does any other value.
  */
 export class FieldFragments {
+  readonly #maxDepth: number;
   #started = false;
   /** The open field's key, its text so far, and whether it is known to be a string. */
   #key: string | undefined;
   #text: string[] = [];
   #streaming = false;
 
+  /** `maxDepth`: the deepest nesting a field's value may have (the store's limit). */
+  constructor(maxDepth: number) {
+    this.#maxDepth = maxDepth;
+  }
+
+  /**
+   * The fragments of one field event, appended to `out`.
+   * @throws {RelayError} code `'invalid-data'` for a field whose JSON text is not JSON.
+   * @throws {JsonStreamError} code `'max-depth'` for a value nested deeper than `maxDepth` (a
+   *   field is one level below the root).
+   */
   push(event: FieldEvent, out: StreamFragment[]): void {
     if (!this.#started) {
       this.#started = true;
@@ -157,11 +209,23 @@ export class FieldFragments {
         this.#key = undefined;
         this.#text = [];
         if (this.#streaming) out.push(wrap(steps, { type: 'done' }));
-        else valueFragments(event.string ? text : (JSON.parse(text) as JsonValue), steps, out);
+        else valueFragments(event.string ? text : this.#parse(text), steps, out);
         this.#streaming = false;
         return;
       }
     }
+  }
+
+  /** A field's JSON text as a value, within the depth limit. */
+  #parse(text: string): JsonValue {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw invalidEvent(`a field whose text is not JSON (${error instanceof Error ? error.name : 'an error'})`);
+    }
+    checkJson(value, 'the value of a field', this.#maxDepth - 1);
+    return value as JsonValue;
   }
 
   /** The document is complete (the call ended): close the root object. */

@@ -215,11 +215,14 @@ class CallState {
   /** The snapshot object last handed out, and whether anything changed since. */
   view: ToolCallSnapshot<ToolSchemas> | undefined;
   dirty = true;
+  /** The run of calls it began in (see `TurnStore.#calls`): calls are listed by run, then by slot. */
+  readonly run: number;
 
-  constructor(toolCallId: string, index: number, toolName: string) {
+  constructor(toolCallId: string, index: number, toolName: string, run: number) {
     this.toolCallId = toolCallId;
     this.index = index;
     this.toolName = toolName;
+    this.run = run;
   }
 }
 
@@ -292,13 +295,30 @@ function leafOf(fragment: StreamFragment): { readonly leaf: StreamFragment; read
 export class TurnStore<T extends ToolSchemas = {}> {
   readonly #tools: ToolSchemas | undefined;
   readonly #limits: JsonLimits;
+  readonly #maxDepth: number;
   readonly #schedule: (notify: () => void) => void;
   readonly #builder: TurnBuilder;
   readonly #listeners = new Set<() => void>();
   readonly #out: PipelineEvent[] = [];
   readonly #fragments: StreamFragment[] = [];
-  /** Every call, in the order it began; the open ones also by id and by slot. */
+  /**
+   * Every call, in the order it began; the open ones also by id and by slot.
+   *
+   * A stage before the store may have taken the calls' start parts (`ConversationEventStream({
+   * progress: true })`): a call then first shows with its first fragment, which may come after a
+   * later call's (three interleaved OpenAI calls whose arguments arrive last first). Calls that
+   * stream side by side began in the order of their slots (every adapter numbers slots in order of
+   * appearance), so calls are listed by slot within a run: calls that could have begun together.
+   * A call starts a new run when its slot is not after every slot of the run that has ended, or is
+   * still open (a later step that reuses slots), or it has none. The array is sorted when it is
+   * read, and only when a call came out of order since: `sort` of a nearly sorted array is linear.
+   */
   readonly #calls: CallState[] = [];
+  /** The run new calls join, and the last slot of it whose call has ended. */
+  #run = 0;
+  #runEnded = -Infinity;
+  /** A call was added before a call of the same run in a later slot: `#calls` must be sorted. */
+  #unordered = false;
   readonly #byId = new Map<string, CallState>();
   readonly #bySlot = new Map<number, CallState>();
   /** The text of each text slot, in the order the slots began. */
@@ -326,6 +346,7 @@ export class TurnStore<T extends ToolSchemas = {}> {
     this.#tools = options.tools;
     const { tools: _tools, schedule, ...limits } = options;
     this.#limits = limits;
+    this.#maxDepth = limits.maxDepth ?? 256;
     this.#schedule = scheduler(schedule ?? 'frame');
     this.#builder = new TurnBuilder({ ...limits, progress: true, passthrough: true, messages: true, isolateErrors: true });
   }
@@ -483,9 +504,10 @@ export class TurnStore<T extends ToolSchemas = {}> {
     let pending: Promise<void> | undefined;
     try {
       this.#builder.push(event as PipelineEvent, out);
-      for (let i = 0; i < out.length; i++) pending = this.#apply(out[i] as PipelineEvent) ?? pending;
     } finally {
-      out.length = 0;
+      // What the event made before an error (a duplicate call id, a malformed event) is applied
+      // first: the error comes after it.
+      pending = this.#applyAll(out);
     }
     this.#changed();
     return pending;
@@ -498,9 +520,8 @@ export class TurnStore<T extends ToolSchemas = {}> {
     let pending: Promise<void> | undefined;
     try {
       this.#builder.end(out);
-      for (let i = 0; i < out.length; i++) pending = this.#apply(out[i] as PipelineEvent) ?? pending;
     } finally {
-      out.length = 0;
+      pending = this.#applyAll(out);
     }
     for (const call of [...this.#bySlot.values(), ...this.#byId.values()]) {
       if (call.status === 'streaming') this.#settle(call, 'failed', undefined, new IncompleteToolCallError(call.toolCallId, call.toolName, undefined));
@@ -537,6 +558,17 @@ export class TurnStore<T extends ToolSchemas = {}> {
 
   // -------------------------------------------------------------------------------------------
   // Events
+
+  /** Apply what the builder made (`out`, emptied); the last pending validation, if any. */
+  #applyAll(out: PipelineEvent[]): Promise<void> | undefined {
+    let pending: Promise<void> | undefined;
+    try {
+      for (let i = 0; i < out.length; i++) pending = this.#apply(out[i] as PipelineEvent) ?? pending;
+    } finally {
+      out.length = 0;
+    }
+    return pending;
+  }
 
   #apply(event: PipelineEvent): Promise<void> | undefined {
     switch (event.type) {
@@ -636,7 +668,13 @@ export class TurnStore<T extends ToolSchemas = {}> {
   #call(toolCallId: string | undefined, index: number | undefined, toolName: string | undefined): CallState {
     let call = this.#find(toolCallId, index);
     if (call === undefined) {
-      call = new CallState(toolCallId ?? '', index ?? -1, toolName ?? '');
+      if (index === undefined || index <= this.#runEnded || this.#bySlot.has(index)) {
+        this.#run++;
+        this.#runEnded = -Infinity;
+      }
+      call = new CallState(toolCallId ?? '', index ?? -1, toolName ?? '', this.#run);
+      const last = this.#calls[this.#calls.length - 1];
+      if (last !== undefined && last.run === call.run && last.index > call.index) this.#unordered = true;
       this.#calls.push(call);
       this.#callsChanged = true;
       if (call.toolCallId !== '') this.#byId.set(call.toolCallId, call);
@@ -708,13 +746,13 @@ export class TurnStore<T extends ToolSchemas = {}> {
   #pathUpdate(update: PathUpdate): void {
     if (update.structured === true) return;
     const call = this.#call(update.toolCallId, update.index, undefined);
-    this.#translated(call, 'updates', (fragments) => (call.updates ??= new PathUpdateFragments()).push(update, fragments));
+    this.#translated(call, 'updates', (fragments) => (call.updates ??= new PathUpdateFragments(this.#maxDepth)).push(update, fragments));
   }
 
   #field(event: FieldEvent): void {
     if (event.toolCallId === undefined && event.toolName === undefined) return; // a structured document's fields
     const call = this.#call(event.toolCallId, event.index, event.toolName);
-    this.#translated(call, 'fields', (fragments) => (call.fields ??= new FieldFragments()).push(event, fragments));
+    this.#translated(call, 'fields', (fragments) => (call.fields ??= new FieldFragments(this.#maxDepth)).push(event, fragments));
   }
 
   /** Another view of a call's input, read back as fragments by `translate`, when it is the call's source. */
@@ -793,17 +831,30 @@ export class TurnStore<T extends ToolSchemas = {}> {
   /** Every path of the final arguments is complete (a call that arrived whole, or by fields). */
   #markAllComplete(call: CallState, args: JsonValue): void {
     const completed = call.completed;
-    const visit = (value: JsonValue, pointer: string, parent: string | undefined): void => {
-      if (typeof value === 'object' && value !== null) {
-        if (Array.isArray(value)) for (let i = 0; i < value.length; i++) visit(value[i] as JsonValue, `${pointer}/${i}`, pointer);
-        else for (const key of Object.keys(value)) visit(value[key] as JsonValue, `${pointer}/${escapeToken(key)}`, pointer);
+    if (completed.isComplete('', completed.tick)) return;
+    // Members before their container, as the fragments complete them; an explicit stack, for a
+    // value as deep as the limits allow.
+    const stack: Array<{ readonly value: JsonValue; readonly pointer: string; readonly parent: string | undefined; entered: boolean }> = [
+      { value: args, pointer: '', parent: undefined, entered: false },
+    ];
+    for (let top = stack[0]; top !== undefined; top = stack[stack.length - 1]) {
+      const { value, pointer } = top;
+      if (top.entered || typeof value !== 'object' || value === null) {
+        stack.pop();
+        completed.complete(pointer, top.parent);
+        continue;
       }
-      completed.complete(pointer, parent);
-    };
-    if (!completed.isComplete('', completed.tick)) visit(args, '', undefined);
+      top.entered = true;
+      const members: Array<(typeof stack)[number]> = [];
+      if (Array.isArray(value)) for (let i = 0; i < value.length; i++) members.push({ value: value[i] as JsonValue, pointer: `${pointer}/${i}`, parent: pointer, entered: false });
+      else for (const key of Object.keys(value)) members.push({ value: value[key] as JsonValue, pointer: `${pointer}/${escapeToken(key)}`, parent: pointer, entered: false });
+      // Pushed last first, so they complete in order.
+      for (let i = members.length - 1; i >= 0; i--) stack.push(members[i] as (typeof stack)[number]);
+    }
   }
 
   #settle(call: CallState, status: ToolCallStatus, input: unknown, error: Error | undefined): void {
+    if (call.run === this.#run && call.index > this.#runEnded) this.#runEnded = call.index;
     call.status = status;
     if (input !== undefined) call.final = { value: input };
     call.error = error;
@@ -837,6 +888,11 @@ export class TurnStore<T extends ToolSchemas = {}> {
   #build(): TurnSnapshot<T> {
     this.#dirty = false;
     if (this.#callsChanged) {
+      if (this.#unordered) {
+        // Stable: calls of one slot keep their order.
+        this.#calls.sort((a, b) => a.run - b.run || a.index - b.index);
+        this.#unordered = false;
+      }
       const views: ToolCallSnapshot<T>[] = [];
       let changed = this.#callViews.length !== this.#calls.length;
       for (let i = 0; i < this.#calls.length; i++) {

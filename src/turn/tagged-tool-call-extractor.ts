@@ -13,8 +13,13 @@ import { JsonStreamError, excerpt, type JsonStreamErrorCode } from '../errors.ts
 import { JsonScanner, OBJECT, STRING, type JsonLimits, type JsonVisitor, type KindCode } from '../json/scanner.ts';
 import type { EventMetadata, JsonScalar, PipelineEvent, StreamEvent } from '../types.ts';
 
-/** Why a tagged tool call was rejected. */
+/** Why a tool call was rejected: a prompt-engineered call's problems, or a call id used twice. */
 export type TaggedToolCallErrorCode =
+  /**
+   * The call claimed a non-empty id that another call of the same turn holds: any call, native or
+   * tagged, of any provider (the turn builder refuses the stream with it).
+   */
+  | 'duplicate-tool-call-id'
   /** The tag's body is not valid JSON (`cause` says where and what was expected). */
   | 'invalid-json'
   /** The body is JSON, but not an object. */
@@ -35,9 +40,16 @@ export type TaggedToolCallErrorCode =
   | Exclude<JsonStreamErrorCode, 'invalid-json' | 'unexpected-end' | 'closed'>;
 
 /**
- * A prompt-engineered tool call that could not be read. It does not error the stream: it travels
- * in the metadata of the call's `flush` (`metadata.toolCallError`), and so reaches the turn's
- * `tool-call-failed` event.
+ * A tool call that could not be read as one call of the turn.
+ *
+ * - A prompt-engineered call (every code but one): it does not error the stream, it travels in
+ *   the metadata of the call's `flush` (`metadata.toolCallError`), and so reaches the turn's
+ *   `tool-call-failed` event.
+ * - Code `'duplicate-tool-call-id'`, for a call of any provider: the call claimed an id that
+ *   another call of the turn holds. The turn builder errors the stream with it (after everything
+ *   before it, whatever `isolateErrors` says), so `collectTurn` rejects, `TurnStore` ends in
+ *   `error` and every stage built on the builder errors alike: none shows one call with the
+ *   other's input. `toolCallId` is the id, `toolName` and `index` the second call's.
  */
 export class TaggedToolCallError extends Error {
   override readonly name = 'TaggedToolCallError';

@@ -15,13 +15,16 @@ import { ValueBuilder } from '../json/value-builder.ts';
 import type { ProviderAdapter } from '../providers/adapter.ts';
 import { createAiSdkAdapter, isAiSdkPart } from '../providers/ai-sdk.ts';
 import type { PushCore } from '../core.ts';
+import { checkFragment, checkIndex, checkJson, checkString, duplicateToolCallId, invalidEvent } from './event-check.ts';
 import type {
   EventMetadata,
   EventPart,
+  FieldEvent,
   FinishedEvent,
   FlushEvent,
   JsonValue,
   PartEvent,
+  PathUpdate,
   PipelineEvent,
   ProviderToolResultPart,
   StreamFragment,
@@ -99,6 +102,25 @@ interface ResultSlot {
 
 type Slot = TextSlot | JsonSlot | ResultSlot;
 
+/**
+ * A call id the turn holds: the slot of the call that holds it, and where that call stands —
+ * `open`; `parsed`: this builder closed the slot it parsed, and a stage before may still report
+ * the same call (a `tool-call-incomplete` comes at `finished`, after the flush); `ended`.
+ */
+interface HeldId {
+  readonly index: number;
+  state: 'open' | 'parsed' | 'ended';
+}
+
+/** The parser's default `maxDepth`, for the events the builder checks. */
+const DEFAULT_MAX_DEPTH = 256;
+
+/** Deepest nesting of `snapshot` events in one another (argstream never nests them at all). */
+const MAX_SNAPSHOT_NESTING = 256;
+
+/** The final events that name a call of the turn (a `provider-tool-result` names the call it is the result of). */
+const CALL_EVENTS: ReadonlySet<string> = new Set(['tool-call', 'provider-tool-call', 'tool-call-incomplete', 'tool-call-failed']);
+
 function mergeMetadata(
   target: Record<string, unknown> | undefined,
   source: EventMetadata | undefined,
@@ -129,6 +151,43 @@ function joinParts(events: readonly PipelineEvent[], start: number, end: number)
   }
   const part: EventPart = first.part.type === 'structured' ? { type: 'structured', json: text } : { type: 'tool-call-arguments', chunk: text };
   return metadata === undefined ? { type: 'part', index: first.index, part } : { type: 'part', index: first.index, part, metadata };
+}
+
+/** A conversation event, as the builder reads one a stage before made. */
+type FinalEvent = Extract<PipelineEvent, { readonly type: 'message' | 'reasoning' | 'refusal' | 'structured' | 'tool-call' | 'provider-tool-call' | 'provider-tool-result' | 'tool-call-incomplete' | 'tool-call-failed' }>;
+
+/**
+ * A `part` event has its slot and a part of a known type with the fields the builder reads.
+ * @throws {RelayError} code `'invalid-data'` otherwise.
+ */
+function checkPart(event: PartEvent): void {
+  checkIndex(event);
+  const part = event.part as EventPart | null | undefined;
+  if (typeof part !== 'object' || part === null) throw invalidEvent('a `part` event without its `part`');
+  switch (part.type) {
+    case 'message':
+    case 'reasoning':
+    case 'refusal':
+      checkString(part, 'text');
+      return;
+    case 'structured':
+      checkString(part, 'json');
+      return;
+    case 'tool-call-arguments':
+      checkString(part, 'chunk');
+      return;
+    case 'tool-call-start':
+      checkString(part, 'toolCallId');
+      checkString(part, 'toolName');
+      return;
+    case 'provider-tool-result':
+      checkString(part, 'toolCallId');
+      checkString(part, 'toolName', true);
+      return;
+    default:
+      part satisfies never;
+      throw invalidEvent('a `part` event whose part has no known `type`');
+  }
 }
 
 /** The conversation events that close a slot: once one has passed, the slot is reported. Internal. */
@@ -162,6 +221,23 @@ export const FINAL_EVENTS: ReadonlySet<string> = new Set([
  * A `snapshot` event (many events as one: the turn so far, sent to a client that resumed far
  * behind) is read as the events it holds, in their place: its output is theirs.
  *
+ * **Call ids.** A non-empty tool call id names one call of the turn. When a second call claims an
+ * id that another call of the turn holds — one still streaming in another slot (two interleaved
+ * Anthropic blocks, or OpenAI tool call indexes, with one id), or one that has ended (a later step
+ * that reuses an id) — the builder refuses the stream with a `TaggedToolCallError` of code
+ * `'duplicate-tool-call-id'`, after everything before it, whatever `isolateErrors` says: no
+ * consumer (`collectTurn`, `TurnStore`, every stage built on this core) shows one call with the
+ * other's input. Calls with an empty id (`''`) are told apart by their slot and never collide; a
+ * slot reused by a later step with a new id is a new call. The same call named again by a stage
+ * before (its progress, then its conversation event, in one slot) is the same call.
+ *
+ * **Malformed events.** An event the builder did not make itself is checked before it is read:
+ * one of the wrong shape (`null`, a `part` event without its `part`, a fragment without a `type`,
+ * arguments that are not JSON) errors with a `RelayError` of code `'invalid-data'`, and a fragment,
+ * value or `snapshot` nested deeper than `maxDepth` with a `JsonStreamError` of code `'max-depth'`
+ * — never a `TypeError` or a `RangeError`. The checks cost O(1) per event beyond the values and
+ * fragments it carries.
+ *
  * The parts of the AI SDK's `streamText(…).fullStream` are an input of their own: they are read
  * as `ProviderEventStream({provider: 'ai-sdk'})` reads them, and what that makes is handled as
  * above (so they never pass through), which lets every stage built on this one — progress,
@@ -194,11 +270,17 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
   /** How many AI SDK parts arrived, and the last one's type (for the message of a cut stream). */
   #aiSdkParts = 0;
   #aiSdkLast = '';
+  /** Every non-empty call id of the turn so far, with the slot of the call that holds it. */
+  readonly #ids = new Map<string, HeldId>();
+  readonly #maxDepth: number;
+  /** How many `snapshot` events the event at hand is inside. */
+  #nesting = 0;
 
   constructor(options: TurnBuilderOptions = {}) {
     this.#options = options;
     this.#messages = options.messages !== false;
     this.#passthrough = options.passthrough === true;
+    this.#maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   }
 
   /** The `finished` event, once it has arrived. */
@@ -210,8 +292,14 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
    * Apply one event, appending what it produces to `out` (returned). If it throws, `out` still
    * holds what was produced before the error, so a stream shell can deliver it first.
    * @throws {ToolCallArgumentsError} for invalid arguments, unless `isolateErrors` is set.
+   * @throws {TaggedToolCallError} code `'duplicate-tool-call-id'` for a call that claims an id
+   *   another call of the turn holds.
+   * @throws {RelayError} code `'invalid-data'` for an event of the wrong shape.
+   * @throws {JsonStreamError} code `'max-depth'` for an event nested deeper than `maxDepth`.
    */
   push(event: PipelineEvent, out: PipelineEvent[] = []): PipelineEvent[] {
+    if (typeof event !== 'object' || event === null) throw invalidEvent(`${event === null ? 'null' : typeof event} where an event belongs`);
+    if (typeof event.type !== 'string') throw invalidEvent('an event without a string `type`');
     if (isAiSdkPart(event)) {
       // An AI SDK part (`streamText(…).fullStream` piped in directly): read as the 'ai-sdk'
       // provider's events would be.
@@ -222,9 +310,11 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
     }
     switch (event.type) {
       case 'part':
+        checkPart(event);
         this.#part(event, out);
         break;
       case 'flush':
+        checkIndex(event);
         this.#flush(event, out);
         break;
       case 'finished':
@@ -233,25 +323,137 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
         out.push(event);
         break;
       case 'streaming-tool-call':
+        checkIndex(event);
+        checkString(event, 'toolCallId');
+        checkString(event, 'toolName');
+        checkString(event, 'argumentsDelta');
         // Progress first, then the event: a builder after this one then knows the call is parsed.
         this.#delta(event, out);
         out.push(event);
         break;
       case 'snapshot':
-        // Many events as one (a resumed relay's turn so far): read as if each had come.
-        for (const inner of event.events) this.push(inner, out);
+        this.#snapshotEvent(event.events, out);
         break;
       case 'tool-call-progress':
       case 'structured-progress':
+        checkIndex(event);
+        checkFragment(event.fragment, this.#maxDepth);
+        if (event.type === 'tool-call-progress') {
+          checkString(event, 'toolCallId');
+          checkString(event, 'toolName');
+          this.#claim(event.toolCallId, event.toolName, event.index, false);
+        }
         // A stage before parses this slot's arguments: leave them to it.
         if (!this.#reported.has(event.index)) this.#reportedBefore(event.index);
         out.push(event);
         break;
+      case 'field-start':
+      case 'field-delta':
+      case 'field-end':
+      case 'path-update':
+        this.#view(event);
+        out.push(event);
+        break;
       default:
-        if (FINAL_EVENTS.has(event.type)) this.#reportedBefore((event as { readonly index: number }).index);
+        if (FINAL_EVENTS.has(event.type)) {
+          this.#checkFinal(event as FinalEvent);
+          this.#reportedBefore((event as FinalEvent).index);
+        }
         out.push(event);
     }
     return out;
+  }
+
+  /** A `snapshot`'s events, read in its place (a resumed relay's turn so far: as if each had come). */
+  #snapshotEvent(events: unknown, out: PipelineEvent[]): void {
+    if (!Array.isArray(events)) throw invalidEvent('a `snapshot` event without its `events` array');
+    if (this.#nesting >= Math.min(this.#maxDepth, MAX_SNAPSHOT_NESTING)) {
+      throw new JsonStreamError('max-depth', `snapshots nested deeper than ${Math.min(this.#maxDepth, MAX_SNAPSHOT_NESTING)}`, 0, '');
+    }
+    this.#nesting++;
+    try {
+      for (const inner of events as PipelineEvent[]) this.push(inner, out);
+    } finally {
+      this.#nesting--;
+    }
+  }
+
+  /** A conversation event of a stage before: its shape, its values, and the id of the call it names. */
+  #checkFinal(event: FinalEvent): void {
+    checkIndex(event);
+    const fields = event as unknown as Record<string, unknown>;
+    switch (event.type) {
+      case 'message':
+      case 'reasoning':
+      case 'refusal':
+        checkString(event, 'text');
+        return;
+      case 'structured':
+        checkJson(fields['data'], 'the `data` of a `structured` event', this.#maxDepth);
+        return;
+      case 'provider-tool-result':
+        checkString(event, 'toolCallId');
+        checkString(event, 'toolName', true);
+        if (fields['result'] !== undefined) checkJson(fields['result'], 'the `result` of a `provider-tool-result` event', this.#maxDepth);
+        return;
+      default:
+        break;
+    }
+    checkString(event, 'toolCallId');
+    checkString(event, 'toolName');
+    if (event.type === 'tool-call' || event.type === 'provider-tool-call') {
+      checkJson(fields['arguments'], `the \`arguments\` of a \`${event.type}\` event`, this.#maxDepth);
+    } else if (event.type === 'tool-call-incomplete') {
+      if (fields['partialArguments'] !== undefined) checkJson(fields['partialArguments'], 'the `partialArguments` of a `tool-call-incomplete` event', this.#maxDepth);
+      checkString(event, 'path', true);
+    } else if (typeof fields['error'] !== 'object' || fields['error'] === null) {
+      throw invalidEvent('a `tool-call-failed` event without its `error`');
+    }
+    if (CALL_EVENTS.has(event.type)) this.#claim(event.toolCallId, event.toolName, event.index, true);
+  }
+
+  /**
+   * A field event or a path update of a stage before: its shape. Its call id is not claimed: a
+   * view may name its call after the call's conversation event, and the progress and conversation
+   * events of the same call are claimed.
+   */
+  #view(event: FieldEvent | PathUpdate): void {
+    const fields = event as unknown as Record<string, unknown>;
+    if (event.type === 'path-update') {
+      checkString(event, 'path');
+      checkString(event, 'kind');
+    } else {
+      checkString(event, 'key');
+      if (event.type === 'field-delta') checkString(event, 'text');
+    }
+    checkString(event, 'toolCallId', true);
+    checkString(event, 'toolName', true);
+    if (fields['index'] !== undefined) checkIndex(event);
+  }
+
+  /**
+   * Call `toolCallId` (of slot `index`) is named; `ends`: by its conversation event. The id must
+   * be free, or held by the same call: the one in this slot, still open (or, for its conversation
+   * event, closed by this builder's own parse).
+   * @throws {TaggedToolCallError} code `'duplicate-tool-call-id'` otherwise.
+   */
+  #claim(toolCallId: string, toolName: string, index: number, ends: boolean): void {
+    if (toolCallId === '') return;
+    const held = this.#ids.get(toolCallId);
+    if (held === undefined) this.#ids.set(toolCallId, { index, state: ends ? 'ended' : 'open' });
+    else if (held.index === index && (held.state === 'open' || (ends && held.state === 'parsed'))) {
+      if (ends) held.state = 'ended';
+    } else throw duplicateToolCallId(toolCallId, toolName, index, held.index);
+  }
+
+  /**
+   * A call this builder parsed is closed: its id is not open any more. Only the conversation event
+   * of the same call from a stage before may still name it.
+   */
+  #ended(slot: JsonSlot): void {
+    if (slot.id === '') return;
+    const held = this.#ids.get(slot.id);
+    if (held !== undefined && held.index === slot.index && held.state === 'open') held.state = 'parsed';
   }
 
   /**
@@ -265,25 +467,33 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
    */
   pushAll(events: readonly PipelineEvent[], out: PipelineEvent[] = []): PipelineEvent[] {
     for (let i = 0; i < events.length; ) {
-      const event = events[i] as PipelineEvent;
-      const end = this.#passthrough || event.type !== 'part' ? i + 1 : this.#textRun(events, i, event);
-      if (end - i === 1) this.push(event, out);
+      const event = events[i] as PipelineEvent | null;
+      const end = this.#passthrough || typeof event !== 'object' || event === null || event.type !== 'part' ? i + 1 : this.#textRun(events, i, event);
+      if (end - i === 1) this.push(event as PipelineEvent, out);
       else this.#part(joinParts(events, i, end), out);
       i = end;
     }
     return out;
   }
 
-  /** Where the run of argument text parts for `first`'s slot that starts at `start` ends. */
+  /**
+   * Where the run of argument text parts for `first`'s slot that starts at `start` ends. Only
+   * parts of the right shape join a run: any other event is pushed alone, and checked there.
+   */
   #textRun(events: readonly PipelineEvent[], start: number, first: PartEvent): number {
-    const type = first.part.type;
+    const part = first.part as EventPart | null | undefined;
+    if (typeof part !== 'object' || part === null || !Number.isInteger(first.index)) return start + 1;
+    const type = part.type;
     if ((type !== 'tool-call-arguments' && type !== 'structured') || this.#reported.has(first.index)) return start + 1;
-    let end = start + 1;
+    const text = type === 'structured' ? 'json' : 'chunk';
+    let end = start;
     for (; end < events.length; end++) {
-      const next = events[end] as PipelineEvent;
-      if (next.type !== 'part' || next.index !== first.index || next.part.type !== type) break;
+      const next = events[end] as PipelineEvent | null;
+      if (typeof next !== 'object' || next === null || next.type !== 'part' || next.index !== first.index) break;
+      const nextPart = next.part as Record<string, unknown> | null | undefined;
+      if (typeof nextPart !== 'object' || nextPart === null || nextPart['type'] !== type || typeof nextPart[text] !== 'string') break;
     }
-    return end;
+    return end > start ? end : start + 1;
   }
 
   /**
@@ -345,8 +555,11 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
       case 'tool-call-start':
         if ('scanner' in slot) {
           // First non-empty value wins per field (RFD 012).
-          if (slot.id === '' && part.toolCallId) slot.id = part.toolCallId;
           if (slot.name === '' && part.toolName) slot.name = part.toolName;
+          if (slot.id === '' && part.toolCallId) {
+            this.#claim(part.toolCallId, slot.name, index, false);
+            slot.id = part.toolCallId;
+          }
           if (part.providerExecuted === true) slot.provider = true;
         }
         if (this.#passthrough || !this.#messages) out.push(event);
@@ -380,8 +593,11 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
       this.#slots.set(index, slot);
     }
     if (!('scanner' in slot)) return;
-    if (slot.id === '' && event.toolCallId) slot.id = event.toolCallId;
     if (slot.name === '' && event.toolName) slot.name = event.toolName;
+    if (slot.id === '' && event.toolCallId) {
+      this.#claim(event.toolCallId, slot.name, index, false);
+      slot.id = event.toolCallId;
+    }
     if (event.providerExecuted === true) slot.provider = true;
     slot.metadata = mergeMetadata(slot.metadata, event.metadata);
     if (event.argumentsDelta !== '') this.#feed(slot, event.argumentsDelta, out);
@@ -525,6 +741,7 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
       }
       return;
     }
+    this.#ended(slot);
     let truncated = false;
     if (slot.error === undefined && slot.scanner !== undefined) {
       try {

@@ -354,12 +354,10 @@ describe('Every order of the views after each provider', () => {
     for (const recording of recordings) {
       const events = providerEvents(recording);
       const { alone } = aloneOf(events);
-      for (const before of [
-        [new TurnBuilder({ progress: true, messages: true })],
-        [CORES.progress(), CORES.progress()],
-      ]) {
+      // New cores for each run: a turn builder holds one turn (its call ids among it).
+      for (const before of [() => [new TurnBuilder({ progress: true, messages: true })], () => [CORES.progress(), CORES.progress()]]) {
         for (const view of VIEWS) {
-          const views = viewsOf(runCores([...before, CORES[view]()], events));
+          const views = viewsOf(runCores([...before(), CORES[view]()], events));
           if (view !== 'coalesce') expect(outputOf(view, views), `${recording.file}: ${view}`).toEqual(alone.get(view));
           for (const list of views.finals.values()) expect(list, `${recording.file}: ${view}`).toHaveLength(1);
         }

@@ -161,7 +161,7 @@ describe('TurnBuilder.pushAll', () => {
     expect(pass.all).toEqual(pass.each);
     expect(pass.all.filter((event) => (event as { type: string }).type === 'part').length).toBe(4);
     const reported: PipelineEvent[] = [
-      { type: 'tool-call-progress', index: 0, toolCallId: 'c', toolName: 'f', fragment: { type: 'start', path: [], container: 'object' } } as unknown as PipelineEvent,
+      { type: 'tool-call-progress', index: 0, toolCallId: 'c', toolName: 'f', fragment: { type: 'start', kind: 'object' } },
       args(0, '{"a"'),
       args(0, ': 1}'),
     ];
