@@ -50,8 +50,8 @@ export function shortPath(path: string): string {
   return `${path.slice(0, 20)}…${path.slice(path.length - (MAX_PATH - 21))}`;
 }
 
-/** A message cut to at most `max` characters, an ellipsis marking the cut. */
-function capMessage(message: string, max: number): string {
+/** A message cut to at most `max` characters, an ellipsis marking the cut (never half a surrogate pair). */
+export function capMessage(message: string, max: number): string {
   if (message.length <= max) return message;
   let end = max - 1;
   // Never half a surrogate pair.

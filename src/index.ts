@@ -235,6 +235,7 @@ export type { RelayErrorCode } from './relay/relay-error.ts';
 export type { RelayEncoderOptions } from './relay/relay-encoder.ts';
 export type { RelayDecoderOptions } from './relay/relay-decoder.ts';
 export type { ErrorClass } from './relay/wire.ts';
+export type { PageErrorMessage, PageErrorOptions } from './relay/error-record.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The event log: a stream kept while it is produced, served to any request and resumed with

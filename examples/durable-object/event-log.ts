@@ -9,7 +9,7 @@
  *   `wrangler.toml`).
  * - `DurableObjectEventLog` is the `EventLog` a Worker uses: `new DurableObjectEventLog(env.STREAMS)`.
  */
-import { checkStreamId, encodeError, encodeEvent, EventLogError, newStreamId, type EventLog, type EventLogErrorCode, type EventLogProducer, type LogEntry, type OpenOptions, type ReadOptions } from 'argstream';
+import { checkStreamId, encodeError, encodeEvent, EventLogError, newStreamId, type EventLog, type EventLogErrorCode, type EventLogProducer, type LogEntry, type OpenOptions, type PageErrorOptions, type ReadOptions } from 'argstream';
 
 // ---------------------------------------------------------------------------------------------
 // The little of the Workers runtime types used here (or take them from @cloudflare/workers-types).
@@ -517,7 +517,7 @@ class DurableObjectProducer implements EventLogProducer {
     return this.#finishWith('end', '');
   }
 
-  fail(error: unknown): Promise<void> {
-    return this.#finishWith('error', encodeError(error));
+  fail(error: unknown, options?: PageErrorOptions): Promise<void> {
+    return this.#finishWith('error', encodeError(error, options));
   }
 }

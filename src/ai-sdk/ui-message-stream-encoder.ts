@@ -11,6 +11,7 @@ import { JsonWriter } from '../json/json-writer.ts';
 import { TurnBuilder } from '../turn/turn-builder.ts';
 import type { FinishReason, JsonValue, PathUpdate, PipelineEvent, StreamFragment } from '../types.ts';
 import { PathUpdateEncoder } from '../views/path-update-encoder.ts';
+import { pageErrorMessage, type PageErrorOptions } from '../relay/error-record.ts';
 import { RelayEncoder, type RelayFramer } from '../relay/relay-encoder.ts';
 
 /**
@@ -69,8 +70,13 @@ export type UIMessageChunk =
   | { readonly type: 'error'; readonly errorText: string }
   | { readonly type: 'abort'; readonly reason?: string };
 
-/** Options of {@link UIMessageChunkEncoder} and {@link UIMessageStreamEncoder}. */
-export interface UIMessageStreamEncoderOptions {
+/**
+ * Options of {@link UIMessageChunkEncoder} and {@link UIMessageStreamEncoder}. `onError` (and
+ * `errorClasses`) choose the text of the `error` chunk, of a call's `tool-input-error` and of an
+ * `abort`'s reason, as for argstream's other encoders: by default argstream's message for the
+ * error's page record — never a cause, a URL, a header, or the text of an error not argstream's.
+ */
+export interface UIMessageStreamEncoderOptions extends PageErrorOptions {
   /**
    * The major version of the `ai` package the page runs. Each validates the chunks it receives
    * (its HTTP transport refuses a chunk type or a finish reason it does not know); every chunk
@@ -102,7 +108,9 @@ export interface UIMessageStreamEncoderOptions {
   /**
    * The `errorText` sent for an error: of the stream before (a `ProviderError`, …) as an `error`
    * chunk, and of a call whose arguments were invalid as its `tool-input-error`.
-   * @default the error's message (`String(error)` for what is not an `Error`)
+   * @deprecated Use `onError` (the same function; `undefined` from it sends argstream's message).
+   * Used when `onError` is not given.
+   * @default undefined (argstream's message for the error's page record)
    */
   readonly errorText?: (error: unknown) => string;
   /**
@@ -149,11 +157,6 @@ interface TextState {
   readonly kind: 'text' | 'reasoning';
 }
 
-function defaultErrorText(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return typeof error === 'string' ? error : String(error);
-}
-
 /** argstream's finish reason as the UI stream's (`refusal` is `content-filter`, as the AI SDK's Anthropic provider maps it). */
 function finishReasonOf(reason: FinishReason): UIMessageFinishReason {
   return reason === 'refusal' ? 'content-filter' : reason;
@@ -197,7 +200,8 @@ export class UIMessageChunkEncoder {
   readonly #messageId: string | undefined;
   readonly #sendStart: boolean;
   readonly #sendFinish: boolean;
-  readonly #errorText: (error: unknown) => string;
+  /** What a page may see of an error: `onError` (or the deprecated `errorText`) and `errorClasses`. */
+  readonly #page: PageErrorOptions;
   readonly #pathUpdates: boolean;
   readonly #fragments: StreamFragment[] = [];
   /** Calls whose input text stopped parsing: their end says why; no more updates. */
@@ -222,7 +226,8 @@ export class UIMessageChunkEncoder {
     this.#messageId = options.messageId;
     this.#sendStart = options.sendStart !== false;
     this.#sendFinish = options.sendFinish !== false;
-    this.#errorText = options.errorText ?? defaultErrorText;
+    const onError = options.onError ?? options.errorText;
+    this.#page = { ...(onError === undefined ? {} : { onError }), ...(options.errorClasses === undefined ? {} : { errorClasses: options.errorClasses }) };
     if (options.toolInputs !== undefined && options.toolInputs !== 'deltas' && options.toolInputs !== 'path-updates') {
       throw new RangeError(`UIMessageStreamEncoder: toolInputs must be 'deltas' or 'path-updates', got ${String(options.toolInputs)}`);
     }
@@ -267,20 +272,20 @@ export class UIMessageChunkEncoder {
   }
 
   /**
-   * The stream before failed with `reason`: an `error` chunk (`errorText` of the reason), then
-   * `finish-step` and `finish` with `error`; for an `AbortError`, an `abort` chunk alone. Nothing
-   * more is written after it.
+   * The stream before failed with `reason`: an `error` chunk (the page's message for the reason:
+   * `onError`'s, else argstream's), then `finish-step` and `finish` with `error`; for an
+   * `AbortError`, an `abort` chunk alone (its reason the page's message too). Nothing more is
+   * written after it.
    */
   error(reason: unknown, out: UIMessageChunk[] = []): UIMessageChunk[] {
     if (this.#ended) return out;
     this.#begin(out);
     this.#ended = true;
     if (isAbort(reason)) {
-      const text = abortReason(reason);
-      out.push(this.#major === 5 || text === undefined ? { type: 'abort' } : { type: 'abort', reason: text });
+      out.push(this.#major === 5 ? { type: 'abort' } : { type: 'abort', reason: pageErrorMessage(reason, this.#page) });
       return out;
     }
-    out.push({ type: 'error', errorText: this.#errorText(reason) });
+    out.push({ type: 'error', errorText: pageErrorMessage(reason, this.#page) });
     out.push({ type: 'finish-step' });
     if (this.#sendFinish) out.push({ type: 'finish', finishReason: 'error' });
     return out;
@@ -496,7 +501,7 @@ export class UIMessageChunkEncoder {
         this.#available(event.index, event.type, event.toolCallId, event.toolName, event.arguments, out);
         break;
       case 'tool-call-failed':
-        this.#inputError(event.index, event.toolCallId, event.toolName, event.providerExecuted === true, this.#errorText(event.error), out);
+        this.#inputError(event.index, event.toolCallId, event.toolName, event.providerExecuted === true, pageErrorMessage(event.error, this.#page), out);
         break;
       case 'tool-call-incomplete': {
         // Cut off (max_tokens, a stream that stopped): the call stays `input-streaming` with the
@@ -539,15 +544,6 @@ export class UIMessageChunkEncoder {
 function isAbort(reason: unknown): boolean {
   if (reason instanceof ProviderError) return (reason.provider === 'ai-sdk-ui' || reason.provider === 'ai-sdk') && reason.type === 'aborted';
   return typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'AbortError';
-}
-
-/** What an `abort` chunk says of `reason`: the `abort` chunk's own reason, or the error's name and message. */
-function abortReason(reason: unknown): string | undefined {
-  if (reason instanceof ProviderError) {
-    const chunk = reason.cause as { reason?: unknown } | undefined;
-    return typeof chunk?.reason === 'string' ? chunk.reason : undefined;
-  }
-  return reason instanceof Error ? `${reason.name}: ${reason.message}` : undefined;
 }
 
 /** One SSE record per chunk, as the AI SDK's `JsonToSseTransformStream` writes them. */

@@ -7,58 +7,11 @@
  *
  * @module
  */
+import { EventLogError } from '../relay/event-log-error.ts';
+import type { PageErrorOptions } from '../relay/error-record.ts';
 import { writeError, writeEvent } from '../relay/wire.ts';
 
-/**
- * Why an event log operation failed, and what an HTTP handler answers.
- *
- * - `unavailable`: the backend (Redis) cannot be reached, did not answer within its timeout, or
- *   lost data (it restarted without persistence): 503.
- * - `not-found`: no stream has that id — it never existed, or it expired: 404.
- * - `exists`: a producer asked for a stream id that is (or was, within its expiry) in use: 409.
- * - `producer-lost`: the stream's producer stopped renewing its lease before it ended the stream:
- *   its process died (or lost the backend for longer than the lease). Readers get it instead of
- *   waiting forever; a producer whose lease was lost gets it on its next write.
- * - `invalid-id`: a stream id that does not match {@link STREAM_ID_PATTERN}, or a `Last-Event-ID`
- *   that is not an id of the stream: 400. Checked before any backend command is built.
- * - `too-large`: the stream grew beyond its size limit; it was failed with this error: 413.
- * - `stopped`: the stream was stopped by {@link EventLog.stop} (a user's stop button): 409.
- */
-export type EventLogErrorCode = 'unavailable' | 'not-found' | 'exists' | 'producer-lost' | 'invalid-id' | 'too-large' | 'stopped';
-
-const STATUS: Readonly<Record<EventLogErrorCode, number>> = {
-  unavailable: 503,
-  'not-found': 404,
-  exists: 409,
-  'producer-lost': 502,
-  'invalid-id': 400,
-  'too-large': 413,
-  stopped: 409,
-};
-
-/** An event log operation failed; {@link EventLogError.code} says why and {@link EventLogError.status} what to answer. */
-export class EventLogError extends Error {
-  override readonly name = 'EventLogError';
-  /** What went wrong; see {@link EventLogErrorCode}. */
-  readonly code: EventLogErrorCode;
-
-  constructor(code: EventLogErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-  }
-
-  /** The HTTP status a handler answers with for this error (400, 404, 409, 413, 502, 503). */
-  get status(): number {
-    return STATUS[this.code];
-  }
-}
-
-/** Whether `error` is an {@link EventLogError}, by shape too (one written by the relay and decoded on a page has the name and code). */
-export function isEventLogError(error: unknown, code?: EventLogErrorCode): error is EventLogError {
-  if (typeof error !== 'object' || error === null) return false;
-  const e = error as { name?: unknown; code?: unknown };
-  return e.name === 'EventLogError' && typeof e.code === 'string' && e.code in STATUS && (code === undefined || e.code === code);
-}
+export { EventLogError, isEventLogError, type EventLogErrorCode } from '../relay/event-log-error.ts';
 
 /**
  * What a stream id must look like: 16 to 128 characters of `A–Z a–z 0–9 _ -` (base64url; a UUID
@@ -212,8 +165,11 @@ export interface EventLogProducer {
   append(event: unknown): Promise<number>;
   /** End the stream: readers get the events and then `end`. */
   end(): Promise<void>;
-  /** Fail the stream with `error`: readers get the events and then the error (as the relay writes it). */
-  fail(error: unknown): Promise<void>;
+  /**
+   * Fail the stream with `error`: readers get the events and then the error, as the relay writes
+   * it for a page ({@link encodeError}: `options.onError` chooses its message).
+   */
+  fail(error: unknown, options?: PageErrorOptions): Promise<void>;
 }
 
 /**
@@ -291,8 +247,10 @@ export function encodeEvent(event: unknown): { readonly type: string | undefined
 
 /**
  * An error as a log stores it (the `data` of an {@link LogEntry} of kind `error`): its record as
- * the relay writes it — name, message, code and fields, never its stack.
+ * the relay writes it for a page — its class, code and call, and a message argstream writes (or
+ * `onError`'s), never its cause, stack, or an unknown error's message (see `EventStreamEncoder`).
+ * The record is made when the error is stored: every resumer gets the same.
  */
-export function encodeError(error: unknown): string {
-  return writeError(error);
+export function encodeError(error: unknown, options?: PageErrorOptions): string {
+  return writeError(error, options);
 }

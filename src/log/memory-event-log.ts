@@ -15,6 +15,7 @@ import {
   type OpenOptions,
   type ReadOptions,
 } from './event-log.ts';
+import type { PageErrorOptions } from '../relay/error-record.ts';
 import { writeError } from '../relay/wire.ts';
 
 /** Options of {@link MemoryEventLog}. */
@@ -268,10 +269,10 @@ class MemoryProducer implements EventLogProducer {
     this.#finish({ kind: 'end' }, 'ended');
   }
 
-  async fail(error: unknown): Promise<void> {
+  async fail(error: unknown, options?: PageErrorOptions): Promise<void> {
     if (this.#abandoned) throw new EventLogError('producer-lost', `the producer of stream ${this.streamId} was abandoned`);
     if (this.#stream.state !== 'open') return;
-    this.#finish({ kind: 'error', data: writeError(error) }, 'failed');
+    this.#finish({ kind: 'error', data: writeError(error, options) }, 'failed');
   }
 
   [ABANDON](): void {

@@ -18,6 +18,7 @@ import {
   type ReadOptions,
 } from './event-log.ts';
 import { APPEND, CONTROL, FINISH, OPEN, READ, RENEW, STATUS, STOP } from './redis-scripts.ts';
+import type { PageErrorOptions } from '../relay/error-record.ts';
 import { writeError } from '../relay/wire.ts';
 
 /**
@@ -963,8 +964,8 @@ class RedisProducer implements EventLogProducer {
     await this.#finishWith('end', '');
   }
 
-  async fail(error: unknown): Promise<void> {
+  async fail(error: unknown, options?: PageErrorOptions): Promise<void> {
     if (this.#failure !== undefined && (this.#failure as EventLogError).code === 'too-large') return; // failed with it already
-    await this.#finishWith('error', writeError(error));
+    await this.#finishWith('error', writeError(error, options));
   }
 }

@@ -7,12 +7,17 @@
  */
 import { compactEvents } from '../relay/compact.ts';
 import { EVENT_STREAM_HEADERS } from '../relay/event-stream-encoder.ts';
+import type { PageErrorOptions } from '../relay/error-record.ts';
 import { errorClasses, readEvent, writeError, writeEvent, type ErrorClass } from '../relay/wire.ts';
 import type { PipelineEvent } from '../types.ts';
 import { checkStreamId, EventLogError, isEventLogError, parseEventId, printable, type EventLog, type LogEntry, type OpenOptions } from './event-log.ts';
 
-/** Options of {@link keepStream}. */
-export interface KeepStreamOptions extends OpenOptions {
+/**
+ * Options of {@link keepStream}. `onError` and `errorClasses` decide what the stream's error record
+ * says to a page (as `EventStreamEncoder`'s options): it is made once, when the stream fails, and
+ * every resumer gets the same.
+ */
+export interface KeepStreamOptions extends OpenOptions, PageErrorOptions {
   /**
    * Where the runtime lets work outlive the response: Cloudflare's `ctx.waitUntil`, Vercel's
    * `waitUntil` (from `@vercel/functions`), Deno Deploy's. It is handed the promise of the whole
@@ -85,7 +90,8 @@ export type KeepStreamSource<T> = (signal: AbortSignal) => ReadableStream<T> | P
  * ```
  */
 export async function keepStream<T = PipelineEvent>(log: EventLog, streamId: string, events: ReadableStream<T> | KeepStreamSource<T>, options: KeepStreamOptions = {}): Promise<KeptStream> {
-  const { waitUntil, ...limits } = options;
+  const { waitUntil, onError, errorClasses: classes, ...limits } = options;
+  const page: PageErrorOptions = { ...(onError === undefined ? {} : { onError }), ...(classes === undefined ? {} : { errorClasses: classes }) };
   let producer;
   try {
     producer = await log.open(streamId, limits);
@@ -93,7 +99,7 @@ export async function keepStream<T = PipelineEvent>(log: EventLog, streamId: str
     if (typeof events !== 'function') await events.cancel(error).catch(() => {});
     throw error;
   }
-  const done = pump(producer, typeof events === 'function' ? start(events, producer.signal) : { stream: events });
+  const done = pump(producer, typeof events === 'function' ? start(events, producer.signal) : { stream: events }, page);
   waitUntil?.(done);
   return { streamId, done };
 }
@@ -116,10 +122,10 @@ function start<T>(source: KeepStreamSource<T>, signal: AbortSignal): Promise<Sta
 type Producer = Awaited<ReturnType<EventLog['open']>>;
 
 /** The outcome of a producer whose signal aborted: a stop, or the log's failure. */
-async function aborted(producer: Producer): Promise<KeepOutcome> {
+async function aborted(producer: Producer, page: PageErrorOptions): Promise<KeepOutcome> {
   const reason = producer.signal.reason as unknown;
   const error = isEventLogError(reason) ? reason : new EventLogError('stopped', `the stream ${producer.streamId} was stopped`, { cause: reason });
-  await producer.fail(error).catch(() => {});
+  await producer.fail(error, page).catch(() => {});
   return error.code === 'stopped' ? { status: 'stopped', error } : { status: 'log-failed', error };
 }
 
@@ -127,14 +133,14 @@ function logFailed(error: unknown): KeepOutcome {
   return { status: 'log-failed', error: isEventLogError(error) ? error : new EventLogError('unavailable', String(error), { cause: error }) };
 }
 
-async function pump<T>(producer: Producer, source: Started<T> | Promise<Started<T>>): Promise<KeepOutcome> {
+async function pump<T>(producer: Producer, source: Started<T> | Promise<Started<T>>, page: PageErrorOptions): Promise<KeepOutcome> {
   const signal = producer.signal;
   const started = await source;
   if (!('stream' in started)) {
     // The provider request could not be made (or was stopped before its response).
-    if (signal.aborted) return aborted(producer);
+    if (signal.aborted) return aborted(producer, page);
     try {
-      await producer.fail(started.error);
+      await producer.fail(started.error, page);
       return { status: 'failed', error: started.error };
     } catch (error) {
       return logFailed(error);
@@ -170,15 +176,15 @@ async function pump<T>(producer: Producer, source: Started<T> | Promise<Started<
       await reader.cancel(error).catch(() => {});
       if (!isEventLogError(error)) {
         // An event the relay cannot write (RelayError invalid-event): readers learn it.
-        await producer.fail(error).catch(() => {});
+        await producer.fail(error, page).catch(() => {});
         return { status: 'failed', error };
       }
-      await producer.fail(error).catch(() => {});
+      await producer.fail(error, page).catch(() => {});
       return { status: 'log-failed', error };
     }
-    if (signal.aborted) return await aborted(producer);
+    if (signal.aborted) return await aborted(producer, page);
     if (sourceError !== undefined) {
-      await producer.fail(sourceError.error);
+      await producer.fail(sourceError.error, page);
       return { status: 'failed', error: sourceError.error };
     }
     await producer.end();
@@ -193,8 +199,12 @@ async function pump<T>(producer: Producer, source: Started<T> | Promise<Started<
 
 // ---------------------------------------------------------------------------------------------
 
-/** Options of {@link serveStream}. */
-export interface ServeStreamOptions {
+/**
+ * Options of {@link serveStream}. `onError` chooses the message of an error `serveStream` itself
+ * sends while following (the log failed: `EventLogError` `unavailable`, `producer-lost`); a
+ * stream's own error record was made when it was kept ({@link KeepStreamOptions}).
+ */
+export interface ServeStreamOptions extends PageErrorOptions {
   /** Write a `: keep-alive` comment after this many milliseconds without output (as `EventStreamEncoder`'s option). */
   readonly keepAliveMs?: number;
   /**
@@ -213,7 +223,11 @@ export interface ServeStreamOptions {
    * @default 64
    */
   readonly snapshotThreshold?: number;
-  /** Your own error classes, by name, to read the events a snapshot compacts (as `EventStreamDecoder`'s option). */
+  /**
+   * Your own error classes, by name: to read the events a snapshot compacts (as
+   * `EventStreamDecoder`'s option), and those that may go to a page (as `EventStreamEncoder`'s).
+   * @default {}
+   */
   readonly errorClasses?: Readonly<Record<string, ErrorClass>>;
 }
 
@@ -226,8 +240,8 @@ function frame(entry: LogEntry): string {
   return `id: ${entry.id}\n${entry.type === undefined ? '' : `event: ${entry.type}\n`}data: ${entry.data}\n\n`;
 }
 
-function errorFrame(error: unknown): string {
-  return `event: error\ndata: ${writeError(error)}\n\n`;
+function errorFrame(error: unknown, options: PageErrorOptions): string {
+  return `event: error\ndata: ${writeError(error, options)}\n\n`;
 }
 
 /**
@@ -405,7 +419,7 @@ export async function serveStream(log: EventLog, streamId: string, request: Requ
           }
         } catch (error) {
           if (finished) return;
-          write(errorFrame(error));
+          write(errorFrame(error, options));
           stop();
           controller.close();
         }

@@ -4,6 +4,10 @@
  *
  * @module
  */
+import { capMessage } from '../errors.ts';
+
+/** Longest message of a {@link RelayError}: it quotes at most 30 characters of the wire, and is logged. */
+const MAX_MESSAGE = 300;
 
 /**
  * Why a relay stage failed.
@@ -18,6 +22,7 @@
  *   `$errors`, a `BigInt`, a cycle).
  * - `invalid-last-event-id`: a `Last-Event-ID` that is not an id the encoder wrote.
  * - `invalid-input`: a chunk that is neither a string nor bytes.
+ * - `max-depth`: a relayed path or value nested deeper than the decoder's `maxDepth`.
  */
 export type RelayErrorCode =
   | 'incomplete'
@@ -27,9 +32,14 @@ export type RelayErrorCode =
   | 'after-end'
   | 'invalid-event'
   | 'invalid-last-event-id'
-  | 'invalid-input';
+  | 'invalid-input'
+  | 'max-depth';
 
-/** A relay stream could not be encoded or decoded, or was cut before its end. */
+/**
+ * A relay stream could not be encoded or decoded, or was cut before its end. The message is at
+ * most 300 characters; `lastEventId` is the id as read (whole: it is what a reconnect sends), and
+ * goes to a page only when it is at most 256 characters.
+ */
 export class RelayError extends Error {
   override readonly name = 'RelayError';
   /** What went wrong; see {@link RelayErrorCode}. */
@@ -38,7 +48,7 @@ export class RelayError extends Error {
   readonly lastEventId: string | undefined;
 
   constructor(code: RelayErrorCode, message: string, options?: { lastEventId?: string | undefined; cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(capMessage(message, MAX_MESSAGE), options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.lastEventId = options?.lastEventId;
   }

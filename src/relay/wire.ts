@@ -16,7 +16,7 @@
  */
 import { escapeToken, unescapeToken } from '../json/json-pointer.ts';
 import { RelayError } from './relay-error.ts';
-import { errorRecord, reasonRecord, reviveError, type ErrorClass } from './error-record.ts';
+import { errorRecord, pageErrorRecord, reviveError, type ErrorClass, type PageErrorOptions } from './error-record.ts';
 
 export { errorClasses, type ErrorClass } from './error-record.ts';
 
@@ -131,17 +131,9 @@ export function writeEvent(event: unknown): string {
   return text.startsWith('{') ? withErrors(text, writer.errors) : text;
 }
 
-/** An upstream failure as the JSON record of an error event (its nested errors listed). */
-export function writeError(reason: unknown): string {
-  const writer = new Writer();
-  let text: string;
-  try {
-    text = writer.write(reasonRecord(reason), '') as string;
-  } catch {
-    // A field JSON cannot hold: the name and message still go.
-    return JSON.stringify({ name: String((reason as Error | undefined)?.name ?? 'Error'), message: String((reason as Error | undefined)?.message ?? reason) });
-  }
-  return withErrors(text, writer.errors);
+/** An upstream failure as the JSON record of an error event: its page record (`error-record.ts`). */
+export function writeError(reason: unknown, options?: PageErrorOptions): string {
+  return JSON.stringify(pageErrorRecord(reason, options));
 }
 
 /** Put the errors listed in `$errors` back in place (children before their parents). */
@@ -223,7 +215,6 @@ export function expandSnapshot(data: unknown, out: unknown[]): void {
 export function readError(text: string, classes: ReadonlyMap<string, ErrorClass>): Error {
   const value = parse(text, 'error data');
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new RelayError('invalid-data', 'error data is not a JSON object');
-  const record = value as Record<string, unknown>;
-  if (Object.hasOwn(record, ERRORS_KEY)) reviveErrors(record, classes);
-  return reviveError(record, classes);
+  // `$errors` (written before page records were plain) is not needed: the reader revives the one cause.
+  return reviveError(value, classes);
 }

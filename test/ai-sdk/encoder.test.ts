@@ -45,6 +45,7 @@ import { createOpenAI as createOpenAI4, openai as openai4 } from 'ai-sdk-openai4
 import { describe, expect, it } from 'vitest';
 import { UI_MESSAGE_STREAM_HEADERS, UIMessageChunkEncoder, UIMessageStreamEncoder, type UIMessageChunk } from '../../src/bindings/ai-sdk/index.ts';
 import { ProviderError } from '../../src/errors.ts';
+import { pageErrorMessage } from '../../src/relay/error-record.ts';
 import { fromResponse } from '../../src/sources/response.ts';
 import { ConversationEventStream } from '../../src/transforms/conversation-event-stream.ts';
 import { FieldEventStream } from '../../src/transforms/field-event-stream.ts';
@@ -411,8 +412,8 @@ describe('UIMessageStreamEncoder for every provider argstream reads', () => {
         const { parts, errors } = await finalMessage(reader, chunks);
         expect(rejected).toEqual([]);
         if (turn instanceof Error) {
-          // A stream that fails (a provider error, a cut stream) reaches the page as its error.
-          expect(errors).toEqual([turn.message]);
+          // A stream that fails (a provider error, a cut stream) reaches the page as its error, in argstream's words for a page.
+          expect(errors).toEqual([pageErrorMessage(turn)]);
           continue;
         }
         expect(errors).toEqual([]);
@@ -486,7 +487,7 @@ describe('UIMessageStreamEncoder: errors, aborts, cancellation', () => {
     expect(chunks).toEqual([
       { type: 'start' },
       { type: 'start-step' },
-      { type: 'error', errorText: expect.stringContaining('Overloaded') },
+      { type: 'error', errorText: 'anthropic (HTTP 529): the provider reported an error "overloaded_error"' },
       { type: 'finish-step' },
       { type: 'finish', finishReason: 'error' },
       '[DONE]',
@@ -511,7 +512,9 @@ describe('UIMessageStreamEncoder: errors, aborts, cancellation', () => {
     expect(error).toMatchObject({ errorText: expect.any(String) });
     const { error: streamError } = await settle(streamOf([readFixture(`providers/${recording.file}`)]).pipeThrough(new ProviderEventStream({ provider: 'openai-responses' })));
     expect(streamError).toBeInstanceOf(ProviderError);
-    expect((error as { errorText: string }).errorText).toBe((streamError as Error).message);
+    // argstream's words for a page, not the provider's own (which stay on the server's error).
+    expect((error as { errorText: string }).errorText).toBe(pageErrorMessage(streamError));
+    expect((error as { errorText: string }).errorText).not.toBe((streamError as Error).message);
   });
 
   it('errorText chooses what the page is told', async () => {
@@ -527,8 +530,8 @@ describe('UIMessageStreamEncoder: errors, aborts, cancellation', () => {
 
   it("an AbortError (the request's signal) is an abort chunk: with its reason, without it for ai 5", () => {
     const abort = new DOMException('This operation was aborted', 'AbortError');
-    expect(new UIMessageChunkEncoder().error(abort).slice(2)).toEqual([{ type: 'abort', reason: 'AbortError: This operation was aborted' }]);
-    expect(new UIMessageChunkEncoder({ major: 7 }).error(abort).slice(2)).toEqual([{ type: 'abort', reason: 'AbortError: This operation was aborted' }]);
+    expect(new UIMessageChunkEncoder().error(abort).slice(2)).toEqual([{ type: 'abort', reason: 'the stream was aborted' }]);
+    expect(new UIMessageChunkEncoder({ major: 7 }).error(abort).slice(2)).toEqual([{ type: 'abort', reason: 'the stream was aborted' }]);
     expect(new UIMessageChunkEncoder({ major: 5 }).error(abort).slice(2)).toEqual([{ type: 'abort' }]);
   });
 
@@ -624,7 +627,7 @@ describe('UIMessageChunkEncoder on hand-written events', () => {
     ] as StreamEvent[]) core.push(event, out);
     core.end(out);
     const error = out.find((chunk) => chunk.type === 'tool-input-error');
-    expect(error).toEqual({ type: 'tool-input-error', toolCallId: 'c1', toolName: 'get', errorText: expect.stringContaining('Invalid arguments for tool call c1') });
+    expect(error).toEqual({ type: 'tool-input-error', toolCallId: 'c1', toolName: 'get', errorText: expect.stringContaining('the arguments of tool call #0: the JSON text is not valid') });
     expect(out.filter((chunk) => chunk.type === 'text-delta')).toEqual([{ type: 'text-delta', id: 'text-1', delta: 'after' }]);
   });
 

@@ -124,13 +124,14 @@ describe('EventStreamEncoder → EventStreamDecoder', () => {
     const event = failed.events.find((e) => (e as PipelineEvent).type === 'tool-call-failed') as { error: ToolCallArgumentsError };
     expect(event.error).toBeInstanceOf(ToolCallArgumentsError);
     const bytes = await encode(failed, new EventStreamEncoder());
-    expect(utf8.decode(bytes)).toContain('"$errors":["/error","/error/cause"]');
+    // The error's page record is plain JSON, its cause inside it: one error listed.
+    expect(utf8.decode(bytes)).toContain('"$errors":["/error"]');
     const decoded = await decode([bytes], new EventStreamDecoder());
     const back = decoded.events.find((e) => (e as PipelineEvent).type === 'tool-call-failed') as { error: ToolCallArgumentsError };
     expect(back.error).toBeInstanceOf(ToolCallArgumentsError);
     expect(back.error.cause).toBeInstanceOf(JsonStreamError);
-    expect([back.error.toolCallId, back.error.toolName, back.error.index, back.error.offset, back.error.code, back.error.message]).toEqual(['call_1', 'write_file', 0, 31, 'invalid-json', event.error.message]);
-    expect(back.error.cause.path).toBe(event.error.cause.path);
+    expect([back.error.toolCallId, back.error.toolName, back.error.index, back.error.offset, back.error.code, back.error.message]).toEqual(['call_1', 'write_file', 0, 31, 'invalid-json', 'the arguments of tool call #0: the JSON text is not valid at offset 31, at "x}"']);
+    expect(back.error.cause?.path).toBe(event.error.cause?.path);
     expect(back.error.stack).not.toContain('relay-helpers');
 
     const tagged = await made(HAND_MADE[1]![1](), HAND_MADE[1]![2]);
@@ -200,23 +201,30 @@ describe('EventStreamEncoder → EventStreamDecoder', () => {
     expect(validation.error).toBeInstanceOf(ArgumentValidationError);
     await roundTrip(validation, (b) => [b], 'ArgumentValidationError');
 
+    // An error not argstream's (a network TypeError, a string) goes as an Error with a generic message: its text and cause stay on the server.
     const typeError = new TypeError('network down', { cause: new RangeError('inner') });
     const decoded = await decode([await encode({ events: [{ type: 'x' }], error: typeError }, new EventStreamEncoder<unknown>())], new EventStreamDecoder());
-    expect(decoded.error).toBeInstanceOf(TypeError);
-    expect((decoded.error as Error).cause).toBeInstanceOf(RangeError);
+    expect(Object.getPrototypeOf(decoded.error)).toBe(Error.prototype);
+    expect(decoded.error).toMatchObject({ name: 'Error', message: 'the stream failed' });
+    expect((decoded.error as Error).cause).toBeUndefined();
     expectSame(decoded, { events: [{ type: 'x' }], error: typeError }, 'TypeError with a cause');
 
     const plain = await decode([await encode({ events: [], error: 'gone' }, new EventStreamEncoder<unknown>())], new EventStreamDecoder());
     expect(plain.error).toBeInstanceOf(Error);
-    expect((plain.error as Error).message).toBe('gone');
+    expect((plain.error as Error).message).toBe('the stream failed');
 
+    // An application's class goes when the encoder is given it (name, message, code, status), and comes back as it with the decoder's.
     class QuotaError extends Error {
       override readonly name = 'QuotaError';
+      readonly code = 'quota';
       readonly limit = 5;
     }
-    const custom = await decode([await encode({ events: [], error: new QuotaError('over quota') }, new EventStreamEncoder<unknown>())], new EventStreamDecoder({ errorClasses: { QuotaError } }));
+    const custom = await decode([await encode({ events: [], error: new QuotaError('over quota') }, new EventStreamEncoder<unknown>({ errorClasses: { QuotaError } }))], new EventStreamDecoder({ errorClasses: { QuotaError } }));
     expect(custom.error).toBeInstanceOf(QuotaError);
-    expect(custom.error).toMatchObject({ name: 'QuotaError', message: 'over quota', limit: 5 });
+    expect(custom.error).toMatchObject({ name: 'QuotaError', message: 'over quota', code: 'quota' });
+    expect((custom.error as QuotaError).limit).toBeUndefined();
+    const unlisted = await decode([await encode({ events: [], error: new QuotaError('over quota') }, new EventStreamEncoder<unknown>())], new EventStreamDecoder({ errorClasses: { QuotaError } }));
+    expect(unlisted.error).toMatchObject({ name: 'Error', message: 'the stream failed' });
   });
 
   it('EventStreamDecoder errors with RelayError incomplete (and the last id) when the stream ends without its end event', async () => {

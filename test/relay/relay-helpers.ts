@@ -17,6 +17,7 @@ import {
   type ProviderName,
   type StandardSchema,
 } from '../../src/index.ts';
+import { errorClasses, errorRecord, pageErrorRecord, reviveError } from '../../src/relay/error-record.ts';
 import { settle, streamOf } from '../helpers.ts';
 import type { ManifestRecording } from '../manifest.ts';
 import { PROVIDER_OF_DIR, recordingInput } from '../providers/event-stream-helpers.ts';
@@ -107,12 +108,34 @@ function errorsIn(value: unknown, path = '', out: Array<[string, Error]> = []): 
   return out;
 }
 
+const CLASSES = errorClasses(undefined);
+
+/** `value` with every error in it as a page gets it: its page record, read back. */
+function pageView(value: unknown): unknown {
+  if (value instanceof Error) return reviveError(errorRecord(value), CLASSES);
+  if (Array.isArray(value)) return value.map(pageView);
+  if (typeof value !== 'object' || value === null) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, member] of Object.entries(value)) copy[key] = pageView(member);
+  return copy;
+}
+
 /**
- * `actual` equals `expected` as the decoder promises: deep-equal (`undefined` members as absent,
- * `-0` as `-0`), every error in it of the same class (prototype) with the same name, message,
- * fields and cause.
+ * What a page is promised of `made` (`EventStreamDecoder`, `NdjsonDecoder`): the same events, and
+ * every error — inside them and the one that ended them — as its page record makes it again
+ * (argstream's class and fields, argstream's message; `Error`, "the stream failed", for others).
  */
-export function expectSame(actual: Made, expected: Made, how: string): void {
+export function onPage(made: Made): Made {
+  return { events: made.events.map(pageView), error: made.error === undefined ? undefined : reviveError(pageErrorRecord(made.error), CLASSES) };
+}
+
+/**
+ * `actual` equals what the page is promised of `expected` ({@link onPage}): deep-equal
+ * (`undefined` members as absent, `-0` as `-0`), every error in it of the same class (prototype)
+ * with the same name, message, fields and cause.
+ */
+export function expectSame(actual: Made, sent: Made, how: string): void {
+  const expected = onPage(sent);
   expect(actual.events, how).toEqual(expected.events);
   expect(actual.error, how).toEqual(expected.error);
   const want = [...errorsIn(expected.events), ...errorsIn(expected.error, 'error')];

@@ -249,7 +249,8 @@ describe('a provider stream cut between two records, before its terminal one, en
       expectTruncated(response.error, provider, message);
 
       // Through the relay: an `event: error`, never `event: end`; the page's decoder errors with
-      // the same class, code and message, after the same events.
+      // the same class and code, after the same events, and the message argstream writes for a page.
+      const onPage = `${provider}: the stream ended before its last record: it was cut, so the turn is incomplete`;
       const relayed = await bytesOf(fromResponse(new Response(body(cut)), { provider }, new FieldEventStream({ keepProgress: false })).pipeThrough(new EventStreamEncoder()));
       const sse = new TextDecoder().decode(relayed);
       expect(sse).toMatch(/event: error\ndata: \{"name":"ProviderError".*"code":"truncated".*\}\n\n$/);
@@ -257,14 +258,14 @@ describe('a provider stream cut between two records, before its terminal one, en
       const direct = await settle(fromResponse(new Response(body(cut)), { provider }, new FieldEventStream({ keepProgress: false })));
       const decoded = await settle(streamOf([relayed]).pipeThrough(new EventStreamDecoder()));
       expect(decoded.values).toEqual(direct.values);
-      expectTruncated(decoded.error, provider, message);
-      await expect(collectTurn(streamOf([relayed]).pipeThrough(new EventStreamDecoder()))).rejects.toMatchObject({ name: 'ProviderError', code: 'truncated', message });
+      expectTruncated(decoded.error, provider, onPage);
+      await expect(collectTurn(streamOf([relayed]).pipeThrough(new EventStreamDecoder()))).rejects.toMatchObject({ name: 'ProviderError', code: 'truncated', message: onPage });
 
       const ndjson = await bytesOf(fromResponse(new Response(body(cut)), { provider }).pipeThrough(new NdjsonEncoder()));
       expect(new TextDecoder().decode(ndjson)).not.toContain('{"type":"end"}');
       const fromNdjson = await settle(streamOf([ndjson]).pipeThrough(new NdjsonDecoder()));
       expect(fromNdjson.values).toEqual(core.events);
-      expectTruncated(fromNdjson.error, provider, message);
+      expectTruncated(fromNdjson.error, provider, onPage);
 
       // collectTurn rejects with it.
       const turn = collectTurn(fromResponse(new Response(body(cut)), { provider }));
@@ -281,7 +282,7 @@ describe('a provider stream cut between two records, before its terminal one, en
       const relayStore = new TurnStore({ schedule: 'sync' });
       const relayedSnapshot = await relayStore.consume(new Response(body(relayed), { headers: { 'content-type': 'text/event-stream' } }));
       expect(relayedSnapshot.status).toBe('error');
-      expectTruncated(relayedSnapshot.error, provider, message);
+      expectTruncated(relayedSnapshot.error, provider, onPage);
       expect(relayedSnapshot.text).toBe(snapshot.text);
     });
 
