@@ -471,6 +471,13 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     try {
       step();
     } catch (error) {
+      // Content after the end of the message: nothing is added to the finished turn, in the
+      // snapshot nor in the AI SDK's message (whose stream errors with it, after all before it).
+      if (error instanceof ProviderError && error.type === 'after-end') {
+        session.broken = true;
+        session.fail(error);
+        throw error;
+      }
       // argstream can no longer follow the calls: the AI SDK gets them as its own transport gives
       // them, the text so far of each as one delta now, then every delta, so that the page keeps
       // showing what the AI SDK shows without argstream.
@@ -521,6 +528,8 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       }
       const { toolCallId, updates } = updatesData as unknown as { toolCallId: string; updates: readonly PathUpdate[] };
       this.#apply(() => {
+        // These go to the store without the adapter, which refuses what follows the end itself.
+        if (this.#ended) throw new ProviderError('ai-sdk-ui', 'after-end', `ai-sdk-ui: a "${TOOL_INPUT_UPDATES}" record came after the end of the stream ("finish"); nothing is added to a finished turn`, { cause: parsed });
         for (const update of updates) events.push({ ...update, toolCallId });
       });
       this.#out.push(chunk);

@@ -226,7 +226,9 @@ function restOf(slot: Slot, input: unknown): string {
  *   merged).
  *
  * `end()` flushes what is still open. The stream is complete once `finish` arrived (or `data:
- * [DONE]`, which the decoder reads).
+ * [DONE]`, which the decoder reads). Every chunk after `finish` (a second `finish` included: each
+ * would change the AI SDK's message) is a `ProviderError` of type `'after-end'`; the `[DONE]`
+ * line after it is framing.
  *
  * @throws {ProviderError} on an `error` chunk: type `'error'`, the message its `errorText`, the
  * chunk as `cause` (what the AI SDK server's `onError` chose to tell; by default "An error
@@ -365,6 +367,16 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
       if (!isRecord(data)) return [];
       const out: StreamEvent[] = [];
       const type = stringAt(data, 'type');
+      if (finished) {
+        // Every chunk after `finish` changes the AI SDK's message (even one that opens an empty
+        // text part, or metadata), so none is framing: the `[DONE]` line is the decoder's.
+        throw new ProviderError(
+          'ai-sdk-ui',
+          'after-end',
+          `ai-sdk-ui: a "${excerpt(type ?? 'untyped')}" record came after the end of the stream ("finish"); nothing is added to a finished turn`,
+          { cause: data },
+        );
+      }
       const providerMetadata = data['providerMetadata'];
       switch (type) {
         case 'text-start':
@@ -451,7 +463,6 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
           break;
         case 'finish': {
           messageMetadata = mergeMetadata(messageMetadata, data['messageMetadata']);
-          if (finished) break;
           finished = true;
           flushOpen(ALL_KINDS, out);
           const raw = stringAt(data, 'finishReason');

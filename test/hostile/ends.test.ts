@@ -113,13 +113,19 @@ describe('ProviderEventStream refuses what comes after the end', () => {
 
   it('ProviderEventStream ai-sdk-ui: text after the finish chunk is an after-end error', async () => {
     const { events, error } = await run('ai-sdk-ui', [beforeDone(UI_TEXT_AFTER)]);
-    expectAfterEnd(error, 'ai-sdk-ui', 'text-delta', 'finish');
+    // Even a text part opened empty would change the AI SDK's message.
+    expectAfterEnd(error, 'ai-sdk-ui', 'text-start', 'finish');
     expect(events.at(-1)).toMatchObject({ type: 'finished' });
   });
 
   it('ProviderEventStream ai-sdk-ui: a call after finish and its [DONE] is an after-end error', async () => {
     const { error } = await run('ai-sdk-ui', [UI + UI_CALL_AFTER]);
     expectAfterEnd(error, 'ai-sdk-ui', 'tool-input-available', 'finish');
+  });
+
+  it('ProviderEventStream ai-sdk-ui: a second finish is after the end too', async () => {
+    const { error } = await run('ai-sdk-ui', [beforeDone(sse([undefined, '{"type":"finish","messageMetadata":{"forged":true}}']))]);
+    expectAfterEnd(error, 'ai-sdk-ui', 'finish', 'finish');
   });
 
   it('ProviderEventStream ai-sdk-ui: finish-step then start-step is not the end of a multi-step stream', async () => {
@@ -129,18 +135,31 @@ describe('ProviderEventStream refuses what comes after the end', () => {
     expect(error).toBeUndefined();
   });
 
-  it('TurnStore and ArgstreamChatTransport end in error on text after the finish chunk, without adding it', async () => {
+  it('TurnStore and ArgstreamChatTransport end in error on text after the finish chunk, without adding it; the AI SDK gets the chunks up to the finish, then the error', async () => {
     const body = beforeDone(UI_TEXT_AFTER);
     const store = new TurnStore();
     const stored = await store.consume(new Response(body), { decoder: new ProviderEventDecoder({ provider: 'ai-sdk-ui' }) });
     const transport = new ArgstreamChatTransport(transportOptions(() => body));
-    await readAll(await transport.sendMessages(SEND));
+    const { values, error } = await settle(await transport.sendMessages(SEND));
+    expect(error).toMatchObject({ provider: 'ai-sdk-ui', type: 'after-end' });
+    expect(values.at(-1)).toMatchObject({ type: 'finish' });
     for (const snapshot of [stored, transport.getSnapshot()]) {
       expect(snapshot.status).toBe('error');
       expect(snapshot.error).toMatchObject({ provider: 'ai-sdk-ui', type: 'after-end' });
       expect(snapshot.text).toBe(UI_TEXT);
       expect(snapshot.calls.map((c) => [c.toolCallId, c.status])).toEqual([['call_1', 'complete']]);
     }
+  });
+
+  it('ArgstreamChatTransport refuses path updates after the finish chunk: the AI SDK’s stream and the snapshot end in an after-end error, and no call is added', async () => {
+    const forged = sse([undefined, '{"type":"data-argstream-tool-input","data":{"toolCallId":"forged","updates":[{"type":"path-update","kind":"start-object","path":""}]},"transient":true}']);
+    const transport = new ArgstreamChatTransport(transportOptions(() => beforeDone(forged)));
+    const { values, error } = await settle(await transport.sendMessages(SEND));
+    expect(error).toMatchObject({ provider: 'ai-sdk-ui', type: 'after-end' });
+    expect(values.at(-1)).toMatchObject({ type: 'finish' });
+    const snapshot = transport.getSnapshot();
+    expect(snapshot.status).toBe('error');
+    expect(snapshot.calls.map((c) => [c.toolCallId, c.status])).toEqual([['call_1', 'complete']]);
   });
 
   it('ProviderEventStream ai-sdk: a part with content after finish is an after-end error; a raw part is ignored', async () => {
