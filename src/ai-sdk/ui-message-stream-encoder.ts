@@ -593,24 +593,53 @@ export class UIMessageStreamEncoder extends RelayEncoder<PipelineEvent> {
 class UIMessageFramer implements RelayFramer<PipelineEvent> {
   readonly keepAlive = ': keep-alive\n\n';
   readonly #core: UIMessageChunkEncoder;
-  readonly #chunks: UIMessageChunk[] = [];
-  /** What an event made before it failed: it goes out before the error. */
-  #made = '';
+  /** The chunks of the events taken since the last `take`: adjacent deltas of one part joined. */
+  #gathered: UIMessageChunk[] = [];
+  #size = 0;
 
   constructor(core: UIMessageChunkEncoder) {
     this.#core = core;
   }
 
-  event(event: PipelineEvent): string {
-    const chunks = this.#chunks;
-    chunks.length = 0;
-    try {
-      this.#core.push(event, chunks);
-    } catch (error) {
-      this.#made = sse(chunks, false);
-      throw error;
+  get size(): number {
+    return this.#size;
+  }
+
+  event(event: PipelineEvent): void {
+    const start = this.#gathered.length;
+    // What an event made before it failed goes out before the error.
+    this.#core.push(event, this.#gathered);
+    this.#join(start);
+  }
+
+  take(): string {
+    if (this.#gathered.length === 0) return '';
+    const text = sse(this.#gathered, false);
+    this.#gathered = [];
+    this.#size = 0;
+    return text;
+  }
+
+  /**
+   * Join the chunks from `start` on to the one before them where both are deltas of one part: a
+   * read's deltas as one chunk, so that a part's id goes out once per read, not once per delta.
+   */
+  #join(start: number): void {
+    const chunks = this.#gathered;
+    let write = start;
+    for (let read = start; read < chunks.length; read++) {
+      const chunk = chunks[read] as UIMessageChunk;
+      const previous = write > 0 ? chunks[write - 1] : undefined;
+      const joined = previous === undefined ? undefined : joinDeltas(previous, chunk);
+      if (joined !== undefined) {
+        chunks[write - 1] = joined;
+        this.#size += deltaLength(chunk);
+        continue;
+      }
+      chunks[write++] = chunk;
+      this.#size += 64 + deltaLength(chunk);
     }
-    return chunks.length === 0 ? '' : sse(chunks, false);
+    chunks.length = write;
   }
 
   end(): string {
@@ -618,23 +647,36 @@ class UIMessageFramer implements RelayFramer<PipelineEvent> {
   }
 
   error(reason: unknown): string {
-    const made = this.#made;
-    this.#made = '';
-    return made + this.#last((out) => this.#core.error(reason, out));
+    return this.take() + this.#last((out) => this.#core.error(reason, out));
   }
 
   /** The last chunks (the end, or an error), then `[DONE]`. */
   #last(step: (out: UIMessageChunk[]) => UIMessageChunk[]): string {
-    const chunks = this.#chunks;
-    chunks.length = 0;
     let text: string;
     try {
-      text = sse(step(chunks), true);
+      text = sse(step([]), true);
     } catch (error) {
-      chunks.length = 0;
-      text = sse(this.#core.error(error, chunks), true);
+      text = sse(this.#core.error(error, []), true);
     }
-    chunks.length = 0;
     return text;
   }
+}
+
+/** The text a delta chunk carries (0 for other chunks). */
+function deltaLength(chunk: UIMessageChunk): number {
+  const fields = chunk as { delta?: unknown; inputTextDelta?: unknown };
+  return typeof fields.delta === 'string' ? fields.delta.length : typeof fields.inputTextDelta === 'string' ? fields.inputTextDelta.length : 0;
+}
+
+/** `a` and `b` as one chunk, when both are deltas of one part with nothing else apart. */
+function joinDeltas(a: UIMessageChunk, b: UIMessageChunk): UIMessageChunk | undefined {
+  if (a.type !== b.type) return undefined;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const member = a.type === 'tool-input-delta' ? 'inputTextDelta' : a.type === 'text-delta' || a.type === 'reasoning-delta' ? 'delta' : undefined;
+  if (member === undefined || typeof x[member] !== 'string' || typeof y[member] !== 'string') return undefined;
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return undefined;
+  for (const key of keys) if (key !== member && x[key] !== y[key]) return undefined;
+  return { ...x, [member]: (x[member] as string) + (y[member] as string) } as unknown as UIMessageChunk;
 }

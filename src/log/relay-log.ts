@@ -8,7 +8,8 @@
 import { compactEvents } from '../relay/compact.ts';
 import { EVENT_STREAM_HEADERS } from '../relay/event-stream-encoder.ts';
 import type { PageErrorOptions } from '../relay/error-record.ts';
-import { errorClasses, readEvent, writeError, writeEvent, type ErrorClass } from '../relay/wire.ts';
+import { BatchWriter } from '../relay/wire-batch.ts';
+import { errorClasses, readEvent, writeError, type ErrorClass } from '../relay/wire.ts';
 import type { PipelineEvent } from '../types.ts';
 import { checkStreamId, EventLogError, isEventLogError, parseEventId, printable, type EventLog, type LogEntry, type OpenOptions } from './event-log.ts';
 
@@ -233,11 +234,26 @@ export interface ServeStreamOptions extends PageErrorOptions {
 
 const utf8 = new TextEncoder();
 
-/** One entry as `EventStreamEncoder` writes it. */
+/** The end or error entry as `EventStreamEncoder` writes it. */
 function frame(entry: LogEntry): string {
   if (entry.kind === 'end') return 'event: end\ndata: {}\n\n';
   if (entry.kind === 'error') return `event: error\ndata: ${entry.data}\n\n`;
-  return `id: ${entry.id}\n${entry.type === undefined ? '' : `event: ${entry.type}\n`}data: ${entry.data}\n\n`;
+  throw new TypeError('frame: an event entry goes through the batch writer');
+}
+
+/** Characters of events gathered at most in one record of the backlog. */
+const MAX_RECORD = 65_536;
+
+/**
+ * Kept events as `EventStreamEncoder` writes them — batches of compact entries, keys and paths
+ * by reference (one writer per response) — up to 64 Ki characters a record, `id:` the last one's.
+ */
+function eventRecords(writer: BatchWriter, entries: ReadonlyArray<LogEntry & { kind: 'event' }>, classes: ReadonlyMap<string, ErrorClass>, out: string[]): void {
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i] as LogEntry & { kind: 'event' };
+    writer.write(readEvent(entry.data, classes));
+    if (writer.size >= MAX_RECORD || i === entries.length - 1) out.push(`id: ${entry.id}\ndata: ${writer.take() as string}\n\n`);
+  }
 }
 
 function errorFrame(error: unknown, options: PageErrorOptions): string {
@@ -248,14 +264,15 @@ function errorFrame(error: unknown, options: PageErrorOptions): string {
  * What a client that has events 1..`after` lacks of `backlog` (events after+1..m) as one snapshot
  * frame, as `resumeEventStream({ snapshot: true })` writes it; `undefined` when it lacks too few.
  */
-function snapshotFrame(after: number, backlog: ReadonlyArray<LogEntry & { kind: 'event' }>, options: ServeStreamOptions): string | undefined {
+function snapshotFrame(writer: BatchWriter, after: number, backlog: ReadonlyArray<LogEntry & { kind: 'event' }>, options: ServeStreamOptions): string | undefined {
   if (options.snapshot === false || backlog.length === 0) return undefined;
   const threshold = options.snapshotThreshold ?? 64;
   if (backlog.length <= Math.max(after === 0 ? 1 : threshold, 1)) return undefined;
   const classes = errorClasses(options.errorClasses);
   const events = backlog.map((entry) => readEvent(entry.data, classes) as PipelineEvent);
   const last = backlog[backlog.length - 1] as LogEntry & { kind: 'event' };
-  return `id: ${last.id}\nevent: snapshot\ndata: ${writeEvent({ events: compactEvents(events) })}\n\n`;
+  writer.write({ type: 'snapshot', events: compactEvents(events) });
+  return `id: ${last.id}\nevent: snapshot\ndata: ${writer.take() as string}\n\n`;
 }
 
 /**
@@ -346,19 +363,32 @@ export async function serveStream(log: EventLog, streamId: string, request: Requ
   }
 
   const frames: string[] = [];
+  const classes = errorClasses(options.errorClasses);
+  // One writer per response: a key or a path goes to this page once, then by reference.
+  let writer = new BatchWriter();
   let snapshot: string | undefined;
   try {
-    snapshot = snapshotFrame(after, backlog, options);
+    snapshot = snapshotFrame(writer, after, backlog, options);
   } catch {
     snapshot = undefined; // a compaction that fails sends the events themselves
+    writer = new BatchWriter();
   }
+  let failed = false;
   if (snapshot !== undefined) frames.push(snapshot);
-  else for (const entry of backlog) frames.push(frame(entry));
-  if (terminal !== undefined) frames.push(frame(terminal));
+  else {
+    try {
+      eventRecords(writer, backlog, classes, frames);
+    } catch (error) {
+      // Kept data this relay cannot read: the page learns that the stream failed.
+      frames.push(errorFrame(error, options));
+      failed = true;
+    }
+  }
+  if (terminal !== undefined && !failed) frames.push(frame(terminal));
   let lastId = backlog.length > 0 ? (backlog[backlog.length - 1] as LogEntry & { kind: 'event' }).id : after;
 
   let tail: AsyncIterator<LogEntry> | undefined;
-  let finished = terminal !== undefined;
+  let finished = terminal !== undefined || failed;
   let output!: ReadableStreamDefaultController<Uint8Array>;
   let timer: ReturnType<typeof setInterval> | undefined;
   let lastWrite = Date.now();
@@ -411,8 +441,11 @@ export async function serveStream(log: EventLog, streamId: string, request: Requ
             return;
           }
           const entry = result.value;
-          if (entry.kind === 'event') lastId = entry.id;
-          write(frame(entry));
+          if (entry.kind === 'event') {
+            lastId = entry.id;
+            writer.write(readEvent(entry.data, classes));
+            write(`id: ${entry.id}\ndata: ${writer.take() as string}\n\n`);
+          } else write(frame(entry));
           if (entry.kind !== 'event') {
             stop();
             controller.close();

@@ -110,6 +110,9 @@ export const END_RECORD = 'event: end\ndata: {}\n\n';
 export function eventStreamFramer<T>(firstId: number, end: () => string | undefined): RelayFramer<T> {
   let nextId = firstId;
   const writer = new BatchWriter();
+  /** Records made whole already (a batch cut by a snapshot, the snapshot itself). */
+  let records = '';
+  const batch = () => (writer.count === 0 ? '' : `id: ${nextId - 1}\ndata: ${writer.take() as string}\n\n`);
   return {
     event(event) {
       const snapshot = snapshotOf(event);
@@ -118,7 +121,10 @@ export function eventStreamFramer<T>(firstId: number, end: () => string | undefi
         if (typeof lastId !== 'number' || !Number.isSafeInteger(lastId) || lastId < nextId) {
           throw new RelayError('invalid-event', `EventStreamEncoder: a snapshot's lastId must be an integer ≥ the next id (${nextId}), got ${String(lastId)}`);
         }
+        // A snapshot is a record of its own, named so (the events after it go on from lastId + 1).
+        records += batch();
         writer.write({ type: 'snapshot', events: snapshot.events });
+        records += `id: ${lastId}\nevent: snapshot\ndata: ${writer.take() as string}\n\n`;
         nextId = lastId + 1;
         return;
       }
@@ -126,12 +132,12 @@ export function eventStreamFramer<T>(firstId: number, end: () => string | undefi
       nextId++;
     },
     take() {
-      if (writer.count === 0) return '';
-      const batch = writer.take() as string;
-      return `id: ${nextId - 1}\ndata: ${batch}\n\n`;
+      const text = records + batch();
+      records = '';
+      return text;
     },
     get size() {
-      return writer.size;
+      return writer.size + records.length;
     },
     end,
     error: (reason, options) => `event: error\ndata: ${writeError(reason, options)}\n\n`,

@@ -161,9 +161,9 @@ export class RelayEncoder<T> {
           finish(framer.error(error, options));
           throw error;
         }
-        if (flushTimer === undefined) flushTimer = setTimeout(flush, 0);
-        if (framer.size < MAX_GATHERED) return undefined;
-        flush();
+        if (framer.size >= MAX_GATHERED) flush();
+        else if (flushTimer === undefined) flushTimer = setTimeout(flush, 0);
+        // The readable side's queue is full: the next write waits for the reader.
         if ((output.desiredSize ?? 0) > 0) return undefined;
         return new Promise<void>((resolve) => {
           resume = resolve;

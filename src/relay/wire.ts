@@ -181,7 +181,11 @@ function parse(text: string, what: string): unknown {
 
 /** Read one event written by {@link writeEvent}. @throws {RelayError} `invalid-data`. */
 export function readEvent(text: string, classes: ReadonlyMap<string, ErrorClass>): unknown {
-  const value = parse(text, 'event data');
+  return readEventValue(parse(text, 'event data'), classes);
+}
+
+/** An event written by {@link writeEvent}, parsed: its errors made errors again. @throws {RelayError} `invalid-data`. */
+export function readEventValue(value: unknown, classes: ReadonlyMap<string, ErrorClass>): unknown {
   if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, ERRORS_KEY)) {
     return reviveErrors(value as Record<string, unknown>, classes);
   }

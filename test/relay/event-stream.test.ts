@@ -63,13 +63,19 @@ const HAND_MADE: ReadonlyArray<readonly [string, () => ReadableStream<unknown>, 
 ];
 
 describe('EventStreamEncoder → EventStreamDecoder', () => {
-  it('EventStreamEncoder writes id, event and data per event, then end; EVENT_STREAM_HEADERS fit a Response', async () => {
-    const events = [{ type: 'field-start', key: 'path', index: 1, toolCallId: 'c', toolName: 'write_file' }, { type: 'field-delta', key: 'path', text: 'a\nb', index: 1, toolCallId: undefined }, { value: -0 }];
+  it('EventStreamEncoder writes the events of one burst as one record (id: the last one\'s, data: their batch, identities by number once written), then end; EVENT_STREAM_HEADERS fit a Response', async () => {
+    const events = [
+      { type: 'field-start', key: 'path', index: 1, toolCallId: 'c', toolName: 'write_file' },
+      { type: 'field-delta', key: 'path', text: 'a\nb', index: 1, toolCallId: undefined },
+      { type: 'field-delta', key: 'path', text: 'c', index: 1, toolCallId: 'c', toolName: 'write_file' },
+      { value: -0 },
+    ];
     const bytes = await bytesOf(streamOf(events).pipeThrough(new EventStreamEncoder<unknown>({ firstId: 7 })));
+    // [0]: the tables start; a context [index, id, name, flags (4 index, 8 id, 16 name), message id]
+    // and a string longer than 3 characters are numbered in the order written (contexts 0 and 1;
+    // "write_file" 0, "path" 1); an event of no type the batch form knows is written whole.
     expect(utf8.decode(bytes)).toBe(
-      'id: 7\nevent: field-start\ndata: {"type":"field-start","key":"path","index":1,"toolCallId":"c","toolName":"write_file"}\n\n' +
-        'id: 8\nevent: field-delta\ndata: {"type":"field-delta","key":"path","text":"a\\nb","index":1}\n\n' +
-        'id: 9\ndata: {"value":-0}\n\n' +
+      'id: 10\ndata: [[0],[5,[1,"c","write_file",28,null],"path",0],[6,[1,null,null,4,null],1,"a\\nb"],[6,0,1,"c"],{"value":-0}]\n\n' +
         'event: end\ndata: {}\n\n',
     );
     const response = new Response(streamOf(events).pipeThrough(new EventStreamEncoder<unknown>()), { headers: EVENT_STREAM_HEADERS });
@@ -79,7 +85,7 @@ describe('EventStreamEncoder → EventStreamDecoder', () => {
     const decoded = await decode([new Uint8Array(await response.arrayBuffer())], new EventStreamDecoder());
     expect(decoded.error).toBeUndefined();
     expect(decoded.events).toEqual(events);
-    expect(Object.is((decoded.events[2] as { value: number }).value, -0)).toBe(true);
+    expect(Object.is((decoded.events[3] as { value: number }).value, -0)).toBe(true);
     expect(Object.hasOwn(decoded.events[1] as object, 'toolCallId')).toBe(false);
   });
 
@@ -238,10 +244,11 @@ describe('EventStreamEncoder → EventStreamDecoder', () => {
     expect(decoded.error).toBeInstanceOf(RelayError);
     expect(decoded.error).toMatchObject({ code: 'incomplete', lastEventId: '2' });
     expect(decoder.lastEventId).toBe('2');
-    // Cut inside the last event: that event is not delivered.
+    // Cut inside the record (both events came in one burst, so one record): none of its events is delivered.
+    expect(whole.startsWith('id: 2\n')).toBe(true);
     const inside = await decode([whole.slice(0, whole.indexOf('id: 2') + 12)], new EventStreamDecoder());
-    expect(inside.events).toEqual(source.events.slice(0, 1));
-    expect(inside.error).toMatchObject({ code: 'incomplete', lastEventId: '1' });
+    expect(inside.events).toEqual([]);
+    expect(inside.error).toMatchObject({ code: 'incomplete', lastEventId: undefined });
     // Nothing at all.
     expect((await decode([], new EventStreamDecoder())).error).toMatchObject({ code: 'incomplete', lastEventId: undefined });
   });
@@ -268,7 +275,8 @@ describe('EventStreamEncoder → EventStreamDecoder', () => {
   });
 
   it('EventStreamEncoder: cancelling its readable side (the client went away) cancels the source; backpressure holds writes', async () => {
-    const { stream, log } = recordingChunks<unknown>(Array.from({ length: 100 }, (_, i) => ({ type: 'n', i })));
+    // Events of 20 KB: a record goes out at 64 Ki characters, and the encoder holds 16 records.
+    const { stream, log } = recordingChunks<unknown>(Array.from({ length: 200 }, (_, i) => ({ type: 'n', i, text: 'x'.repeat(20_000) })));
     let pulled = 0;
     const counted = stream.pipeThrough(
       new TransformStream({
@@ -288,9 +296,9 @@ describe('EventStreamEncoder → EventStreamDecoder', () => {
       stable = pulled === last ? stable + 1 : 0;
       last = pulled;
     }
-    // A reader that read one event holds the pipe: the encoder queues up to 16 events, not all 100.
+    // A reader that read one record holds the pipe: the encoder queues up to 16 records of 4 events, not all 200.
     expect(pulled).toBeGreaterThan(1);
-    expect(pulled).toBeLessThan(25);
+    expect(pulled).toBeLessThan(90);
     await reader.cancel(new Error('client left'));
     for (let turns = 0; turns < 500 && log.cancelled === undefined; turns++) await macrotask();
     expect(log.cancelled).toEqual(new Error('client left'));
@@ -334,8 +342,11 @@ describe('EventStreamEncoder keep-alive', () => {
       await vi.advanceTimersByTimeAsync(1000);
       expect(utf8.decode((await first).value)).toBe(': keep-alive\n\n');
       const write = writer.write({ type: 'a' });
-      expect(utf8.decode((await reader.read()).value)).toBe('id: 1\nevent: a\ndata: {"type":"a"}\n\n');
       await write;
+      // The burst's record goes out a macrotask later; the keep-alive timer stays armed meanwhile.
+      expect(vi.getTimerCount(), ending).toBe(2);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(utf8.decode((await reader.read()).value)).toBe('id: 1\ndata: [[0],{"type":"a"}]\n\n');
       if (ending === 'close') await writer.close();
       if (ending === 'cancel') await reader.cancel('gone');
       if (ending === 'abort') await writer.abort(new Error('upstream'));
@@ -405,6 +416,7 @@ describe('Last-Event-ID', () => {
     }
     const resumed = await decode([await bytesOf(resumeEventStream(store(), 3))], new EventStreamDecoder());
     expect(resumed.events).toEqual(original.events.slice(3));
-    expect(utf8.decode(await bytesOf(resumeEventStream(kept, 3))).startsWith('id: 4\n')).toBe(true);
+    // The events after 3, read at once, go out as one record: its id is the last one's.
+    expect(utf8.decode(await bytesOf(resumeEventStream(kept, 3))).startsWith(`id: ${original.events.length}\n`)).toBe(true);
   });
 });

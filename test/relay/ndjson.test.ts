@@ -27,9 +27,9 @@ async function roundTrip(source: Made, pieces: (bytes: Uint8Array) => Array<Uint
 }
 
 describe('NdjsonEncoder → NdjsonDecoder', () => {
-  it('NdjsonEncoder writes one JSON per line, then the end line; NDJSON_HEADERS', async () => {
-    const bytes = await bytesOf(streamOf([{ type: 'a', n: -0, gone: undefined }, { type: 'b', text: 'x\ny' }]).pipeThrough(new NdjsonEncoder<unknown>()));
-    expect(utf8.decode(bytes)).toBe('{"type":"a","n":-0}\n{"type":"b","text":"x\\ny"}\n{"type":"end"}\n');
+  it('NdjsonEncoder writes the events of one burst as one line (a batch), then the end line; NDJSON_HEADERS', async () => {
+    const bytes = await bytesOf(streamOf([{ type: 'a', n: -0, gone: undefined }, { type: 'b', text: 'x\ny' }, { type: 'part', index: 2, part: { type: 'message', text: 'hi' } }]).pipeThrough(new NdjsonEncoder<unknown>()));
+    expect(utf8.decode(bytes)).toBe('[[0],{"type":"a","n":-0},{"type":"b","text":"x\\ny"},[1,2,"m","hi"]]\n{"type":"end"}\n');
     expect(NDJSON_HEADERS['content-type']).toBe('application/x-ndjson; charset=utf-8');
   });
 
