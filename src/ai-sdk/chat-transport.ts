@@ -72,7 +72,12 @@ function replayAware(): boolean {
  * continues the message, so the partial input never doubles. The user's stop (`stop()`, or the request's `abortSignal` aborted) ends the snapshot as
  * stopped: `done`, a call cut mid-input `failed` with what had arrived; a connection that breaks
  * ends it in `error`. A response that ends cleanly before its end (no `finish`, `abort` or `error`
- * chunk) leaves the snapshot streaming, for the resume to go on with.
+ * chunk) leaves the snapshot streaming, for the resume to go on with. A call the server reports as
+ * failed (`tool-input-error`) is `failed` with that error, and the turn goes on, as in `useChat`; a
+ * call cut before its `tool-input-available` (its step or the message ended first) is `failed`
+ * with an `IncompleteToolCallError` and what had arrived. A chunk after `finish` is a
+ * `ProviderError` of type `'after-end'`: the snapshot ends in it and the AI SDK's stream errors
+ * with it after the chunks before it, so nothing is added to the finished message.
  * @example
  * ```tsx
  * const transport = new ArgstreamChatTransport({ api: '/api/chat', tools });
