@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ProviderError } from '../errors.ts';
+import { ProviderError, excerpt } from '../errors.ts';
 import type { EventMetadata, FinishReason, JsonValue, StreamEvent, Usage } from '../types.ts';
 import { type ProviderAdapter, partEvent } from './adapter.ts';
 import { type JsonRecord, isRecord, metadataOf, nonEmptyString, nonEmptyStringAt, numberAt, recordAt, stringAt, usageOf } from './json-access.ts';
@@ -211,6 +211,7 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
         });
       }
       const out: StreamEvent[] = [];
+      const ended = finished;
       const id = stringAt(data, 'id') ?? '';
       const providerMetadata = data['providerMetadata'];
       switch (stringAt(data, 'type')) {
@@ -323,6 +324,16 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
         default:
           // start, start-step, raw, and part types added later.
           break;
+      }
+      // Checked here as well as by ProviderEventDecoder: the turn builder reads parts itself
+      // (`collectTurn(result.fullStream)`) through this adapter alone.
+      if (ended && out.length > 0) {
+        throw new ProviderError(
+          'ai-sdk',
+          'after-end',
+          `ai-sdk: a "${excerpt(stringAt(data, 'type') ?? 'untyped')}" record came after the end of the stream ("finish"); nothing is added to a finished turn`,
+          { cause: data },
+        );
       }
       return out;
     },

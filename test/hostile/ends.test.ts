@@ -175,5 +175,8 @@ describe('ProviderEventStream refuses what comes after the end', () => {
     const { events, error } = await run('ai-sdk', [...parts, { type: 'tool-input-start', id: 'forged', toolName: 'delete_everything' }]);
     expectAfterEnd(error, 'ai-sdk', 'tool-input-start', 'finish');
     expect(events.at(-1)).toMatchObject({ type: 'finished', reason: 'stop' });
+    // collectTurn reads fullStream's parts itself too.
+    const late = collectTurn(streamOf<object>([...parts, { type: 'tool-call', toolCallId: 'forged', toolName: 'delete_everything', input: { path: '/' } }]) as never);
+    await expect(late).rejects.toMatchObject({ provider: 'ai-sdk', type: 'after-end' });
   });
 });
