@@ -635,13 +635,16 @@ export class TurnStore<T extends ToolSchemas = {}> {
         const call = this.#call(event.toolCallId, event.index, event.toolName);
         if (event.providerExecuted === true) call.providerExecuted = true;
         // What streamed in is the partial input already (the same objects); otherwise the event's.
-        this.#settle(call, 'failed', call.aggregator !== undefined && call.source !== 'fields' ? undefined : event.partialArguments, new IncompleteToolCallError(event.toolCallId, event.toolName, event.stopReason));
+        // A call the store failed already (its input broke a limit here) keeps that error.
+        if (call.status !== 'streaming') this.#release(call);
+        else this.#settle(call, 'failed', call.aggregator !== undefined && call.source !== 'fields' ? undefined : event.partialArguments, new IncompleteToolCallError(event.toolCallId, event.toolName, event.stopReason));
         return undefined;
       }
       case 'tool-call-failed': {
         const call = this.#call(event.toolCallId, event.index, event.toolName);
         if (event.providerExecuted === true) call.providerExecuted = true;
-        this.#settle(call, 'failed', undefined, event.error);
+        if (call.status !== 'streaming') this.#release(call);
+        else this.#settle(call, 'failed', undefined, event.error);
         return undefined;
       }
       case 'finished':
@@ -727,7 +730,8 @@ export class TurnStore<T extends ToolSchemas = {}> {
     try {
       aggregator.push(fragment);
     } catch (error) {
-      this.#settle(call, 'failed', undefined, toError(error));
+      // Still findable until its conversation event: the rest of its input is not a new call.
+      this.#settle(call, 'failed', undefined, toError(error), false);
       return;
     }
     // Most fragments are a piece of a string somewhere: only a value's start, a scalar or a `done`
@@ -764,7 +768,7 @@ export class TurnStore<T extends ToolSchemas = {}> {
       translate(fragments);
     } catch (error) {
       fragments.length = 0;
-      this.#settle(call, 'failed', undefined, toError(error));
+      this.#settle(call, 'failed', undefined, toError(error), false);
       return;
     }
     for (let i = 0; i < fragments.length; i++) this.#fragment(call, fragments[i] as StreamFragment);
@@ -853,12 +857,17 @@ export class TurnStore<T extends ToolSchemas = {}> {
     }
   }
 
-  #settle(call: CallState, status: ToolCallStatus, input: unknown, error: Error | undefined): void {
+  /**
+   * The call ends with `status`. `release`: it is no longer found by its id and slot (its
+   * conversation event came, or the turn ended); a call failed by its own input here stays
+   * findable until then, so that the rest of its input is not taken for a new call.
+   */
+  #settle(call: CallState, status: ToolCallStatus, input: unknown, error: Error | undefined, release = true): void {
     if (call.run === this.#run && call.index > this.#runEnded) this.#runEnded = call.index;
     call.status = status;
     if (input !== undefined) call.final = { value: input };
     call.error = error;
-    this.#release(call);
+    if (release) this.#release(call);
     this.#touch(call);
   }
 
