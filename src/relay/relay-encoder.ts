@@ -48,11 +48,17 @@ export interface RelayEncoderOptions extends PageErrorOptions {
 const MAX_GATHERED = 65_536;
 
 /**
+ * Microtask turns without a write after which a burst has ended. A pipe hands over the chunks of
+ * one read a few turns apart; a stage that takes longer only makes the records smaller.
+ */
+const QUIET_TURNS = 16;
+
+/**
  * Events in, UTF-8 bytes out. The events written in one burst — what one network read made,
- * which a pipe hands over in consecutive microtasks — go out as one chunk, when the burst ends (a
- * macrotask later) or once 64 Ki characters are gathered: one `TextEncoder` call and one socket
+ * which a pipe hands over a few microtask turns apart — go out as one chunk, when the burst ends
+ * (16 turns without a write) or once 64 Ki characters are gathered: one `TextEncoder` call and one socket
  * write per read, not per event. Backpressure is kept (a write waits while the readable side's
- * queue is full); cancelling the readable side errors the writable side, so a pipe into it
+ * queue, counting each event gathered as a chunk, is full); cancelling the readable side errors the writable side, so a pipe into it
  * cancels its source; aborting the writable side (what `pipeThrough` does when the stream before
  * errors) writes what was gathered, then the error record, and closes the readable side.
  */
@@ -73,7 +79,9 @@ export class RelayEncoder<T> {
     /** A write waiting for room in the readable side's queue. */
     let resume: (() => void) | undefined;
     let keepAlive: ReturnType<typeof setTimeout> | undefined;
-    let flushTimer: ReturnType<typeof setTimeout> | undefined;
+    /** A flush is waiting for the burst to end. */
+    let flushing = false;
+    let writes = 0;
     let lastOutput = 0;
     let reading = false;
     let finished = false;
@@ -85,9 +93,7 @@ export class RelayEncoder<T> {
     };
     const stopTimers = () => {
       if (keepAlive !== undefined) clearTimeout(keepAlive);
-      if (flushTimer !== undefined) clearTimeout(flushTimer);
       keepAlive = undefined;
-      flushTimer = undefined;
     };
     // Armed once per quiet period: when it fires early (output came meanwhile), it waits out the rest.
     const armKeepAlive = (delay: number) => {
@@ -105,23 +111,30 @@ export class RelayEncoder<T> {
         armKeepAlive(keepAliveMs);
       }, delay);
     };
-    const send = (text: string) => {
+    /** The events the chunk being enqueued stands for: the readable side's queue counts events. */
+    let chunkEvents = 1;
+    const send = (text: string, events = 1) => {
       lastOutput = Date.now();
+      chunkEvents = events;
       output.enqueue(utf8.encode(text));
+      chunkEvents = 1;
     };
+    /** Events gathered and not yet out: each counts against the readable side's queue, as a chunk would. */
+    let gathered = 0;
     /** What was gathered goes out. */
     const flush = () => {
-      if (flushTimer !== undefined) clearTimeout(flushTimer);
-      flushTimer = undefined;
+      const events = gathered;
+      gathered = 0;
       const text = framer.take();
-      if (text !== '') send(text);
+      if (text !== '') send(text, Math.max(events, 1));
     };
     const finish = (record: string | undefined) => {
       if (finished) return;
       finished = true;
       stopTimers();
-      const text = framer.take() + (record ?? '');
-      if (text !== '') send(text);
+      // What was gathered goes out first, as its own chunk; then the last record.
+      flush();
+      if (record !== undefined) send(record);
       output.close();
       wake();
     };
@@ -144,8 +157,8 @@ export class RelayEncoder<T> {
         input.error(reason);
         wake();
       },
-      // A few chunks queued (one per network read) spare a round trip through the pipe per read.
-    }, { highWaterMark: 16 });
+      // Up to 16 events queued (in the records of their reads) spare a round trip through the pipe per read.
+    }, { highWaterMark: 16, size: () => chunkEvents });
 
     this.writable = new WritableStream<T>({
       start(controller) {
@@ -161,10 +174,31 @@ export class RelayEncoder<T> {
           finish(framer.error(error, options));
           throw error;
         }
+        gathered++;
+        writes++;
         if (framer.size >= MAX_GATHERED) flush();
-        else if (flushTimer === undefined) flushTimer = setTimeout(flush, 0);
-        // The readable side's queue is full: the next write waits for the reader.
-        if ((output.desiredSize ?? 0) > 0) return undefined;
+        else if (!flushing) {
+          // When the burst ends — no write for a few microtask turns — what it made goes out.
+          flushing = true;
+          let seen = writes;
+          let quiet = 0;
+          const check = () => {
+            if (finished) return void (flushing = false);
+            if (writes !== seen) {
+              seen = writes;
+              quiet = 0;
+            } else if (++quiet >= QUIET_TURNS) {
+              flushing = false;
+              flush();
+              return;
+            }
+            queueMicrotask(check);
+          };
+          queueMicrotask(check);
+        }
+        // The readable side's queue, with what is gathered, is full: the next write waits for the
+        // reader (the gathered events go out a macrotask later, and the reader's pull wakes it).
+        if ((output.desiredSize ?? 0) - gathered > 0) return undefined;
         return new Promise<void>((resolve) => {
           resume = resolve;
         });

@@ -193,9 +193,11 @@ const foreign = stage('TransformStream', 'events', 'events', () => new Transform
 // side, when aborted (the stream before it failed), writes the error as a last record and closes
 // its readable side normally, so that a browser learns what went wrong instead of seeing a cut
 // connection (src/relay/relay-encoder.ts). A decoder turns that record back into an error of the
-// same class: an equal error, not the same object. Their identity counterparts are these two
-// models of that contract, built from plain standard streams; everything else (locks, pipe
-// options, cancellation, backpressure) must still be what the standard gives.
+// same class: an equal error, not the same object. They also write the events of one burst (what
+// one network read made) as one record, which a decoder gives out as those events. Their identity
+// counterparts are these two models of that contract, built from plain standard streams;
+// everything else (locks, pipe options, cancellation, backpressure) must still be what the
+// standard gives.
 
 /** The model's records: the end, and an upstream error. */
 const END_RECORD = Object.freeze({ relay: 'end' });
@@ -217,23 +219,61 @@ function copyOfError(reason: unknown): unknown {
   return new Error(String(reason));
 }
 
-/** The relay encoders' contract, with standard streams: records out, the error as a last record. */
+/** A record of the events written in one burst. */
+interface BatchRecord {
+  readonly relay: 'batch';
+  readonly events: readonly unknown[];
+}
+
+/**
+ * The relay encoders' contract, with standard streams: the events written in one burst — until
+ * 16 microtask turns pass without a write — go out as one record, which the readable side's queue
+ * counts as that many events (16 at most queued or gathered before a write waits); the error as a
+ * last record.
+ */
 function relayEncoderModel(): Pair {
   let output!: ReadableStreamDefaultController<unknown>;
   let input!: WritableStreamDefaultController;
   let resume: (() => void) | undefined;
   let finished = false;
+  let pending: unknown[] = [];
+  let waiting = false;
+  let writes = 0;
   const wake = () => {
-    const waiting = resume;
+    const waiter = resume;
     resume = undefined;
-    waiting?.();
+    waiter?.();
+  };
+  const send = () => {
+    if (pending.length === 0) return;
+    const events = pending;
+    pending = [];
+    output.enqueue({ relay: 'batch', events } satisfies BatchRecord);
   };
   const finish = (record: unknown) => {
     if (finished) return;
     finished = true;
+    send();
     output.enqueue(record);
     output.close();
     wake();
+  };
+  const quietThenSend = () => {
+    let seen = writes;
+    let quiet = 0;
+    const turn = () => {
+      if (finished) return void (waiting = false);
+      if (writes !== seen) {
+        seen = writes;
+        quiet = 0;
+      } else if (++quiet >= 16) {
+        waiting = false;
+        send();
+        return;
+      }
+      queueMicrotask(turn);
+    };
+    queueMicrotask(turn);
   };
   const readable = new ReadableStream<unknown>(
     {
@@ -247,7 +287,7 @@ function relayEncoderModel(): Pair {
         wake();
       },
     },
-    { highWaterMark: 16 },
+    { highWaterMark: 16, size: (record) => ((record as BatchRecord).relay === 'batch' ? (record as BatchRecord).events.length : 1) },
   );
   const writable = new WritableStream<unknown>({
     start(controller) {
@@ -255,8 +295,13 @@ function relayEncoderModel(): Pair {
     },
     write(chunk) {
       if (finished) return undefined;
-      output.enqueue(chunk);
-      if ((output.desiredSize ?? 0) > 0) return undefined;
+      pending.push(chunk);
+      writes++;
+      if (!waiting) {
+        waiting = true;
+        quietThenSend();
+      }
+      if ((output.desiredSize ?? 0) - pending.length > 0) return undefined;
       return new Promise<void>((resolve) => (resume = resolve));
     },
     close() {
@@ -274,7 +319,8 @@ function relayDecoderModel(): Pair {
   return new TransformStream<unknown, unknown>({
     transform(chunk, controller) {
       if (isErrorRecord(chunk)) throw copyOfError(chunk.reason);
-      if (chunk !== END_RECORD) controller.enqueue(chunk);
+      if ((chunk as BatchRecord).relay === 'batch') for (const event of (chunk as BatchRecord).events) controller.enqueue(event);
+      else if (chunk !== END_RECORD) controller.enqueue(chunk);
     },
   });
 }
