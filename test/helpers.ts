@@ -89,6 +89,21 @@ export function streamOf<T>(chunks: readonly T[]): ReadableStream<T> {
   });
 }
 
+/**
+ * A stream of the given chunks, one per macrotask: as network reads arrive, each apart from the
+ * next (a relay encoder writes what one read made as one record).
+ */
+export function pacedStreamOf<T>(chunks: readonly T[]): ReadableStream<T> {
+  let i = 0;
+  return new ReadableStream<T>({
+    async pull(controller) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 0));
+      if (i < chunks.length) controller.enqueue(chunks[i++] as T);
+      else controller.close();
+    },
+  });
+}
+
 /** Read a stream to its end or its error: the values it delivered, and the error (`undefined` if none). */
 export async function settle<T>(stream: ReadableStream<T>): Promise<{ values: T[]; error: unknown }> {
   const values: T[] = [];

@@ -21,7 +21,7 @@ import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type U
 import { describe, expect, it, vi } from 'vitest';
 import { UIMessageStreamEncoder } from '../../src/ai-sdk/ui-message-stream-encoder.ts';
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
-import { readAll, streamOf } from '../helpers.ts';
+import { pacedStreamOf, readAll, streamOf } from '../helpers.ts';
 import { paced, SEND } from './transport-helpers.ts';
 
 vi.mock('ai', async () => await import('ai7'));
@@ -42,8 +42,10 @@ const EXPECTED = JSON.parse(
 
 /** argstream's server on the recording: the SSE text of its response. */
 async function encoded(toolInputs: 'deltas' | 'path-updates'): Promise<string> {
+  // One SSE record per read, as a live model arrives (the encoder joins the deltas of one read).
+  const records = new TextDecoder().decode(RECORDING).split(/(?<=\n\n)/).map((record) => new TextEncoder().encode(record));
   const bytes = await readAll(
-    streamOf([new Uint8Array(RECORDING)])
+    pacedStreamOf(records)
       .pipeThrough(new ProviderEventStream({ provider: 'anthropic' }))
       .pipeThrough(new UIMessageStreamEncoder({ major: 7, toolInputs })),
   );
