@@ -95,8 +95,11 @@ export interface Turn {
  * before are taken as they are, the others are built here, and events it does not know are
  * skipped.
  *
- * @throws the stream's error (a `ProviderError`, a `ToolCallArgumentsError`, …): the promise
- *   rejects with it, and a stream that is still open is cancelled with it. To keep what arrived before an error, consume the events with
+ * @throws the stream's error (a `ProviderError`, a `ToolCallArgumentsError`, …), or what the turn
+ *   builder refuses: two calls with one non-empty id (`TaggedToolCallError`, code
+ *   `'duplicate-tool-call-id'`, whatever `isolateErrors` says), an event of the wrong shape
+ *   (`RelayError`, code `'invalid-data'`), one nested beyond `maxDepth` (`JsonStreamError`, code
+ *   `'max-depth'`). The promise rejects with it, and a stream that is still open is cancelled with it. To keep what arrived before an error, consume the events with
  *   `ConversationEventStream` instead.
  *
  * Each event read costs a few microseconds: give it a stream of few events. With the turn's

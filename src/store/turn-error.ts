@@ -20,6 +20,10 @@ import type { ArgumentValidationError } from '../views/argument-validation-core.
  * - `ToolCallArgumentsError`, `ArgumentValidationError`, `TaggedToolCallError`, `JsonStreamError`:
  *   a stage before the store that errors its stream on bad input (one without `isolateErrors`, a
  *   validation stage that errors on invalid arguments, …);
+ * - what the turn builder under the store refuses: two calls with one non-empty id
+ *   (`TaggedToolCallError`, code `'duplicate-tool-call-id'`), an event of the wrong shape
+ *   (`RelayError`, code `'invalid-data'`), one nested beyond `maxDepth` (`JsonStreamError`, code
+ *   `'max-depth'`);
  * - `DOMException` (`AbortError`): reading stopped — a `signal` aborted without a reason of its own,
  *   or a binding whose component went away;
  * - any other `Error`: what a source failed with, as it is (a network `TypeError`, an abort's own

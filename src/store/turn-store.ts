@@ -46,7 +46,10 @@ export interface TurnSnapshot<T extends ToolSchemas = {}> {
   readonly refusal: string | undefined;
   /** The structured-output document, once complete (`ProviderEventStream`'s `structuredOutput`). */
   readonly structured: JsonValue | undefined;
-  /** The tool calls, in the order they began. */
+  /**
+   * The tool calls, in the order they began, whatever stage came before the store: calls that
+   * stream side by side by content slot, a later step's after the calls that ended before it.
+   */
   readonly calls: readonly ToolCallSnapshot<T>[];
   /** The normalized finish reason, once the provider said it. */
   readonly finishReason: FinishReason | undefined;
@@ -278,6 +281,13 @@ function leafOf(fragment: StreamFragment): { readonly leaf: StreamFragment; read
  * `tools`, a complete call's input is its schema's validated output, and one the schema rejects
  * is `invalid` with the schema's `issues`; a call of another tool stays untyped.
  *
+ * **One id, one call; typed errors for what is not an event.** The turn builder under the store
+ * refuses two calls that claim one non-empty id (`TaggedToolCallError`, code
+ * `'duplicate-tool-call-id'`), an event of the wrong shape (`RelayError`, code `'invalid-data'`)
+ * and one nested beyond `maxDepth` (`JsonStreamError`, code `'max-depth'`): the turn ends in that
+ * error after what came before it, as `collectTurn` rejects with it — never a `TypeError` or a
+ * `RangeError`.
+ *
  * **Notifications** are coalesced (`schedule`: one per animation frame by default); the end of
  * the stream, or its error, is told at once. An error — the provider's, a cut relay's, a call's —
  * lands in the snapshot (`status: 'error'`, `error`, the call `failed`): what arrived stays
@@ -496,6 +506,10 @@ export class TurnStore<T extends ToolSchemas = {}> {
   /**
    * Apply one event (what the `writable` does per chunk). Returns a promise only while a call's
    * schema validates asynchronously: wait for it before the next event to keep their order.
+   * @throws what the turn builder refuses (a `TaggedToolCallError` `'duplicate-tool-call-id'`, a
+   *   `RelayError` `'invalid-data'`, a `JsonStreamError` `'max-depth'`, an AI SDK part's error),
+   *   after applying what the event made before it; `writable` and `consume` put it in the
+   *   snapshot, a caller of `push` passes it to {@link TurnStore.fail}.
    */
   push(event: unknown): Promise<void> | undefined {
     if (this.#status === 'done' || this.#status === 'error') return undefined;

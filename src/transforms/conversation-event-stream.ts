@@ -27,6 +27,12 @@ export type ConversationStreamOutput = PipelineEvent;
  * the slots that were never flushed; a call among them without any argument text was cut, and is
  * incomplete rather than `{}`.
  *
+ * Two calls that claim one non-empty id (interleaved in two slots, or a later call reusing an
+ * ended call's id) error the stream with a `TaggedToolCallError` of code `'duplicate-tool-call-id'`
+ * after everything before it, whatever `isolateErrors` says; an event of the wrong shape errors it
+ * with a `RelayError` `'invalid-data'`, one nested beyond `maxDepth` with a `JsonStreamError`
+ * `'max-depth'` (see {@link TurnBuilder}).
+ *
  * The core is {@link TurnBuilder}. Chained with other argstream stages, all run in one hop.
  *
  * @example
