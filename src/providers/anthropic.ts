@@ -10,7 +10,10 @@ import {
   type JsonRecord,
   addCounts,
   isRecord,
+  jsonTextOf,
+  membersOf,
   metadataOf,
+  nonEmptyString,
   nonEmptyStringAt,
   numberAt,
   recordAt,
@@ -133,9 +136,16 @@ function anthropicUsage(raw: JsonRecord): Usage {
  * code `'out-of-order'` for a `content_block_delta` of a block that already stopped, or an
  * `input_json_delta` of a block that has not started (read on, it would open a second block at
  * that index, or a call with no id or name). Text and thinking deltas whose block start never
- * came open the block they imply.
+ * came open the block they imply. With type `'invalid-format'` for a record of a known type
+ * whose members are missing or of the wrong type (a `content_block_start` without a numeric
+ * `index` or a `content_block` object, a `content_block_delta` without a numeric `index` or a
+ * `delta` object with a string `type`, a `text`, `thinking`, `signature` or `partial_json` that
+ * is not a string, a `content_block_stop` without a numeric `index`, a `message_start` or
+ * `message_delta` member of the wrong type), and for a whole `input` object nested too deeply to
+ * write as JSON text. Events of types the adapter does not know are still ignored.
  */
 export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): ProviderAdapter {
+  const members = membersOf('anthropic');
   const blocks = new Map<number, Block>();
   let usage: Record<string, unknown> = {};
   let sawUsage = false;
@@ -154,7 +164,7 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
   function flushBlock(index: number, block: Block, out: StreamEvent[]): void {
     blocks.delete(index);
     if (block.kind === 'tool' && !block.sawInputDelta && block.startInput !== undefined) {
-      out.push({ type: 'part', index, part: { type: 'tool-call-arguments', chunk: JSON.stringify(block.startInput) } });
+      out.push({ type: 'part', index, part: { type: 'tool-call-arguments', chunk: jsonTextOf('anthropic', block.startInput, 'the input of a tool_use block') } });
     }
     const metadata = metadataOf({
       signature: block.signature === '' ? undefined : block.signature,
@@ -181,8 +191,9 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
     });
   }
 
-  function openBlock(index: number, contentBlock: JsonRecord | undefined, out: StreamEvent[]): Block {
-    const blockType = stringAt(contentBlock, 'type') ?? 'unknown';
+  /** `where`: the record the block came in, for messages (`content_block_start`). */
+  function openBlock(index: number, contentBlock: JsonRecord, where: string, out: StreamEvent[]): Block {
+    const blockType = members.requiredString(contentBlock, 'type', `a content block of ${where}`);
     const kind: BlockKind =
       blockType === 'text'
         ? 'text'
@@ -209,12 +220,12 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
     blocks.set(index, block);
     switch (kind) {
       case 'text': {
-        const text = stringAt(contentBlock, 'text');
+        const text = members.optionalString(contentBlock, 'text', `a text block of ${where}`);
         if (text) out.push({ type: 'part', index, part: { type: 'message', text } });
         break;
       }
       case 'thinking': {
-        const text = stringAt(contentBlock, 'thinking');
+        const text = members.optionalString(contentBlock, 'thinking', `a thinking block of ${where}`);
         if (text) out.push({ type: 'part', index, part: { type: 'reasoning', text } });
         break;
       }
@@ -222,11 +233,11 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
         block.extra.redactedThinking = stringAt(contentBlock, 'data');
         break;
       case 'tool': {
-        const id = nonEmptyStringAt(contentBlock, 'id') ?? '';
-        const name = nonEmptyStringAt(contentBlock, 'name') ?? '';
+        const id = members.optionalString(contentBlock, 'id', `a ${blockType} block of ${where}`) ?? '';
+        const name = members.optionalString(contentBlock, 'name', `a ${blockType} block of ${where}`) ?? '';
         const metadata = metadataOf({
           blockType: blockType === 'tool_use' ? undefined : blockType,
-          caller: contentBlock?.caller,
+          caller: contentBlock.caller,
           serverName: stringAt(contentBlock, 'server_name'),
         });
         if (block.serverTool && id !== '') serverToolNames.set(id, name);
@@ -242,8 +253,8 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
         // The result of a server tool (`web_search_tool_result`, `mcp_tool_result`, …), whole.
         const toolCallId = nonEmptyStringAt(contentBlock, 'tool_use_id') ?? '';
         const toolName = serverToolNames.get(toolCallId);
-        const result = (contentBlock?.content ?? null) as JsonValue;
-        const failed = contentBlock?.is_error === true || (stringAt(result, 'type') ?? '').endsWith('_error');
+        const result = (contentBlock.content ?? null) as JsonValue;
+        const failed = contentBlock.is_error === true || (stringAt(result, 'type') ?? '').endsWith('_error');
         out.push({
           type: 'part',
           index,
@@ -259,10 +270,8 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
         break;
       }
       case 'other':
-        if (contentBlock !== undefined) {
-          block.extra.blockType = blockType;
-          block.extra.block = contentBlock;
-        }
+        block.extra.blockType = blockType;
+        block.extra.block = contentBlock;
         break;
     }
     return block;
@@ -273,24 +282,35 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
    * each comes through as if streamed — its start with the whole text, thinking or input as one
    * chunk, then its flush — at its position in `content`.
    */
-  function startContent(content: unknown, out: StreamEvent[]): void {
-    if (!Array.isArray(content)) return;
+  function startContent(content: readonly unknown[] | undefined, out: StreamEvent[]): void {
+    if (content === undefined) return;
     for (const [index, contentBlock] of content.entries()) {
-      if (!isRecord(contentBlock)) continue;
+      if (!isRecord(contentBlock)) throw members.invalid('message_start whose `message.content` holds a block that is not an object', content);
       const previous = blocks.get(index);
       if (previous !== undefined) flushBlock(index, previous, out);
       started.add(index);
-      const block = openBlock(index, contentBlock, out);
+      const block = openBlock(index, contentBlock, 'message_start', out);
       if (Array.isArray(contentBlock.citations)) block.citations.push(...(contentBlock.citations as unknown[]));
       flushBlock(index, block, out);
     }
   }
 
   function onDelta(data: JsonRecord, out: StreamEvent[]): void {
-    const index = numberAt(data, 'index');
-    const delta = recordAt(data, 'delta');
-    if (index === undefined || delta === undefined) return;
-    const deltaType = stringAt(delta, 'type');
+    const index = members.requiredNumber(data, 'index', 'content_block_delta');
+    const delta = members.requiredRecord(data, 'delta', 'content_block_delta');
+    const deltaType = members.requiredString(delta, 'type', 'the delta of a content_block_delta');
+    // The text member of each delta type read (citations_delta has none).
+    const member =
+      deltaType === 'text_delta'
+        ? 'text'
+        : deltaType === 'thinking_delta'
+          ? 'thinking'
+          : deltaType === 'signature_delta'
+            ? 'signature'
+            : deltaType === 'input_json_delta'
+              ? 'partial_json'
+              : undefined;
+    const value = member === undefined ? undefined : members.optionalString(delta, member, `a ${deltaType}`);
     // The delta types read (others, added later, are ignored), and the block each implies.
     const implied =
       deltaType === 'text_delta' || deltaType === 'citations_delta'
@@ -314,28 +334,23 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
     }
     // Text or thinking whose block start never came: opened from what the delta implies.
     started.add(index);
-    const block = open ?? openBlock(index, { type: implied }, out);
+    const block = open ?? openBlock(index, { type: implied }, 'content_block_delta', out);
     switch (deltaType) {
-      case 'text_delta': {
-        const text = stringAt(delta, 'text');
-        if (text) out.push({ type: 'part', index, part: { type: 'message', text } });
+      case 'text_delta':
+        if (value) out.push({ type: 'part', index, part: { type: 'message', text: value } });
         break;
-      }
-      case 'thinking_delta': {
-        const text = stringAt(delta, 'thinking');
-        if (text) out.push({ type: 'part', index, part: { type: 'reasoning', text } });
+      case 'thinking_delta':
+        if (value) out.push({ type: 'part', index, part: { type: 'reasoning', text: value } });
         break;
-      }
       case 'signature_delta':
-        block.signature += stringAt(delta, 'signature') ?? '';
+        block.signature += value ?? '';
         break;
       case 'citations_delta':
         if (delta.citation !== undefined) block.citations.push(delta.citation);
         break;
       case 'input_json_delta': {
         block.sawInputDelta = true;
-        const chunk = stringAt(delta, 'partial_json');
-        if (chunk) out.push({ type: 'part', index, part: { type: 'tool-call-arguments', chunk } });
+        if (value) out.push({ type: 'part', index, part: { type: 'tool-call-arguments', chunk: value } });
         break;
       }
     }
@@ -347,20 +362,20 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
       const out: StreamEvent[] = [];
       switch (stringAt(data, 'type') ?? event) {
         case 'message_start': {
-          const message = recordAt(data, 'message');
+          const message = members.optionalRecord(data, 'message', 'message_start') ?? {};
           messageInfo = { messageId: stringAt(message, 'id'), model: stringAt(message, 'model') };
-          const startUsage = recordAt(message, 'usage');
+          const startUsage = members.optionalRecord(message, 'usage', 'the message of message_start');
           if (startUsage !== undefined) {
             usage = { ...startUsage };
             sawUsage = true;
           }
-          startStopReason = nonEmptyStringAt(message, 'stop_reason');
-          startContent(message?.content, out);
+          startStopReason = nonEmptyString(members.optionalString(message, 'stop_reason', 'the message of message_start'));
+          startContent(members.optionalArray(message, 'content', 'the message of message_start'), out);
           break;
         }
         case 'content_block_start': {
-          const index = numberAt(data, 'index');
-          if (index === undefined) break;
+          const index = members.requiredNumber(data, 'index', 'content_block_start');
+          const contentBlock = members.requiredRecord(data, 'content_block', 'content_block_start');
           if (started.has(index)) {
             // Each index starts once; a second start would make a second call with the same id.
             throw new ProviderError('anthropic', 'invalid-stream', `content_block_start for block ${index}, which already started`, {
@@ -371,28 +386,28 @@ export function createAnthropicAdapter(_options: AnthropicAdapterOptions = {}): 
           started.add(index);
           const previous = blocks.get(index);
           if (previous !== undefined) flushBlock(index, previous, out);
-          openBlock(index, recordAt(data, 'content_block'), out);
+          openBlock(index, contentBlock, 'content_block_start', out);
           break;
         }
         case 'content_block_delta':
           onDelta(data, out);
           break;
         case 'content_block_stop': {
-          const index = numberAt(data, 'index');
-          const block = index === undefined ? undefined : blocks.get(index);
-          if (index !== undefined && block !== undefined) flushBlock(index, block, out);
+          const index = members.requiredNumber(data, 'index', 'content_block_stop');
+          const block = blocks.get(index);
+          if (block !== undefined) flushBlock(index, block, out);
           break;
         }
         case 'message_delta': {
-          const delta = recordAt(data, 'delta');
-          stopReason = nonEmptyStringAt(delta, 'stop_reason') ?? stopReason;
+          const delta = members.optionalRecord(data, 'delta', 'message_delta');
+          stopReason = nonEmptyString(delta === undefined ? undefined : members.optionalString(delta, 'stop_reason', 'the delta of message_delta')) ?? stopReason;
           messageInfo = {
             ...messageInfo,
             stopSequence: stringAt(delta, 'stop_sequence'),
             stopDetails: delta?.stop_details,
             container: delta?.container,
           };
-          const deltaUsage = recordAt(data, 'usage');
+          const deltaUsage = members.optionalRecord(data, 'usage', 'message_delta');
           if (deltaUsage !== undefined) {
             // message_delta usage is cumulative: its fields replace those of message_start.
             usage = { ...usage, ...deltaUsage };

@@ -4,8 +4,15 @@
  * checked before it is used, and `null` reads like an absent field (several OpenAI-compatible
  * servers send `null`s).
  *
+ * The lenient readers (`stringAt`, `numberAt`, …) read a field as absent when it is of another
+ * type. The members of a record of a type an adapter knows are read with {@link membersOf}
+ * instead, which refuses a member of the wrong type (and a missing one the record cannot do
+ * without) with a `ProviderError` of type `'invalid-format'`; a record of a type the adapter does
+ * not know is still ignored, as a provider may add types later.
+ *
  * @module
  */
+import { ProviderError, type ProviderName } from '../errors.ts';
 import type { EventMetadata, Usage } from '../types.ts';
 
 /** A decoded JSON object (or an SDK event object). */
@@ -87,4 +94,101 @@ export function usageOf(fields: UsageFields): Usage {
 /** `a + b` where either may be missing; `undefined` only when both are. */
 export function addCounts(a: number | undefined, b: number | undefined): number | undefined {
   return a === undefined ? b : b === undefined ? a : a + b;
+}
+
+/** What a member must be: its JSON type, as a message names it. */
+type MemberKind = 'a string' | 'a number' | 'an object' | 'an array';
+
+function isKind(field: unknown, kind: MemberKind): boolean {
+  switch (kind) {
+    case 'a string':
+      return typeof field === 'string';
+    case 'a number':
+      return typeof field === 'number' && Number.isFinite(field);
+    case 'an object':
+      return isRecord(field);
+    case 'an array':
+      return Array.isArray(field);
+  }
+}
+
+/**
+ * The checked readers of the members of a record of a known type, for one provider (see
+ * {@link membersOf}). `where` names the record in the provider's own words (`content_block_delta`,
+ * `a tool call`); messages quote no input. `null` reads like an absent member.
+ */
+export interface MemberReader {
+  /** `value[key]` as a string. @throws {ProviderError} `'invalid-format'` when it is missing, `null` or not a string. */
+  requiredString(value: JsonRecord, key: string, where: string): string;
+  /** `value[key]` as a string, `undefined` when absent or `null`. @throws {ProviderError} `'invalid-format'` when it is anything else. */
+  optionalString(value: JsonRecord, key: string, where: string): string | undefined;
+  /** `value[key]` as a finite number. @throws {ProviderError} `'invalid-format'` when it is missing, `null` or not one. */
+  requiredNumber(value: JsonRecord, key: string, where: string): number;
+  /** `value[key]` as a finite number, `undefined` when absent or `null`. @throws {ProviderError} `'invalid-format'` when it is anything else. */
+  optionalNumber(value: JsonRecord, key: string, where: string): number | undefined;
+  /** `value[key]` as an object. @throws {ProviderError} `'invalid-format'` when it is missing, `null` or not an object. */
+  requiredRecord(value: JsonRecord, key: string, where: string): JsonRecord;
+  /** `value[key]` as an object, `undefined` when absent or `null`. @throws {ProviderError} `'invalid-format'` when it is anything else. */
+  optionalRecord(value: JsonRecord, key: string, where: string): JsonRecord | undefined;
+  /** `value[key]` as an array, `undefined` when absent or `null`. @throws {ProviderError} `'invalid-format'` when it is anything else. */
+  optionalArray(value: JsonRecord, key: string, where: string): readonly unknown[] | undefined;
+  /** The `'invalid-format'` error of a record of the wrong shape, `what` saying how (`a choice that is not an object`). */
+  invalid(what: string, cause?: unknown): ProviderError;
+}
+
+/**
+ * The checked member readers of `provider`'s records (see {@link MemberReader}): a record of a
+ * known type whose member is missing or of the wrong type ends the stream in a `ProviderError` of
+ * type `'invalid-format'` (the record it was read from as `cause`), rather than being skipped or
+ * read on into a `TypeError`.
+ */
+export function membersOf(provider: ProviderName): MemberReader {
+  function invalid(what: string, cause?: unknown): ProviderError {
+    return new ProviderError(provider, 'invalid-format', `${provider}: ${what}`, cause === undefined ? undefined : { cause });
+  }
+  function member(value: JsonRecord, key: string, where: string, kind: MemberKind, required: boolean): unknown {
+    const field = value[key];
+    if (field === undefined || field === null) {
+      if (required) throw invalid(`${where} without \`${key}\``, value);
+      return undefined;
+    }
+    if (!isKind(field, kind)) throw invalid(`${where} whose \`${key}\` is not ${kind}`, value);
+    return field;
+  }
+  return {
+    requiredString: (value, key, where) => member(value, key, where, 'a string', true) as string,
+    optionalString: (value, key, where) => member(value, key, where, 'a string', false) as string | undefined,
+    requiredNumber: (value, key, where) => member(value, key, where, 'a number', true) as number,
+    optionalNumber: (value, key, where) => member(value, key, where, 'a number', false) as number | undefined,
+    requiredRecord: (value, key, where) => member(value, key, where, 'an object', true) as JsonRecord,
+    optionalRecord: (value, key, where) => member(value, key, where, 'an object', false) as JsonRecord | undefined,
+    optionalArray: (value, key, where) => member(value, key, where, 'an array', false) as readonly unknown[] | undefined,
+    invalid,
+  };
+}
+
+/**
+ * `JSON.stringify(value)` of a value a provider sent whole (a tool call's `args` or `input`
+ * object), `''` for a value JSON has no text for (`undefined`). `JSON.stringify` recurses: a value
+ * nested a few thousand levels deep (well within `maxBufferedBytes`, and `JSON.parse` reads it)
+ * overflows the call stack, and an SDK object may hold a cycle or a `BigInt`. Either is refused
+ * here with a typed error, after as much work as the value's size: no `RangeError` or `TypeError`
+ * reaches the stream.
+ *
+ * @param what The value, in a message (`the arguments of a tool call`).
+ * @throws {ProviderError} type `'invalid-format'` for a value that cannot be written as JSON text
+ *   (the `RangeError` or `TypeError` as `cause`).
+ */
+export function jsonTextOf(provider: ProviderName, value: unknown, what: string): string {
+  try {
+    return (JSON.stringify(value) as string | undefined) ?? '';
+  } catch (cause) {
+    if (cause instanceof RangeError) {
+      throw new ProviderError(provider, 'invalid-format', `${provider}: ${what} could not be written as JSON text: nested too deeply, or too long`, { cause });
+    }
+    if (cause instanceof TypeError) {
+      throw new ProviderError(provider, 'invalid-format', `${provider}: ${what} could not be written as JSON text: it holds a cycle or a BigInt`, { cause });
+    }
+    throw cause;
+  }
 }

@@ -8,7 +8,7 @@
 import { ProviderError } from '../errors.ts';
 import type { EventMetadata, FinishReason, StreamEvent, Usage } from '../types.ts';
 import { type ProviderAdapter, partEvent, providerErrorOf } from './adapter.ts';
-import { type JsonRecord, isRecord, nonEmptyString, nonEmptyStringAt, numberAt, recordAt, usageOf } from './json-access.ts';
+import { type JsonRecord, isRecord, jsonTextOf, membersOf, nonEmptyString, nonEmptyStringAt, numberAt, recordAt, usageOf } from './json-access.ts';
 import { defaultToolCallId, type ToolCallIdFactory } from './tool-call-id.ts';
 
 /** Options of {@link createOpenAIChatAdapter}. */
@@ -116,9 +116,19 @@ const LEGACY_FUNCTION_CALL_INDEX = -1;
  * - Unknown fields (`obfuscation`, `x_groq`, Writer's `message`, …) are ignored.
  *
  * @throws ProviderError for an `event: error` (Groq) or a chunk with a top-level `error`
- *   (OpenRouter), and with type `invalid-format` for a record that is not a chunk object.
+ *   (OpenRouter), and with type `invalid-format` for a record that is not a chunk object, or a
+ *   chunk whose members are of the wrong type: `choices` not an array or a choice not an object;
+ *   a choice's `index` not a number, `delta` not an object, `finish_reason` not a string; a
+ *   delta's `content` neither a string nor an array, `reasoning_content`, `reasoning` or
+ *   `refusal` not a string, `tool_calls` not an array or a tool call not an object; a tool call's
+ *   `index` not a number, `id` not a string, `function` not an object, its `name` not a string
+ *   and its `arguments` neither a string nor an object (or an object nested too deeply to write
+ *   as JSON text); `usage` not an object. `null` reads as absent everywhere (compatible servers
+ *   send `"content": null`, `"tool_calls": null`, `"arguments": null`, `"id": null`), and a tool
+ *   call without an `index` (Mistral) is keyed as above.
  */
 export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}): ProviderAdapter {
+  const members = membersOf('openai-chat');
   const createToolCallId = options.createToolCallId ?? defaultToolCallId;
   const choices = new Map<number, ChoiceState>();
   let nextSlot = 0;
@@ -239,16 +249,16 @@ export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}):
   }
 
   function handleToolFragment(state: ChoiceState, fragment: JsonRecord, toolIndex: number | undefined, out: StreamEvent[]): void {
-    const fn = recordAt(fragment, 'function') ?? {};
+    const fn = members.optionalRecord(fragment, 'function', 'a tool call') ?? {};
     // llama.cpp before PR #13800 put the id inside `function`.
-    const id = nonEmptyStringAt(fragment, 'id') ?? nonEmptyStringAt(fn, 'id');
-    const name = nonEmptyStringAt(fn, 'name');
+    const id = nonEmptyString(members.optionalString(fragment, 'id', 'a tool call')) ?? nonEmptyStringAt(fn, 'id');
+    const name = nonEmptyString(members.optionalString(fn, 'name', 'the function of a tool call'));
     const rawArguments = fn['arguments'];
     let args: string;
     if (rawArguments === undefined || rawArguments === null) args = '';
     else if (typeof rawArguments === 'string') args = rawArguments;
-    else if (isRecord(rawArguments)) args = JSON.stringify(rawArguments);
-    else throw new ProviderError('openai-chat', 'invalid-format', 'tool call arguments are neither a string nor an object');
+    else if (isRecord(rawArguments)) args = jsonTextOf('openai-chat', rawArguments, 'the arguments of a tool call');
+    else throw members.invalid('a tool call whose `function.arguments` is neither a string nor an object', fragment);
     const signature = nonEmptyStringAt(recordAt(recordAt(fragment, 'extra_content'), 'google'), 'thought_signature');
     let extra: EventMetadata | undefined = signature === undefined ? undefined : { thoughtSignature: signature };
 
@@ -275,7 +285,8 @@ export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}):
       if (content !== '') emitText(state, 'message', content, undefined, out);
       return;
     }
-    if (!Array.isArray(content)) return;
+    if (content === undefined || content === null) return;
+    if (!Array.isArray(content)) throw members.invalid('the delta of a choice whose `content` is neither a string nor an array', content);
     // Mistral: typed content chunks, `thinking` holding text chunks of its own.
     for (const chunk of content) {
       if (!isRecord(chunk)) continue;
@@ -295,7 +306,9 @@ export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}):
 
   function handleDelta(state: ChoiceState, delta: JsonRecord, out: StreamEvent[]): void {
     // vLLM may send the same text as both `reasoning_content` and `reasoning`: take one.
-    const reasoning = nonEmptyStringAt(delta, 'reasoning_content') ?? nonEmptyStringAt(delta, 'reasoning');
+    const reasoning =
+      nonEmptyString(members.optionalString(delta, 'reasoning_content', 'the delta of a choice')) ??
+      nonEmptyString(members.optionalString(delta, 'reasoning', 'the delta of a choice'));
     const details = Array.isArray(delta['reasoning_details'])
       ? delta['reasoning_details'].filter(
           (d) => isRecord(d) && (d['type'] !== 'reasoning.text' || nonEmptyStringAt(d, 'signature') !== undefined),
@@ -306,18 +319,16 @@ export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}):
 
     handleContent(state, delta['content'], out);
 
-    const refusal = nonEmptyStringAt(delta, 'refusal');
+    const refusal = nonEmptyString(members.optionalString(delta, 'refusal', 'the delta of a choice'));
     if (refusal !== undefined) emitText(state, 'refusal', refusal, undefined, out);
 
-    const toolCalls = delta['tool_calls'];
-    if (Array.isArray(toolCalls)) {
-      for (const fragment of toolCalls) {
-        if (!isRecord(fragment)) continue;
-        const toolIndex = numberAt(fragment, 'index');
-        handleToolFragment(state, fragment, toolIndex, out);
-      }
+    for (const fragment of members.optionalArray(delta, 'tool_calls', 'the delta of a choice') ?? []) {
+      if (!isRecord(fragment)) throw members.invalid('the delta of a choice whose `tool_calls` holds a tool call that is not an object', delta);
+      // Mistral sends whole calls without an index: keyed by id (see above).
+      const toolIndex = members.optionalNumber(fragment, 'index', 'a tool call');
+      handleToolFragment(state, fragment, toolIndex, out);
     }
-    const legacy = recordAt(delta, 'function_call');
+    const legacy = members.optionalRecord(delta, 'function_call', 'the delta of a choice');
     if (legacy) handleToolFragment(state, { function: legacy }, LEGACY_FUNCTION_CALL_INDEX, out);
   }
 
@@ -345,23 +356,19 @@ export function createOpenAIChatAdapter(options: OpenAIChatAdapterOptions = {}):
       if (data['error'] !== undefined && data['error'] !== null) throw chatError(data['error']);
 
       const out: StreamEvent[] = [];
-      const rawChoices = data['choices'];
-      if (rawChoices !== undefined && rawChoices !== null && !Array.isArray(rawChoices)) {
-        throw new ProviderError('openai-chat', 'invalid-format', '`choices` is not an array');
-      }
-      for (const choice of rawChoices ?? []) {
-        if (!isRecord(choice)) continue;
-        const state = choiceState(numberAt(choice, 'index') ?? 0);
-        const delta = recordAt(choice, 'delta');
+      for (const choice of members.optionalArray(data, 'choices', 'a chat.completion.chunk') ?? []) {
+        if (!isRecord(choice)) throw members.invalid('a chat.completion.chunk whose `choices` holds a choice that is not an object', data);
+        const state = choiceState(members.optionalNumber(choice, 'index', 'a choice') ?? 0);
+        const delta = members.optionalRecord(choice, 'delta', 'a choice');
         if (delta) handleDelta(state, delta, out);
-        const finishReason = nonEmptyStringAt(choice, 'finish_reason');
+        const finishReason = nonEmptyString(members.optionalString(choice, 'finish_reason', 'a choice'));
         if (finishReason !== undefined) {
           state.finishReason ??= finishReason;
           flushChoice(state, out);
         }
       }
 
-      const rawUsage = recordAt(data, 'usage') ?? recordAt(recordAt(data, 'x_groq'), 'usage');
+      const rawUsage = members.optionalRecord(data, 'usage', 'a chat.completion.chunk') ?? recordAt(recordAt(data, 'x_groq'), 'usage');
       if (rawUsage) usage = chatUsage(rawUsage);
 
       // Usage from a chunk before the last finish_reason may not be final (vLLM's continuous usage
