@@ -10,6 +10,8 @@ import type { ProviderAdapter } from './adapter.ts';
 import {
   type JsonRecord,
   isRecord,
+  jsonTextOf,
+  membersOf,
   metadataOf,
   nonEmptyStringAt,
   numberAt,
@@ -259,9 +261,15 @@ function responsesUsage(raw: JsonRecord): Usage {
  * and the observed nested `{error: {type, code, message}}`), on `response.failed`, with type
  * `'text-mismatch'` when a call's final arguments do not continue its streamed ones, and with type
  * `'invalid-stream'`: code `'duplicate'` or `'out-of-order'` when `sequence_number` goes back,
- * `'sequence-gap'` when a gap lost text or arguments that no final text gave back.
+ * `'sequence-gap'` when a gap lost text or arguments that no final text gave back; with type
+ * `'invalid-format'` for an event of a type read here whose members are missing or of the wrong
+ * type (see {@link checkMembers}: an item event without a numeric `output_index` or an `item`
+ * object, a delta event placed by neither `output_index` nor `item_id`, or whose `delta` is not a
+ * string, an index, id or final text of the wrong type), and for a call's input object nested too
+ * deeply to write as JSON text. Events of types the adapter does not know are still ignored.
  */
 export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOptions = {}): ProviderAdapter {
+  const members = membersOf('openai-responses');
   const items = new Map<number, OutputItem>();
   const outputIndexByItemId = new Map<string, number>();
   let nextSlot = 0;
@@ -380,12 +388,13 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
       return input === undefined ? undefined : JSON.stringify(input);
     }
     const fields = ARGUMENT_FIELDS[item.type] ?? [];
+    const what = `the input of a ${item.type}`;
     // A single field that is an object (an action, an operation) is the arguments themselves.
     const only = fields.length === 1 ? recordAt(source, fields[0] as string) : undefined;
-    if (only !== undefined) return JSON.stringify(only);
+    if (only !== undefined) return jsonTextOf('openai-responses', only, what);
     const args: Record<string, unknown> = {};
     for (const field of fields) if (source[field] !== undefined) args[field] = source[field];
-    return Object.keys(args).length > 0 ? JSON.stringify(args) : '';
+    return Object.keys(args).length > 0 ? jsonTextOf('openai-responses', args, what) : '';
   }
 
   /** A hosted call's result: its item without the identity and the argument fields. */
@@ -672,6 +681,89 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
     });
   }
 
+  /**
+   * Check the members of an event of a type read here before it is read: what it cannot be read
+   * without (an item event's `output_index` and `item` with its `type`; a delta event's place, an
+   * `output_index` or an `item_id`, and its `delta`) and the type of every member read (indexes
+   * numbers, ids and texts strings, `part` and `response` objects; `null` reads as absent). A
+   * record of the wrong shape is refused rather than skipped: skipped, its text or arguments
+   * would be missing from a turn that looks complete.
+   * @throws {ProviderError} type `'invalid-format'`.
+   */
+  function checkMembers(type: string | undefined, data: JsonRecord): void {
+    if (type === undefined) return;
+    const where = type;
+    /** Where an event about an item goes: its `output_index`, else its `item_id`. */
+    const place = (): void => {
+      const outputIndex = members.optionalNumber(data, 'output_index', where);
+      const itemId = members.optionalString(data, 'item_id', where);
+      if (outputIndex === undefined && itemId === undefined) throw members.invalid(`${where} without \`output_index\` or \`item_id\``, data);
+    };
+    switch (type) {
+      case 'response.created':
+      case 'response.in_progress':
+      case 'response.queued':
+      case 'response.completed':
+      case 'response.incomplete':
+      case 'response.failed':
+        members.optionalRecord(data, 'response', where);
+        break;
+      case 'response.output_item.added':
+      case 'response.output_item.done': {
+        members.requiredNumber(data, 'output_index', where);
+        const item = members.requiredRecord(data, 'item', where);
+        members.requiredString(item, 'type', `the item of ${where}`);
+        members.optionalString(item, 'id', `the item of ${where}`);
+        break;
+      }
+      case 'response.content_part.added':
+      case 'response.content_part.done':
+      case 'response.reasoning_summary_part.done': {
+        place();
+        members.optionalNumber(data, 'content_index', where);
+        members.optionalNumber(data, 'summary_index', where);
+        const part = members.optionalRecord(data, 'part', where);
+        if (part !== undefined) {
+          members.optionalString(part, 'type', `the part of ${where}`);
+          members.optionalString(part, 'text', `the part of ${where}`);
+          members.optionalString(part, 'refusal', `the part of ${where}`);
+        }
+        break;
+      }
+      case 'response.output_text.delta':
+      case 'response.refusal.delta':
+      case 'response.reasoning_summary_text.delta':
+      case 'response.reasoning_text.delta':
+      case 'response.function_call_arguments.delta':
+      case 'response.mcp_call_arguments.delta':
+      case 'response.custom_tool_call_input.delta':
+        place();
+        members.optionalNumber(data, 'content_index', where);
+        members.optionalNumber(data, 'summary_index', where);
+        members.requiredString(data, 'delta', where);
+        break;
+      case 'response.output_text.done':
+      case 'response.refusal.done':
+      case 'response.reasoning_summary_text.done':
+      case 'response.reasoning_text.done':
+      case 'response.function_call_arguments.done':
+      case 'response.custom_tool_call_input.done':
+        place();
+        members.optionalNumber(data, 'content_index', where);
+        members.optionalNumber(data, 'summary_index', where);
+        for (const key of ['text', 'refusal', 'arguments', 'input', 'call_id', 'name']) members.optionalString(data, key, where);
+        break;
+      case 'response.output_text.annotation.added':
+        place();
+        members.optionalNumber(data, 'content_index', where);
+        break;
+      default:
+        // `error`, and event types added later: read leniently, or not at all.
+        return;
+    }
+    members.optionalNumber(data, 'sequence_number', where);
+  }
+
   function fail(error: JsonRecord, raw: JsonRecord): never {
     const code = nonEmptyStringAt(error, 'code') ?? (typeof error.code === 'number' ? String(error.code) : undefined);
     throw new ProviderError(
@@ -685,9 +777,10 @@ export function createOpenAIResponsesAdapter(_options: OpenAIResponsesAdapterOpt
   return {
     push(data: unknown, event?: string): StreamEvent[] {
       if (!isRecord(data)) return [];
+      const type = stringAt(data, 'type') ?? event;
+      checkMembers(type, data);
       checkSequence(data);
       const out: StreamEvent[] = [];
-      const type = stringAt(data, 'type') ?? event;
       switch (type) {
         case 'response.created':
         case 'response.in_progress':
