@@ -6,7 +6,18 @@
 import { ProviderError } from '../errors.ts';
 import type { FinishReason, StreamEvent, Usage } from '../types.ts';
 import { type ProviderAdapter, partEvent } from './adapter.ts';
-import { type JsonRecord, addCounts, isRecord, metadataOf, nonEmptyStringAt, numberAt, recordAt, stringAt, usageOf } from './json-access.ts';
+import {
+  type JsonRecord,
+  addCounts,
+  isRecord,
+  membersOf,
+  metadataOf,
+  nonEmptyStringAt,
+  numberAt,
+  recordAt,
+  stringAt,
+  usageOf,
+} from './json-access.ts';
 
 /** Options of {@link createCohereAdapter} (none yet). */
 export interface CohereAdapterOptions {}
@@ -84,9 +95,14 @@ interface OpenSlot {
  * - Event types added later are ignored.
  *
  * @throws {ProviderError} for an error event sent in the stream (`type: "error"` or an object
- * with only a top-level `message`), with Cohere's message.
+ * with only a top-level `message`), with Cohere's message; with type `'invalid-format'` for a
+ * record that is not an object, or an event of a type read here whose members are missing or of
+ * the wrong type: a content or tool call event without a numeric `index`, a delta event without
+ * its `delta.message` object, a text, plan, id, name or `arguments` that is not a string (`null`
+ * reads as absent). Event types added later are still ignored.
  */
 export function createCohereAdapter(_options: CohereAdapterOptions = {}): ProviderAdapter {
+  const members = membersOf('cohere');
   const slots = new Map<SlotKey, number>();
   const open = new Map<number, OpenSlot>();
   let nextSlot = 0;
@@ -156,12 +172,79 @@ export function createCohereAdapter(_options: CohereAdapterOptions = {}): Provid
     (state?.citations ?? lateCitations).push(citation);
   }
 
+  /** The `delta.message` of a delta event, which it cannot be read without. */
+  function messageOf(data: JsonRecord, where: string): JsonRecord {
+    return members.requiredRecord(members.requiredRecord(data, 'delta', where), 'message', `the delta of ${where}`);
+  }
+
+  /**
+   * Check the members of an event of a type read here before it is read: the `index` of content
+   * and tool call events, the `delta.message` of delta events, and the type of every member read
+   * (`null` reads as absent). Skipped, such an event would leave its text or arguments out of a
+   * turn that looks complete.
+   * @throws {ProviderError} type `'invalid-format'`.
+   */
+  function checkMembers(type: string | undefined, data: JsonRecord): void {
+    switch (type) {
+      case 'message-start':
+        members.optionalString(data, 'id', type);
+        break;
+      case 'tool-plan-delta':
+        members.optionalString(messageOf(data, type), 'tool_plan', `the message of ${type}`);
+        break;
+      case 'content-start':
+      case 'content-delta': {
+        members.requiredNumber(data, 'index', type);
+        const content = members.optionalRecord(messageOf(data, type), 'content', `the message of ${type}`);
+        if (content !== undefined) {
+          members.optionalString(content, 'text', `the content of ${type}`);
+          members.optionalString(content, 'thinking', `the content of ${type}`);
+        }
+        break;
+      }
+      case 'tool-call-start':
+      case 'tool-call-delta': {
+        members.requiredNumber(data, 'index', type);
+        const call = members.optionalRecord(messageOf(data, type), 'tool_calls', `the message of ${type}`);
+        if (call === undefined) break;
+        members.optionalString(call, 'id', `the tool call of ${type}`);
+        const fn = members.optionalRecord(call, 'function', `the tool call of ${type}`);
+        if (fn !== undefined) {
+          members.optionalString(fn, 'name', `the function of ${type}`);
+          members.optionalString(fn, 'arguments', `the function of ${type}`);
+        }
+        break;
+      }
+      case 'content-end':
+      case 'tool-call-end':
+        members.requiredNumber(data, 'index', type);
+        break;
+      case 'citation-start':
+        members.optionalNumber(data, 'index', type);
+        messageOf(data, type);
+        break;
+      case 'message-end': {
+        const delta = members.optionalRecord(data, 'delta', type);
+        if (delta !== undefined) {
+          members.optionalString(delta, 'finish_reason', `the delta of ${type}`);
+          members.optionalRecord(delta, 'usage', `the delta of ${type}`);
+          members.optionalString(delta, 'error', `the delta of ${type}`);
+        }
+        break;
+      }
+      default:
+        // `error`, citation-end, debug events, and event types added later.
+        break;
+    }
+  }
+
   return {
     push(data: unknown, event?: string): StreamEvent[] {
       if (!isRecord(data)) {
         throw new ProviderError('cohere', 'invalid-format', 'expected a Cohere chat stream event object');
       }
       const type = stringAt(data, 'type') ?? event;
+      checkMembers(type, data);
       const out: StreamEvent[] = [];
       switch (type) {
         case 'message-start':
