@@ -7,7 +7,19 @@
 import { ProviderError, excerpt } from '../errors.ts';
 import type { EventMetadata, FinishReason, JsonValue, StreamEvent, Usage } from '../types.ts';
 import { type ProviderAdapter, partEvent } from './adapter.ts';
-import { type JsonRecord, isRecord, metadataOf, nonEmptyString, nonEmptyStringAt, numberAt, recordAt, stringAt, usageOf } from './json-access.ts';
+import {
+  type JsonRecord,
+  isRecord,
+  jsonTextOf,
+  membersOf,
+  metadataOf,
+  nonEmptyString,
+  nonEmptyStringAt,
+  numberAt,
+  recordAt,
+  stringAt,
+  usageOf,
+} from './json-access.ts';
 
 /** Options of {@link createAiSdkAdapter} (none yet). */
 export interface AiSdkAdapterOptions {}
@@ -133,9 +145,17 @@ export function isAiSdkPart(event: { readonly type: string }): boolean {
  * the `ai-sdk-ui` adapter reads the UI message stream's `abort` chunk, the message the part's
  * `reason` (ai 7 sends the signal's reason; ai 5 none), the part as `cause`. Either way everything
  * before it has been emitted, and a call still streaming keeps what arrived (`TurnStore` shows it
- * `failed` with that error; `collectTurn` rejects with it).
+ * `failed` with that error; `collectTurn` rejects with it). With type `'invalid-format'` for a
+ * part of a type read here whose members are missing or of the wrong type (see the AI SDK's
+ * `TextStreamPart`): a `text-*`, `reasoning-*` or `tool-input-*` part without a string `id`, a
+ * `text-delta` or `reasoning-delta` without a string `text`, a `tool-input-delta` without a
+ * string `delta`, a `tool-input-start` or `tool-call` without a string `toolName` (and the
+ * call's `toolCallId`), a `finish` whose `finishReason` is not a string or `totalUsage` not an
+ * object; and for a `tool-call`'s `input` that cannot be written as JSON text (nested too
+ * deeply, a cycle, a `BigInt`). Part types added later are still ignored.
  */
 export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): ProviderAdapter {
+  const members = membersOf('ai-sdk');
   const open = new Map<string, Slot>();
   /** Tool calls whose input streamed (`tool-input-start` seen), by id. */
   const streamedCalls = new Set<string>();
@@ -203,6 +223,56 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
     out.push({ type: 'flush', index, metadata: { blockType: type, block: part } });
   }
 
+  /**
+   * Check the members of a part of a type read here before it is read (`null` reads as absent):
+   * skipped, such a part would leave its text or arguments out of a turn that looks complete.
+   * @throws {ProviderError} type `'invalid-format'`.
+   */
+  function checkMembers(type: string | undefined, part: JsonRecord): void {
+    const where = `a ${type} part`;
+    switch (type) {
+      case 'text-start':
+      case 'text-end':
+      case 'reasoning-start':
+      case 'reasoning-end':
+      case 'tool-input-end':
+        members.requiredString(part, 'id', where);
+        break;
+      case 'text-delta':
+      case 'reasoning-delta': {
+        members.requiredString(part, 'id', where);
+        // `text` (AI SDK 5 and later), or `delta` as the UI message stream and providers name it.
+        const text = members.optionalString(part, 'text', where) ?? members.optionalString(part, 'delta', where);
+        if (text === undefined) throw members.invalid(`${where} without \`text\``, part);
+        break;
+      }
+      case 'tool-input-start':
+        members.requiredString(part, 'id', where);
+        members.requiredString(part, 'toolName', where);
+        break;
+      case 'tool-input-delta':
+        members.requiredString(part, 'id', where);
+        members.requiredString(part, 'delta', where);
+        break;
+      case 'tool-call':
+        members.requiredString(part, 'toolCallId', where);
+        members.requiredString(part, 'toolName', where);
+        break;
+      case 'tool-result':
+      case 'tool-error':
+        members.optionalString(part, 'toolCallId', where);
+        members.optionalString(part, 'toolName', where);
+        break;
+      case 'finish':
+        members.optionalString(part, 'finishReason', where);
+        members.optionalRecord(part, 'totalUsage', where);
+        break;
+      default:
+        // start, start-step, finish-step, source, file, raw, error, abort, and part types added later.
+        break;
+    }
+  }
+
   return {
     push(data: unknown): StreamEvent[] {
       if (!isRecord(data)) {
@@ -210,6 +280,7 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
           code: 'invalid-input',
         });
       }
+      checkMembers(stringAt(data, 'type'), data);
       const out: StreamEvent[] = [];
       const ended = finished;
       const id = stringAt(data, 'id') ?? '';
@@ -274,7 +345,7 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
             break;
           }
           const input = data['input'];
-          const chunk = typeof input === 'string' ? input : input === undefined ? '' : JSON.stringify(input);
+          const chunk = typeof input === 'string' ? input : jsonTextOf('ai-sdk', input, 'the input of a tool-call part');
           // The deltas may stop short of the final input (a provider that completes it from a final
           // event): what they lack is added when they are a prefix of it, as the input's JSON.
           const rest = chunk.startsWith(slot.streamed) ? chunk.slice(slot.streamed.length) : '';
