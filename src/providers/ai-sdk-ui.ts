@@ -8,7 +8,7 @@
 import { ProviderError, excerpt } from '../errors.ts';
 import type { EventMetadata, FinishReason, JsonValue, StreamEvent } from '../types.ts';
 import { type ProviderAdapter, partEvent } from './adapter.ts';
-import { type JsonRecord, isRecord, metadataOf, nonEmptyStringAt, recordAt, stringAt } from './json-access.ts';
+import { type JsonRecord, type MemberReader, isRecord, jsonTextOf, membersOf, metadataOf, nonEmptyStringAt, recordAt, stringAt } from './json-access.ts';
 
 /** Options of {@link createAiSdkUiAdapter} (none yet). */
 export interface AiSdkUiAdapterOptions {}
@@ -130,6 +130,20 @@ function toolMetadata(chunk: JsonRecord): EventMetadata | undefined {
   });
 }
 
+/**
+ * `target` with `source` merged in (see {@link mergeMetadata}); metadata nested too deeply for
+ * the merge's recursion is refused with a typed error rather than a `RangeError`.
+ * @throws {ProviderError} type `'invalid-format'`.
+ */
+function mergedMetadata(target: unknown, source: unknown, members: MemberReader): unknown {
+  try {
+    return mergeMetadata(target, source);
+  } catch (cause) {
+    if (cause instanceof RangeError) throw members.invalid('message metadata nested too deeply to merge', cause);
+    throw cause;
+  }
+}
+
 /** `target` with `source` merged in, plain objects member by member (as the AI SDK merges message metadata). */
 function mergeMetadata(target: unknown, source: unknown): unknown {
   if (source === undefined || source === null) return target;
@@ -161,7 +175,7 @@ function restOf(slot: Slot, input: unknown): string {
   if (slot.text) {
     if (typeof input !== 'string') return '';
     final = input;
-  } else final = (JSON.stringify(input) as string | undefined) ?? '';
+  } else final = jsonTextOf('ai-sdk-ui', input, 'the input of a tool-input-available chunk');
   if (slot.streamed.length === 0) return final;
   const delivered = slot.streamed.join('');
   return final.length > delivered.length && final.startsWith(delivered) ? final.slice(delivered.length) : '';
@@ -236,9 +250,17 @@ function restOf(slot: Slot, input: unknown): string {
  * closed tab, its own abort signal): type `'aborted'`, the message ai 7's `reason` (`"AbortError:
  * This operation was aborted"`; ai 5 sends none), the chunk as `cause`. Either way everything
  * before it has been emitted, and a call still streaming keeps what arrived (`TurnStore` shows it
- * `failed` with that error; `collectTurn` rejects with it).
+ * `failed` with that error; `collectTurn` rejects with it). With type `'invalid-format'` for a
+ * chunk of a type read here whose members are missing or of the wrong type (see the AI SDK's
+ * `UIMessageChunk`): a `text-*` or `reasoning-*` chunk without a string `id`, a delta without a
+ * string `delta` (`inputTextDelta`), a `tool-*` chunk without a string `toolCallId`, a
+ * `tool-input-start` without a string `toolName`, a `messageId`, `finishReason` or `errorText`
+ * that is not a string; for a `tool-input-available`'s `input` that cannot be written as JSON
+ * text (nested too deeply), and for message metadata nested too deeply to merge. Chunk types
+ * added later are still passed on whole.
  */
 export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): ProviderAdapter {
+  const members = membersOf('ai-sdk-ui');
   const open = new Map<string, Slot>();
   /** Tool calls flushed already, by id: a repeated `tool-input-available` changes nothing. */
   const closedCalls = new Set<string>();
@@ -358,6 +380,56 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
     out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk: text }));
   }
 
+  /**
+   * Check the members of a chunk of a type read here before it is read (`null` reads as absent):
+   * skipped, such a chunk would leave its text or arguments out of a message that looks complete.
+   * @throws {ProviderError} type `'invalid-format'`.
+   */
+  function checkMembers(type: string | undefined, chunk: JsonRecord): void {
+    const where = `a ${type} chunk`;
+    switch (type) {
+      case 'text-start':
+      case 'text-end':
+      case 'reasoning-start':
+      case 'reasoning-end':
+        members.requiredString(chunk, 'id', where);
+        break;
+      case 'text-delta':
+      case 'reasoning-delta':
+        members.requiredString(chunk, 'id', where);
+        members.requiredString(chunk, 'delta', where);
+        break;
+      case 'tool-input-start':
+        members.requiredString(chunk, 'toolCallId', where);
+        members.requiredString(chunk, 'toolName', where);
+        break;
+      case 'tool-input-delta':
+        members.requiredString(chunk, 'toolCallId', where);
+        members.requiredString(chunk, 'inputTextDelta', where);
+        break;
+      case 'tool-input-available':
+      case 'tool-input-error':
+      case 'tool-output-available':
+      case 'tool-output-error':
+        members.requiredString(chunk, 'toolCallId', where);
+        members.optionalString(chunk, 'toolName', where);
+        members.optionalString(chunk, 'errorText', where);
+        break;
+      case 'start':
+        members.optionalString(chunk, 'messageId', where);
+        break;
+      case 'finish':
+        members.optionalString(chunk, 'finishReason', where);
+        break;
+      case 'error':
+        members.optionalString(chunk, 'errorText', where);
+        break;
+      default:
+        // Chunks passed on whole, and chunk types added later.
+        break;
+    }
+  }
+
   const TEXT_KINDS: ReadonlySet<SlotKind> = new Set(['text', 'reasoning']);
   const TOOL_KINDS: ReadonlySet<SlotKind> = new Set(['tool']);
   const ALL_KINDS: ReadonlySet<SlotKind> = new Set(['text', 'reasoning', 'tool']);
@@ -377,6 +449,7 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
           { cause: data },
         );
       }
+      checkMembers(type, data);
       const providerMetadata = data['providerMetadata'];
       switch (type) {
         case 'text-start':
@@ -443,11 +516,11 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
           break;
         case 'start':
           messageId = nonEmptyStringAt(data, 'messageId') ?? messageId;
-          messageMetadata = mergeMetadata(messageMetadata, data['messageMetadata']);
+          messageMetadata = mergedMetadata(messageMetadata, data['messageMetadata'], members);
           whole(data, out);
           break;
         case 'message-metadata':
-          messageMetadata = mergeMetadata(messageMetadata, data['messageMetadata']);
+          messageMetadata = mergedMetadata(messageMetadata, data['messageMetadata'], members);
           whole(data, out);
           break;
         case 'start-step':
@@ -462,7 +535,7 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
           whole(data, out);
           break;
         case 'finish': {
-          messageMetadata = mergeMetadata(messageMetadata, data['messageMetadata']);
+          messageMetadata = mergedMetadata(messageMetadata, data['messageMetadata'], members);
           finished = true;
           flushOpen(ALL_KINDS, out);
           const raw = stringAt(data, 'finishReason');
