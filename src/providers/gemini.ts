@@ -8,7 +8,7 @@
 import { ProviderError } from '../errors.ts';
 import type { EventMetadata, FinishReason, JsonValue, StreamEvent, Usage } from '../types.ts';
 import { type ProviderAdapter, partEvent, providerErrorOf } from './adapter.ts';
-import { type JsonRecord, isRecord, nonEmptyStringAt, numberAt, recordAt, stringAt, usageOf } from './json-access.ts';
+import { type JsonRecord, isRecord, jsonTextOf, nonEmptyStringAt, numberAt, recordAt, stringAt, usageOf } from './json-access.ts';
 import { defaultToolCallId, type ToolCallIdFactory } from './tool-call-id.ts';
 
 /** The tool name of Gemini's code execution calls (the request's `tools: [{codeExecution: {}}]`). */
@@ -70,7 +70,8 @@ interface CandidateState {
  *   and with type `invalid-format` for a record that is not an object, `candidates` or `parts`
  *   that are not arrays of objects, a part whose `text` is not a string, or `partialArgs` that
  *   contradict themselves (a path revisited after it was closed, a key on an array, an array
- *   index past the next one — refused at once, whatever its size, …); with type
+ *   index past the next one — refused at once, whatever its size, …), or whole `args` nested too
+ *   deeply to write as JSON text; with type
  *   `'invalid-stream'` and code `'out-of-order'` for `partialArgs` when no streamed call is open
  *   (they came after the call's end marker, or before its name), or a named `functionCall`
  *   while a streamed call is still open (a repeated start, or a lost end marker). A bare continuation without
@@ -155,7 +156,7 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
       const id = nonEmptyStringAt(fc, 'id') ?? createToolCallId({ name, position });
       out.push(partEvent(slot, { type: 'tool-call-start', toolCallId: id, toolName: name }, { candidateIndex: state.candidateIndex, ...signature }));
       if (fc['args'] !== undefined && fc['args'] !== null) {
-        out.push(partEvent(slot, { type: 'tool-call-arguments', chunk: JSON.stringify(fc['args']) }));
+        out.push(partEvent(slot, { type: 'tool-call-arguments', chunk: jsonTextOf('gemini', fc['args'], 'the args of a functionCall') }));
         flush(state, slot, out);
         return;
       }
@@ -198,7 +199,7 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
     const start = { type: 'tool-call-start', toolCallId: id, toolName: CODE_EXECUTION, providerExecuted: true } as const;
     out.push(partEvent(slot, start, { candidateIndex: state.candidateIndex, ...signature }));
     const args = { language: code['language'], code: code['code'] };
-    out.push(partEvent(slot, { type: 'tool-call-arguments', chunk: JSON.stringify(args) }));
+    out.push(partEvent(slot, { type: 'tool-call-arguments', chunk: jsonTextOf('gemini', args, 'the code of an executableCode part') }));
     flush(state, slot, out);
   }
 

@@ -7,7 +7,7 @@
 import { ProviderError } from '../errors.ts';
 import type { FinishReason, StreamEvent, Usage } from '../types.ts';
 import { type ProviderAdapter, partEvent, providerErrorOf } from './adapter.ts';
-import { type JsonRecord, isRecord, nonEmptyString, nonEmptyStringAt, numberAt, recordAt, usageOf } from './json-access.ts';
+import { type JsonRecord, isRecord, jsonTextOf, nonEmptyString, nonEmptyStringAt, numberAt, recordAt, usageOf } from './json-access.ts';
 import { defaultToolCallId, type ToolCallIdFactory } from './tool-call-id.ts';
 
 /** Options of {@link createOllamaAdapter}. */
@@ -47,7 +47,8 @@ const USAGE_FIELDS = [
  *
  * @throws ProviderError for an `{"error": "…"}` line (type `error`), and with type
  *   `invalid-format` for a line that is not an object, a `message` that is not an object, or its
- *   `content` or `thinking` that is not a string.
+ *   `content` or `thinking` that is not a string, or tool call `arguments` nested too deeply to
+ *   write as JSON text.
  */
 export function createOllamaAdapter(options: OllamaAdapterOptions = {}): ProviderAdapter {
   const createToolCallId = options.createToolCallId ?? defaultToolCallId;
@@ -77,7 +78,7 @@ export function createOllamaAdapter(options: OllamaAdapterOptions = {}): Provide
     let chunk: string;
     if (rawArguments === undefined || rawArguments === null) chunk = '';
     else if (typeof rawArguments === 'string') chunk = rawArguments;
-    else if (isRecord(rawArguments)) chunk = JSON.stringify(rawArguments);
+    else if (isRecord(rawArguments)) chunk = jsonTextOf('ollama', rawArguments, 'the arguments of a tool call');
     else throw new ProviderError('ollama', 'invalid-format', 'tool call arguments are neither an object nor a string');
     const slot = nextSlot++;
     sawToolCall = true;
