@@ -304,13 +304,19 @@ export class DurableObjectEventLog implements EventLog {
     this.#leaseMs = options.leaseMs ?? 10_000;
   }
 
-  /** @internal A request to the stream's object; a failure to reach it is `unavailable`. */
+  /**
+   * @internal A request to the stream's object; a failure to reach it is `unavailable`, in the
+   * log's own words (which request went unanswered), never the failure's text: the message reaches
+   * pages (the 503 body, an `event: error` record), and a runtime's error may name internals. The
+   * failure stays on the error's `cause`, on the server, for logs.
+   */
   async call(streamId: string, path: string, body?: unknown): Promise<Response> {
     const stub = this.#namespace.get(this.#namespace.idFromName(streamId));
     try {
       return await stub.fetch(`https://stream-log${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     } catch (error) {
-      throw failed('unavailable', `the stream's Durable Object did not answer: ${String(error)}`, error);
+      const request = path.slice(1).split('?')[0];
+      throw failed('unavailable', `the stream's Durable Object did not answer the ${request} request`, error);
     }
   }
 
