@@ -8,7 +8,7 @@
 import { compactEvents } from '../relay/compact.ts';
 import { EVENT_STREAM_HEADERS } from '../relay/event-stream-encoder.ts';
 import type { PageErrorOptions } from '../relay/error-record.ts';
-import { BatchWriter } from '../relay/wire-batch.ts';
+import { BatchWriter } from '../relay/batch-writer.ts';
 import { errorClasses, readEvent, writeError, type ErrorClass } from '../relay/wire.ts';
 import type { PipelineEvent } from '../types.ts';
 import { checkStreamId, EventLogError, isEventLogError, parseEventId, printable, type EventLog, type LogEntry, type OpenOptions } from './event-log.ts';

@@ -8,7 +8,7 @@ import { createParser, type EventSourceMessage, type EventSourceParser, type Par
 import type { PipelineEvent } from '../types.ts';
 import { ChunkText, decoderTransformer, maxEventLength, maxRelayDepth, type DecoderCore, type RelayDecoderOptions } from './relay-decoder.ts';
 import { RelayError } from './relay-error.ts';
-import { BatchReader } from './wire-batch.ts';
+import { BatchReader } from './batch-reader.ts';
 import { errorClasses, expandSnapshot, readError, readEvent, snapshotOf, type ErrorClass } from './wire.ts';
 
 /** Options of {@link EventStreamDecoder}. */

@@ -7,7 +7,7 @@
 import type { PipelineEvent } from '../types.ts';
 import { RelayEncoder, type RelayEncoderOptions, type RelayFramer } from './relay-encoder.ts';
 import { RelayError } from './relay-error.ts';
-import { BatchWriter } from './wire-batch.ts';
+import { BatchWriter } from './batch-writer.ts';
 import { snapshotOf, writeError } from './wire.ts';
 
 /**

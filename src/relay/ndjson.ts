@@ -8,7 +8,8 @@ import type { PipelineEvent } from '../types.ts';
 import { ChunkText, decoderTransformer, maxEventLength, maxRelayDepth, type DecoderCore, type RelayDecoderOptions } from './relay-decoder.ts';
 import { RelayEncoder, type RelayEncoderOptions, type RelayFramer } from './relay-encoder.ts';
 import { RelayError } from './relay-error.ts';
-import { BatchReader, BatchWriter } from './wire-batch.ts';
+import { BatchReader } from './batch-reader.ts';
+import { BatchWriter } from './batch-writer.ts';
 import { errorClasses, expandSnapshot, readError, readEvent, snapshotOf, writeError, type ErrorClass } from './wire.ts';
 
 /** The response headers of an NDJSON relay: its content type, no caching, no proxy buffering. */
