@@ -241,20 +241,19 @@ function frame(entry: LogEntry): string {
   throw new TypeError('frame: an event entry goes through the batch writer');
 }
 
-/** Characters and events gathered at most in one record of the backlog: as `EventStreamEncoder` gathers them. */
+/** Characters gathered at most in one record of the backlog: as `EventStreamEncoder` gathers them. */
 const MAX_RECORD = 65_536;
-const MAX_RECORD_EVENTS = 16;
 
 /**
  * Kept events as `EventStreamEncoder` writes them — batches of compact entries, keys and paths
- * by reference (one writer per response) — up to 16 events or 64 Ki characters a record (what
- * `EventStreamEncoder` holds at most, so that the two write the same bytes), `id:` the last one's.
+ * by reference (one writer per response) — up to 64 Ki characters a record (where
+ * `EventStreamEncoder` cuts a burst, so that the two write the same bytes), `id:` the last one's.
  */
 function eventRecords(writer: BatchWriter, entries: ReadonlyArray<LogEntry & { kind: 'event' }>, classes: ReadonlyMap<string, ErrorClass>, out: string[]): void {
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i] as LogEntry & { kind: 'event' };
     writer.write(readEvent(entry.data, classes));
-    if (writer.size >= MAX_RECORD || writer.count >= MAX_RECORD_EVENTS || i === entries.length - 1) out.push(`id: ${entry.id}\ndata: ${writer.take() as string}\n\n`);
+    if (writer.size >= MAX_RECORD || i === entries.length - 1) out.push(`id: ${entry.id}\ndata: ${writer.take() as string}\n\n`);
   }
 }
 

@@ -48,6 +48,12 @@ export interface RelayEncoderOptions extends PageErrorOptions {
 const MAX_GATHERED = 65_536;
 
 /**
+ * Bytes the readable side holds (what was gathered counted too) before a write waits for the
+ * reader: a record of a read or two, whatever its events weigh.
+ */
+const MAX_QUEUED = 65_536;
+
+/**
  * Microtask turns without a write after which a burst has ended. A pipe hands over the chunks of
  * one read a few turns apart; a stage that takes longer only makes the records smaller.
  */
@@ -58,7 +64,7 @@ const QUIET_TURNS = 16;
  * which a pipe hands over a few microtask turns apart — go out as one chunk, when the burst ends
  * (16 turns without a write) or once 64 Ki characters are gathered: one `TextEncoder` call and one socket
  * write per read, not per event. Backpressure is kept (a write waits while the readable side's
- * queue, counting each event gathered as a chunk, is full); cancelling the readable side errors the writable side, so a pipe into it
+ * queue — 64 KiB, what was gathered included — is full); cancelling the readable side errors the writable side, so a pipe into it
  * cancels its source; aborting the writable side (what `pipeThrough` does when the stream before
  * errors) writes what was gathered, then the error record, and closes the readable side.
  */
@@ -111,22 +117,16 @@ export class RelayEncoder<T> {
         armKeepAlive(keepAliveMs);
       }, delay);
     };
-    /** The events the chunk being enqueued stands for: the readable side's queue counts events. */
-    let chunkEvents = 1;
-    const send = (text: string, events = 1) => {
+    const send = (text: string) => {
       lastOutput = Date.now();
-      chunkEvents = events;
       output.enqueue(utf8.encode(text));
-      chunkEvents = 1;
     };
-    /** Events gathered and not yet out: each counts against the readable side's queue, as a chunk would. */
-    let gathered = 0;
     /** What was gathered goes out. */
     const flush = () => {
-      const events = gathered;
-      gathered = 0;
       const text = framer.take();
-      if (text !== '') send(text, Math.max(events, 1));
+      if (text !== '') send(text);
+      // Events that wrote nothing (a format that leaves some out) take no room: a write waiting on them goes on.
+      if ((output.desiredSize ?? 0) > 0) wake();
     };
     const finish = (record: string | undefined) => {
       if (finished) return;
@@ -158,7 +158,7 @@ export class RelayEncoder<T> {
         wake();
       },
       // Up to 16 events queued (in the records of their reads) spare a round trip through the pipe per read.
-    }, { highWaterMark: 16, size: () => chunkEvents });
+    }, { highWaterMark: MAX_QUEUED, size: (chunk) => chunk.byteLength });
 
     this.writable = new WritableStream<T>({
       start(controller) {
@@ -174,7 +174,6 @@ export class RelayEncoder<T> {
           finish(framer.error(error, options));
           throw error;
         }
-        gathered++;
         writes++;
         if (framer.size >= MAX_GATHERED) flush();
         else if (!flushing) {
@@ -197,8 +196,8 @@ export class RelayEncoder<T> {
           queueMicrotask(check);
         }
         // The readable side's queue, with what is gathered, is full: the next write waits for the
-        // reader (the gathered events go out a macrotask later, and the reader's pull wakes it).
-        if ((output.desiredSize ?? 0) - gathered > 0) return undefined;
+        // reader (the gathered events go out when the burst ends, and the reader's pull wakes it).
+        if ((output.desiredSize ?? 0) - framer.size > 0) return undefined;
         return new Promise<void>((resolve) => {
           resume = resolve;
         });

@@ -227,9 +227,8 @@ interface BatchRecord {
 
 /**
  * The relay encoders' contract, with standard streams: the events written in one burst — until
- * 16 microtask turns pass without a write — go out as one record, which the readable side's queue
- * counts as that many events (16 at most queued or gathered before a write waits); the error as a
- * last record.
+ * 16 microtask turns pass without a write — go out as one record; the readable side holds 64 KiB
+ * (what is gathered counted) before a write waits; the error as a last record.
  */
 function relayEncoderModel(): Pair {
   let output!: ReadableStreamDefaultController<unknown>;
@@ -287,7 +286,8 @@ function relayEncoderModel(): Pair {
         wake();
       },
     },
-    { highWaterMark: 16, size: (record) => ((record as BatchRecord).relay === 'batch' ? (record as BatchRecord).events.length : 1) },
+    // The encoders hold 64 KiB: far more than a scenario's few small events.
+    { highWaterMark: 65_536, size: (record) => ((record as BatchRecord).relay === 'batch' ? JSON.stringify((record as BatchRecord).events).length : 16) },
   );
   const writable = new WritableStream<unknown>({
     start(controller) {
@@ -301,7 +301,7 @@ function relayEncoderModel(): Pair {
         waiting = true;
         quietThenSend();
       }
-      if ((output.desiredSize ?? 0) - pending.length > 0) return undefined;
+      if ((output.desiredSize ?? 0) - JSON.stringify(pending).length > 0) return undefined;
       return new Promise<void>((resolve) => (resume = resolve));
     },
     close() {
