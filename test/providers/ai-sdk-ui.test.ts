@@ -299,7 +299,8 @@ describe('ai-sdk-ui errors', () => {
       expect(relayed.calls).toEqual([expect.objectContaining({ status: 'failed', input: { path: 'src/main.rs', content: 'fn main() {\n' } })]);
       const text = new TextDecoder().decode(new Uint8Array((await readAll(events().pipeThrough(new UIMessageStreamEncoder({ major })))).flatMap((bytes) => [...bytes])));
       const chunks = text.split('\n\n').filter((record) => record.startsWith('data: ') && record !== 'data: [DONE]').map((record) => JSON.parse(record.slice(6)) as { type: string });
-      expect(chunks.at(-1)).toEqual(abort);
+      // The abort goes on as one; its reason (ai 7's chunk has one) is argstream's words for the page, not the server's.
+      expect(chunks.at(-1)).toEqual(major === 7 && abort !== undefined && 'reason' in abort ? { type: 'abort', reason: 'ai-sdk-ui: the request was aborted' } : abort);
       expect(chunks.some((chunk) => chunk.type === 'error')).toBe(false);
     }
   });
