@@ -6,7 +6,7 @@
 import { DeepFragment, EAGER_DEPTH } from '../json/deep-fragment.ts';
 import type { EventMetadata, JsonScalar, StreamFragment, ValueKind } from '../types.ts';
 import { RelayError } from './relay-error.ts';
-import { MARKS, PART_TYPES, PATH_KINDS, SHORT, Tables, type Node } from './wire-batch.ts';
+import { MARKS, nextIndexPath, PART_TYPES, PATH_KINDS, SHORT, Tables, type Node } from './wire-batch.ts';
 import { readEventValue, type ErrorClass } from './wire.ts';
 
 /** An identity as the reader keeps it: the members an event of that context has. */
@@ -35,6 +35,13 @@ export class BatchReader {
   #strings: string[] = [];
   #contexts: Context[] = [];
   #last: ReadProgress | undefined;
+  /** The context and key of the last field event, for a delta of the same field (`[11, text]`). */
+  #lastField: { readonly ctx: number; readonly key: string } | undefined;
+  /** The context and path of the last path update, for one of the same document (`[12, …]`, `[14, …]`). */
+  #lastPathContext = -1;
+  #lastPath: string | undefined;
+  /** The context of the last progress entry, for one of the same context (`[13, …]`). */
+  #lastProgressContext = -1;
   readonly #classes: ReadonlyMap<string, ErrorClass>;
   readonly #maxDepth: number;
 
@@ -109,6 +116,10 @@ export class BatchReader {
         this.#tables = new Tables(true);
         this.#strings = [];
         this.#contexts = [];
+        this.#lastField = undefined;
+        this.#lastPathContext = -1;
+        this.#lastPath = undefined;
+        this.#lastProgressContext = -1;
         return;
       case 1: {
         const [, index, kind, text, metadata] = entry;
@@ -133,17 +144,21 @@ export class BatchReader {
         return;
       }
       case 3:
+      case 13:
         this.#progress(entry, out);
         return;
       case 4:
         this.#run(entry, out);
         return;
       case 5:
+      case 11:
       case 6:
       case 7:
         this.#field(entry, out);
         return;
       case 8:
+      case 12:
+      case 14:
         this.#pathUpdate(entry, out);
         return;
       case 9: {
@@ -188,10 +203,12 @@ export class BatchReader {
         const prev = tables.nodes[previous] as Node;
         if (previous === 0 || typeof prev.step !== 'number') throw bad('the next element after what is not an element');
         node = tables.child(prev.parent, prev.step + 1) ?? tables.addChild(prev.parent, prev.step + 1);
-      } else if (Number.isSafeInteger(value) && value >= 0 && value < tables.nodes.length) node = value;
+      } else if (value === -4) node = tables.child(previous, 0) ?? tables.addChild(previous, 0);
+      else if (Number.isSafeInteger(value) && value >= 0 && value < tables.nodes.length) node = value;
       else throw bad('an unknown path');
     } else if (Array.isArray(value) && value.length >= 2) {
-      const from = value[0];
+      const start = value[0];
+      const from = start === -2 ? previous : start === -3 ? (tables.nodes[previous] as Node).parent : start;
       if (!(typeof from === 'number' && Number.isSafeInteger(from) && from >= 0 && from < tables.nodes.length)) throw bad('a path from an unknown node');
       node = from;
       for (let i = 1; i < value.length; i++) {
@@ -251,8 +268,11 @@ export class BatchReader {
   }
 
   #progress(entry: readonly unknown[], out: unknown[]): void {
-    const [, ctxValue, pathValue, leafValue, done] = entry;
-    const ctx = this.#context(ctxValue);
+    // Progress of the context the previous progress entry was of carries no context.
+    const [pathValue, leafValue, done] = entry[0] === 13 ? entry.slice(1) : entry.slice(2);
+    const ctx = entry[0] === 13 ? this.#lastProgressContext : this.#context(entry[1]);
+    if (ctx < 0) throw bad('progress of no context');
+    this.#lastProgressContext = ctx;
     const node = this.#path(pathValue, ctx);
     let leaf: StreamFragment;
     let scalar = false;
@@ -289,9 +309,19 @@ export class BatchReader {
   }
 
   #field(entry: readonly unknown[], out: unknown[]): void {
+    if (entry[0] === 11) {
+      // A delta of the field the previous field event was of.
+      const field = this.#lastField;
+      const text = entry[1];
+      if (field === undefined || typeof text !== 'string' || entry.length !== 2) throw bad('a field-delta of no field');
+      out.push({ type: 'field-delta', ...this.#source(this.#contexts[field.ctx] as Context), key: field.key, text });
+      return;
+    }
     const [code, ctxValue, keyValue, last] = entry;
-    const context = this.#contexts[this.#context(ctxValue)] as Context;
+    const ctx = this.#context(ctxValue);
+    const context = this.#contexts[ctx] as Context;
     const key = this.#string(keyValue, 'a field key');
+    this.#lastField = { ctx, key };
     if (code === 5) {
       if (last !== 0 && last !== 1) throw bad('a field-start');
       out.push(last === 1 ? { type: 'field-start', ...this.#source(context), key, string: true } : { type: 'field-start', ...this.#source(context), key });
@@ -305,11 +335,19 @@ export class BatchReader {
   }
 
   #pathUpdate(entry: readonly unknown[], out: unknown[]): void {
-    const [, ctxValue, kindValue, pathValue, value] = entry;
-    const context = this.#contexts[this.#context(ctxValue)] as Context;
+    // An update of the document the previous update was of carries no context (12), nor a path at
+    // the next element after the previous one's (14).
+    const code = entry[0];
+    const [kindValue, pathValue, value] = code === 14 ? [entry[1], undefined, entry[2]] : code === 12 ? entry.slice(1) : entry.slice(2);
+    const ctx = code === 8 ? this.#context(entry[1]) : this.#lastPathContext;
+    if (ctx < 0) throw bad('a path update of no document');
+    this.#lastPathContext = ctx;
+    const context = this.#contexts[ctx] as Context;
     const kind = typeof kindValue === 'number' ? PATH_KINDS[kindValue] : undefined;
     if (kind === undefined) throw bad("a path update's kind");
-    const path = this.#string(pathValue, "a path update's path");
+    const path = code === 14 ? (this.#lastPath === undefined ? undefined : nextIndexPath(this.#lastPath)) : this.#string(pathValue, "a path update's path");
+    if (path === undefined) throw bad('the next element after a path that is not one');
+    this.#lastPath = path;
     const event: Record<string, unknown> = { type: 'path-update' };
     if (context.structured) {
       event['index'] = context.index;

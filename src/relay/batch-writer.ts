@@ -5,7 +5,7 @@
  */
 import { newPlace, placeOf, type PathStep } from '../json/deep-fragment.ts';
 import type { JsonScalar, StreamFragment, ValueKind } from '../types.ts';
-import { MARKS, PART_KINDS, PATH_KIND_CODES, SHORT, Tables, type Node } from './wire-batch.ts';
+import { MARKS, nextIndexPath, PART_KINDS, PATH_KIND_CODES, SHORT, Tables, type Node } from './wire-batch.ts';
 import { writeEvent } from './wire.ts';
 
 /** A scalar as the wire writes it, or `undefined` for one it cannot (a non-finite number without its literal). */
@@ -57,6 +57,13 @@ export class BatchWriter {
   #size = 3;
   #count = 0;
   #pending: PendingScalar | undefined;
+  /** The context and key of the last field event (a delta of the same field needs neither). */
+  #lastField: { readonly ctx: number; readonly key: string } | undefined;
+  /** The context and path of the last path update (the next one of the same document needs no context). */
+  #lastPathContext = -1;
+  #lastPath: string | undefined;
+  /** The context of the last progress entry (the next one of the same context needs none). */
+  #lastProgressContext = -1;
   /** The context of the last entry when it is an array element's scalar and done (a run can go on from it). */
   #runFrom: number | undefined;
 
@@ -290,7 +297,9 @@ export class BatchWriter {
     // A scalar held back and flushed now ends any run.
     const runFrom = this.#pending === undefined ? this.#runFrom : undefined;
     this.#flushPending();
-    const head = `[3,${ctxText},${path.code},${leafText}`;
+    // Progress of the context the previous progress entry was of needs no context.
+    const head = this.#lastProgressContext === ctx && !ctxText.startsWith('[') ? `[13,${path.code},${leafText}` : `[3,${ctxText},${path.code},${leafText}`;
+    this.#lastProgressContext = ctx;
     if (scalar !== undefined) {
       this.#pending = { ctx, head, scalar, next: path.code === '-1', element: path.element };
       // Held back, the scalar keeps the run it may join.
@@ -380,8 +389,11 @@ export class BatchWriter {
     // The next element: a new node only when it is the one new step.
     if (previous !== 0 && typeof prev.step === 'number' && here.parent === prev.parent && here.step === prev.step + 1 && fresh.length <= 1) return '-1';
     if (node === prev.parent && fresh.length === 0) return '-3';
+    // The first element below the previous path (a dive into nested arrays).
+    if (here.parent === previous && here.step === 0 && fresh.length <= 1) return '-4';
     if (fresh.length === 0) return String(node);
-    let text = `[${from}`;
+    // New nodes below the previous path, or below its parent, need not name where they start.
+    let text = from === previous ? '[-2' : from === prev.parent && previous !== 0 ? '[-3' : `[${from}`;
     for (const step of fresh) text += typeof step === 'number' ? `,${step}` : `,${this.#keyStep(step)}`;
     return `${text}]`;
   }
@@ -392,44 +404,65 @@ export class BatchWriter {
   }
 
   #field(event: Record<string, unknown>): string | undefined {
-    if (typeof event['key'] !== 'string' || !onlyMembers(event, FIELD_MEMBERS)) return undefined;
-    const ctx = this.#context(event, true, false);
-    const key = this.#string(event['key']);
-    switch (event['type']) {
-      case 'field-start':
-        if (event['string'] !== undefined && event['string'] !== true) return undefined;
-        return `[5,${ctx},${key},${event['string'] === true ? 1 : 0}]`;
-      case 'field-delta':
-        if (typeof event['text'] !== 'string') return undefined;
-        return `[6,${ctx},${key},${JSON.stringify(event['text'])}]`;
-      default:
-        if (typeof event['string'] !== 'boolean') return undefined;
-        return `[7,${ctx},${key},${event['string'] ? 1 : 0}]`;
-    }
+    const key = event['key'];
+    if (typeof key !== 'string' || !onlyMembers(event, FIELD_MEMBERS)) return undefined;
+    const type = event['type'];
+    // Checked before the tables change: an event written whole must leave them as they were.
+    if (type === 'field-start' ? event['string'] !== undefined && event['string'] !== true : type === 'field-delta' ? typeof event['text'] !== 'string' : typeof event['string'] !== 'boolean') return undefined;
+    const ctxText = this.#context(event, true, false);
+    const ctx = this.#contextNumber(ctxText);
+    const last = this.#lastField;
+    // A delta of the field the previous field event was of: its text alone.
+    if (type === 'field-delta' && last !== undefined && last.ctx === ctx && last.key === key && !ctxText.startsWith('[')) return `[11,${JSON.stringify(event['text'])}]`;
+    const keyText = this.#string(key);
+    this.#lastField = { ctx, key };
+    if (type === 'field-start') return `[5,${ctxText},${keyText},${event['string'] === true ? 1 : 0}]`;
+    if (type === 'field-delta') return `[6,${ctxText},${keyText},${JSON.stringify(event['text'])}]`;
+    return `[7,${ctxText},${keyText},${event['string'] ? 1 : 0}]`;
   }
 
   #pathUpdate(event: Record<string, unknown>): string | undefined {
     const kind = PATH_KIND_CODES.get(event['kind'] as string);
     if (kind === undefined || typeof event['path'] !== 'string' || !onlyMembers(event, PATH_MEMBERS)) return undefined;
-    const ctx = this.#context(event, false, false);
-    const path = this.#string(event['path']);
-    const head = `[8,${ctx},${kind},${path}`;
+    // Checked before the tables change: an event written whole must leave them as they were.
+    let value: string;
     switch (event['kind']) {
       case 'key':
       case 'partial-string':
-        return typeof event['textValue'] === 'string' && event['value'] === undefined && event['raw'] === undefined ? `${head},${JSON.stringify(event['textValue'])}]` : undefined;
+        if (typeof event['textValue'] !== 'string' || event['value'] !== undefined || event['raw'] !== undefined) return undefined;
+        value = `,${JSON.stringify(event['textValue'])}`;
+        break;
       case 'complete-number': {
         if (typeof event['value'] !== 'number' || event['textValue'] !== undefined || (event['raw'] !== undefined && typeof event['raw'] !== 'string')) return undefined;
         const scalar = scalarText(event['value'], event['raw'] as string | undefined);
-        return scalar === undefined ? undefined : `${head},${scalar}]`;
+        if (scalar === undefined) return undefined;
+        value = `,${scalar}`;
+        break;
       }
       case 'complete-boolean':
-        return typeof event['value'] === 'boolean' && event['textValue'] === undefined && event['raw'] === undefined ? `${head},${event['value']}]` : undefined;
+        if (typeof event['value'] !== 'boolean' || event['textValue'] !== undefined || event['raw'] !== undefined) return undefined;
+        value = `,${event['value']}`;
+        break;
       case 'complete-null':
-        return event['value'] === null && event['textValue'] === undefined && event['raw'] === undefined ? `${head},null]` : undefined;
+        if (event['value'] !== null || event['textValue'] !== undefined || event['raw'] !== undefined) return undefined;
+        value = ',null';
+        break;
       default:
-        return event['value'] === undefined && event['textValue'] === undefined && event['raw'] === undefined ? `${head}]` : undefined;
+        if (event['value'] !== undefined || event['textValue'] !== undefined || event['raw'] !== undefined) return undefined;
+        value = '';
+        break;
     }
+    const ctxText = this.#context(event, false, false);
+    const ctx = this.#contextNumber(ctxText);
+    // An update of the document the previous update was of: no context; at the next element after
+    // its path (the elements of an array, one after another): no path either.
+    const same = this.#lastPathContext === ctx && !ctxText.startsWith('[');
+    const next = same && this.#lastPath !== undefined && nextIndexPath(this.#lastPath) === event['path'];
+    this.#lastPathContext = ctx;
+    this.#lastPath = event['path'];
+    if (next) return `[14,${kind}${value}]`;
+    const path = this.#string(event['path']);
+    return same ? `[12,${kind},${path}${value}]` : `[8,${ctxText},${kind},${path}${value}]`;
   }
 
   #delta(event: Record<string, unknown>): string | undefined {

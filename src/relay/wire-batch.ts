@@ -16,22 +16,24 @@
  * | `[0]` | none: the tables start again (the first entry a writer writes) |
  * | `[1, index, kind, text, metadata?]` | a `part` with text: kind `m` message, `r` reasoning, `x` refusal, `j` structured, `a` tool-call-arguments |
  * | `[2, index, id, name, part?, metadata?]` | a `tool-call-start` part (`part`: its other members, as an object) |
- * | `[3, ctx, path, leaf, done?]` | `tool-call-progress` (ctx with an id) or `structured-progress` |
+ * | `[3, ctx, path, leaf, done?]` `[13, path, leaf, done?]` | `tool-call-progress` (ctx with an id) or `structured-progress` (13: of the context of the previous one) |
  * | `[4, scalar…]` | the previous entry's progress again, one element further, for each scalar |
  * | `[5, ctx, key, flag]` `[6, ctx, key, text]` `[7, ctx, key, string]` | `field-start` (flag 1: `string: true`), `field-delta`, `field-end` |
- * | `[8, ctx, kind, path, value?, raw?]` | `path-update` |
+ * | `[11, text]` | a `field-delta` of the field the previous field event was of |
+ * | `[8, ctx, kind, path, value?]` `[12, kind, path, value?]` `[14, kind, value?]` | `path-update` (12: of the document of the previous one; 14: also at the next element after its path) |
  * | `[9, ctx, delta, complete, metadata?]` | `streaming-tool-call` |
  * | `[10, index, metadata?]` | `flush` |
  *
  * - Strings in the places that identify (ids, names, keys, path steps, path-update paths, message
- *   ids) are written whole the first time; a string of more than 3 characters is then numbered
+ *   ids) are written whole the first time; a string of more than 2 characters is then numbered
  *   (0, 1, 2 … in the order written) and later written as its number.
  * - `ctx` is an event's identity — `[index, toolCallId, toolName, flags, messageId]` (`null` for
  *   what the event lacks; flags: 1 `providerExecuted`, 2 `structured`, 4 an index, 8 a call id, 16
  *   a name, 32 a message id) — written whole the first time and numbered, then its number.
  * - `path` is a node of the tree of paths the response has used: `n` (a node met before; 0 is the
  *   root), `-1` (the next element after the context's previous path), `-2` (the context's previous
- *   path), `-3` (its parent), or `[n, step…]` (new nodes below node `n`: a number is an array
+ *   path), `-3` (its parent), `-4` (the first element below it), or `[n, step…]` (new nodes below
+ *   node `n`, or below the previous path for `-2` and its parent for `-3`: a number is an array
  *   index, a string a key, `[k]` the key numbered `k`).
  * - A progress `leaf` is a string (a piece of string), a number (0 `done`, 1 `start` object, 2
  *   array, 3 string), or `[scalar]`; a scalar is `null`, a boolean, a number, or a string: a
@@ -43,7 +45,7 @@ import { newStep, type PathStep } from '../json/deep-fragment.ts';
 import type { ValueKind } from '../types.ts';
 
 /** Strings up to this length are always written whole (a number would not be shorter). */
-export const SHORT = 3;
+export const SHORT = 2;
 
 export const PART_KINDS: Readonly<Record<string, string>> = { message: 'm', reasoning: 'r', refusal: 'x', structured: 'j', 'tool-call-arguments': 'a' };
 export const PART_TYPES: Readonly<Record<string, string>> = { m: 'message', r: 'reasoning', x: 'refusal', j: 'structured', a: 'tool-call-arguments' };
@@ -100,4 +102,16 @@ export class Tables {
     (node.children ??= new Map()).set(step, id);
     return id;
   }
+}
+
+/**
+ * A JSON Pointer (or a relative one) whose last token is an array index, with that index one
+ * more: the path of the next element. `undefined` when the last token is not an index.
+ */
+export function nextIndexPath(path: string): string | undefined {
+  let i = path.length;
+  while (i > 0 && path.charCodeAt(i - 1) >= 48 && path.charCodeAt(i - 1) <= 57) i--;
+  const digits = path.length - i;
+  if (digits === 0 || digits > 15 || (i > 0 && path.charCodeAt(i - 1) !== 47) || (digits > 1 && path.charCodeAt(i) === 48)) return undefined;
+  return `${path.slice(0, i)}${Number(path.slice(i)) + 1}`;
 }
