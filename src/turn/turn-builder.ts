@@ -615,7 +615,10 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
     const failure = event.metadata?.['toolCallError'];
     if (failure instanceof Error && 'scanner' in slot && slot.error === undefined) {
       slot.error = failure;
-      if (!this.#options.isolateErrors) throw failure;
+      // A failure the source itself reported (a ProviderError: the AI SDK's tool-input-error, an
+      // invalid tool-call part) fails that call alone, and the turn goes on, as the AI SDK's own
+      // client shows it; argstream's own findings follow isolateErrors.
+      if (!this.#options.isolateErrors && !(failure instanceof ProviderError)) throw failure;
     }
     // The conversation event goes first, so that a builder after this one knows the slot is
     // reported before it sees the flush.

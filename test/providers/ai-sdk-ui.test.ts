@@ -231,18 +231,20 @@ describe('ai-sdk-ui errors', () => {
     }
   });
 
-  it('tool-input-error is a failed call: the stream errors with its ProviderError, or with isolateErrors a tool-call-failed', async () => {
+  it('tool-input-error is a failed call, by default and with isolateErrors: a tool-call-failed with its ProviderError, and the turn goes on', async () => {
     for (const major of [5, 7]) {
       const bytes = readFixture(`ai-sdk-ui/ai${major}-tool-input-error.sse`);
       const errorText = chunksOf(`ai${major}-tool-input-error.sse`).find((chunk) => chunk.type === 'tool-input-error')?.['errorText'];
       const strict = await settle(streamOf([bytes]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })).pipeThrough(new ConversationEventStream()));
-      expect(strict.error).toBeInstanceOf(ProviderError);
-      expect(strict.error).toMatchObject({ provider: 'ai-sdk-ui', type: 'tool-input-error', message: errorText, cause: { type: 'tool-input-error', toolCallId: 'call_1', input: { path: 42 } } });
+      expect(strict.error).toBeUndefined();
+      const failed = strict.values.find((event) => event.type === 'tool-call-failed') as { error: unknown } | undefined;
+      expect(failed?.error).toBeInstanceOf(ProviderError);
+      expect(failed?.error).toMatchObject({ provider: 'ai-sdk-ui', type: 'tool-input-error', message: errorText, cause: { type: 'tool-input-error', toolCallId: 'call_1', input: { path: 42 } } });
       expect(strict.values.filter((event) => event.type === 'message')).toEqual([expect.objectContaining({ text: 'Here.' })]);
 
       const turn = await collectTurn(streamOf([bytes]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })), { isolateErrors: true });
       expect(turn.toolCalls).toEqual([]);
-      expect(turn.failedToolCalls).toEqual([expect.objectContaining({ type: 'tool-call-failed', toolCallId: 'call_1', toolName: 'write_file', error: strict.error })]);
+      expect(turn.failedToolCalls).toEqual([expect.objectContaining({ type: 'tool-call-failed', toolCallId: 'call_1', toolName: 'write_file', error: failed?.error })]);
       expect(turn.finishReason).toBe('tool-calls');
     }
   });
