@@ -55,8 +55,8 @@ export type { ChainableStage } from './transforms/chain.ts';
 export type { Stage } from './transforms/stage.ts';
 
 // Errors
-export { JsonStreamError, ProviderError, ToolCallArgumentsError } from './errors.ts';
-export type { JsonStreamErrorCode, ProviderName } from './errors.ts';
+export { JsonStreamError, ProviderError, RelayError, ToolCallArgumentsError } from './errors.ts';
+export type { JsonStreamErrorCode, ProviderName, RelayErrorCode } from './errors.ts';
 
 // The JSON engine: text → fragments → values
 export type { JsonLimits } from './json/scanner.ts';
@@ -230,8 +230,6 @@ export type { NdjsonDecoderOptions, NdjsonEncoderOptions } from './relay/ndjson.
 export { lastEventId, resumeEventStream } from './relay/resume.ts';
 export type { RelayTerminal, ResumeEventStreamOptions } from './relay/resume.ts';
 export { compactEvents } from './relay/compact.ts';
-export { RelayError } from './relay/relay-error.ts';
-export type { RelayErrorCode } from './relay/relay-error.ts';
 export type { RelayEncoderOptions } from './relay/relay-encoder.ts';
 export type { RelayDecoderOptions } from './relay/relay-decoder.ts';
 export type { ErrorClass } from './relay/wire.ts';

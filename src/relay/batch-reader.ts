@@ -5,7 +5,7 @@
  */
 import { DeepFragment, EAGER_DEPTH } from '../json/deep-fragment.ts';
 import type { EventMetadata, JsonScalar, StreamFragment, ValueKind } from '../types.ts';
-import { RelayError } from './relay-error.ts';
+import { RelayError } from '../errors.ts';
 import { MARKS, nextIndexPath, PART_TYPES, PATH_KINDS, SHORT, Tables, type Node } from './wire-batch.ts';
 import { readEventValue, type ErrorClass } from './wire.ts';
 

@@ -15,10 +15,9 @@
  * @module
  */
 import { ArgumentValidationError } from '../views/argument-validation-core.ts';
-import { capMessage, excerpt, JsonStreamError, ProviderError, ToolCallArgumentsError } from '../errors.ts';
+import { capMessage, excerpt, JsonStreamError, ProviderError, RelayError, ToolCallArgumentsError } from '../errors.ts';
 import { TaggedToolCallError } from '../turn/tagged-tool-call-extractor.ts';
 import { EventLogError } from './event-log-error.ts';
-import { RelayError } from './relay-error.ts';
 
 /** An error class the decoder can give back: only its prototype is used (its constructor is not called). */
 export type ErrorClass = abstract new (...args: never[]) => Error;

@@ -7,7 +7,7 @@
 import { createParser, type EventSourceMessage, type EventSourceParser, type ParseError } from 'eventsource-parser';
 import type { PipelineEvent } from '../types.ts';
 import { ChunkText, decoderTransformer, maxEventLength, maxRelayDepth, type DecoderCore, type RelayDecoderOptions } from './relay-decoder.ts';
-import { RelayError } from './relay-error.ts';
+import { RelayError } from '../errors.ts';
 import { BatchReader } from './batch-reader.ts';
 import { errorClasses, expandSnapshot, readError, readEvent, snapshotOf, type ErrorClass } from './wire.ts';
 

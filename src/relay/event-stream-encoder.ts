@@ -6,7 +6,7 @@
  */
 import type { PipelineEvent } from '../types.ts';
 import { RelayEncoder, type RelayEncoderOptions, type RelayFramer } from './relay-encoder.ts';
-import { RelayError } from './relay-error.ts';
+import { RelayError } from '../errors.ts';
 import { BatchWriter } from './batch-writer.ts';
 import { snapshotOf, writeError } from './wire.ts';
 

@@ -7,7 +7,7 @@
 import type { PipelineEvent } from '../types.ts';
 import { ChunkText, decoderTransformer, maxEventLength, maxRelayDepth, type DecoderCore, type RelayDecoderOptions } from './relay-decoder.ts';
 import { RelayEncoder, type RelayEncoderOptions, type RelayFramer } from './relay-encoder.ts';
-import { RelayError } from './relay-error.ts';
+import { RelayError } from '../errors.ts';
 import { BatchReader } from './batch-reader.ts';
 import { BatchWriter } from './batch-writer.ts';
 import { errorClasses, expandSnapshot, readError, readEvent, snapshotOf, writeError, type ErrorClass } from './wire.ts';

@@ -5,7 +5,7 @@
  * @module
  */
 import { failAfterDrain } from '../transforms/fail-after-drain.ts';
-import { RelayError } from './relay-error.ts';
+import { RelayError } from '../errors.ts';
 import type { ErrorClass } from './wire.ts';
 
 /** Options both decoders share. */

@@ -8,7 +8,7 @@ import type { PipelineEvent, SnapshotEvent } from '../types.ts';
 import { compactEvents } from './compact.ts';
 import { END_RECORD, type EventStreamEncoderOptions, eventStreamFramer } from './event-stream-encoder.ts';
 import { RelayEncoder } from './relay-encoder.ts';
-import { RelayError } from './relay-error.ts';
+import { RelayError } from '../errors.ts';
 
 /** Options of {@link resumeEventStream}. */
 export interface ResumeEventStreamOptions extends Omit<EventStreamEncoderOptions, 'firstId'> {

@@ -15,7 +15,7 @@
  * @module
  */
 import { escapeToken, unescapeToken } from '../json/json-pointer.ts';
-import { RelayError } from './relay-error.ts';
+import { RelayError } from '../errors.ts';
 import { errorRecord, pageErrorRecord, reviveError, type ErrorClass, type PageErrorOptions } from './error-record.ts';
 
 export { errorClasses, type ErrorClass } from './error-record.ts';

@@ -3,8 +3,7 @@
  *
  * @module
  */
-import type { JsonStreamError, ProviderError, ToolCallArgumentsError } from '../errors.ts';
-import type { RelayError } from '../relay/relay-error.ts';
+import type { JsonStreamError, ProviderError, RelayError, ToolCallArgumentsError } from '../errors.ts';
 import type { TaggedToolCallError } from '../turn/tagged-tool-call-extractor.ts';
 import type { ArgumentValidationError } from '../views/argument-validation-core.ts';
 

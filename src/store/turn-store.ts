@@ -11,7 +11,7 @@ import type { PushCore } from '../core.ts';
 import { EventStreamDecoderCore } from '../relay/event-stream-decoder.ts';
 import { NdjsonDecoderCore } from '../relay/ndjson.ts';
 import type { DecoderCore } from '../relay/relay-decoder.ts';
-import { RelayError } from '../relay/relay-error.ts';
+import { RelayError } from '../errors.ts';
 import { TurnBuilder } from '../turn/turn-builder.ts';
 import type {
   FieldEvent,

@@ -6,9 +6,8 @@
  *
  * @module
  */
-import { JsonStreamError, excerpt } from '../errors.ts';
+import { excerpt, JsonStreamError, RelayError } from '../errors.ts';
 import { DeepFragment } from '../json/deep-fragment.ts';
-import { RelayError } from '../relay/relay-error.ts';
 import { TaggedToolCallError } from './tagged-tool-call-extractor.ts';
 
 /** Kinds a `start` fragment opens. */
