@@ -109,6 +109,7 @@ async function check(sse: string, limit: number, roundTrip: boolean): Promise<st
     const sent = roundTrip ? await settle(live(sse).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })).pipeThrough(stage() as never)) : undefined;
     for (const encoder of Object.keys(ENCODERS) as EncoderName[]) {
       const { bytes, body } = await relay(() => live(sse), 'anthropic', stage, encoder);
+      if (process.env.WIRE_REPORT !== undefined) console.log(`ratio\t${name}\t${encoder}\t${(bytes / provider).toFixed(2)}`);
       if (bytes > limit * provider) over.push(`${name} → ${encoder}: ${bytes} bytes for ${provider} (${(bytes / provider).toFixed(2)}×)`);
       const decoder = DECODERS[encoder];
       if (sent !== undefined && decoder !== undefined) {
