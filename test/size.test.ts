@@ -52,22 +52,28 @@ describe('bundle size', () => {
   // the AI SDK's UI message stream became a provider (its adapter is in every pipeline's table,
   // +1.4 KB), a turn cut between two records became an error (+0.15 KB), and the main entry gained
   // the event log a relay resumes from (MemoryEventLog, keepStream, serveStream) and
-  // compactEvents: 32.2 KB and 61.1 KB measured then.
-  it('the provider-to-turn pipeline stays under 33 KB, the whole library under 64 KB', async () => {
-    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(33 * 1024);
+  // compactEvents: 32.2 KB and 61.1 KB measured then. 38 KB and 76 KB since issue 28 (hostile
+  // input): every adapter checks the members of the records it knows and serializes whole arguments
+  // guarded, the turn builder checks the events it did not make (duplicate ids, shapes, depth),
+  // content after the terminal record is refused (provider-to-turn 32.4 → 37.5 KB); the relay's
+  // batch writer and reader and the page error records (the whole library 75.4 KB measured then).
+  it('the provider-to-turn pipeline stays under 38 KB, the whole library under 76 KB', async () => {
+    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(38 * 1024);
     const { readFileSync } = await import('node:fs');
     const all = [...readFileSync(new URL('../src/index.ts', import.meta.url), 'utf8').matchAll(/^export \{([^}]*)\}/gm)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter(Boolean));
-    expect(await bundledSize(all)).toBeLessThan(64 * 1024);
+    expect(await bundledSize(all)).toBeLessThan(76 * 1024);
   });
 
   // What a page that shows a relayed turn with a framework binding pulls in (the bindings add a few
   // hundred bytes): the turn builder, the relay decoders and the store, no provider's adapter
-  // (18.8 KB measured when it was added).
-  it('a UI page (TurnStore, defineTools) stays under 20 KB', async () => {
-    expect(await bundledSize(['TurnStore', 'defineTools'])).toBeLessThan(20 * 1024);
+  // (18.8 KB measured when it was added). 26.5 KB since issue 28: the batch reader of the relay's
+  // wire form, the page error records, the checks of events of the wrong shape (25.9 KB measured).
+  it('a UI page (TurnStore, defineTools) stays under 26.5 KB', async () => {
+    expect(await bundledSize(['TurnStore', 'defineTools'])).toBeLessThan(26.5 * 1024);
   });
 
-  it('a browser relay client (EventStreamDecoder, NdjsonDecoder) stays under 5 KB', async () => {
-    expect(await bundledSize(['EventStreamDecoder', 'NdjsonDecoder'])).toBeLessThan(5 * 1024);
+  // 9 KB since issue 28: the batch reader (2.5 KB), the page error records and EventLogError (8.7 KB measured).
+  it('a browser relay client (EventStreamDecoder, NdjsonDecoder) stays under 9 KB', async () => {
+    expect(await bundledSize(['EventStreamDecoder', 'NdjsonDecoder'])).toBeLessThan(9 * 1024);
   });
 });
