@@ -20,6 +20,7 @@ import {
   PathUpdateEncoder,
   ProviderError,
   ProviderEventStream,
+  TaggedToolCallError,
   ToolCallArgumentsError,
   type FieldEvent,
   type JsonLimits,
@@ -253,12 +254,15 @@ function cutAt<T extends string | Uint8Array>(input: T, cuts: readonly number[])
 type Outcome = { ok: true; value?: JsonValue } | { ok: false; error: string; typed: boolean };
 
 const JSON_ERRORS = [JsonStreamError];
-const PIPELINE_ERRORS = [JsonStreamError, ProviderError, ToolCallArgumentsError];
+// A provider stream whose records restate a call under an id another call holds (a duplicated
+// start after its stop) is refused with TaggedToolCallError 'duplicate-tool-call-id'.
+const PIPELINE_ERRORS = [JsonStreamError, ProviderError, ToolCallArgumentsError, TaggedToolCallError];
 
 function describeError(error: unknown): string {
   if (error instanceof JsonStreamError) return `JsonStreamError ${error.code}@${error.offset}`;
   if (error instanceof ToolCallArgumentsError) return `ToolCallArgumentsError ${error.code}`;
   if (error instanceof ProviderError) return `ProviderError ${error.type}/${error.code ?? ''}`;
+  if (error instanceof TaggedToolCallError) return `TaggedToolCallError ${error.code}`;
   if (error instanceof Error) return `${error.constructor.name}: ${error.message.slice(0, 200)}`;
   return `non-error ${String(error).slice(0, 200)}`;
 }
