@@ -187,7 +187,8 @@ describe('examples/edge-function', () => {
         expect(values).toEqual([]);
         expect(error).toBeInstanceOf(ProviderError);
         expect(error).toMatchObject({ provider: 'anthropic', type: 'overloaded_error', status: 529 });
-        expect((error as Error).message).toContain('Overloaded');
+        // The page reads argstream's words, not the provider's ("Overloaded" stays on the server's error).
+        expect((error as Error).message).toBe('anthropic (HTTP 529): the provider reported an error "overloaded_error"');
         expect((await fetch(served.url)).status).toBe(405);
         expect((await post(served.url, { prompt: 42 })).status).toBe(400);
       } finally {
