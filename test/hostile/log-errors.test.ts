@@ -182,7 +182,7 @@ describe.skipIf(skip)('RedisEventLog errors on redis-server name no address', ()
       expect((error as EventLogError).message).toMatch(/^Redis could not be read for \d+ ms$/);
       expect((error as EventLogError).cause).toBeInstanceOf(Error); // node-redis's, for the server's logs
       const body = await text;
-      expect(body).toMatch(/^id: 1\nevent: message\ndata: \{"type":"message","index":0,"text":"hello"\}\n\nevent: error\ndata: /);
+      expect(body).toMatch(/^id: 1\ndata: \[\[0\],\{"type":"message","index":0,"text":"hello"\}\]\n\nevent: error\ndata: /);
       const record = JSON.parse(/event: error\ndata: (.*)\n/.exec(body)?.[1] ?? 'null') as { name: string; code: string; message: string };
       expect(record).toMatchObject({ name: 'EventLogError', code: 'unavailable' });
       expectNoAddress(body, dying.port);
