@@ -14,7 +14,7 @@ import { createClient } from 'redis';
 import { redisMissing, skipWithoutRedis, startRedis } from '../redis/redis-server.ts';
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { collectTurn, EventStreamDecoder, EventStreamEncoder, FieldEventStream, fromResponse, PathUpdateStream, type PipelineEvent } from '../../src/index.ts';
-import { readAll, readFixture, settle, streamOf } from '../helpers.ts';
+import { pacedStreamOf, readAll, readFixture, settle, streamOf } from '../helpers.ts';
 import { manifestEntry } from '../manifest.ts';
 import { allSnippets, runSnippet, type Modules, type Snippet } from './snippets.ts';
 
@@ -42,7 +42,8 @@ function anthropicCall(toolName: string, chunks: readonly string[]): Response {
     event('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 30 } }),
     event('message_stop', {}),
   ];
-  return new Response(streamOf(events.map((piece) => new TextEncoder().encode(piece))));
+  // One SSE event per read, a macrotask apart, as a live model sends it (a relay writes a read's events as one record).
+  return new Response(pacedStreamOf(events.map((piece) => new TextEncoder().encode(piece))));
 }
 
 const WRITE_FILE_ARGS = { path: 'src/main.rs', content: 'fn main() {\n    println!("hello");\n}\n' };
