@@ -32,31 +32,38 @@ export interface EventStreamEncoderOptions extends RelayEncoderOptions {
 }
 
 /**
- * Encodes events as Server-Sent Events, one UTF-8 chunk per event:
+ * Encodes events as Server-Sent Events, the events of one network read as one record, one UTF-8
+ * chunk:
  *
  * ```
- * id: 1
- * event: field-delta
- * data: {"type":"field-delta","key":"content","text":"fn main","index":1,…}
+ * id: 7
+ * data: [[0],[2,1,"toolu_01","write_file"],[5,[1,0,1,28,null],"path",1],[11,"src/"],…]
  *
  * ```
  *
- * `id` counts from `firstId`; `event` is the event's `type` (left out when it has none); `data`
- * is the event as JSON on one line — `undefined` members left out, and `Error` objects inside it
- * (a `tool-call-failed` event's `error`) written as records listed in a `"$errors"` member, which
- * {@link EventStreamDecoder} turns back into errors of the same class.
+ * `id` is the id of the record's last event: ids count one per event from `firstId`, so a client
+ * that resumes after a record resumes after all its events. `data` is their batch in the relay's
+ * wire form (`src/relay/wire-batch.ts`): a call's identity, a field's key and a JSON path go on the
+ * wire once and by number after, so what a relay sends stays within a few times what the provider
+ * sent; an event the form does not know (your own types) goes whole, as JSON, with `Error` objects
+ * inside it (a `tool-call-failed` event's `error`) written as their page records listed in a
+ * `"$errors"` member, which {@link EventStreamDecoder} turns back into errors of the same class. A
+ * burst of events — what one read made, which a pipe hands over a few microtask turns apart —
+ * ends when no event came for 16 microtask turns, or at 64 Ki characters; the encoder holds 64 KiB
+ * before a write waits for its reader.
  *
  * A `snapshot` event (many events as one: the turn so far, for a client that resumed far behind)
- * goes out as `id: <its lastId>`, `event: snapshot`, `data: {"events":[…]}`: its id is that of the
- * last event it stands for, so the events after it go on from `lastId + 1` and a client cut after
- * it resumes after all of them ({@link EventStreamDecoder} gives out its events in its place).
- * Without `lastId` it counts as one event. A `lastId` below the next id (ids never go back) is a
- * {@link RelayError} `invalid-event`.
+ * goes out as a record of its own, `id: <its lastId>`, `event: snapshot`, its events as the batch:
+ * its id is that of the last event it stands for, so the events after it go on from `lastId + 1`
+ * and a client cut after it resumes after all of them ({@link EventStreamDecoder} gives out its
+ * events in its place). Without `lastId` it counts as one event. A `lastId` below the next id (ids
+ * never go back) is a {@link RelayError} `invalid-event`.
  *
  * When the events end, a last `event: end` (no id) says the stream is complete, so the client
  * can tell it from a cut connection. When the stream before errors (or an event cannot be
- * written), the error goes as a last `event: error` (no id) carrying its `name`, `message`,
- * `code` and the fields of argstream's error classes (never its stack), and the stream closes
+ * written), the error goes as a last `event: error` (no id) carrying its page record — its class,
+ * code and the fields of argstream's error classes, and a message argstream writes (`onError` to
+ * choose it), never its cause, stack or the provider's own words — and the stream closes
  * normally. With `keepAliveMs`, an idle stream gets `: keep-alive` comments.
  *
  * Not a `TransformStream` but a `{ writable, readable }` pair, usable with `pipeThrough` like one:

@@ -33,12 +33,11 @@ function reservedType(event: unknown): string | undefined {
 }
 
 /**
- * Encodes events as NDJSON, one UTF-8 chunk per line: each event as JSON (written as
- * `EventStreamEncoder` writes its `data`: `undefined` members left out, errors inside listed in
- * `"$errors"`; a `snapshot` as `{"type":"snapshot","events":[…]}`, without its `lastId`: NDJSON has
- * no ids), then `{"type":"end"}` when the events end, or `{"type":"error","error":{…}}` when
- * the stream before errors (then the stream closes normally). With `keepAliveMs`, an idle
- * stream gets empty lines.
+ * Encodes events as NDJSON, the events of one network read as one line, one UTF-8 chunk: their
+ * batch, as `EventStreamEncoder` writes its `data` (identities once and by number after; a
+ * `snapshot`'s events in its place: NDJSON has no ids), then `{"type":"end"}` when the events
+ * end, or `{"type":"error","error":{…}}` (its page record) when the stream before errors (then
+ * the stream closes normally). With `keepAliveMs`, an idle stream gets empty lines.
  *
  * Events with the type `end` or `error` (none of argstream's) cannot be written: the stream
  * errors with a {@link RelayError} `invalid-event`, and the client gets that error.
