@@ -6,7 +6,7 @@
 import { newPlace, placeOf, type PathStep } from '../json/deep-fragment.ts';
 import type { JsonScalar, StreamFragment, ValueKind } from '../types.ts';
 import { MARKS, nextIndexPath, PART_KINDS, PATH_KIND_CODES, SHORT, Tables, type Node } from './wire-batch.ts';
-import { writeEvent } from './wire.ts';
+import { expandSnapshot, writeEvent } from './wire.ts';
 
 /** A scalar as the wire writes it, or `undefined` for one it cannot (a non-finite number without its literal). */
 function scalarText(value: JsonScalar, raw: string | undefined): string | undefined {
@@ -117,8 +117,11 @@ export class BatchWriter {
       if (type === 'tool-call-progress' || type === 'structured-progress') {
         if (this.#progress(event as Record<string, unknown>)) return;
       } else if (type === 'snapshot' && Array.isArray((event as { events?: unknown }).events)) {
-        // Its events in its place (the count of events the batch stands for is the caller's).
-        for (const inner of (event as { events: readonly unknown[] }).events) this.#add(inner);
+        // Its events in its place (the count of events the batch stands for is the caller's), those
+        // of the snapshots inside it too, without recursion.
+        const flat: unknown[] = [];
+        expandSnapshot(event, flat, Infinity);
+        for (const inner of flat) this.#add(inner);
         return;
       }
     }

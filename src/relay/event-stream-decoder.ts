@@ -26,10 +26,12 @@ export class EventStreamDecoderCore<T> implements DecoderCore<T> {
   #failure: { error: unknown } | undefined;
   #closed = false;
   readonly #batches: BatchReader;
+  readonly #maxDepth: number;
 
   constructor(options: EventStreamDecoderOptions) {
     this.#classes = errorClasses(options.errorClasses);
-    this.#batches = new BatchReader(this.#classes, maxRelayDepth(options, 'EventStreamDecoder'));
+    this.#maxDepth = maxRelayDepth(options, 'EventStreamDecoder');
+    this.#batches = new BatchReader(this.#classes, this.#maxDepth);
     this.#max = maxEventLength(options, 'EventStreamDecoder');
     this.#parser = createParser({
       onEvent: (message) => this.#event(message),
@@ -97,7 +99,7 @@ export class EventStreamDecoderCore<T> implements DecoderCore<T> {
       // A batch: the events one network read made, keys and paths by reference.
       if (Array.isArray(event)) this.#batches.read(event, (snapshot = []));
       // Many events as one (the turn so far, to a client that resumed far behind): its events, in its place.
-      else if (message.event === 'snapshot' || snapshotOf(event) !== undefined) expandSnapshot(event, (snapshot = []));
+      else if (message.event === 'snapshot' || snapshotOf(event) !== undefined) expandSnapshot(event, (snapshot = []), this.#maxDepth);
     } catch (error) {
       if (error instanceof RelayError) throw new RelayError(error.code, `${error.message}${message.id === undefined ? '' : ` (event ${message.id})`}`, { lastEventId: this.#lastEventId, cause: error.cause });
       throw error;

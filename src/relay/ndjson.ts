@@ -96,11 +96,13 @@ export class NdjsonDecoderCore<T> implements DecoderCore<T> {
   #failure: { error: unknown } | undefined;
   #closed = false;
   readonly #batches: BatchReader;
+  readonly #maxDepth: number;
 
   constructor(options: NdjsonDecoderOptions) {
     this.#classes = errorClasses(options.errorClasses);
     this.#max = maxEventLength(options, 'NdjsonDecoder');
-    this.#batches = new BatchReader(this.#classes, maxRelayDepth(options, 'NdjsonDecoder'));
+    this.#maxDepth = maxRelayDepth(options, 'NdjsonDecoder');
+    this.#batches = new BatchReader(this.#classes, this.#maxDepth);
   }
 
   push(chunk: string | Uint8Array, out: T[]): T[] {
@@ -185,7 +187,7 @@ export class NdjsonDecoderCore<T> implements DecoderCore<T> {
     this.#lines++;
     if (snapshotOf(event) !== undefined) {
       // Many events as one: its events, in its place.
-      expandSnapshot(event, out);
+      expandSnapshot(event, out, this.#maxDepth);
       return;
     }
     out.push(event as T);

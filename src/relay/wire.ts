@@ -202,18 +202,37 @@ export function snapshotOf(event: unknown): { readonly events: readonly unknown[
 
 /**
  * Give out the events of a decoded snapshot (its `data`, `{"events":[…]}`), those of the
- * snapshots inside it too, in order.
- * @throws {RelayError} `invalid-data` for data without an `events` list.
+ * snapshots inside it too, in order, without recursion.
+ * @throws {RelayError} `invalid-data` for data without an `events` list; `max-depth` for snapshots
+ * nested deeper than `maxDepth`.
  */
-export function expandSnapshot(data: unknown, out: unknown[]): void {
+export function expandSnapshot(data: unknown, out: unknown[], maxDepth = 256): void {
   const events = typeof data === 'object' && data !== null ? (data as { events?: unknown }).events : undefined;
   if (!Array.isArray(events)) throw new RelayError('invalid-data', 'a snapshot without its list of events');
-  for (const event of events) {
-    if (snapshotOf(event) !== undefined) expandSnapshot(event, out);
-    else out.push(event);
+  // The lists being read, and where each is.
+  const lists: Array<readonly unknown[]> = [events];
+  const at: number[] = [0];
+  while (lists.length > 0) {
+    const top = lists.length - 1;
+    const list = lists[top] as readonly unknown[];
+    const i = at[top] as number;
+    if (i >= list.length) {
+      lists.pop();
+      at.pop();
+      continue;
+    }
+    at[top] = i + 1;
+    const event = list[i];
+    const inner = snapshotOf(event);
+    if (inner === undefined) {
+      out.push(event);
+      continue;
+    }
+    if (lists.length >= maxDepth) throw new RelayError('max-depth', `snapshots nested deeper than maxDepth (${maxDepth})`);
+    lists.push(inner.events);
+    at.push(0);
   }
 }
-
 
 /** Read an error record written by {@link writeError}. @throws {RelayError} `invalid-data`. */
 export function readError(text: string, classes: ReadonlyMap<string, ErrorClass>): Error {
