@@ -787,7 +787,10 @@ test('fragments nested past depth 8 read as plain data: JSON, spread, structured
 function relayed(value: unknown): unknown {
   if (value instanceof Error) {
     const fields: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) if ((value as unknown as Record<string, unknown>)[key] !== undefined) fields[key] = relayed((value as unknown as Record<string, unknown>)[key]);
+    // Name and message are compared apart (an engine may make either an own enumerable member); the rest by name.
+    for (const key of Object.keys(value).sort()) {
+      if (key !== 'name' && key !== 'message' && key !== 'stack' && (value as unknown as Record<string, unknown>)[key] !== undefined) fields[key] = relayed((value as unknown as Record<string, unknown>)[key]);
+    }
     return { '#class': (Object.getPrototypeOf(value) as { constructor: { name: string } }).constructor.name, name: value.name, message: value.message, cause: relayed(value.cause) ?? null, fields };
   }
   if (Array.isArray(value)) return value.map(relayed);

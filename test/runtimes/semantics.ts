@@ -516,8 +516,10 @@ const WORKERD = typeof navigator !== 'undefined' && String(navigator.userAgent).
  * Let the streams settle: tick until nothing a user can see has changed for three ticks (every
  * lock, every followed promise, the source's position and cancels, the sink's log). A tick is a
  * native body read in workerd, a MessageChannel message where there is one (≈ 0.05 ms, where
- * setTimeout costs 1 ms), else a hundred microtask turns (edge-runtime, which has neither; its
- * streams are Node's, promises and microtasks only).
+ * setTimeout costs 1 ms), else a thousand microtask turns (edge-runtime, which has neither; its
+ * streams are Node's, promises and microtasks only: a relay encoder's record of a burst goes
+ * through a decoder and a stage after it in a few hundred turns, with no lock or promise of the
+ * scenario changing meanwhile).
  */
 async function quiesce(): Promise<void> {
   const tick = WORKERD ? eventLoopTurn : typeof MessageChannel === 'function' ? message : spin;
@@ -536,7 +538,7 @@ function eventLoopTurn(): Promise<void> {
 }
 
 async function spin(): Promise<void> {
-  for (let i = 0; i < 100; i++) await Promise.resolve();
+  for (let i = 0; i < 1000; i++) await Promise.resolve();
 }
 
 /** A promise settled, or the streams quiet, whichever first: never waits for a promise that cannot settle. */
