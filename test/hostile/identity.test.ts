@@ -15,6 +15,7 @@ import {
   EventStreamEncoder,
   FieldEventStream,
   PathUpdateStream,
+  ProviderError,
   ProviderEventStream,
   TaggedToolCallError,
   ToolCallDeltaStream,
@@ -25,6 +26,7 @@ import {
   type PipelineEvent,
   type StreamEvent,
 } from '../../src/index.ts';
+import { UIMessageStreamEncoder } from '../../src/bindings/ai-sdk/server.ts';
 import { readAll, settle, streamOf } from '../helpers.ts';
 
 const utf8 = new TextEncoder();
@@ -229,6 +231,24 @@ describe('what is not a duplicate id', () => {
         ['toolu_A', 'complete', { city: 'Paris' }],
         ['toolu_B', 'complete', { zone: 'CET' }],
       ]);
+    }
+  });
+});
+
+describe('two calls with one id through the AI SDK UI stream', () => {
+  it("UIMessageStreamEncoder refuses them as the turn builder does: an error chunk, never the second call's input under the first call's id", async () => {
+    for (const major of [5, 7] as const) {
+      const bytes = await readAll(anthropicEvents('toolu_X', 'toolu_X').pipeThrough(new UIMessageStreamEncoder({ major })));
+      const chunks = new TextDecoder()
+        .decode(Buffer.concat(bytes))
+        .split('\n\n')
+        .filter((record) => record.startsWith('data: {'))
+        .map((record) => JSON.parse(record.slice(6)) as { type: string; toolCallId?: string; toolName?: string });
+      expect(chunks.filter((chunk) => chunk.type === 'tool-input-start').map((chunk) => chunk.toolName)).toEqual(['get_weather']);
+      expect(chunks.some((chunk) => chunk.type === 'error')).toBe(true);
+      // What a useChat page reads of it, through the AI SDK UI stream adapter: the same refusal.
+      const read = await settle(streamOf(bytes).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
+      expect(read.error).toBeInstanceOf(ProviderError);
     }
   });
 });
