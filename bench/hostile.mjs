@@ -4,10 +4,13 @@
 // limit) and its flat counterpart (the same elements, of the same length, in one array) are fed
 // as one tool call's argument parts of 4096 characters. Prints, per path, the time ratio
 // (median of 5 runs after 2 warm-ups) and the peak heap ratio (sampled after every chunk, above
-// the heap after a full GC), and the serialized size of the path updates against the input.
+// the heap after a full GC), the serialized size of the path updates against the input, and what
+// each event path relays to a page through EventStreamEncoder against the provider's own bytes
+// (the same chunks as an Anthropic stream frames them).
 // Needs `npm run build` (the script runs it) and `node --expose-gc`.
 import {
   chain,
+  EventStreamEncoder,
   collectTurn,
   ConversationEventStream,
   FieldEventStream,
@@ -117,6 +120,32 @@ const paths = {
   'collectTurn (values)': (text) => collectTurn(source(events(text))),
 };
 
+/** The stage of each event path, for what it relays to a page. */
+const relayed = {
+  ToolCallProgressStream: () => new ToolCallProgressStream(),
+  'ConversationEventStream({progress})': () => new ConversationEventStream({ progress: true }),
+  FieldEventStream: () => new FieldEventStream(),
+  'PathUpdateStream (serialized)': () => new PathUpdateStream(),
+};
+
+/** The bytes of an Anthropic stream of one call whose arguments are `text`, in the chunks the paths read. */
+function providerBytes(text) {
+  const record = (type, data) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+  let sse = record('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_01', name: 'f', input: {} } });
+  for (const chunk of chunksOf(text)) sse += record('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: chunk } });
+  sse += record('content_block_stop', { type: 'content_block_stop', index: 0 }) + record('message_stop', { type: 'message_stop' });
+  return new TextEncoder().encode(sse).byteLength;
+}
+
+/** What `stage` relays to a page through EventStreamEncoder, in bytes. */
+async function relayedBytes(stage, text) {
+  let bytes = 0;
+  await drain(source(events(text)).pipeThrough(stage()).pipeThrough(new EventStreamEncoder()), (chunk) => {
+    bytes += chunk.byteLength;
+  });
+  return bytes;
+}
+
 async function measure(run, text) {
   const times = [];
   let heap = 0;
@@ -141,9 +170,9 @@ async function measure(run, text) {
 if (typeof globalThis.gc !== 'function') throw new Error('run with node --expose-gc (npm run bench:hostile)');
 const filter = process.argv[2] === undefined ? undefined : new RegExp(process.argv[2], 'i');
 console.log(`Hostile documents under the default limits, ${SIZE / 1000} KB each, ${CHUNK}-character chunks; ratios to the same bytes flat (Node ${process.versions.node}).\n`);
-console.log('| document | path | ms | flat ms | time × flat | peak heap × flat | serialized ÷ input |');
-console.log('|---|---|--:|--:|--:|--:|--:|');
-let worst = { time: 0, heap: 0 };
+console.log('| document | path | ms | flat ms | time × flat | peak heap × flat | serialized ÷ input | relayed ÷ provider |');
+console.log('|---|---|--:|--:|--:|--:|--:|--:|');
+let worst = { time: 0, heap: 0, relayed: 0 };
 for (const [name, hostile, flat] of documents) {
   for (const [path, run] of Object.entries(paths)) {
     if (filter !== undefined && !filter.test(`${name} ${path}`)) continue;
@@ -152,9 +181,10 @@ for (const [name, hostile, flat] of documents) {
     const time = h.ms / f.ms;
     // Heaps under 1 MB are noise (the stream machinery alone): count them as 1 MB.
     const heapRatio = Math.max(h.heap, 1e6) / Math.max(f.heap, 1e6);
-    worst = { time: Math.max(worst.time, time), heap: Math.max(worst.heap, heapRatio) };
+    const relay = relayed[path] === undefined ? undefined : (await relayedBytes(relayed[path], hostile)) / providerBytes(hostile);
+    worst = { time: Math.max(worst.time, time), heap: Math.max(worst.heap, heapRatio), relayed: Math.max(worst.relayed, relay ?? 0) };
     const serialized = h.extra.serialized === undefined ? '' : (h.extra.serialized / hostile.length).toFixed(1);
-    console.log(`| ${name} | ${path} | ${h.ms.toFixed(1)} | ${f.ms.toFixed(1)} | ${time.toFixed(2)} | ${heapRatio.toFixed(2)} | ${serialized} |`);
+    console.log(`| ${name} | ${path} | ${h.ms.toFixed(1)} | ${f.ms.toFixed(1)} | ${time.toFixed(2)} | ${heapRatio.toFixed(2)} | ${serialized} | ${relay === undefined ? '' : relay.toFixed(2)} |`);
   }
 }
-console.log(`\nworst: ${worst.time.toFixed(2)}× the time, ${worst.heap.toFixed(2)}× the peak heap of the same bytes flat`);
+console.log(`\nworst: ${worst.time.toFixed(2)}× the time, ${worst.heap.toFixed(2)}× the peak heap of the same bytes flat; ${worst.relayed.toFixed(2)}× the provider's bytes relayed`);
