@@ -108,8 +108,10 @@ const paths = {
   FieldEventStream: (text) => drain(source(events(text)).pipeThrough(new FieldEventStream())),
   'PathUpdateStream (serialized)': async (text, extra) => {
     let size = 0;
+    // The path updates alone (the stage passes the progress it was given on, which a relay of path
+    // updates leaves out with keepProgress: false).
     await drain(source(events(text)).pipeThrough(new PathUpdateStream()), (update) => {
-      size += JSON.stringify(update).length + 1;
+      if (update.type === 'path-update') size += JSON.stringify(update).length + 1;
     });
     extra.serialized = size;
   },
