@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { excerpt, RelayError } from '../errors.ts';
 import { unescapeToken } from '../json/json-pointer.ts';
 import type { JsonObject, JsonValue, PathUpdate } from '../types.ts';
 
@@ -40,7 +41,8 @@ function describe(update: unknown): string {
   } catch {
     text = String(update);
   }
-  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+  // At most 30 characters of what a relay sent: model output stays out of logs.
+  return excerpt(text);
 }
 
 /** The offsets of the `/` that begins each token of `pointer`. */
@@ -68,7 +70,7 @@ function tokenStarts(pointer: string): number[] {
  * Identity fields (`toolCallId`, `index`) are ignored; use a {@link ToolCallRebuilder} for
  * several calls. Work per update is O(its path); memory is the value plus O(depth).
  *
- * @throws {TypeError} from `push` for an update out of order, of an unknown kind, or after
+ * @throws {RelayError} `invalid-data` from `push` for an update out of order, of an unknown kind, or after
  *   `json-complete`. The value keeps what was applied before.
  * @example
  * ```ts
@@ -107,7 +109,7 @@ export class JsonFragmentRebuilder {
 
   /** Apply one update. */
   push(update: PathUpdate): void {
-    if (this.#complete) throw new TypeError(`JsonFragmentRebuilder: update after json-complete: ${describe(update)}`);
+    if (this.#complete) throw new RelayError('invalid-data', `JsonFragmentRebuilder: update after json-complete: ${describe(update)}`);
     const given: unknown = update.path;
     if (typeof given !== 'string') return bad(update);
     let path = given;
@@ -282,5 +284,5 @@ export class JsonFragmentRebuilder {
 }
 
 function bad(update: unknown): never {
-  throw new TypeError(`JsonFragmentRebuilder: update out of order or malformed: ${describe(update)}`);
+  throw new RelayError('invalid-data', `JsonFragmentRebuilder: update out of order or malformed: ${describe(update)}`);
 }

@@ -55,7 +55,7 @@ export interface RebuiltToolCall {
    */
   readonly source: 'updates' | 'text' | 'event' | undefined;
   readonly state: RebuiltToolCallState;
-  /** Why the call failed: a `ToolCallArgumentsError` (raw text) or a `TypeError` (updates). */
+  /** Why the call failed: a `ToolCallArgumentsError` (raw text) or a `RelayError` `'invalid-data'` (updates out of order or malformed). */
   readonly error: Error | undefined;
   /** True once the arguments are complete. */
   isComplete(): boolean;

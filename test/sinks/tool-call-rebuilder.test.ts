@@ -251,7 +251,7 @@ describe('ToolCallRebuilder', () => {
     calls.push(u('x', 2, 'start-array', ''));
     const broken = calls.push(u('x', 2, 'complete-number', '/5', { value: 1 }));
     expect(broken?.state).toBe('failed');
-    expect(broken?.error).toBeInstanceOf(TypeError);
+    expect(broken?.error).toMatchObject({ name: 'RelayError', code: 'invalid-data' });
     // A failed call ignores the rest of its input and is released at its flush.
     expect(calls.push(u('x', 2, 'end-array', ''))).toBe(broken);
     expect(calls.size).toBe(2);
