@@ -94,7 +94,7 @@ function readErrorBody(provider: ProviderName, body: Readonly<Record<string, unk
     // Gemini {error:{code, message, status, details}}.
     const message = nonEmptyStringAt(error, 'message');
     const type = nonEmptyStringAt(error, 'type') ?? nonEmptyStringAt(error, 'status') ?? 'error';
-    return { type, message: message ?? JSON.stringify(error).slice(0, 200), code: codeOf(error['code']) };
+    return { type, message: message ?? bodyExcerpt(error), code: codeOf(error['code']) };
   }
   const errorText = nonEmptyString(error);
   if (errorText !== undefined) {
@@ -111,4 +111,13 @@ function readErrorBody(provider: ProviderName, body: Readonly<Record<string, unk
     return { type, message, code: provider === 'bedrock' ? undefined : codeOf(body['code']) };
   }
   return undefined;
+}
+
+/** The start of an error body as JSON text, for a message: never a RangeError for one nested too deep to write. */
+function bodyExcerpt(value: unknown): string {
+  try {
+    return (JSON.stringify(value) ?? '').slice(0, 200);
+  } catch {
+    return 'an error body that could not be written as JSON text (nested too deeply)';
+  }
 }

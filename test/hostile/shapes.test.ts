@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { ProviderError, type ProviderName } from '../../src/errors.ts';
 import { ProviderEventStream, type ProviderEventStreamInput } from '../../src/transforms/provider-event-stream.ts';
 import type { StreamEvent } from '../../src/types.ts';
+import { fromResponse } from '../../src/sources/response.ts';
 import { settle, streamOf } from '../helpers.ts';
 import { eventFrame } from '../providers/event-stream-helpers.ts';
 
@@ -296,5 +297,14 @@ describe('ProviderEventStream whole arguments nested too deeply to write as JSON
     const metadata = `{"m":${'{"a":'.repeat(DEEP)}1${'}'.repeat(DEEP)}}`;
     const error = await run('ai-sdk-ui', [{ json: `{"type":"start","messageMetadata":${metadata}}` }, { json: `{"type":"finish","messageMetadata":${metadata}}` }]);
     expectInvalidFormat(error, 'ai-sdk-ui');
+  });
+});
+
+describe('an HTTP error body nested too deep to write', () => {
+  it('fromResponse ends in the ProviderError of the status, never a RangeError', async () => {
+    const body = `{"error":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}}`;
+    const { error } = await settle(fromResponse(new Response(body, { status: 400, headers: { 'content-type': 'application/json' } }), { provider: 'anthropic' }));
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ provider: 'anthropic', status: 400 });
   });
 });
