@@ -220,12 +220,18 @@ export class BatchReader {
         } else if (typeof step === 'string') key = this.#string(step, 'a key');
         else if (Array.isArray(step) && step.length === 1 && typeof step[0] === 'number') key = this.#string(step[0], 'a key');
         else throw bad('a path step');
+        // Refused before it is made: a forged path of a million steps costs no million nodes.
+        if ((tables.nodes[node] as Node).depth >= this.#maxDepth) throw this.#tooDeep();
         node = tables.child(node, key) ?? tables.addChild(node, key);
       }
     } else throw bad('a path');
-    if ((tables.nodes[node] as Node).depth > this.#maxDepth) throw new RelayError('max-depth', `a path deeper than maxDepth (${this.#maxDepth})`);
+    if ((tables.nodes[node] as Node).depth > this.#maxDepth) throw this.#tooDeep();
     tables.lastNode[ctx] = node;
     return node;
+  }
+
+  #tooDeep(): RelayError {
+    return new RelayError('max-depth', `a path deeper than maxDepth (${this.#maxDepth})`);
   }
 
   /** The fragment at `node` around `leaf`: plain wrappers, or a deep fragment beyond {@link EAGER_DEPTH}. */

@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { IncompleteToolCallError } from '../../src/store/turn-store.ts';
+import { pacedStreamOf } from '../helpers.ts';
 
 /** A part of a `UIMessage` as the tests read it (both majors' shapes). */
 export interface UIPart {
@@ -48,15 +49,7 @@ export function streamOfItems<T>(items: readonly T[]): ReadableStream<T> {
 
 /** A body that sends the SSE events one per read, a macrotask apart. */
 export function paced(sse: string): ReadableStream<Uint8Array> {
-  const events = sse.split(/(?<=\n\n)/);
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      const event = events.shift();
-      if (event === undefined) controller.close();
-      else controller.enqueue(new TextEncoder().encode(event));
-    },
-  });
+  return pacedStreamOf(sse.split(/(?<=\n\n)/).map((event) => new TextEncoder().encode(event)));
 }
 
 /** The options of a transport whose every request answers the next `sse()`, paced. */

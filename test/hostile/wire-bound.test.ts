@@ -23,7 +23,8 @@ import {
   ToolCallProgressStream,
   type ProviderName,
 } from '../../src/index.ts';
-import { pacedStreamOf, settle, streamOf } from '../helpers.ts';
+import { paced } from '../ai-sdk/transport-helpers.ts';
+import { settle, streamOf } from '../helpers.ts';
 import { PROVIDER_OF_DIR, readableRecordings, recordingInput } from '../providers/event-stream-helpers.ts';
 import { expectSame } from '../relay/relay-helpers.ts';
 
@@ -79,9 +80,7 @@ function cut(text: string, sizes: readonly number[]): string[] {
 }
 
 /** One provider read per record, a macrotask apart, as a live model arrives. */
-function live(sse: string): ReadableStream<Uint8Array> {
-  return pacedStreamOf(sse.split(/(?<=\n\n)/).map((record) => utf8.encode(record)));
-}
+const live = paced;
 
 interface Relayed {
   readonly bytes: number;
