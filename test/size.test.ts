@@ -57,11 +57,13 @@ describe('bundle size', () => {
   // guarded, the turn builder checks the events it did not make (duplicate ids, shapes, depth),
   // content after the terminal record is refused (provider-to-turn 32.4 → 37.5 KB); the relay's
   // batch writer and reader and the page error records (the whole library 75.4 KB measured then).
-  it('the provider-to-turn pipeline stays under 38 KB, the whole library under 76 KB', async () => {
+  // The whole library under 77 KB since issue 29: an encoder ends a chain or `fromResponse` (76.5
+  // KB measured then).
+  it('the provider-to-turn pipeline stays under 38 KB, the whole library under 77 KB', async () => {
     expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(38 * 1024);
     const { readFileSync } = await import('node:fs');
     const all = [...readFileSync(new URL('../src/index.ts', import.meta.url), 'utf8').matchAll(/^export \{([^}]*)\}/gm)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter(Boolean));
-    expect(await bundledSize(all)).toBeLessThan(76 * 1024);
+    expect(await bundledSize(all)).toBeLessThan(77 * 1024);
   });
 
   // What a page that shows a relayed turn with a framework binding pulls in (the bindings add a few

@@ -86,21 +86,14 @@ export interface EventStreamEncoderOptions extends RelayEncoderOptions {
  * };
  * ```
  */
-export class EventStreamEncoder<T = PipelineEvent> implements ReadableWritablePair<Uint8Array, T> {
-  /** The event stream's bytes, for a `Response` body. */
-  readonly readable: ReadableStream<Uint8Array>;
-  /** Where the events go. */
-  readonly writable: WritableStream<T>;
-
+export class EventStreamEncoder<T = PipelineEvent> extends RelayEncoder<T> {
   /** @throws {RangeError} for a `firstId` that is not a non-negative safe integer, or a bad `keepAliveMs`. */
   constructor(options: EventStreamEncoderOptions = {}) {
     const firstId = options.firstId ?? 1;
     if (!Number.isSafeInteger(firstId) || firstId < 0) {
       throw new RangeError(`EventStreamEncoder: firstId must be a non-negative integer, got ${String(firstId)}`);
     }
-    const pair = new RelayEncoder<T>(eventStreamFramer<T>(firstId, () => END_RECORD), options, 'EventStreamEncoder');
-    this.readable = pair.readable;
-    this.writable = pair.writable;
+    super(eventStreamFramer<T>(firstId, () => END_RECORD), options, 'EventStreamEncoder');
   }
 }
 

@@ -52,12 +52,7 @@ function reservedType(event: unknown): string | undefined {
  * return new Response(body, { headers: NDJSON_HEADERS });
  * ```
  */
-export class NdjsonEncoder<T = PipelineEvent> implements ReadableWritablePair<Uint8Array, T> {
-  /** The NDJSON bytes, for a `Response` body. */
-  readonly readable: ReadableStream<Uint8Array>;
-  /** Where the events go. */
-  readonly writable: WritableStream<T>;
-
+export class NdjsonEncoder<T = PipelineEvent> extends RelayEncoder<T> {
   /** @throws {RangeError} for a bad `keepAliveMs`. */
   constructor(options: NdjsonEncoderOptions = {}) {
     const writer = new BatchWriter();
@@ -79,9 +74,7 @@ export class NdjsonEncoder<T = PipelineEvent> implements ReadableWritablePair<Ui
       error: (reason, options) => `{"type":"error","error":${writeError(reason, options)}}\n`,
       keepAlive: '\n',
     };
-    const pair = new RelayEncoder<T>(framer, options, 'NdjsonEncoder');
-    this.readable = pair.readable;
-    this.writable = pair.writable;
+    super(framer, options, 'NdjsonEncoder');
   }
 }
 

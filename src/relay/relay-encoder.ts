@@ -11,6 +11,8 @@
  *
  * @module
  */
+import type { StageCore } from '../core.ts';
+import { ChainRunner, chainEndInUse, registerChainEnd, type StageTail } from '../transforms/stage.ts';
 import type { PageErrorOptions } from './error-record.ts';
 
 /** How one format writes its records. */
@@ -80,6 +82,10 @@ export class RelayEncoder<T> {
       throw new RangeError(`${what}: keepAliveMs must be a positive number of milliseconds, got ${String(keepAliveMs)}`);
     }
     const utf8 = new TextEncoder();
+    /** The cores `chain` put before the encoder (run in its write), and whether anything used it. */
+    let cores: StageCore<unknown, unknown>[] = [];
+    let runner: ChainRunner | undefined;
+    let used = false;
     let output!: ReadableStreamDefaultController<Uint8Array>;
     let input!: WritableStreamDefaultController;
     /** A write waiting for room in the readable side's queue. */
@@ -164,10 +170,12 @@ export class RelayEncoder<T> {
       start(controller) {
         input = controller;
       },
-      write(event) {
+      write(chunk) {
+        used = true;
         if (finished) return undefined;
+        if (cores.length > 0) return fused(chunk);
         try {
-          framer.event(event);
+          framer.event(chunk);
         } catch (error) {
           // The client learns why the stream stopped (after what came before); the pipe learns it
           // too and cancels its source.
@@ -203,11 +211,118 @@ export class RelayEncoder<T> {
         });
       },
       close() {
-        finish(framer.end());
+        used = true;
+        if (cores.length === 0) return finish(framer.end());
+        const out: unknown[] = [];
+        let pending: Promise<void> | undefined;
+        try {
+          pending = (runner ??= new ChainRunner(cores)).end(out);
+        } catch (error) {
+          return failed(out, error);
+        }
+        if (pending === undefined) return ended(out);
+        return pending.then(
+          () => ended(out),
+          (error: unknown) => failed(out, error),
+        );
       },
       abort(reason) {
         finish(framer.error(reason, options));
       },
     });
+
+    /** The events `out` holds, taken in (a refused one: its error is the last record, and thrown). */
+    const frame = (out: readonly unknown[]) => {
+      try {
+        for (let i = 0; i < out.length; i++) framer.event(out[i] as T);
+      } catch (error) {
+        finish(framer.error(error, options));
+        throw error;
+      }
+    };
+    /** The cores failed after making `out`: those events, the error as the last record, and the error thrown. */
+    const failed = (out: readonly unknown[], error: unknown): never => {
+      frame(out);
+      finish(framer.error(error, options));
+      throw error;
+    };
+    const ended = (out: readonly unknown[]) => {
+      frame(out);
+      finish(framer.end());
+    };
+    /** What one input chunk made, through the cores, as one output chunk at once. */
+    const emitted = (out: readonly unknown[]): Promise<void> | undefined => {
+      if (finished) return undefined;
+      frame(out);
+      flush();
+      if ((output.desiredSize ?? 0) > 0) return undefined;
+      return new Promise<void>((resolve) => {
+        resume = resolve;
+      });
+    };
+    const fused = (chunk: unknown): Promise<void> | undefined => {
+      const out: unknown[] = [];
+      let pending: Promise<void> | undefined;
+      try {
+        pending = (runner ??= new ChainRunner(cores)).push(chunk, out);
+      } catch (error) {
+        return failed(out, error);
+      }
+      if (pending === undefined) return emitted(out);
+      return pending.then(
+        () => emitted(out),
+        (error: unknown) => failed(out, error),
+      );
+    };
+
+    const self = this;
+    const readable = this.readable;
+    const writable = this.writable;
+    registerChainEnd(this, {
+      check(caller, position) {
+        if (used || runner !== undefined || readable.locked || writable.locked) throw chainEndInUse(caller, position, self);
+      },
+      prepend(before) {
+        cores = [...before, ...cores];
+      },
+      take() {
+        used = true;
+        // Its own streams are never used: no keep-alive of theirs.
+        finished = true;
+        writable.getWriter();
+        readable.getReader();
+        stopTimers();
+        return { cores, tail: relayTail(framer, options, utf8) };
+      },
+    });
   }
+}
+
+/** A framer as the last step of a source's own read (`fromResponse`): one chunk per read. */
+function relayTail<T>(framer: RelayFramer<T>, options: RelayEncoderOptions | undefined, utf8: TextEncoder): StageTail {
+  const bytes = (text: string) => (text === '' ? undefined : utf8.encode(text));
+  const frame = (events: readonly unknown[]) => {
+    for (let i = 0; i < events.length; i++) framer.event(events[i] as T);
+  };
+  return {
+    chunk(events) {
+      frame(events);
+      return bytes(framer.take());
+    },
+    end(events) {
+      frame(events);
+      return bytes(framer.take() + (framer.end() ?? ''));
+    },
+    fail(events, reason) {
+      try {
+        frame(events);
+      } catch (error) {
+        // An event the format refuses ends the stream in its place.
+        return utf8.encode(framer.take() + framer.error(error, options));
+      }
+      return utf8.encode(framer.take() + framer.error(reason, options));
+    },
+    keepAliveMs: options?.keepAliveMs,
+    keepAlive: () => utf8.encode(framer.keepAlive),
+  };
 }

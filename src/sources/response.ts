@@ -10,7 +10,8 @@ import { ProviderEventDecoder, type ProviderEventStreamOptions } from '../provid
 import { providerErrorFromBody } from '../providers/error-body.ts';
 import type { StageCore } from '../core.ts';
 import { type ChainableStage, composeCores } from '../transforms/chain.ts';
-import { ChainRunner } from '../transforms/stage.ts';
+import { ChainRunner, chainEndOf, type StageTail } from '../transforms/stage.ts';
+import type { ChainEncoder } from '../transforms/chain.ts';
 import type { StreamEvent } from '../types.ts';
 
 /** Options of {@link fromResponse}: those of `ProviderEventStream`. */
@@ -39,6 +40,15 @@ const MAX_ERROR_BODY = 64 * 1024;
  *   `fromResponse(response, options).pipeThrough(a).pipeThrough(b)` with no hop at all. The
  *   stages are consumed (see `chain`).
  *
+ * - **Ending in a relay encoder**: with `EventStreamEncoder`, `NdjsonEncoder` or
+ *   `UIMessageStreamEncoder` last, the returned stream is the encoder's bytes, made in the same
+ *   step: what one network read made leaves as one `Uint8Array` (one `TextEncoder` call, one
+ *   socket write), with no stream hop between the provider's bytes and the page's. The encoder's
+ *   contract holds: an error status, a decoding error or an error of a stage is written as the last
+ *   record (as a page may see it: see the encoder's `onError`) after everything before it, and the
+ *   stream closes normally; the last record says the stream is complete; `keepAliveMs` keeps an idle
+ *   connection open while the stream is read. The encoder is consumed.
+ *
  * Cancelling the returned stream cancels the response body (the connection is released); a
  * decoding error cancels it too. The body is not read before the first read; after it, one body
  * read stays pending ahead, as a pipe keeps one, so that an error of the body (a cut connection)
@@ -49,6 +59,12 @@ const MAX_ERROR_BODY = 64 * 1024;
  *
  * @throws {TypeError} for an unknown provider, `'ai-sdk'` (not an HTTP API), a response whose
  * body was already read, or a stage that `chain` would refuse.
+ *
+ * @example A relay to a browser, one hop and one write per network read:
+ * ```ts
+ * const body = fromResponse(upstream, { provider: 'anthropic' }, new FieldEventStream({ keepProgress: false }), new EventStreamEncoder());
+ * return new Response(body, { headers: EVENT_STREAM_HEADERS });
+ * ```
  *
  * @example
  * ```ts
@@ -62,6 +78,7 @@ const MAX_ERROR_BODY = 64 * 1024;
  * }
  * ```
  */
+export function fromResponse(response: Response, options: FromResponseOptions, encoder: ChainEncoder<StreamEvent>): ReadableStream<Uint8Array>;
 export function fromResponse(response: Response, options: FromResponseOptions): ReadableStream<StreamEvent>;
 export function fromResponse<B>(response: Response, options: FromResponseOptions, a: ChainableStage<StreamEvent, B>): ReadableStream<B>;
 export function fromResponse<B, C>(
@@ -94,8 +111,12 @@ export function fromResponse(response: Response, options: FromResponseOptions, .
   if (response.bodyUsed || response.body?.locked === true) {
     throw new TypeError('fromResponse: the response body was already read');
   }
-  const cores = [decoder as StageCore<unknown, unknown>, ...composeCores(stages, 'fromResponse')];
-  return new ReadableStream<unknown>(new ResponseSource(response, options.provider, cores), { highWaterMark: 0 });
+  const end = chainEndOf(stages[stages.length - 1]);
+  end?.check('fromResponse', stages.length - 1);
+  const cores = [decoder as StageCore<unknown, unknown>, ...composeCores(end === undefined ? stages : stages.slice(0, -1), 'fromResponse')];
+  const taken = end?.take();
+  if (taken !== undefined) cores.push(...taken.cores);
+  return new ReadableStream<unknown>(new ResponseSource(response, options.provider, cores, taken?.tail), { highWaterMark: 0 });
 }
 
 /** The underlying source of {@link fromResponse}'s stream. */
@@ -109,18 +130,28 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
   /** An error to report at the next read, once the events before it were taken. */
   #failure: { error: unknown } | undefined;
   #controller: ReadableStreamDefaultController<unknown> | undefined;
+  /** A relay encoder's work, when one ends the stages: the stream gives its bytes. */
+  readonly #tail: StageTail | undefined;
+  #keepAlive: ReturnType<typeof setTimeout> | undefined;
+  #lastOutput = 0;
+  /** A read of the stream waits for the body (a keep-alive may answer it). */
+  #waiting = false;
+  #closed = false;
   /**
    * A read ahead failed (one handler per stream, not a closure per read). A pull takes `#ahead`
    * before it awaits it, so this errors the stream only for a read that no pull is waiting for.
    */
   readonly #aheadFailed = (error: unknown): void => {
-    if (this.#ahead !== undefined) this.#controller?.error(error);
+    if (this.#ahead === undefined) return;
+    if (this.#tail === undefined) this.#controller?.error(error);
+    else this.#last(this.#tail.fail([], error));
   };
 
-  constructor(response: Response, provider: FromResponseOptions['provider'], cores: readonly StageCore<unknown, unknown>[]) {
+  constructor(response: Response, provider: FromResponseOptions['provider'], cores: readonly StageCore<unknown, unknown>[], tail: StageTail | undefined) {
     this.#response = response;
     this.#provider = provider;
     this.#run = new ChainRunner(cores);
+    this.#tail = tail;
   }
 
   start(controller: ReadableStreamDefaultController<unknown>): void {
@@ -135,14 +166,33 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
       return;
     }
     if (!response.ok) {
-      controller.error(await httpError(response, this.#provider));
+      const error = await httpError(response, this.#provider);
+      if (this.#tail === undefined) controller.error(error);
+      else this.#last(this.#tail.fail([], error));
       return;
     }
     const reader = (this.#reader ??= response.body?.getReader());
+    const tail = this.#tail;
+    if (tail !== undefined && this.#lastOutput === 0) this.#lastOutput = Date.now();
     for (;;) {
       const ahead = this.#ahead;
       this.#ahead = undefined;
-      const next = reader === undefined ? { done: true as const, value: undefined } : await (ahead ?? reader.read());
+      let next: ReadableStreamReadResult<Uint8Array>;
+      if (tail === undefined) next = reader === undefined ? { done: true as const, value: undefined } : await (ahead ?? reader.read());
+      else {
+        // A read of the stream waits for the network: a keep-alive may answer it meanwhile.
+        this.#waiting = true;
+        this.#armKeepAlive(tail.keepAliveMs);
+        try {
+          next = reader === undefined ? { done: true as const, value: undefined } : await (ahead ?? reader.read());
+        } catch (error) {
+          // A cut connection: the page learns it from the last record.
+          return this.#last(tail.fail([], error));
+        } finally {
+          this.#waiting = false;
+        }
+        if (this.#closed) return;
+      }
       const out: unknown[] = [];
       let error: { error: unknown } | undefined;
       try {
@@ -152,19 +202,41 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
         error = { error: caught };
       }
       joinAdjacentText(out);
-      for (let i = 0; i < out.length; i++) controller.enqueue(out[i]);
+      let made = out.length > 0;
+      if (tail === undefined) for (let i = 0; i < out.length; i++) controller.enqueue(out[i]);
+      else if (error === undefined && !next.done) {
+        // What the read made, as one chunk.
+        try {
+          const bytes = tail.chunk(out);
+          made = bytes !== undefined;
+          if (bytes !== undefined) this.#send(bytes);
+        } catch (refused) {
+          error = { error: refused };
+          out.length = 0;
+        }
+      }
       if (error !== undefined) {
         // The body is of no more use: release the connection.
         if (!next.done) void reader?.cancel(error.error).catch(() => undefined);
-        if (out.length > 0) this.#failure = error;
+        if (tail !== undefined) this.#last(tail.fail(out, error.error));
+        else if (out.length > 0) this.#failure = error;
         else controller.error(error.error);
         return;
       }
       if (next.done) {
-        controller.close();
+        if (tail === undefined) controller.close();
+        else {
+          let last: Uint8Array | undefined;
+          try {
+            last = tail.end(out);
+          } catch (refused) {
+            last = tail.fail([], refused);
+          }
+          this.#last(last);
+        }
         return;
       }
-      if (out.length > 0) {
+      if (made) {
         if (reader !== undefined) {
           // As a pipe keeps one read pending: an error of the body then ends the stream at once
           // (what was not read yet is dropped, as through any `TransformStream`), not at the next read.
@@ -177,7 +249,43 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
     }
   }
 
+  #send(bytes: Uint8Array): void {
+    this.#lastOutput = Date.now();
+    this.#controller?.enqueue(bytes);
+  }
+
+  /** The last bytes, and the stream closes. */
+  #last(bytes: Uint8Array | undefined): void {
+    if (this.#closed) return;
+    this.#stop();
+    if (bytes !== undefined) this.#controller?.enqueue(bytes);
+    this.#controller?.close();
+  }
+
+  #stop(): void {
+    this.#closed = true;
+    if (this.#keepAlive !== undefined) clearTimeout(this.#keepAlive);
+    this.#keepAlive = undefined;
+  }
+
+  /** Armed once per quiet period: when it fires early (output came meanwhile), it waits out the rest. */
+  #armKeepAlive(ms: number | undefined, delay = ms): void {
+    if (ms === undefined || delay === undefined || this.#closed || this.#keepAlive !== undefined) return;
+    this.#keepAlive = setTimeout(() => {
+      this.#keepAlive = undefined;
+      if (this.#closed) return;
+      const quiet = Date.now() - this.#lastOutput;
+      if (quiet < ms) return this.#armKeepAlive(ms, ms - quiet);
+      // Only a reader that waits gets one: a stream not read has no use for more bytes (its next
+      // read arms the timer again).
+      if (!this.#waiting) return;
+      this.#send((this.#tail as StageTail).keepAlive());
+      this.#armKeepAlive(ms);
+    }, delay);
+  }
+
   cancel(reason: unknown): Promise<void> | undefined {
+    this.#stop();
     if (this.#reader !== undefined) return this.#reader.cancel(reason);
     return this.#response.body?.cancel(reason);
   }

@@ -277,3 +277,54 @@ function describe(value: unknown): string {
   const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
   return typeof name === 'string' && name !== '' ? name : 'an object';
 }
+
+/**
+ * What a stream that ends a chain gives a source that runs it in its own read (`fromResponse`):
+ * the events one input chunk made in, one output chunk out. Internal: the relay encoders are the
+ * streams that end chains (they register with {@link registerChainEnd}).
+ */
+export interface StageTail {
+  /**
+   * The output of `events` (what one input chunk made) as one chunk, `undefined` when they make none.
+   * @throws what the format refuses (a `RelayError` `invalid-event`): call `fail` then, with no events.
+   */
+  chunk(events: readonly unknown[]): Uint8Array | undefined;
+  /** The output of the last `events`, then the record that says the stream is complete, as one chunk. */
+  end(events: readonly unknown[]): Uint8Array | undefined;
+  /** The output of the last `events`, then the record that carries `reason` (as a page may see it), as one chunk. */
+  fail(events: readonly unknown[], reason: unknown): Uint8Array;
+  /** How long an idle output waits before a keep-alive (`undefined`: never). */
+  readonly keepAliveMs: number | undefined;
+  /** A keep-alive record. */
+  keepAlive(): Uint8Array;
+}
+
+/** A stream that can end a chain (a relay encoder), as `chain` and `fromResponse` see it. Internal. */
+export interface ChainEnd {
+  /** Throws a `TypeError` when the stream is in use (piped, locked, written to, or taken). */
+  check(caller: string, position: number): void;
+  /** Run `cores` before the stream's own work, on what its writable side is given (`chain`). */
+  prepend(cores: readonly StageCore<unknown, unknown>[]): void;
+  /**
+   * Lock both sides of the stream and give its work to a source that runs it itself
+   * (`fromResponse`): the cores `chain` put before it, then its tail.
+   */
+  take(): { readonly cores: readonly StageCore<unknown, unknown>[]; readonly tail: StageTail };
+}
+
+const chainEnds = new WeakMap<object, ChainEnd>();
+
+/** Make `stream` one that can end a chain. Internal: the relay encoders. */
+export function registerChainEnd(stream: object, end: ChainEnd): void {
+  chainEnds.set(stream, end);
+}
+
+/** The chain end `value` is, if it is one. Internal. */
+export function chainEndOf(value: unknown): ChainEnd | undefined {
+  return typeof value === 'object' && value !== null ? chainEnds.get(value) : undefined;
+}
+
+/** The `TypeError` of a chain end that is in use. Internal. */
+export function chainEndInUse(caller: string, position: number, stream: unknown): TypeError {
+  return new TypeError(`${caller}: stage ${position + 1} (${describe(stream)}) is already in use (piped, locked, written to or composed before); pass a new one`);
+}

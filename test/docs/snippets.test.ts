@@ -291,11 +291,13 @@ const SNIPPETS: Record<string, Entry> = {
   'docs/pipeline.md#0': {
     contains: 'const sse = fromResponse(upstream',
     run: (snippet) => async () => {
-      const scope = { response: recording(ANTHROPIC), bytes: recording(ANTHROPIC).body, upstream: recording(ANTHROPIC), otherResponse: recording(ANTHROPIC) };
-      const printed = await runSnippet(snippet.code, { modules, scope, after: '__result(events); __result(same); __result(sse); __result(turn);' });
-      const [events, same, sse, turn] = printed.result as [ReadableStream, ReadableStream, ReadableStream<Uint8Array>, argstream.Turn];
+      const scope = { response: recording(ANTHROPIC), bytes: recording(ANTHROPIC).body, otherBytes: recording(ANTHROPIC).body, upstream: recording(ANTHROPIC), otherResponse: recording(ANTHROPIC) };
+      const printed = await runSnippet(snippet.code, { modules, scope, after: '__result(events); __result(same); __result(sse); __result(relayed); __result(turn);' });
+      const [events, same, sse, relayed, turn] = printed.result as [ReadableStream, ReadableStream, ReadableStream<Uint8Array>, ReadableStream<Uint8Array>, argstream.Turn];
       expect(await readAll(events)).toEqual(await readAll(same));
       const relayedEvents = await decoded(await new Response(sse).text());
+      // The chain ending in the encoder relays the same turn.
+      expect(await decoded(await new Response(relayed).text())).toEqual(relayedEvents);
       expect(relayedEvents.filter((event) => event.type === 'field-end').map((event) => (event as { key: string }).key)).toEqual(['location']);
       expect(turn.toolCalls.map((call) => [call.toolName, call.arguments])).toEqual(manifestCalls(ANTHROPIC));
     },

@@ -76,6 +76,7 @@ declare global {
   const response: Response;
   const upstream: Response;
   const otherResponse: Response;
+  const otherBytes: ReadableStream<Uint8Array>;
   /** A provider's response body, already in hand. */
   const bytes: ReadableStream<Uint8Array>;
   /** The same, read by the program into an array. */
