@@ -566,9 +566,10 @@ function sse(chunks: readonly UIMessageChunk[], end: boolean): string {
  * error goes out as an `error` chunk (then `finish-step`, `finish` with `error` and `[DONE]`),
  * and the response ends normally, so `useChat` shows the error; an `AbortError` goes out as
  * `abort`. Like argstream's `EventStreamEncoder`, a `{ writable, readable }` pair used with
- * `pipeThrough`: backpressure is kept (one chunk of bytes per event that writes anything), and
- * cancelling the readable side (the page went away) errors the writable side, so the pipe
- * cancels its source and the provider request stops.
+ * `pipeThrough` (one chunk of bytes per burst of events: what one read made), or the last stage
+ * of `fromResponse` or `chain` (one chunk of bytes per network read, no stream hop): backpressure
+ * is kept, a read's adjacent deltas of one part go as one chunk, and cancelling the readable side
+ * (the page went away) cancels the source, so the provider request stops.
  *
  * @example
  * ```ts
@@ -577,7 +578,7 @@ function sse(chunks: readonly UIMessageChunk[], end: boolean): string {
  *
  * export async function POST(request: Request): Promise<Response> {
  *   const upstream = await fetch('https://api.anthropic.com/v1/messages', { method: 'POST', headers, body, signal: request.signal });
- *   const body = fromResponse(upstream, { provider: 'anthropic' }).pipeThrough(new UIMessageStreamEncoder());
+ *   const body = fromResponse(upstream, { provider: 'anthropic' }, new UIMessageStreamEncoder());
  *   return new Response(body, { headers: UI_MESSAGE_STREAM_HEADERS });
  * }
  * ```
@@ -593,53 +594,69 @@ export class UIMessageStreamEncoder extends RelayEncoder<PipelineEvent> {
 class UIMessageFramer implements RelayFramer<PipelineEvent> {
   readonly keepAlive = ': keep-alive\n\n';
   readonly #core: UIMessageChunkEncoder;
-  /** The chunks of the events taken since the last `take`: adjacent deltas of one part joined. */
-  #gathered: UIMessageChunk[] = [];
-  #size = 0;
+  /** What the core made of the event being taken (reused). */
+  readonly #made: UIMessageChunk[] = [];
+  /** The records of the chunks taken since the last `take`, but the delta being joined. */
+  #text = '';
+  /** The delta chunk being made: adjacent deltas of one part, joined (a part's id goes out once per read). */
+  #delta: { type: 'text-delta' | 'reasoning-delta' | 'tool-input-delta'; owner: string; text: string } | undefined;
 
   constructor(core: UIMessageChunkEncoder) {
     this.#core = core;
   }
 
   get size(): number {
-    return this.#size;
+    return this.#text.length + (this.#delta === undefined ? 0 : this.#delta.text.length + 64);
   }
 
   event(event: PipelineEvent): void {
-    const start = this.#gathered.length;
-    // What an event made before it failed goes out before the error.
-    this.#core.push(event, this.#gathered);
-    this.#join(start);
+    const made = this.#made;
+    try {
+      this.#core.push(event, made);
+    } finally {
+      // What an event made before it failed goes out before the error.
+      for (let i = 0; i < made.length; i++) this.#add(made[i] as UIMessageChunk);
+      made.length = 0;
+    }
   }
 
   take(): string {
-    if (this.#gathered.length === 0) return '';
-    const text = sse(this.#gathered, false);
-    this.#gathered = [];
-    this.#size = 0;
+    this.#endDelta();
+    const text = this.#text;
+    this.#text = '';
     return text;
   }
 
-  /**
-   * Join the chunks from `start` on to the one before them where both are deltas of one part: a
-   * read's deltas as one chunk, so that a part's id goes out once per read, not once per delta.
-   */
-  #join(start: number): void {
-    const chunks = this.#gathered;
-    let write = start;
-    for (let read = start; read < chunks.length; read++) {
-      const chunk = chunks[read] as UIMessageChunk;
-      const previous = write > 0 ? chunks[write - 1] : undefined;
-      const joined = previous === undefined ? undefined : joinDeltas(previous, chunk);
-      if (joined !== undefined) {
-        chunks[write - 1] = joined;
-        this.#size += deltaLength(chunk);
-        continue;
+  #add(chunk: UIMessageChunk): void {
+    const type = chunk.type;
+    if (type === 'text-delta' || type === 'reasoning-delta' || type === 'tool-input-delta') {
+      const fields = chunk as { id?: unknown; toolCallId?: unknown; delta?: unknown; inputTextDelta?: unknown };
+      const owner = type === 'tool-input-delta' ? fields.toolCallId : fields.id;
+      const text = type === 'tool-input-delta' ? fields.inputTextDelta : fields.delta;
+      // Only the plain form: a chunk with more (provider metadata) is written whole.
+      if (typeof owner === 'string' && typeof text === 'string' && Object.keys(chunk).length === 3) {
+        const delta = this.#delta;
+        if (delta !== undefined && delta.type === type && delta.owner === owner) delta.text += text;
+        else {
+          this.#endDelta();
+          this.#delta = { type, owner, text };
+        }
+        return;
       }
-      chunks[write++] = chunk;
-      this.#size += 64 + deltaLength(chunk);
     }
-    chunks.length = write;
+    this.#endDelta();
+    this.#text += `data: ${JSON.stringify(chunk)}\n\n`;
+  }
+
+  /** The delta being joined, as its record: a template of its known parts, in the chunk's member order. */
+  #endDelta(): void {
+    const delta = this.#delta;
+    if (delta === undefined) return;
+    this.#delta = undefined;
+    this.#text +=
+      delta.type === 'tool-input-delta'
+        ? `data: {"type":"tool-input-delta","toolCallId":${JSON.stringify(delta.owner)},"inputTextDelta":${JSON.stringify(delta.text)}}\n\n`
+        : `data: {"type":"${delta.type}","id":${JSON.stringify(delta.owner)},"delta":${JSON.stringify(delta.text)}}\n\n`;
   }
 
   end(): string {
@@ -662,21 +679,3 @@ class UIMessageFramer implements RelayFramer<PipelineEvent> {
   }
 }
 
-/** The text a delta chunk carries (0 for other chunks). */
-function deltaLength(chunk: UIMessageChunk): number {
-  const fields = chunk as { delta?: unknown; inputTextDelta?: unknown };
-  return typeof fields.delta === 'string' ? fields.delta.length : typeof fields.inputTextDelta === 'string' ? fields.inputTextDelta.length : 0;
-}
-
-/** `a` and `b` as one chunk, when both are deltas of one part with nothing else apart. */
-function joinDeltas(a: UIMessageChunk, b: UIMessageChunk): UIMessageChunk | undefined {
-  if (a.type !== b.type) return undefined;
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  const member = a.type === 'tool-input-delta' ? 'inputTextDelta' : a.type === 'text-delta' || a.type === 'reasoning-delta' ? 'delta' : undefined;
-  if (member === undefined || typeof x[member] !== 'string' || typeof y[member] !== 'string') return undefined;
-  const keys = Object.keys(x);
-  if (keys.length !== Object.keys(y).length) return undefined;
-  for (const key of keys) if (key !== member && x[key] !== y[key]) return undefined;
-  return { ...x, [member]: (x[member] as string) + (y[member] as string) } as unknown as UIMessageChunk;
-}

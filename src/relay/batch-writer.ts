@@ -57,8 +57,8 @@ export class BatchWriter {
   #size = 3;
   #count = 0;
   #pending: PendingScalar | undefined;
-  /** The context and key of the last field event (a delta of the same field needs neither). */
-  #lastField: { readonly ctx: number; readonly key: string } | undefined;
+  /** The context (index, call id, name) and key of the last field event: a delta of the same field needs neither. */
+  #lastField: { readonly key: string; readonly index: number | undefined; readonly id: string | undefined; readonly name: string | undefined } | undefined;
   /** The context and path of the last path update (the next one of the same document needs no context). */
   #lastPathContext = -1;
   #lastPath: string | undefined;
@@ -408,17 +408,34 @@ export class BatchWriter {
 
   #field(event: Record<string, unknown>): string | undefined {
     const key = event['key'];
-    if (typeof key !== 'string' || !onlyMembers(event, FIELD_MEMBERS)) return undefined;
     const type = event['type'];
+    const last = this.#lastField;
+    // A delta of the field the previous field event was of (most of a relay's events): its text
+    // alone, without looking the context up again.
+    if (
+      type === 'field-delta' &&
+      last !== undefined &&
+      last.key === key &&
+      last.index === event['index'] &&
+      last.id === event['toolCallId'] &&
+      last.name === event['toolName'] &&
+      typeof event['text'] === 'string' &&
+      onlyMembers(event, FIELD_MEMBERS)
+    ) {
+      return `[11,${JSON.stringify(event['text'])}]`;
+    }
+    if (typeof key !== 'string' || !onlyMembers(event, FIELD_MEMBERS)) return undefined;
     // Checked before the tables change: an event written whole must leave them as they were.
     if (type === 'field-start' ? event['string'] !== undefined && event['string'] !== true : type === 'field-delta' ? typeof event['text'] !== 'string' : typeof event['string'] !== 'boolean') return undefined;
     const ctxText = this.#context(event, true, false);
-    const ctx = this.#contextNumber(ctxText);
-    const last = this.#lastField;
-    // A delta of the field the previous field event was of: its text alone.
-    if (type === 'field-delta' && last !== undefined && last.ctx === ctx && last.key === key && !ctxText.startsWith('[')) return `[11,${JSON.stringify(event['text'])}]`;
     const keyText = this.#string(key);
-    this.#lastField = { ctx, key };
+    const index = event['index'];
+    this.#lastField = {
+      key,
+      index: typeof index === 'number' ? index : undefined,
+      id: typeof event['toolCallId'] === 'string' ? event['toolCallId'] : undefined,
+      name: typeof event['toolName'] === 'string' ? event['toolName'] : undefined,
+    };
     if (type === 'field-start') return `[5,${ctxText},${keyText},${event['string'] === true ? 1 : 0}]`;
     if (type === 'field-delta') return `[6,${ctxText},${keyText},${JSON.stringify(event['text'])}]`;
     return `[7,${ctxText},${keyText},${event['string'] ? 1 : 0}]`;
