@@ -57,13 +57,13 @@ describe('bundle size', () => {
   // guarded, the turn builder checks the events it did not make (duplicate ids, shapes, depth),
   // content after the terminal record is refused (provider-to-turn 32.4 → 37.5 KB); the relay's
   // batch writer and reader and the page error records (the whole library 75.4 KB measured then).
-  // The whole library under 77 KB since issue 29: an encoder ends a chain or `fromResponse` (76.5
-  // KB measured then).
-  it('the provider-to-turn pipeline stays under 38 KB, the whole library under 77 KB', async () => {
+  // The whole library under 78 KB since issue 29: an encoder ends a chain or `fromResponse`, runs
+  // of repeated entries in the relay's batches (77.5 KB measured then).
+  it('the provider-to-turn pipeline stays under 38 KB, the whole library under 78 KB', async () => {
     expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(38 * 1024);
     const { readFileSync } = await import('node:fs');
     const all = [...readFileSync(new URL('../src/index.ts', import.meta.url), 'utf8').matchAll(/^export \{([^}]*)\}/gm)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter(Boolean));
-    expect(await bundledSize(all)).toBeLessThan(77 * 1024);
+    expect(await bundledSize(all)).toBeLessThan(78 * 1024);
   });
 
   // What a page that shows a relayed turn with a framework binding pulls in (the bindings add a few
@@ -75,7 +75,8 @@ describe('bundle size', () => {
   });
 
   // 9 KB since issue 28: the batch reader (2.5 KB), the page error records and EventLogError (8.7 KB measured).
-  it('a browser relay client (EventStreamDecoder, NdjsonDecoder) stays under 9 KB', async () => {
-    expect(await bundledSize(['EventStreamDecoder', 'NdjsonDecoder'])).toBeLessThan(9 * 1024);
+  // 9.5 KB since issue 29: runs of repeated entries (9.1 KB measured).
+  it('a browser relay client (EventStreamDecoder, NdjsonDecoder) stays under 9.5 KB', async () => {
+    expect(await bundledSize(['EventStreamDecoder', 'NdjsonDecoder'])).toBeLessThan(9.5 * 1024);
   });
 });

@@ -8,6 +8,7 @@ import type { EventMetadata, JsonScalar, StreamFragment, ValueKind } from '../ty
 import { RelayError } from '../errors.ts';
 import { MARKS, nextIndexPath, PART_TYPES, PATH_KINDS, SHORT, Tables, type Node } from './wire-batch.ts';
 import { readEventValue, type ErrorClass } from './wire.ts';
+import { MAX_EXPANDED, MAX_GROUP } from './batch-repeat.ts';
 
 /** An identity as the reader keeps it: the members an event of that context has. */
 interface Context {
@@ -27,6 +28,14 @@ interface ReadProgress {
 
 function bad(what: string): RelayError {
   return new RelayError('invalid-data', `a batch entry of the wrong shape: ${what}`);
+}
+
+/** `value` (a coded entry, or a part of one) with `t` made `v` in every string inside it. */
+function withReplaced(value: unknown, t: string, v: string): unknown {
+  if (typeof value === 'string') return value.replaceAll(t, v);
+  if (Array.isArray(value)) return value.map((item) => withReplaced(item, t, v));
+  if (typeof value === 'object' && value !== null) throw bad('a run over an entry with an object');
+  return value;
 }
 
 /** Reads the batches one {@link BatchWriter} wrote, in order. */
@@ -55,11 +64,43 @@ export class BatchReader {
    * @throws {RelayError} `invalid-data` for an entry of the wrong shape.
    */
   read(batch: readonly unknown[], out: unknown[]): void {
+    /** The batch's coded entries so far, runs made again (a run repeats the last ones). */
+    const history: unknown[][] = [];
+    let expanded = 0;
     for (const entry of batch) {
-      if (Array.isArray(entry)) this.#coded(entry, out);
-      else if (typeof entry === 'object' && entry !== null) {
+      if (Array.isArray(entry)) {
+        const code = entry[0];
+        if (code !== 15 && code !== 16) {
+          this.#coded(entry, out);
+          if (history.push(entry) > 8 * MAX_GROUP) history.splice(0, history.length - MAX_GROUP);
+          continue;
+        }
+        // A run: the last k entries again (see batch-repeat.ts).
+        const k = entry[1];
+        if (!(typeof k === 'number' && Number.isInteger(k) && k >= 1 && k <= MAX_GROUP && k <= history.length)) throw bad('a run of entries not written before');
+        const replaced = code === 16;
+        const count = replaced ? entry.length - 3 : entry[2];
+        let t = entry[2];
+        if (!(typeof count === 'number' && Number.isInteger(count) && count >= 1) || (replaced && (typeof t !== 'string' || t === ''))) throw bad('a run');
+        expanded += count * k;
+        if (expanded > MAX_EXPANDED) throw bad(`runs of more than ${MAX_EXPANDED} entries in a batch`);
+        for (let r = 0; r < count; r++) {
+          const v = replaced ? entry[3 + r] : undefined;
+          if (replaced && (typeof v !== 'string' || v === '')) throw bad('a run');
+          for (let j = 0; j < k; j++) {
+            const group = history[history.length - k] as unknown[];
+            const again = replaced ? (withReplaced(group, t as string, v as string) as unknown[]) : group;
+            this.#coded(again, out);
+            history.push(again);
+          }
+          if (replaced) t = v;
+        }
+        if (history.length > 8 * MAX_GROUP) history.splice(0, history.length - MAX_GROUP);
+      } else if (typeof entry === 'object' && entry !== null) {
         this.#last = undefined;
         out.push(readEventValue(entry, this.#classes));
+        // A run never repeats an event written whole.
+        history.length = 0;
       } else throw bad('neither an event nor a coded entry');
     }
   }

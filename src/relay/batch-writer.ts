@@ -7,6 +7,7 @@ import { newPlace, placeOf, type PathStep } from '../json/deep-fragment.ts';
 import type { JsonScalar, StreamFragment, ValueKind } from '../types.ts';
 import { MARKS, nextIndexPath, PART_KINDS, PATH_KIND_CODES, SHORT, Tables, type Node } from './wire-batch.ts';
 import { expandSnapshot, writeEvent } from './wire.ts';
+import { withRuns } from './batch-repeat.ts';
 
 /** A scalar as the wire writes it, or `undefined` for one it cannot (a non-finite number without its literal). */
 function scalarText(value: JsonScalar, raw: string | undefined): string | undefined {
@@ -90,7 +91,7 @@ export class BatchWriter {
   take(): string | undefined {
     this.#flushPending();
     if (this.#entries.length === 0) return undefined;
-    const text = `[${this.#entries.join(',')}]`;
+    const text = `[${withRuns(this.#entries).join(',')}]`;
     this.#entries = [];
     this.#size = 0;
     this.#count = 0;

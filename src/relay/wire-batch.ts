@@ -23,6 +23,7 @@
  * | `[8, ctx, kind, path, value?]` `[12, kind, path, value?]` `[14, kind, value?]` | `path-update` (12: of the document of the previous one; 14: also at the next element after its path) |
  * | `[9, ctx, delta, complete, metadata?]` | `streaming-tool-call` |
  * | `[10, index, metadata?]` | `flush` |
+ * | `[15, k, n]` `[16, k, t, v…]` | the last `k` entries again: `n` times, or once per `v` with `t` made `v` in their strings (batch-repeat.ts) |
  *
  * - Strings in the places that identify (ids, names, keys, path steps, path-update paths, message
  *   ids) are written whole the first time; a string of more than 2 characters is then numbered

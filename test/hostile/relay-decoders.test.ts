@@ -39,6 +39,15 @@ describe('EventStreamDecoder and NdjsonDecoder refuse forged batches with a type
     ['a part of an unknown kind', '[[0],[1,0,"q","text"]]', 'invalid-data'],
     ['metadata that is not an object', '[[0],[10,0,"x"]]', 'invalid-data'],
     ['a leaf of no kind', '[[0],[3,[0,"c","f",28,null],-2,{"x":1}]]', 'invalid-data'],
+    ['a run of more entries than were written', '[[0],[1,0,"m","a"],[15,3,1]]', 'invalid-data'],
+    ['a run of a group longer than 8', '[[0],[1,0,"m","a"],[1,0,"m","a"],[1,0,"m","a"],[1,0,"m","a"],[1,0,"m","a"],[1,0,"m","a"],[1,0,"m","a"],[1,0,"m","a"],[1,0,"m","a"],[15,9,1]]', 'invalid-data'],
+    ['a run repeated no times', '[[0],[1,0,"m","a"],[15,1,0]]', 'invalid-data'],
+    ['a run repeated a fraction of a time', '[[0],[1,0,"m","a"],[15,1,1.5]]', 'invalid-data'],
+    ['a run replacing the empty string', '[[0],[1,0,"m","a"],[16,1,"","b"]]', 'invalid-data'],
+    ['a run replacing by a number', '[[0],[1,0,"m","a"],[16,1,"a",7]]', 'invalid-data'],
+    ['a run over an entry with an object inside', '[[0],[1,0,"m","a",{"k":"a"}],[16,1,"a","b"]]', 'invalid-data'],
+    ['a run over an event written whole', '[[0],{"type":"custom","x":"a"},[15,1,3]]', 'invalid-data'],
+    ['runs standing for more than 65,536 entries in one record', '[[0],[1,0,"m","a"],[15,1,60000],[15,1,6000]]', 'invalid-data'],
   ];
   for (const [what, data, code] of forged) {
     it(`${what}: RelayError '${code}'`, async () => {
@@ -48,6 +57,25 @@ describe('EventStreamDecoder and NdjsonDecoder refuse forged batches with a type
       }
     });
   }
+
+  it('runs stand for the entries they repeat: literal ones, and ones with a string replaced, from history that moves on', async () => {
+    const data = '[[0],[1,0,"m","ab"],[1,0,"r","x"],[15,2,2],[16,1,"x","y","z"]]';
+    const decoded = await sse(record(data));
+    expect(decoded.error).toBeUndefined();
+    const texts = decoded.values.map((event) => (event as { part: { type: string; text: string } }).part).map((part) => `${part.type[0]}:${part.text}`);
+    expect(texts).toEqual(['m:ab', 'r:x', 'm:ab', 'r:x', 'm:ab', 'r:x', 'r:y', 'r:z']);
+  });
+
+  it('a record of runs as large as the limit allows decodes in bounded time, and one more entry is refused', async () => {
+    const runs = Array(16).fill('[15,1,4095]').join(',');
+    const started = Date.now();
+    const decoded = await sse(record(`[[0],[1,0,"m","a"],${runs}]`));
+    expect(decoded.error).toBeUndefined();
+    expect(decoded.values).toHaveLength(1 + 16 * 4095);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const over = await sse(record(`[[0],[1,0,"m","a"],${runs},[15,1,17]]`));
+    expect(over.error).toMatchObject({ name: 'RelayError', code: 'invalid-data' });
+  });
 
   it('a path 20,000 levels deep is refused at maxDepth (RelayError max-depth), and allowed when the page raises it', async () => {
     const steps = Array(20_000).fill(0).join(',');
