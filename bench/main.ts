@@ -8,7 +8,8 @@
  * Options: `--quick` (fewer runs, no 1 MB pipeline, 200 relayed streams), `--full` (the default),
  * `--filter <regex>` (only the cells whose id matches, e.g. `stream/long-string/16/`, `fused`,
  * `reparse/`, `scaling/`, `pipeline/`, `relay/`, `snapshots/`, `ui/`), `--relay-before <dist/index.js>`
- * (also relay with that build, in the same rounds), `--relay-streams <n>`, `--ai-sdk-1mb` (the AI
+ * (also relay with that build, in the same rounds), `--relay-streams <n>`, `--relay-peers-scale
+ * <fraction>` (fewer streams in the relay-peers table), `--ai-sdk-1mb` (the AI
  * SDK's UI rows at 1 MB too: minutes), `--help`.
  *
  * @module
@@ -53,6 +54,7 @@ import {
   runPipelineBench,
 } from './pipeline.ts';
 import { runRelayBench, type RelayApi, type RelayBuild } from './relay.ts';
+import { RELAY_PEERS_ROWS, runRelayPeersBench } from './relay-peers.ts';
 import { printReport, type Results } from './report.ts';
 import { printUiReport, runUiBench, UI_ROWS, type UiResults } from './ui.ts';
 import { WORKLOAD_IDS, chunkText, makeWorkload, type Workload } from './workloads.ts';
@@ -84,6 +86,8 @@ interface Cli {
   /** An earlier build's entry module (`dist/index.js`), relayed in the same rounds as this one. */
   readonly relayBefore: string | undefined;
   readonly relayStreams: number | undefined;
+  /** Multiplies the relay-peers stream counts (a quick look while developing). */
+  readonly relayPeersScale: number;
   readonly cpuTime: boolean;
   /** The AI SDK's UI rows at 1 MB too (minutes); only in the full run. */
   readonly aiSdk1mb: boolean;
@@ -95,6 +99,7 @@ function parseCli(args: readonly string[]): Cli {
   let filterText: string | undefined;
   let relayBefore: string | undefined;
   let relayStreams: number | undefined;
+  let relayPeersScale = 1;
   let cpuTime = false;
   let aiSdk1mb = false;
   /** The value of `--name value` or `--name=value`. */
@@ -121,9 +126,13 @@ function parseCli(args: readonly string[]): Cli {
     } else if (arg === '--relay-streams' || arg.startsWith('--relay-streams=')) {
       relayStreams = Number(value(arg, '--relay-streams', arg === '--relay-streams' ? ++i : i));
       if (!Number.isSafeInteger(relayStreams) || relayStreams < 1) throw new BenchError('--relay-streams needs a positive integer');
+    } else if (arg === '--relay-peers-scale' || arg.startsWith('--relay-peers-scale=')) {
+      relayPeersScale = Number(value(arg, '--relay-peers-scale', arg === '--relay-peers-scale' ? ++i : i));
+      if (!(relayPeersScale > 0 && relayPeersScale <= 1)) throw new BenchError('--relay-peers-scale needs a number in (0, 1]');
     } else if (arg === '--help' || arg === '-h') {
       process.stdout.write(
-        'usage: npm run bench -- [--quick | --full] [--filter <regex>] [--cpu-time] [--relay-before <dist/index.js>] [--relay-streams <n>] [--ai-sdk-1mb] [--cpu-prof]\n' +
+        'usage: npm run bench -- [--quick | --full] [--filter <regex>] [--cpu-time] [--relay-before <dist/index.js>] [--relay-streams <n>]\n' +
+          '         [--relay-peers-scale <fraction>] [--ai-sdk-1mb] [--cpu-prof]\n' +
           '  --cpu-time: time samples with the process\'s CPU time instead of wall time (for a machine shared with other work)\n' +
           '  --quick: fewer runs, the pipeline at 20 KB and 200 KB only, the UI rows at 46 KB and 200 KB only, 200 relayed streams;\n' +
           '  --full (the default): the pipeline and the UI rows also at 1 MB, 1000 relayed streams\n' +
@@ -132,12 +141,14 @@ function parseCli(args: readonly string[]): Cli {
           '            without it they print "not run"\n' +
           '  --relay-before: also relay with the argstream build at that path (an earlier commit\'s dist/index.js),\n' +
           '            in the same rounds as this one, and check this build against it\n' +
+          '  --relay-peers-scale: multiply the relay-peers stream counts by this fraction (a quick look; the table says so)\n' +
           '  cell ids: stream/<workload>/<chunk>/<contender>, stream/<workload>/<chunk>/json-parse (the whole text,\n' +
           `            timed in the group of chunks ${LIMIT_CHUNKS.join(' and ')}),\n` +
           '            reparse/<workload>/<bytes>/<contender>, scaling/long-string/<bytes>/<contender>,\n' +
           '            pipeline/<bytes>/<provider>/<feeding>/<path>, pipeline/<bytes>/text/<path>,\n' +
           '            pipeline/memory/<provider>, relay/<provider>/<baseline|identity>,\n' +
           '            relay/<provider>/<this|before>/<chain|response|plain>, snapshots/shared,\n' +
+          `            relay-peers/<20kb|200kb>/<${RELAY_PEERS_ROWS.join('|')}>,\n` +
           `            ui/<bytes>/<${UI_ROWS.join('|')}> (bytes: 46000, 200000, 1000000)\n` +
           `  workloads: ${WORKLOAD_IDS.join(', ')}\n` +
           `  contenders: ${[...STREAMING, ...REPARSE].map((c) => c.id).filter(unique).join(', ')}\n` +
@@ -150,7 +161,7 @@ function parseCli(args: readonly string[]): Cli {
     }
   }
   if (aiSdk1mb && quick) process.stderr.write('note: --ai-sdk-1mb does nothing with --quick (no 1 MB size)\n');
-  return { quick, filter, filterText, relayBefore, relayStreams, cpuTime, aiSdk1mb };
+  return { quick, filter, filterText, relayBefore, relayStreams, relayPeersScale, cpuTime, aiSdk1mb };
 }
 
 function unique<T>(item: T, index: number, items: readonly T[]): boolean {
@@ -326,6 +337,18 @@ async function main(): Promise<void> {
       check: (what, actual, expected) => assertSameValue(what, actual as JsonValue, expected as JsonValue),
     });
   }
+
+  // 5b. The relay against the servers users write: a raw proxy, the no-view limit, argstream's relay
+  //     and useChat server, the AI SDK 5 and 7 servers (and with persistence), relay CPU per MB of
+  //     arguments, with the provider and the clients in a child process.
+  const relayPeers = await runRelayPeersBench({
+    quick: cli.quick,
+    scale: cli.relayPeersScale,
+    selected,
+    progress,
+    check: (what, actual, expected) => assertSameValue(what, actual as JsonValue, expected as JsonValue),
+  });
+  if (relayPeers !== undefined) results.relayPeers = relayPeers;
 
   // 6. Snapshots a UI can render: live vs structurally shared, one snapshot per 256 chunks (and,
   //    in a full run, per chunk: the worst case, seconds per run on small objects).

@@ -39,6 +39,14 @@ import {
 } from './plan.ts';
 import { WORKLOAD_IDS, WORKLOAD_LABELS, type WorkloadId } from './workloads.ts';
 import { relayCellId, type RelayResults } from './relay.ts';
+import {
+  RELAY_PEERS_AI_SDK_7_OVER_ARGSTREAM_TARGET,
+  RELAY_PEERS_LABELS,
+  RELAY_PEERS_OVER_LIMIT_TARGET,
+  RELAY_PEERS_ROWS,
+  relayPeersCellId,
+  type RelayPeersResults,
+} from './relay-peers.ts';
 
 /** Everything one run measured, keyed by cell id (see `npm run bench -- --help`). */
 export interface Results {
@@ -51,6 +59,8 @@ export interface Results {
   pipeline?: PipelineResults;
   /** The relay of many concurrent paced streams (`bench/relay.ts`), when it ran. */
   relay?: RelayResults;
+  /** The relay against the servers users write (`bench/relay-peers.ts`), when it ran. */
+  relayPeers?: RelayPeersResults;
   /** Live vs structurally shared snapshots (`bench/shared-snapshots.ts`), when they ran. */
   sharedSnapshots?: readonly SharedSnapshotTiming[];
 }
@@ -260,6 +270,9 @@ export function printReport(results: Results, info: RunInfo): void {
   // A relay of many concurrent streams.
   const relayTargets = results.relay === undefined ? [] : relaySection(results.relay, out);
 
+  // The relay against the servers users write.
+  const relayPeersTargets = results.relayPeers === undefined ? [] : relayPeersSection(results.relayPeers, out);
+
   // Snapshots a UI can render.
   if (results.sharedSnapshots !== undefined && results.sharedSnapshots.length > 0) {
     out(`### Snapshots a UI can render: live vs \`immutableSnapshots\``);
@@ -331,7 +344,7 @@ export function printReport(results: Results, info: RunInfo): void {
       threshold: 11,
     });
   }
-  targets.push(...pipelineTargets, ...relayTargets);
+  targets.push(...pipelineTargets, ...relayTargets, ...relayPeersTargets);
   out(`### Target check`);
   out();
   for (const target of targets) {
@@ -686,4 +699,161 @@ function relaySection(relay: RelayResults, out: (line?: string) => void): Target
 
 function ratio(a: number | undefined, b: number | undefined): number | undefined {
   return a === undefined || b === undefined ? undefined : a / b;
+}
+
+/** The rows of the relay-peers table, short (the legend under the table says what each runs). */
+const RELAY_PEERS_SHORT: Readonly<Record<(typeof RELAY_PEERS_ROWS)[number], string>> = {
+  raw: 'raw byte proxy',
+  limit: 'no-view limit',
+  'argstream-relay': 'argstream relay (README)',
+  'argstream-usechat': 'argstream server for `useChat`',
+  'ai-sdk-5': 'AI SDK 5 server',
+  'ai-sdk-7': 'AI SDK 7 server',
+  'argstream-usechat-persist': 'argstream `useChat` server + turn saved',
+  'ai-sdk-5-persist': 'AI SDK 5 server + `onFinish` persistence',
+  'ai-sdk-7-persist': 'AI SDK 7 server + `onEnd` persistence',
+};
+
+/**
+ * The relay against the servers users write (`bench/relay-peers.ts`): per shape, every row's relay
+ * CPU per MB of arguments, its ratios to the raw proxy and the no-view limit, the events per read,
+ * the wall time against the provider's pace, the time to the first byte at the client; then the
+ * rows side by side. Returns the targets.
+ */
+function relayPeersSection(peers: RelayPeersResults, out: (line?: string) => void): Target[] {
+  const targets: Target[] = [];
+  if (peers.cells.length === 0) return targets;
+  const kb = (bytes: number): string => `${(bytes / 1000).toFixed(1)} KB`;
+  type Shape = RelayPeersResults['shapes'][number];
+  const cell = (shape: Shape, row: (typeof RELAY_PEERS_ROWS)[number]) =>
+    peers.cells.find((candidate) => candidate.id === relayPeersCellId(shape.id, row));
+  const perMb = (shape: Shape, row: (typeof RELAY_PEERS_ROWS)[number]): number | undefined => {
+    const found = cell(shape, row);
+    return found === undefined ? undefined : found.cpuUs / 1000 / ((shape.argumentBytes * found.streams) / 1e6);
+  };
+  const shapeLabel = (shape: Shape): string => `${Math.round(shape.argumentBytes / 1000)} KB × ${shape.streams} streams`;
+  const rate = (shape: Shape): number => (shape.streams * 1000) / shape.intervalMs;
+
+  out(`### Relay against the servers users write: CPU per MB of tool-call arguments relayed`);
+  out();
+  out(
+    `Each server is a fetch-style handler behind the same small \`node:http\` adapter (a web \`Request\` whose signal ` +
+      `aborts when the client goes away, the \`Response\` body written read by read, cancelled when the client goes ` +
+      `away), on 127.0.0.1 in the benchmark process; each ties its provider request to the client's ` +
+      `(\`signal\` / \`abortSignal: request.signal\`). A replay provider (the pipeline's \`write_file\` call as Anthropic ` +
+      `Messages SSE, one event per socket write: the events before the first argument delta back to back, then each ` +
+      `stream's next event at a fixed interval, as a model's tokens arrive) and the clients (\`node:http\`, all streams ` +
+      `of a pass at once, each read to its end) run in a child process, so the CPU is the relays' alone: ` +
+      `\`process.cpuUsage()\` of the benchmark process (user + system, every thread, GC and the kernel's loopback ` +
+      `TCP work of its socket calls included) over a pass, until every response has closed, ÷ the MB (10⁶ bytes) of ` +
+      `tool-call arguments the pass relayed. Rows interleaved in ${peers.rounds} rounds (the order rotated), median ` +
+      `pass; no forced GC. "Events per read": the provider's events ÷ the reads of the upstream body, where the row's ` +
+      `code reads it (the AI SDK pipes it; its rows show the wall time instead: a pass longer than the provider's ` +
+      `pace means the relay fell behind and read several events at once). TTFB: request sent → first body byte, at ` +
+      `the client, over every stream of every pass. Before timing, one stream per row (provider unpaced) is checked: ` +
+      `the raw proxy's bytes are the provider's; the limit's deltas and the argstream relay's events ` +
+      `(\`EventStreamDecoder\` → \`collectTurn\`) give the exact arguments; each UI message stream has one ` +
+      `\`tool-input-available\` with the exact input and ends with \`finish\` and \`[DONE]\`; what the persisting rows ` +
+      `saved has the exact input. Every stream of every pass must end like it and, where the output does not depend ` +
+      `on how the reads fell (all but argstream's rows, which join what one read brings), have its bytes; every ` +
+      `provider stream must complete, and every persisting row save once per stream.` +
+      (peers.shapes.some((shape) => shape.scaled) ? ' **Stream counts scaled down (`--relay-peers-scale`)**.' : ''),
+  );
+  out();
+  for (const shape of peers.shapes) {
+    const cells = RELAY_PEERS_ROWS.map((row) => cell(shape, row)).filter((found) => found !== undefined);
+    if (cells.length === 0) continue;
+    const raw = perMb(shape, 'raw');
+    const limit = perMb(shape, 'limit');
+    out(
+      `#### ${shapeLabel(shape)}: ${shape.argumentBytes} bytes of arguments, ${shape.events} SSE events (${kb(shape.sseBytes)}) ` +
+        `per stream; an event every ${shape.intervalMs} ms per stream (${Math.round(rate(shape))} events/s in all), ` +
+        `${formatMs(shape.paceMs)} per stream`,
+    );
+    out();
+    out(
+      `| server | streams per pass | relay CPU per MB of arguments | ÷ raw proxy | ÷ no-view limit | events per read | ` +
+        `wall per pass | TTFB p50 | TTFB p99 | sent per stream | passes |`,
+    );
+    out(`|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|`);
+    for (const found of cells) {
+      const value = perMb(shape, found.row);
+      const reads = found.upstreamReadsPerStream;
+      out(
+        `| ${RELAY_PEERS_SHORT[found.row]} | ${found.streams}${found.capped ? ' (capped)' : ''} | ${formatMs(value)} | ` +
+          `${formatRatio(ratio(value, raw))} | ${formatRatio(ratio(value, limit))} | ` +
+          `${reads === undefined ? '–' : (shape.events / reads).toFixed(2)} | ${formatMs(found.wallMs)} | ` +
+          `${formatMs(found.ttfbP50Ms)} | ${formatMs(found.ttfbP99Ms)} | ${kb(found.bytesPerStream)} | ${found.cpuUsPasses.length} |`,
+      );
+    }
+    out();
+    const forms = cells.filter((found) => found.form !== undefined).map((found) => `${RELAY_PEERS_SHORT[found.row]}: ${found.form}`);
+    if (forms.length > 0) {
+      out(`Forms that ran: ${forms.join('; ')}.`);
+      out();
+    }
+  }
+
+  // The rows side by side.
+  const shapes = peers.shapes.filter((shape) => peers.cells.some((found) => found.shape === shape.id));
+  out(`#### Side by side: relay CPU per MB of arguments, and ÷ the no-view limit`);
+  out();
+  out(`| server | ${shapes.map((shape) => `${shapeLabel(shape)} | ÷ limit`).join(' | ')} |`);
+  out(`|---|${shapes.map(() => '--:|--:|').join('')}`);
+  for (const row of RELAY_PEERS_ROWS) {
+    if (!shapes.some((shape) => cell(shape, row) !== undefined)) continue;
+    out(
+      `| ${RELAY_PEERS_SHORT[row]} | ${shapes
+        .map((shape) => {
+          const found = cell(shape, row);
+          const value = perMb(shape, row);
+          const capped = found?.capped === true ? ` (${found.streams} stream${found.streams === 1 ? '' : 's'})` : '';
+          return `${formatMs(value)}${capped} | ${formatRatio(ratio(value, perMb(shape, 'limit')))}`;
+        })
+        .join(' | ')} |`,
+    );
+  }
+  out();
+  for (const shape of shapes) {
+    const pairs = [
+      ['AI SDK 7 server ÷ argstream relay', 'ai-sdk-7', 'argstream-relay'],
+      ['AI SDK 7 server ÷ argstream server for `useChat`', 'ai-sdk-7', 'argstream-usechat'],
+      ['AI SDK 5 server ÷ argstream server for `useChat`', 'ai-sdk-5', 'argstream-usechat'],
+      ['AI SDK 7 + `onEnd` persistence ÷ argstream `useChat` + turn saved', 'ai-sdk-7-persist', 'argstream-usechat-persist'],
+      ['AI SDK 5 + `onFinish` persistence ÷ argstream `useChat` + turn saved', 'ai-sdk-5-persist', 'argstream-usechat-persist'],
+    ] as const;
+    const lines = pairs
+      .map(([what, a, b]) => ({ what, value: ratio(perMb(shape, a), perMb(shape, b)) }))
+      .filter((pair) => pair.value !== undefined)
+      .map((pair) => `${pair.what} ${formatRatio(pair.value)}`);
+    if (lines.length > 0) out(`- ${shapeLabel(shape)}: ${lines.join('; ')}`);
+  }
+  out();
+  out(`What each row runs:`);
+  out();
+  for (const row of RELAY_PEERS_ROWS) {
+    if (peers.cells.some((found) => found.row === row)) out(`- **${RELAY_PEERS_SHORT[row]}**: ${RELAY_PEERS_LABELS[row]}`);
+  }
+  out();
+
+  for (const shape of shapes) {
+    const limit = perMb(shape, 'limit');
+    for (const row of ['argstream-relay', 'argstream-usechat'] as const) {
+      targets.push({
+        label: `relay-peers: ${RELAY_PEERS_SHORT[row]} ÷ the no-view limit, CPU per MB of arguments, ${shapeLabel(shape)}`,
+        measured: ratio(perMb(shape, row), limit),
+        comparison: '≤',
+        threshold: RELAY_PEERS_OVER_LIMIT_TARGET,
+      });
+    }
+    for (const row of ['argstream-relay', 'argstream-usechat'] as const) {
+      targets.push({
+        label: `relay-peers: AI SDK 7 server ÷ ${RELAY_PEERS_SHORT[row]}, CPU per MB of arguments, ${shapeLabel(shape)}`,
+        measured: ratio(perMb(shape, 'ai-sdk-7'), perMb(shape, row)),
+        comparison: '≥',
+        threshold: RELAY_PEERS_AI_SDK_7_OVER_ARGSTREAM_TARGET,
+      });
+    }
+  }
+  return targets;
 }
