@@ -57,21 +57,22 @@ describe('bundle size', () => {
   // guarded, the turn builder checks the events it did not make (duplicate ids, shapes, depth),
   // content after the terminal record is refused (provider-to-turn 32.4 → 37.5 KB); the relay's
   // batch writer and reader and the page error records (the whole library 75.4 KB measured then).
-  // The whole library under 78 KB since issue 29: an encoder ends a chain or `fromResponse`, runs
-  // of repeated entries in the relay's batches (77.5 KB measured then).
-  it('the provider-to-turn pipeline stays under 38 KB, the whole library under 78 KB', async () => {
+  // The whole library under 79 KB since issue 29: an encoder ends a chain or `fromResponse`, runs
+  // of entries made from earlier ones in the relay's batches (78.2 KB measured then).
+  it('the provider-to-turn pipeline stays under 38 KB, the whole library under 79 KB', async () => {
     expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(38 * 1024);
     const { readFileSync } = await import('node:fs');
     const all = [...readFileSync(new URL('../src/index.ts', import.meta.url), 'utf8').matchAll(/^export \{([^}]*)\}/gm)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter(Boolean));
-    expect(await bundledSize(all)).toBeLessThan(78 * 1024);
+    expect(await bundledSize(all)).toBeLessThan(79 * 1024);
   });
 
   // What a page that shows a relayed turn with a framework binding pulls in (the bindings add a few
   // hundred bytes): the turn builder, the relay decoders and the store, no provider's adapter
   // (18.8 KB measured when it was added). 26.5 KB since issue 28: the batch reader of the relay's
   // wire form, the page error records, the checks of events of the wrong shape (25.9 KB measured).
-  it('a UI page (TurnStore, defineTools) stays under 26.5 KB', async () => {
-    expect(await bundledSize(['TurnStore', 'defineTools'])).toBeLessThan(26.5 * 1024);
+  // 27 KB since issue 29: the runs of the batches (26.6 KB measured).
+  it('a UI page (TurnStore, defineTools) stays under 27 KB', async () => {
+    expect(await bundledSize(['TurnStore', 'defineTools'])).toBeLessThan(27 * 1024);
   });
 
   // 9 KB since issue 28: the batch reader (2.5 KB), the page error records and EventLogError (8.7 KB measured).

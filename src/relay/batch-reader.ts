@@ -8,7 +8,7 @@ import type { EventMetadata, JsonScalar, StreamFragment, ValueKind } from '../ty
 import { RelayError } from '../errors.ts';
 import { MARKS, nextIndexPath, PART_TYPES, PATH_KINDS, SHORT, Tables, type Node } from './wire-batch.ts';
 import { readEventValue, type ErrorClass } from './wire.ts';
-import { MAX_EXPANDED, MAX_GROUP } from './batch-repeat.ts';
+import { MAX_DISTANCE, MAX_EXPANDED, MAX_GROUP } from './batch-repeat.ts';
 
 /** An identity as the reader keeps it: the members an event of that context has. */
 interface Context {
@@ -36,6 +36,26 @@ function withReplaced(value: unknown, t: string, v: string): unknown {
   if (Array.isArray(value)) return value.map((item) => withReplaced(item, t, v));
   if (typeof value === 'object' && value !== null) throw bad('a run over an entry with an object');
   return value;
+}
+
+/** `value` (a coded entry, or a part of one) with its strings, booleans and nulls replaced in order by `entry`'s values from `at.next` on (`0`: kept). */
+function withValues(value: unknown, entry: readonly unknown[], at: { next: number }): unknown {
+  if (typeof value === 'string' || typeof value === 'boolean' || value === null) {
+    if (at.next >= entry.length) throw bad('a run with too few values');
+    const x = entry[at.next++];
+    if (x === 0) return value;
+    if (typeof x === 'string' || typeof x === 'boolean' || x === null) return x;
+    throw bad('a run with a value of the wrong kind');
+  }
+  if (Array.isArray(value)) return value.map((item) => withValues(item, entry, at));
+  if (typeof value === 'object') throw bad('a run over an entry with an object');
+  return value;
+}
+
+/** The last reference token of a JSON Pointer (or a relative one), unescaped; `undefined` if it has none. */
+function lastToken(path: string): string | undefined {
+  const at = path.lastIndexOf('/');
+  return at === -1 ? undefined : path.slice(at + 1).replaceAll('~1', '/').replaceAll('~0', '~');
 }
 
 /** Reads the batches one {@link BatchWriter} wrote, in order. */
@@ -70,32 +90,45 @@ export class BatchReader {
     for (const entry of batch) {
       if (Array.isArray(entry)) {
         const code = entry[0];
-        if (code !== 15 && code !== 16) {
+        if (code !== 15 && code !== 16 && code !== 17) {
           this.#coded(entry, out);
-          if (history.push(entry) > 8 * MAX_GROUP) history.splice(0, history.length - MAX_GROUP);
+          if (history.push(entry) > 2 * MAX_DISTANCE) history.splice(0, history.length - MAX_DISTANCE);
           continue;
         }
-        // A run: the last k entries again (see batch-repeat.ts).
-        const k = entry[1];
-        if (!(typeof k === 'number' && Number.isInteger(k) && k >= 1 && k <= MAX_GROUP && k <= history.length)) throw bad('a run of entries not written before');
-        const replaced = code === 16;
-        const count = replaced ? entry.length - 3 : entry[2];
-        let t = entry[2];
-        if (!(typeof count === 'number' && Number.isInteger(count) && count >= 1) || (replaced && (typeof t !== 'string' || t === ''))) throw bad('a run');
-        expanded += count * k;
+        // A run: entries made from earlier ones (see batch-repeat.ts).
+        const back = entry[1];
+        const most = code === 16 ? MAX_GROUP : MAX_DISTANCE;
+        if (!(typeof back === 'number' && Number.isInteger(back) && back >= 1 && back <= most && back <= history.length)) throw bad('a run of entries not written before');
+        // [16]: repetitions of `back` entries, one per value; [15], [17]: `count` entries.
+        const count = code === 16 ? entry.length - 3 : entry[2];
+        if (!(typeof count === 'number' && Number.isInteger(count) && count >= 1)) throw bad('a run');
+        expanded += code === 16 ? count * back : count;
         if (expanded > MAX_EXPANDED) throw bad(`runs of more than ${MAX_EXPANDED} entries in a batch`);
-        for (let r = 0; r < count; r++) {
-          const v = replaced ? entry[3 + r] : undefined;
-          if (replaced && (typeof v !== 'string' || v === '')) throw bad('a run');
-          for (let j = 0; j < k; j++) {
-            const group = history[history.length - k] as unknown[];
-            const again = replaced ? (withReplaced(group, t as string, v as string) as unknown[]) : group;
+        if (code === 16) {
+          let t = entry[2];
+          if (typeof t !== 'string' || t === '') throw bad('a run');
+          for (let r = 0; r < count; r++) {
+            const v = entry[3 + r];
+            if (typeof v !== 'string' || v === '') throw bad('a run');
+            for (let j = 0; j < back; j++) {
+              const again = withReplaced(history[history.length - back] as unknown[], t, v) as unknown[];
+              this.#coded(again, out);
+              history.push(again);
+            }
+            t = v;
+          }
+        } else {
+          /** [17]: where the next value is. */
+          const at = { next: 3 };
+          for (let j = 0; j < count; j++) {
+            const source = history[history.length - back] as unknown[];
+            const again = code === 15 ? source : (withValues(source, entry, at) as unknown[]);
             this.#coded(again, out);
             history.push(again);
           }
-          if (replaced) t = v;
+          if (code === 17 && at.next !== entry.length) throw bad('a run with values left over');
         }
-        if (history.length > 8 * MAX_GROUP) history.splice(0, history.length - MAX_GROUP);
+        if (history.length > 2 * MAX_DISTANCE) history.splice(0, history.length - MAX_DISTANCE);
       } else if (typeof entry === 'object' && entry !== null) {
         this.#last = undefined;
         out.push(readEventValue(entry, this.#classes));
@@ -407,10 +440,13 @@ export class BatchReader {
     event['path'] = path;
     switch (kind) {
       case 'key':
-      case 'partial-string':
-        if (typeof value !== 'string') throw bad("a path update's text");
-        event['textValue'] = value;
+      case 'partial-string': {
+        // A key written as 0 is the last token of its path.
+        const text = value === 0 && kind === 'key' ? lastToken(path) : value;
+        if (typeof text !== 'string') throw bad("a path update's text");
+        event['textValue'] = text;
         break;
+      }
       case 'complete-number': {
         if (typeof value !== 'number' && typeof value !== 'string') throw bad("a path update's number");
         const scalar = this.#scalar(value);

@@ -1,90 +1,69 @@
 /**
  * Runs of repeated entries in a batch of the relay's wire form (see wire-batch.ts): what lets a
  * whole argument document in one provider record (a dive a hundred arrays deep, a long array of
- * numbers, an object of many small members) relay in bytes of the order of the document's, where
- * one entry per event would cost several times it. Internal.
+ * numbers, rows of small objects) relay in bytes of the order of the document's, where one entry
+ * per event would cost several times it. Internal.
  *
- * - `[15, k, n]`: the last `k` entries of the batch again, `n` more times (each one of a repetition
- *   is the entry `k` places before it).
+ * An entry's *values* are the strings, `true`, `false` and `null` inside it, in order; the rest (its
+ * numbers and brackets) is its *shape*. A run stands for entries made from earlier ones of the
+ * batch (each from the one `d` places before it, so a run may repeat what it made itself):
+ *
+ * - `[15, d, n]`: `n` entries, each the one `d` before it;
  * - `[16, k, t, v1, v2, …]`: the last `k` entries again once per `v`, with `t` replaced by `v` in
- *   every string inside them (then `v1` by `v2`, and so on).
+ *   every string inside them (then `v1` by `v2`, and so on): one value that changes, wherever it
+ *   appears;
+ * - `[17, d, n, x…]`: `n` entries, each the one `d` before it with its values replaced in order by
+ *   the `x`s (`0` keeps the value): rows of the same shapes whose values change.
  *
- * The writer makes them at `take`, from the batch's entries as written (it checks each repetition
- * against what the reader will make of it), only for entries with no object and no escape in them,
- * at most {@link MAX_EXPANDED} entries a batch. The reader makes the entries again and reads them
- * as if they had come one by one.
+ * The writer makes them at `take`, from the batch's entries as written, for entries with no object
+ * in them (and no escape, for `[16]`), at most {@link MAX_EXPANDED} entries a batch, only where they
+ * are shorter, and checks each against what the reader will make of it. The reader makes the
+ * entries again and reads them as if they had come one by one.
  *
  * @module
  */
 
 /** The most entries a batch's runs stand for: the reader refuses more (a record cannot make a page do unbounded work). */
 export const MAX_EXPANDED = 65_536;
-/** The longest group a run repeats. */
-export const MAX_GROUP = 8;
+/** The longest group `[16]` repeats. */
+export const MAX_GROUP = 32;
+/** The farthest back `[15]` and `[17]` copy from. */
+export const MAX_DISTANCE = 256;
+/** How many earlier entries of the same shape the writer tries to copy from, the nearest first. */
+const CANDIDATES = 8;
 /** Batches of fewer entries are written as they are (a live stream's records: nothing to gain). */
 const MIN_ENTRIES = 16;
+/** The most entries one run stands for (the next run goes on from there): a run is found in bounded time. */
+const MAX_RUN = 8192;
 
-/** Whether an entry may be part of a run: a coded entry with no object and no escape inside. */
-function eligible(entry: string): boolean {
-  return entry.charCodeAt(0) === 91 && entry !== '[0]' && entry.indexOf('{') === -1 && entry.indexOf('\\') === -1;
+
+/** Whether a string of an entry may be replaced by text: the entry has no escape (its strings are what lies between two quotes). */
+function plain(entry: string): boolean {
+  return entry.indexOf('\\') === -1;
 }
 
-/**
- * `entry` with `t` made `v` in its strings. With no escape in it, a string's text is what lies
- * between two quotes, as the reader parses it.
- */
+/** An entry cut into its shape and its values (as written: strings with their quotes). */
+interface Cut {
+  readonly shape: string;
+  readonly values: readonly string[];
+}
+
+const VALUE = /"(?:[^"\\]|\\.)*"|true|false|null/g;
+
+function cut(entry: string): Cut {
+  const values: string[] = [];
+  const shape = entry.replace(VALUE, (value) => {
+    values.push(value);
+    return '\u0000';
+  });
+  return { shape, values };
+}
+
+/** `entry` with `t` made `v` in its strings. */
 function substitute(entry: string, t: string, v: string): string {
   const parts = entry.split('"');
   for (let i = 1; i < parts.length; i += 2) parts[i] = (parts[i] as string).replaceAll(t, v);
   return parts.join('"');
-}
-
-/**
- * The first string in which `entry` differs from `group`'s entry at its place, as `[in the group,
- * in the entry]`; `undefined` when they differ outside their strings, or `null` when not at all.
- */
-function difference(group: string, entry: string): readonly [string, string] | undefined | null {
-  if (group === entry) return null;
-  const a = group.split('"');
-  const b = entry.split('"');
-  if (a.length !== b.length) return undefined;
-  for (let i = 0; i < a.length; i++) {
-    if (a[i] === b[i]) continue;
-    // Outside strings the entries must be the same.
-    return i % 2 === 0 ? undefined : [a[i] as string, b[i] as string];
-  }
-  return null;
-}
-
-/**
- * What `t` became from one repetition to the next (`group` → `entries`, `k` each), found at the
- * first string they differ in: `t` itself if they do not, `undefined` if nothing can be.
- */
-function nextValue(entries: readonly string[], from: number, k: number, t: string | undefined): string | undefined {
-  for (let j = 0; j < k; j++) {
-    const found = difference(entries[from - k + j] as string, entries[from + j] as string);
-    if (found === null) continue;
-    if (found === undefined) return undefined;
-    const [x, y] = found;
-    if (t === undefined || x === t) return y;
-    // The string holds `t` once: what surrounds it stays.
-    const at = x.indexOf(t);
-    if (at === -1 || x.indexOf(t, at + 1) !== -1) return undefined;
-    const before = x.slice(0, at);
-    const after = x.slice(at + t.length);
-    if (y.length < before.length + after.length || !y.startsWith(before) || !y.endsWith(after)) return undefined;
-    return y.slice(before.length, y.length - after.length);
-  }
-  return t;
-}
-
-/** Whether the `k` entries from `from` are the group before them with `t` made `v` in their strings. */
-function repeats(entries: readonly string[], from: number, k: number, t: string, v: string): boolean {
-  for (let j = 0; j < k; j++) {
-    const entry = entries[from + j] as string;
-    if (!eligible(entry) || substitute(entries[from - k + j] as string, t, v) !== entry) return false;
-  }
-  return true;
 }
 
 /** A run found at one place: how many entries it stands for, its entry, and the characters it saves. */
@@ -94,86 +73,201 @@ interface Run {
   readonly saved: number;
 }
 
-function plainLength(entries: readonly string[], from: number, to: number): number {
-  let length = 0;
-  for (let j = from; j < to; j++) length += (entries[j] as string).length + 1;
-  return length;
+/** The batch's entries, each cut once, when first needed. */
+class Entries {
+  readonly #entries: readonly string[];
+  readonly #cuts: Array<Cut | undefined>;
+
+  constructor(entries: readonly string[]) {
+    this.#entries = entries;
+    this.#cuts = new Array<Cut | undefined>(entries.length);
+  }
+
+  get length(): number {
+    return this.#entries.length;
+  }
+
+  at(i: number): string {
+    return this.#entries[i] as string;
+  }
+
+  cut(i: number): Cut {
+    return (this.#cuts[i] ??= cut(this.#entries[i] as string));
+  }
+
+  /** Whether entry `i` may be part of a run: a coded entry (not the reset) with no object inside. */
+  eligible(i: number): boolean {
+    const entry = this.#entries[i] as string;
+    return entry.charCodeAt(0) === 91 && entry !== '[0]' && (entry.indexOf('{') === -1 || this.cut(i).shape.indexOf('{') === -1);
+  }
+
+  /** Characters of entries `from` to `to` as written one by one (with their commas). */
+  plain(from: number, to: number): number {
+    let length = 0;
+    for (let j = from; j < to; j++) length += (this.#entries[j] as string).length + 1;
+    return length;
+  }
 }
 
-/** The literal run of groups of `k` from `i` on, if any. */
-function literalRun(entries: readonly string[], i: number, k: number, limit: number): Run | undefined {
+function run(entries: Entries, i: number, covered: number, entry: string): Run {
+  return { covered, entry, saved: entries.plain(i, i + covered) - entry.length - 1 };
+}
+
+/** The entries from `i` on that are each the one `d` before it, as a run, if any. */
+function literalRun(entries: Entries, i: number, d: number): Run | undefined {
   let m = 0;
-  while (i + m < entries.length && m < limit && entries[i + m] === entries[i + m - k]) m++;
-  const count = Math.floor(m / k);
-  if (count === 0) return undefined;
-  const entry = `[15,${k},${count}]`;
-  return { covered: count * k, entry, saved: plainLength(entries, i, i + count * k) - entry.length - 1 };
+  while (i + m < entries.length && m < MAX_RUN && entries.at(i + m) === entries.at(i + m - d)) m++;
+  return m === 0 ? undefined : run(entries, i, m, `[15,${d},${m}]`);
 }
 
-/** The run of groups of `k` from `i` on with one string replaced, if any. */
-function replacedRun(entries: readonly string[], i: number, k: number, limit: number): Run | undefined {
-  // The first repetition names what it replaces: the first string the group differs in, whole.
-  let t: string | undefined;
-  for (let j = 0; j < k && t === undefined; j++) {
-    if (i + j >= entries.length) return undefined;
-    const found = difference(entries[i - k + j] as string, entries[i + j] as string);
-    if (found === undefined) return undefined;
-    if (found !== null) t = found[0];
-  }
-  if (t === undefined || t === '') return undefined;
-  const first = t;
-  const values: string[] = [];
-  let at = i;
-  while (at + k <= entries.length && at + k - i <= limit) {
-    const v = nextValue(entries, at, k, values.length === 0 ? undefined : t);
-    if (v === undefined || v === '' || !repeats(entries, at, k, t, v)) break;
-    values.push(v);
-    t = v;
-    at += k;
-  }
-  if (values.length === 0) return undefined;
-  let entry = `[16,${k},${JSON.stringify(first)}`;
-  for (const v of values) entry += `,${JSON.stringify(v)}`;
-  entry += ']';
-  return { covered: at - i, entry, saved: plainLength(entries, i, at) - entry.length - 1 };
+/** How many entries from `i` on have the shape of the one `d` before them. */
+function sameShapes(entries: Entries, i: number, d: number): number {
+  let m = 0;
+  while (i + m < entries.length && m < MAX_RUN && entries.eligible(i + m) && entries.cut(i + m).shape === entries.cut(i + m - d).shape) m++;
+  return m;
 }
 
 /**
- * A batch's entries with runs of repeated groups written as runs, where that is shorter. Linear:
- * at each place, each group size scans at most as far as the longest run found there, and the
- * writing goes on after it.
+ * What `t` became from the group before `from` to the `k` entries at it, found at the first value
+ * they differ in (`t` itself if none): `undefined` if no one value can be.
  */
-export function withRuns(entries: readonly string[]): readonly string[] {
-  if (entries.length < MIN_ENTRIES || entries.length > MAX_EXPANDED) return entries;
+function nextValue(entries: Entries, from: number, k: number, t: string | undefined): string | undefined {
+  for (let j = 0; j < k; j++) {
+    const a = entries.cut(from - k + j).values;
+    const b = entries.cut(from + j).values;
+    for (let p = 0; p < a.length; p++) {
+      const x = a[p] as string;
+      const y = b[p] as string;
+      if (x === y) continue;
+      if (x.charCodeAt(0) !== 34 || y.charCodeAt(0) !== 34) return undefined;
+      const inner = x.slice(1, -1);
+      const next = y.slice(1, -1);
+      if (t === undefined || inner === t) return next;
+      // The string holds `t` once: what surrounds it stays.
+      const at = inner.indexOf(t);
+      if (at === -1 || inner.indexOf(t, at + 1) !== -1) return undefined;
+      const before = inner.slice(0, at);
+      const after = inner.slice(at + t.length);
+      if (next.length < before.length + after.length || !next.startsWith(before) || !next.endsWith(after)) return undefined;
+      return next.slice(before.length, next.length - after.length);
+    }
+  }
+  return t;
+}
+
+/** The run of groups of `k` from `i` on with one string replaced, over `m` entries of the same shapes. */
+function replacedRun(entries: Entries, i: number, k: number, m: number): Run | undefined {
+  // The first repetition names what it replaces: the first string the group differs in, whole.
+  const first = nextValue(entries, i, k, undefined);
+  if (first === undefined) return undefined;
+  let t: string | undefined;
+  for (let j = 0; j < k && t === undefined; j++) {
+    const a = entries.cut(i - k + j).values;
+    const b = entries.cut(i + j).values;
+    for (let p = 0; p < a.length && t === undefined; p++) if (a[p] !== b[p]) t = (a[p] as string).slice(1, -1);
+  }
+  if (t === undefined || t === '') return undefined;
+  const named: string = t;
+  let current: string = t;
+  let values = '';
+  let at = i;
+  for (; at + k <= i + m; at += k) {
+    const v: string | undefined = at === i ? first : nextValue(entries, at, k, current);
+    if (v === undefined || v === '') break;
+    let whole = true;
+    for (let j = 0; j < k && whole; j++) {
+      const before = entries.at(at - k + j);
+      whole = plain(before) && substitute(before, current, v) === entries.at(at + j);
+    }
+    if (!whole) break;
+    values += `,"${v}"`;
+    current = v;
+  }
+  return at === i ? undefined : run(entries, i, at - i, `[16,${k},"${named}"${values}]`);
+}
+
+/** The `m` entries from `i` on, of the shapes of those `d` before them, with their values given anew. */
+function editedRun(entries: Entries, i: number, d: number, m: number): Run {
+  let values = '';
+  for (let j = 0; j < m; j++) {
+    const a = entries.cut(i + j - d).values;
+    const b = entries.cut(i + j).values;
+    for (let p = 0; p < b.length; p++) values += b[p] === a[p] ? ',0' : `,${b[p] as string}`;
+  }
+  return run(entries, i, m, `[17,${d},${m}${values}]`);
+}
+
+function better(a: Run | undefined, b: Run | undefined): Run | undefined {
+  if (b === undefined || b.saved <= 0) return a;
+  return a === undefined || b.saved > a.saved ? b : a;
+}
+
+/**
+ * A batch's entries with runs written as runs, where that is shorter. At each place, the writer tries
+ * the nearest earlier entries of the same shape (and, for `[16]`, the groups just before), and runs
+ * scan forward only as far as they go; the writing goes on after the run it takes.
+ */
+export function withRuns(list: readonly string[]): readonly string[] {
+  if (list.length < MIN_ENTRIES || list.length > MAX_EXPANDED) return list;
+  const entries = new Entries(list);
   const out: string[] = [];
-  /** Entries written one by one since the last run or ineligible entry: a group is taken from them. */
-  let plainFrom = 0;
-  /** Entries the runs may still stand for. */
-  let budget = MAX_EXPANDED;
+  /** Where the entries a run may be made from start (after the last one no run may hold). */
+  let from = 0;
+  /** The places of the entries of each shape, the nearest last. */
+  const places = new Map<string, number[]>();
+  const seen = (i: number) => {
+    const shape = entries.cut(i).shape;
+    const list = places.get(shape);
+    if (list === undefined) places.set(shape, [i]);
+    else {
+      list.push(i);
+      if (list.length > 4 * CANDIDATES) list.splice(0, list.length - CANDIDATES);
+    }
+  };
   for (let i = 0; i < entries.length; ) {
-    const entry = entries[i] as string;
-    if (!eligible(entry)) {
+    const entry = entries.at(i);
+    if (!entries.eligible(i)) {
       out.push(entry);
       i++;
-      plainFrom = i;
+      from = i;
+      places.clear();
       continue;
     }
     let best: Run | undefined;
-    const room = i - plainFrom;
-    for (let k = 1; k <= MAX_GROUP && k <= room; k++) {
-      const literal = literalRun(entries, i, k, budget);
-      const run = literal ?? replacedRun(entries, i, k, budget);
-      if (run !== undefined && run.saved > 0 && (best === undefined || run.saved > best.saved)) best = run;
+    /** Where the best run starts: `[16]` may do better a few entries on, where its group begins. */
+    let at = i;
+    const earlier = places.get(entries.cut(i).shape);
+    if (earlier !== undefined) {
+      for (let c = earlier.length - 1, tried = 0; c >= 0 && tried < CANDIDATES; c--, tried++) {
+        const d = i - (earlier[c] as number);
+        if (d > MAX_DISTANCE || i - d < from) break;
+        const literal = literalRun(entries, i, d);
+        if (better(best, literal) !== best) [best, at] = [literal, i];
+        const m = sameShapes(entries, i, d);
+        if (literal !== undefined && literal.covered === m) continue;
+        const edited = editedRun(entries, i, d, m);
+        if (better(best, edited) !== best) [best, at] = [edited, i];
+        if (d > MAX_GROUP || m < 2 * d) continue;
+        // One value replaced in groups of d, the group starting at any of the next d entries.
+        for (let o = 0; o < d; o++) {
+          const replaced = replacedRun(entries, i + o, d, m - o);
+          if (better(best, replaced) !== best) [best, at] = [replaced, i + o];
+        }
+      }
     }
     if (best === undefined) {
       out.push(entry);
+      seen(i);
       i++;
       continue;
     }
+    for (; i < at; i++) {
+      out.push(entries.at(i));
+      seen(i);
+    }
     out.push(best.entry);
+    for (let j = 0; j < best.covered; j++) seen(i + j);
     i += best.covered;
-    budget -= best.covered;
-    // The run's entries are the group for the next run.
   }
   return out;
 }

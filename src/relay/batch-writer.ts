@@ -16,6 +16,12 @@ function scalarText(value: JsonScalar, raw: string | undefined): string | undefi
   return value === null ? 'null' : value ? 'true' : 'false';
 }
 
+/** Whether `text` is the last reference token of the JSON Pointer (or relative one) `path`, unescaped. */
+function isLastToken(path: string, text: string): boolean {
+  const at = path.lastIndexOf('/');
+  return at !== -1 && path.slice(at + 1).replaceAll('~1', '/').replaceAll('~0', '~') === text;
+}
+
 /** Members of an event the compact entries know; an event with any other member is written whole. */
 function onlyMembers(event: object, allowed: ReadonlySet<string>): boolean {
   for (const key in event) if (Object.hasOwn(event, key) && (event as Record<string, unknown>)[key] !== undefined && !allowed.has(key)) return false;
@@ -449,10 +455,13 @@ export class BatchWriter {
     let value: string;
     switch (event['kind']) {
       case 'key':
-      case 'partial-string':
-        if (typeof event['textValue'] !== 'string' || event['value'] !== undefined || event['raw'] !== undefined) return undefined;
-        value = `,${JSON.stringify(event['textValue'])}`;
+      case 'partial-string': {
+        const text = event['textValue'];
+        if (typeof text !== 'string' || event['value'] !== undefined || event['raw'] !== undefined) return undefined;
+        // A key is the last token of its path, most of the time: then it goes once, in the path.
+        value = event['kind'] === 'key' && isLastToken(event['path'], text) ? ',0' : `,${JSON.stringify(text)}`;
         break;
+      }
       case 'complete-number': {
         if (typeof event['value'] !== 'number' || event['textValue'] !== undefined || (event['raw'] !== undefined && typeof event['raw'] !== 'string')) return undefined;
         const scalar = scalarText(event['value'], event['raw'] as string | undefined);

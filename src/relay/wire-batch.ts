@@ -20,10 +20,10 @@
  * | `[4, scalar…]` | the previous entry's progress again, one element further, for each scalar |
  * | `[5, ctx, key, flag]` `[6, ctx, key, text]` `[7, ctx, key, string]` | `field-start` (flag 1: `string: true`), `field-delta`, `field-end` |
  * | `[11, text]` | a `field-delta` of the field the previous field event was of |
- * | `[8, ctx, kind, path, value?]` `[12, kind, path, value?]` `[14, kind, value?]` | `path-update` (12: of the document of the previous one; 14: also at the next element after its path) |
+ * | `[8, ctx, kind, path, value?]` `[12, kind, path, value?]` `[14, kind, value?]` | `path-update` (12: of the document of the previous one; 14: also at the next element after its path; a `key` whose value is `0`: the last token of its path) |
  * | `[9, ctx, delta, complete, metadata?]` | `streaming-tool-call` |
  * | `[10, index, metadata?]` | `flush` |
- * | `[15, k, n]` `[16, k, t, v…]` | the last `k` entries again: `n` times, or once per `v` with `t` made `v` in their strings (batch-repeat.ts) |
+ * | `[15, d, n]` `[16, k, t, v…]` `[17, d, n, x…]` | runs: entries made from earlier ones (batch-repeat.ts) |
  *
  * - Strings in the places that identify (ids, names, keys, path steps, path-update paths, message
  *   ids) are written whole the first time; a string of more than 2 characters is then numbered

@@ -40,7 +40,11 @@ describe('EventStreamDecoder and NdjsonDecoder refuse forged batches with a type
     ['metadata that is not an object', '[[0],[10,0,"x"]]', 'invalid-data'],
     ['a leaf of no kind', '[[0],[3,[0,"c","f",28,null],-2,{"x":1}]]', 'invalid-data'],
     ['a run of more entries than were written', '[[0],[1,0,"m","a"],[15,3,1]]', 'invalid-data'],
-    ['a run of a group longer than 8', '[[0],[1,0,"m","a"],[1,0,"m","a"],[1,0,"m","a"],[1,0,"m","a"],[1,0,"m","a"],[1,0,"m","a"],[1,0,"m","a"],[1,0,"m","a"],[1,0,"m","a"],[15,9,1]]', 'invalid-data'],
+    ['a run copying from farther back than 256 entries', `[[0],[1,0,"m","a"],[15,1,299],[15,257,1]]`, 'invalid-data'],
+    ['a run replacing in a group longer than 32', `[[0],[1,0,"m","a"],[15,1,40],[16,33,"a","b"]]`, 'invalid-data'],
+    ['a run with fewer values than its entries hold', '[[0],[1,0,"m","a"],[17,1,2,"b"]]', 'invalid-data'],
+    ['a run with values left over', '[[0],[1,0,"m","a"],[17,1,1,"b","c"]]', 'invalid-data'],
+    ['a run with a value that is a number but 0', '[[0],[1,0,"m","a"],[17,1,1,7]]', 'invalid-data'],
     ['a run repeated no times', '[[0],[1,0,"m","a"],[15,1,0]]', 'invalid-data'],
     ['a run repeated a fraction of a time', '[[0],[1,0,"m","a"],[15,1,1.5]]', 'invalid-data'],
     ['a run replacing the empty string', '[[0],[1,0,"m","a"],[16,1,"","b"]]', 'invalid-data'],
@@ -59,11 +63,14 @@ describe('EventStreamDecoder and NdjsonDecoder refuse forged batches with a type
   }
 
   it('runs stand for the entries they repeat: literal ones, and ones with a string replaced, from history that moves on', async () => {
-    const data = '[[0],[1,0,"m","ab"],[1,0,"r","x"],[15,2,2],[16,1,"x","y","z"]]';
+    const data = '[[0],[1,0,"m","ab"],[1,0,"r","x"],[15,2,4],[16,1,"x","y","z"],[17,3,3,0,"q",0,"w","m","e"]]';
     const decoded = await sse(record(data));
     expect(decoded.error).toBeUndefined();
     const texts = decoded.values.map((event) => (event as { part: { type: string; text: string } }).part).map((part) => `${part.type[0]}:${part.text}`);
-    expect(texts).toEqual(['m:ab', 'r:x', 'm:ab', 'r:x', 'm:ab', 'r:x', 'r:y', 'r:z']);
+    // [15,2,4]: four entries, each the one two before it; [16,1,…]: the last entry with x made y,
+    // then y made z; [17,3,3,…]: three entries, each the one three before it with its values given
+    // (kind and text; 0 keeps one).
+    expect(texts).toEqual(['m:ab', 'r:x', 'm:ab', 'r:x', 'm:ab', 'r:x', 'r:y', 'r:z', 'r:q', 'r:w', 'm:e']);
   });
 
   it('a record of runs as large as the limit allows decodes in bounded time, and one more entry is refused', async () => {
