@@ -39,6 +39,8 @@ import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
 import { collectTurn, FieldEventStream, fromResponse, type PipelineEvent } from '../../src/index.ts';
 import { errorClasses, readEvent } from '../../src/relay/wire.ts';
+import { BatchReader } from '../../src/relay/batch-reader.ts';
+import { isDeepStrictEqual } from 'node:util';
 import { redisMissing, startRedis } from '../../test/redis/redis-server.ts';
 import { loadTurns, RECORDINGS, rng, SCRIPTED_SIZES, type ProviderRequest, type Turn } from './turns.ts';
 
@@ -143,8 +145,13 @@ interface Outcome {
   streamId: string | undefined;
   /** The relay that produces the stream (where the POST was answered). */
   producer: string | undefined;
-  /** What it received, by id: an event's JSON, or a snapshot standing for the events up to its id. */
-  readonly data: Array<{ readonly id: number; readonly data: string; readonly snapshot: boolean }>;
+  /**
+   * What it received, by id: an event, or a snapshot standing for the events up to its id (its
+   * events). Records carry batches of events (the relay's wire form), `id:` the last one's id.
+   */
+  readonly data: Array<{ readonly id: number; readonly events: readonly unknown[]; readonly snapshot: boolean }>;
+  /** The batch reader of the response being read (each response's first entry starts its tables). */
+  batches: BatchReader;
   snapshots: number;
   last: number;
   duplicates: number;
@@ -261,7 +268,7 @@ function readFrames(response: IncomingMessage, onFrame: (frame: Frame) => boolea
 
 function newOutcome(plan: Plan): Outcome {
   return {
-    plan, streamId: undefined, producer: undefined, data: [], snapshots: 0, last: 0, duplicates: 0, gaps: 0, ended: false, error: undefined, errorVia: undefined, errorAt: 0,
+    plan, streamId: undefined, producer: undefined, data: [], batches: new BatchReader(classes, 256), snapshots: 0, last: 0, duplicates: 0, gaps: 0, ended: false, error: undefined, errorVia: undefined, errorAt: 0,
     failure: undefined, resumes: [], stop: undefined, leftAt: 0, backAt: 0, atKill: 'not started', state: 'not started', postLatency: Number.NaN,
   };
 }
@@ -291,16 +298,30 @@ async function runClient(outcome: Outcome, relays: readonly Relay[], random: () 
       return;
     }
     const id = frame.id as number;
-    if (id <= outcome.last) {
-      outcome.duplicates++;
-      return;
-    }
+    // A record's events, read as a page reads them; their ids count up to the record's.
+    const events: unknown[] = [];
+    outcome.batches.read(JSON.parse(frame.data ?? '[]') as unknown[], events);
     // A snapshot stands for the events after the last one received, up to its id.
     const snapshot = frame.event === 'snapshot';
-    if (!snapshot && id !== outcome.last + 1) outcome.gaps++;
-    if (snapshot) outcome.snapshots++;
-    outcome.last = id;
-    outcome.data.push({ id, data: frame.data ?? '', snapshot });
+    if (snapshot) {
+      if (id <= outcome.last) outcome.duplicates++;
+      else {
+        outcome.snapshots++;
+        outcome.last = id;
+        outcome.data.push({ id, events, snapshot });
+      }
+    } else {
+      for (let k = 0; k < events.length; k++) {
+        const eventId = id - events.length + 1 + k;
+        if (eventId <= outcome.last) {
+          outcome.duplicates++;
+          continue;
+        }
+        if (eventId !== outcome.last + 1) outcome.gaps++;
+        outcome.last = eventId;
+        outcome.data.push({ id: eventId, events: [events[k]], snapshot });
+      }
+    }
     if (!cut && role !== 'read' && outcome.last >= plan.cutAfter) {
       cut = true;
       return true; // close the connection
@@ -674,7 +695,7 @@ async function main(): Promise<void> {
 
     // What the client got is what the log holds, from the first event on (a prefix when it ended early).
     // Each event received is the log's event of that id; a snapshot stands for events the log holds.
-    const prefix = o.last <= log.data.length && o.data.every((d) => (d.snapshot ? d.id <= log.data.length : d.data === log.data[d.id - 1]));
+    const prefix = o.last <= log.data.length && o.data.every((d) => (d.snapshot ? d.id <= log.data.length : isDeepStrictEqual(d.events[0], readEvent(log.data[d.id - 1] as string, classes))));
 
     if (o.plan.role === 'leave' && o.backAt > 0) {
       if (request.finishedAt !== undefined && request.finishedAt <= o.backAt) leftBackAfterEnd++;
@@ -707,7 +728,7 @@ async function main(): Promise<void> {
     if (request.how !== 'completed') problems.push(`${label}: no stop, but its provider request was ${request.how}`);
     const complete = o.ended && o.error === undefined && prefix && o.last === log.data.length && log.terminal === 'end';
     // The turn the page builds: snapshots read as the events they stand for (collectTurn does).
-    const turn = complete ? await turnOf(o.data.map((d) => (d.snapshot ? { type: 'snapshot', ...(readEvent(d.data, classes) as object) } : readEvent(d.data, classes)))) : '';
+    const turn = complete ? await turnOf(o.data.flatMap((d) => d.events)) : '';
     if (complete && turn === (expected.get(o.plan.turn) as { turn: string }).turn) exact++;
     else if (o.failure === undefined) problems.push(`${label}: ${o.last}/${log.data.length} events (${o.snapshots} snapshots), prefix ${prefix}, ended ${o.ended}, error ${JSON.stringify(o.error)}, log ${log.terminal}, turn ${complete ? 'differs' : 'incomplete'}`);
   }

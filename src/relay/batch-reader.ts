@@ -6,7 +6,7 @@
 import { DeepFragment, EAGER_DEPTH } from '../json/deep-fragment.ts';
 import type { EventMetadata, JsonScalar, StreamFragment, ValueKind } from '../types.ts';
 import { RelayError } from '../errors.ts';
-import { MARKS, nextIndexPath, PART_TYPES, PATH_KINDS, SHORT, Tables, type Node } from './wire-batch.ts';
+import { endsInIndex, MARKS, nextIndexPath, PART_TYPES, PATH_KINDS, SHORT, Tables, type Node } from './wire-batch.ts';
 import { readEventValue, type ErrorClass } from './wire.ts';
 import { MAX_DISTANCE, MAX_EXPANDED, MAX_GROUP } from './batch-repeat.ts';
 
@@ -425,9 +425,11 @@ export class BatchReader {
     const context = this.#contexts[ctx] as Context;
     const kind = typeof kindValue === 'number' ? PATH_KINDS[kindValue] : undefined;
     if (kind === undefined) throw bad("a path update's kind");
+    if (code === 8) this.#lastPath = undefined;
     const path = code === 14 ? (this.#lastPath === undefined ? undefined : nextIndexPath(this.#lastPath)) : this.#string(pathValue, "a path update's path");
     if (path === undefined) throw bad('the next element after a path that is not one');
-    this.#lastPath = path;
+    // The last path that ends in an index, for the next element (`[14, …]`).
+    if (endsInIndex(path)) this.#lastPath = path;
     const event: Record<string, unknown> = { type: 'path-update' };
     if (context.structured) {
       event['index'] = context.index;

@@ -5,7 +5,7 @@
  */
 import { newPlace, placeOf, type PathStep } from '../json/deep-fragment.ts';
 import type { JsonScalar, StreamFragment, ValueKind } from '../types.ts';
-import { MARKS, nextIndexPath, PART_KINDS, PATH_KIND_CODES, SHORT, Tables, type Node } from './wire-batch.ts';
+import { endsInIndex, MARKS, nextIndexPath, PART_KINDS, PATH_KIND_CODES, SHORT, Tables, type Node } from './wire-batch.ts';
 import { expandSnapshot, writeEvent } from './wire.ts';
 import { withRuns } from './batch-repeat.ts';
 
@@ -66,7 +66,10 @@ export class BatchWriter {
   #pending: PendingScalar | undefined;
   /** The context (index, call id, name) and key of the last field event: a delta of the same field needs neither. */
   #lastField: { readonly key: string; readonly index: number | undefined; readonly id: string | undefined; readonly name: string | undefined } | undefined;
-  /** The context and path of the last path update (the next one of the same document needs no context). */
+  /**
+   * The context of the last path update (the next one of the same document needs no context), and
+   * its last path that ends in an index (an update at the next element needs no path).
+   */
   #lastPathContext = -1;
   #lastPath: string | undefined;
   /** The context of the last progress entry (the next one of the same context needs none). */
@@ -489,7 +492,10 @@ export class BatchWriter {
     const same = this.#lastPathContext === ctx && !ctxText.startsWith('[');
     const next = same && this.#lastPath !== undefined && nextIndexPath(this.#lastPath) === event['path'];
     this.#lastPathContext = ctx;
-    this.#lastPath = event['path'];
+    // The last path that ends in an index: the next element is after it, whatever updates came
+    // between (the end of the element before, at its own path).
+    if (!same) this.#lastPath = undefined;
+    if (endsInIndex(event['path'])) this.#lastPath = event['path'];
     if (next) return `[14,${kind}${value}]`;
     const path = this.#string(event['path']);
     return same ? `[12,${kind},${path}${value}]` : `[8,${ctxText},${kind},${path}${value}]`;

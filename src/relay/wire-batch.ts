@@ -20,7 +20,7 @@
  * | `[4, scalar…]` | the previous entry's progress again, one element further, for each scalar |
  * | `[5, ctx, key, flag]` `[6, ctx, key, text]` `[7, ctx, key, string]` | `field-start` (flag 1: `string: true`), `field-delta`, `field-end` |
  * | `[11, text]` | a `field-delta` of the field the previous field event was of |
- * | `[8, ctx, kind, path, value?]` `[12, kind, path, value?]` `[14, kind, value?]` | `path-update` (12: of the document of the previous one; 14: also at the next element after its path; a `key` whose value is `0`: the last token of its path) |
+ * | `[8, ctx, kind, path, value?]` `[12, kind, path, value?]` `[14, kind, value?]` | `path-update` (12: of the document of the previous one; 14: also at the next element after the last of its paths that ends in an index; a `key` whose value is `0`: the last token of its path) |
  * | `[9, ctx, delta, complete, metadata?]` | `streaming-tool-call` |
  * | `[10, index, metadata?]` | `flush` |
  * | `[15, d, n]` `[16, k, t, v…]` `[17, d, n, x…]` | runs: entries made from earlier ones (batch-repeat.ts) |
@@ -103,6 +103,11 @@ export class Tables {
     (node.children ??= new Map()).set(step, id);
     return id;
   }
+}
+
+/** Whether a JSON Pointer (or a relative one) has a last reference token that is an array index (not a relative pointer's count alone). */
+export function endsInIndex(path: string): boolean {
+  return path.lastIndexOf('/') !== -1 && nextIndexPath(path) !== undefined;
 }
 
 /**
