@@ -248,6 +248,22 @@ const SNIPPETS: Record<string, Entry> = {
   },
 
   'docs/ai-sdk.md#0': { contains: 'new UIMessageStreamEncoder()', run: uiMessageServer },
+  'docs/ai-sdk.md#1': {
+    contains: 'collectTurn(toSave).then(saveTurn, reportError)',
+    run: (snippet) => async () => {
+      let saved: (value: unknown) => void = () => undefined;
+      const turn = new Promise((resolve) => (saved = resolve));
+      const reportError = recorder();
+      const printed = await runSnippet(snippet.code, { modules, scope: { ...placeholders, fetch: fetchOf(writeFile), saveTurn: (t: unknown) => saved(t), reportError } });
+      const POST = printed.exports['POST'] as (request: Request) => Promise<Response>;
+      const response = await POST(new Request('http://127.0.0.1/api/chat', { method: 'POST', body: '{}' }));
+      // The page gets the call as the plain server sends it ...
+      expect(await response.text()).toContain('"type":"tool-input-available"');
+      // ... and the server saved the exact turn, once.
+      expect(((await turn) as argstream.Turn).toolCalls.map((call) => call.arguments)).toEqual([WRITE_FILE_ARGS]);
+      expect(reportError.calls).toEqual([]);
+    },
+  },
 
   'CHANGELOG.md#0': {
     contains: '// before: fused implicitly',

@@ -77,6 +77,9 @@ declare global {
   const upstream: Response;
   const otherResponse: Response;
   const otherBytes: ReadableStream<Uint8Array>;
+  /** Where a server keeps a finished turn, and reports what failed. */
+  function saveTurn(turn: A.Turn): void;
+  function reportError(error: unknown): void;
   /** A provider's response body, already in hand. */
   const bytes: ReadableStream<Uint8Array>;
   /** The same, read by the program into an array. */
