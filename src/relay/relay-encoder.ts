@@ -144,6 +144,20 @@ export class RelayEncoder<T> {
       output.close();
       wake();
     };
+    /** The stages' work, when `chain` put stages before the encoder: the same as `fromResponse` runs. */
+    const tail = relayTail(framer, options, utf8);
+    /** The last bytes (what was gathered with the end or the error record), and the readable side closes. */
+    const finishWith = (bytes: Uint8Array | undefined) => {
+      if (finished) return;
+      finished = true;
+      stopTimers();
+      if (bytes !== undefined) {
+        lastOutput = Date.now();
+        output.enqueue(bytes);
+      }
+      output.close();
+      wake();
+    };
 
     this.readable = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -163,7 +177,7 @@ export class RelayEncoder<T> {
         input.error(reason);
         wake();
       },
-      // Up to 16 events queued (in the records of their reads) spare a round trip through the pipe per read.
+      // 64 KiB queued (the records of a read or two) spare a round trip through the pipe per read.
     }, { highWaterMark: MAX_QUEUED, size: (chunk) => chunk.byteLength });
 
     this.writable = new WritableStream<T>({
@@ -231,30 +245,34 @@ export class RelayEncoder<T> {
       },
     });
 
-    /** The events `out` holds, taken in (a refused one: its error is the last record, and thrown). */
-    const frame = (out: readonly unknown[]) => {
-      try {
-        for (let i = 0; i < out.length; i++) framer.event(out[i] as T);
-      } catch (error) {
-        finish(framer.error(error, options));
-        throw error;
-      }
-    };
-    /** The cores failed after making `out`: those events, the error as the last record, and the error thrown. */
+    /** The stages failed after making `out`: those events, the error as the last record, and the error thrown. */
     const failed = (out: readonly unknown[], error: unknown): never => {
-      frame(out);
-      finish(framer.error(error, options));
+      finishWith(tail.fail(out, error));
       throw error;
     };
     const ended = (out: readonly unknown[]) => {
-      frame(out);
-      finish(framer.end());
+      let last: Uint8Array | undefined;
+      try {
+        last = tail.end(out);
+      } catch (refused) {
+        return failed([], refused);
+      }
+      finishWith(last);
     };
-    /** What one input chunk made, through the cores, as one output chunk at once. */
+    /** What one input chunk made, through the stages, as one output chunk at once. */
     const emitted = (out: readonly unknown[]): Promise<void> | undefined => {
       if (finished) return undefined;
-      frame(out);
-      flush();
+      let bytes: Uint8Array | undefined;
+      try {
+        bytes = tail.chunk(out);
+      } catch (refused) {
+        // An event the format refuses: its error is the last record, after what came before it.
+        return failed([], refused);
+      }
+      if (bytes !== undefined) {
+        lastOutput = Date.now();
+        output.enqueue(bytes);
+      }
       if ((output.desiredSize ?? 0) > 0) return undefined;
       return new Promise<void>((resolve) => {
         resume = resolve;
@@ -292,7 +310,7 @@ export class RelayEncoder<T> {
         writable.getWriter();
         readable.getReader();
         stopTimers();
-        return { cores, tail: relayTail(framer, options, utf8) };
+        return { cores, tail };
       },
     });
   }
