@@ -14,6 +14,9 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 // Two programs: the library (tsconfig.build.json: web-platform types only, so Node-only code in it
 // fails the build) and the CLI (tsconfig.cli.json: src/cli/ with Node's types; it re-emits the
 // library files it imports, byte for byte the same).
+// `npm start` builds first: say so, rather than sit silent for the ten seconds tsc takes.
+if (process.argv.includes('--announce')) console.log('Building argstream into dist/ (tsc, about 10 s), then starting the demo…');
+
 const emitted = new Set();
 for (const project of ['tsconfig.build.json', 'tsconfig.cli.json']) {
   const result = spawnSync(process.execPath, [tsc, '-p', project, '--listEmittedFiles'], { cwd: ROOT, encoding: 'utf8' });

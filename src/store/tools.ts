@@ -150,11 +150,18 @@ export interface StreamingToolCall<Name extends string, Input> extends ToolCallB
   readonly input: PartialInput<Input>;
 }
 
-/** A call of a known tool whose input is complete and valid: `input` is the schema's output (readonly). */
-export interface CompletedToolCall<Name extends string, Output> extends ToolCallBase {
+/**
+ * A call of a known tool whose input is complete and valid: `input` is the schema's output
+ * (readonly), `arguments` the model's arguments as they came. They differ where the schema
+ * transforms: a zod object drops the members it does not name, a default fills one in, a coercion
+ * changes a type. Without a schema (or a schema that changes nothing) they are the same object.
+ */
+export interface CompletedToolCall<Name extends string, Output, Input = Output> extends ToolCallBase {
   readonly toolName: Name;
   readonly status: 'complete';
   readonly input: DeepReadonly<Output>;
+  /** The complete arguments exactly as `JSON.parse` makes them from the model's text, before the schema. */
+  readonly arguments: DeepReadonly<Input>;
 }
 
 /** A call whose complete input the schema rejected: `input` is what the model sent. */
@@ -186,7 +193,7 @@ export interface FailedToolCall<Name extends string, Input> extends ToolCallBase
 /** One call of a known tool, in any status. */
 export type TypedToolCall<Name extends string, S> =
   | StreamingToolCall<Name, SchemaInput<S>>
-  | CompletedToolCall<Name, SchemaOutput<S>>
+  | CompletedToolCall<Name, SchemaOutput<S>, SchemaInput<S>>
   | InvalidToolCall<Name, SchemaInput<S>>
   | FailedToolCall<Name, SchemaInput<S>>;
 
@@ -208,7 +215,7 @@ export type UnknownToolName = `(unknown tool)${string}`;
 /** A call of a tool the store was not told about: its input is JSON, untyped (and readonly). */
 export type UntypedToolCall<Name extends string = string> =
   | (Omit<StreamingToolCall<Name, never>, 'input'> & { readonly input: ReadonlyJsonValue })
-  | (Omit<CompletedToolCall<Name, never>, 'input'> & { readonly input: ReadonlyJsonValue })
+  | (Omit<CompletedToolCall<Name, never>, 'input' | 'arguments'> & { readonly input: ReadonlyJsonValue; readonly arguments: ReadonlyJsonValue })
   | (Omit<FailedToolCall<Name, never>, 'input'> & { readonly input: ReadonlyJsonValue });
 
 /**

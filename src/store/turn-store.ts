@@ -211,6 +211,8 @@ class CallState {
   readonly completed = new CompletionLog();
   /** The input once complete (validated), or as the call ended. */
   final: { value: unknown } | undefined;
+  /** The complete arguments as the model sent them (what `JSON.parse` makes), before any schema. */
+  arguments: JsonValue | undefined;
   issues: readonly StandardSchemaIssue[] | undefined;
   error: Error | undefined;
   result: { value: unknown } | undefined;
@@ -802,6 +804,7 @@ export class TurnStore<T extends ToolSchemas = {}> {
     // Arrived whole: not open any more (the end does not cut it), its input the arguments until validated.
     this.#release(call);
     call.final = { value: args };
+    call.arguments = args;
     const schema = call.providerExecuted ? undefined : this.#tools?.[call.toolName];
     if (schema === undefined || !Object.hasOwn(this.#tools as object, call.toolName)) {
       this.#settle(call, 'complete', args, undefined);
@@ -972,6 +975,7 @@ export class TurnStore<T extends ToolSchemas = {}> {
       input,
       complete: completed,
     };
+    if (call.status === 'complete') view['arguments'] = call.arguments ?? input;
     if (call.status === 'invalid') view['issues'] = call.issues ?? [];
     if (call.status === 'failed') view['error'] = call.error;
     if (call.result !== undefined) view['result'] = call.result.value;
@@ -998,6 +1002,7 @@ function sameView(a: Record<string, unknown>, b: Record<string, unknown>): boole
     a['toolName'] === b['toolName'] &&
     a['index'] === b['index'] &&
     a['providerExecuted'] === b['providerExecuted'] &&
+    a['arguments'] === b['arguments'] &&
     a['issues'] === b['issues'] &&
     a['error'] === b['error'] &&
     Object.is(a['result'], b['result']) &&

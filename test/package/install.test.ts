@@ -21,6 +21,8 @@ import { execute, localBin, notInstalled, npm, ROOT, type ProcessResult } from '
 const require = createRequire(import.meta.url);
 const IN_CI = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
 const TSC = require.resolve('typescript/bin/tsc');
+/** The oldest TypeScript the declarations support (the README says 5.4: they use `NoInfer`). */
+const TSC_OLDEST = require.resolve('typescript54/bin/tsc');
 const ATTW = join(dirname(require.resolve('@arethetypeswrong/cli/package.json')), 'dist', 'index.js');
 
 interface PackedFile {
@@ -189,16 +191,18 @@ describe('the npm package, packed and installed into a fresh project', () => {
     '',
   ].join('\n');
 
-  for (const [label, module, moduleResolution] of [
-    ['node16', 'node16', 'node16'],
-    ['bundler', 'esnext', 'bundler'],
+  for (const [label, module, moduleResolution, tsc] of [
+    ['node16', 'node16', 'node16', TSC],
+    ['bundler', 'esnext', 'bundler', TSC],
+    ['node16-ts5.4', 'node16', 'node16', TSC_OLDEST],
+    ['bundler-ts5.4', 'esnext', 'bundler', TSC_OLDEST],
   ] as const) {
-    it(`type-checks a TypeScript module importing 'argstream' under module ${module}, moduleResolution ${moduleResolution}`, async () => {
+    it(`type-checks a TypeScript module importing 'argstream' under module ${module}, moduleResolution ${moduleResolution}${tsc === TSC_OLDEST ? ', with TypeScript 5.4 (the oldest supported)' : ''}`, async () => {
       writeFileSync(join(app, 'user.ts'), userModule);
       const config = `tsconfig.${label}.json`;
       const compilerOptions = { module, moduleResolution, target: 'es2022', lib: ['es2022', 'dom', 'dom.iterable'], types: [], strict: true, noEmit: true, skipLibCheck: false };
       writeFileSync(join(app, config), `${JSON.stringify({ compilerOptions, files: ['user.ts'] }, null, 2)}\n`);
-      const result = await execute(process.execPath, [TSC, '-p', config, '--listFiles'], { cwd: app, timeoutMs: 60_000 });
+      const result = await execute(process.execPath, [tsc, '-p', config, '--listFiles'], { cwd: app, timeoutMs: 60_000 });
       expect(result.code, `tsc (${label}) reported:\n${result.stdout}${result.stderr}`).toBe(0);
       const files = result.stdout.split('\n').map((f) => f.trim().split(/[\\/]/).join('/'));
       expect(files).toContain(join(installed, 'dist', 'index.d.ts').split(sep).join('/'));

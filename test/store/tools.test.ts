@@ -213,6 +213,22 @@ describe('typed tools: the runtime, with each library', () => {
     });
   }
 
+  it("a complete call's `arguments` are the model's own, members the schema drops and defaults it adds included (zod strips unknown keys)", async () => {
+    const snapshot = await new TurnStore({ tools: zodTools }).consume(streamOf(turn('write_file', '{"path":"/a.txt","content":"hi","encoding":"utf8"}')));
+    const [typed, untyped] = snapshot.calls;
+    expect(typed).toMatchObject({ status: 'complete', input: { path: '/a.txt', content: 'hi', mode: 'create' }, arguments: { path: '/a.txt', content: 'hi', encoding: 'utf8' } });
+    expect(typed?.input).not.toHaveProperty('encoding');
+    expect(typed?.status === 'complete' && typed.arguments).not.toHaveProperty('mode');
+    // Without a schema nothing transforms: the same object.
+    expect(untyped?.status === 'complete' && untyped.arguments).toBe(untyped?.input);
+    // Only a complete call has them: the others' input is already what the model sent.
+    const invalid = await new TurnStore({ tools: zodTools }).consume(streamOf(turn('get_weather', '{"city":42}')));
+    expect(invalid.calls[0]).not.toHaveProperty('arguments');
+    if (typed?.toolName === 'write_file' && typed.status === 'complete') {
+      expectTypeOf(typed.arguments).toEqualTypeOf<{ readonly path: string; readonly content: string; readonly mode?: 'create' | 'overwrite' | undefined }>();
+    }
+  });
+
   it("arktype: a complete call's input is the schema's output; an invalid one has its issues", async () => {
     const good = await new TurnStore({ tools: arktypeTools }).consume(streamOf(turn('write_file', '{"path":"/a","content":"x","mode":"overwrite"}')));
     expect(good.calls[0]).toMatchObject({ status: 'complete', input: { path: '/a', content: 'x', mode: 'overwrite' } });
