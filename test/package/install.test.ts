@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,8 +21,8 @@ import { execute, localBin, notInstalled, npm, ROOT, type ProcessResult } from '
 const require = createRequire(import.meta.url);
 const IN_CI = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
 const TSC = require.resolve('typescript/bin/tsc');
-/** The oldest TypeScript the declarations support (the README says 5.4: they use `NoInfer`). */
-const TSC_OLDEST = require.resolve('typescript54/bin/tsc');
+/** The oldest TypeScript the declarations support (the README says 5.4: they use `NoInfer`), test/frameworks/typescript5.4's own install. */
+const TSC_OLDEST = fileURLToPath(new URL('../frameworks/typescript5.4/node_modules/typescript/bin/tsc', import.meta.url));
 const ATTW = join(dirname(require.resolve('@arethetypeswrong/cli/package.json')), 'dist', 'index.js');
 
 interface PackedFile {
@@ -197,7 +197,14 @@ describe('the npm package, packed and installed into a fresh project', () => {
     ['node16-ts5.4', 'node16', 'node16', TSC_OLDEST],
     ['bundler-ts5.4', 'esnext', 'bundler', TSC_OLDEST],
   ] as const) {
-    it(`type-checks a TypeScript module importing 'argstream' under module ${module}, moduleResolution ${moduleResolution}${tsc === TSC_OLDEST ? ', with TypeScript 5.4 (the oldest supported)' : ''}`, async () => {
+    it(`type-checks a TypeScript module importing 'argstream' under module ${module}, moduleResolution ${moduleResolution}${tsc === TSC_OLDEST ? ', with TypeScript 5.4 (the oldest supported)' : ''}`, async (context) => {
+      if (!existsSync(tsc)) {
+        const missing = 'TypeScript 5.4 is missing from test/frameworks/typescript5.4: run `npm test` (it installs it on first run) or `node test/frameworks/install.mjs`';
+        if (IN_CI) throw new Error(missing);
+        console.warn(`skipped: ${missing}`);
+        context.skip(missing);
+        return;
+      }
       writeFileSync(join(app, 'user.ts'), userModule);
       const config = `tsconfig.${label}.json`;
       const compilerOptions = { module, moduleResolution, target: 'es2022', lib: ['es2022', 'dom', 'dom.iterable'], types: [], strict: true, noEmit: true, skipLibCheck: false };
