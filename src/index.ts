@@ -228,6 +228,8 @@ export type { EventStreamDecoderOptions } from './relay/event-stream-decoder.ts'
 export { NDJSON_HEADERS, NdjsonDecoder, NdjsonEncoder } from './relay/ndjson.ts';
 export type { NdjsonDecoderOptions, NdjsonEncoderOptions } from './relay/ndjson.ts';
 export { lastEventId, resumeEventStream } from './relay/resume.ts';
+export { readRelay } from './relay/read-relay.ts';
+export type { ReadRelayOptions } from './relay/read-relay.ts';
 export type { RelayTerminal, ResumeEventStreamOptions } from './relay/resume.ts';
 export { compactEvents } from './relay/compact.ts';
 export type { RelayEncoderOptions } from './relay/relay-encoder.ts';

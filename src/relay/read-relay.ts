@@ -1,0 +1,317 @@
+/**
+ * The page side of a relay that keeps its turns in an event log: one stream of the turn's events
+ * that survives cut connections by itself.
+ *
+ * @module
+ */
+import { RelayError } from '../errors.ts';
+import type { PipelineEvent } from '../types.ts';
+import { EventStreamDecoderCore } from './event-stream-decoder.ts';
+import { EventLogError, type EventLogErrorCode } from './event-log-error.ts';
+import { NdjsonDecoderCore } from './ndjson.ts';
+import type { DecoderCore, RelayDecoderOptions } from './relay-decoder.ts';
+
+/** How {@link readRelay} reconnects. */
+export interface ReadRelayOptions extends RelayDecoderOptions {
+  /**
+   * Where a resume goes, given the stream id the first response named in `x-stream-id` (see
+   * `streamIdHeader`): a `GET` with `Last-Event-ID`. Return a URL, or a `Request` to set its
+   * method and headers yourself (`Last-Event-ID` is added).
+   * @default `${url of the first request}/${streamId}` (the README's `/api/chat/<id>`)
+   */
+  readonly resumeUrl?: (streamId: string) => string | URL | Request;
+  /**
+   * The response header that names the stream a resume asks for.
+   * @default 'x-stream-id'
+   */
+  readonly streamIdHeader?: string;
+  /**
+   * Most attempts in a row that bring no event, resumes and the first request's retries
+   * together; the count starts over once an event arrives.
+   * @default 8
+   */
+  readonly maxAttempts?: number;
+  /**
+   * Longest time spent reconnecting after a cut, in milliseconds, from the cut to the first event
+   * of a resumed response; the time starts over once an event arrives.
+   * @default 60000
+   */
+  readonly maxReconnectMs?: number;
+  /**
+   * The wait before the first retry, in milliseconds; each retry waits twice the one before (up
+   * to `maxDelayMs`), a random 50–100 % of it, so that a thousand pages cut at once by one relay
+   * do not come back at once.
+   * @default 250
+   */
+  readonly initialDelayMs?: number;
+  /**
+   * The longest wait between two attempts, in milliseconds.
+   * @default 5000
+   */
+  readonly maxDelayMs?: number;
+  /**
+   * Whether the first request is sent again when it failed before any response (a network error,
+   * or a 5xx that named no stream). The model may then have been asked twice: the first request
+   * can have reached the server before the connection failed. `false` makes such a failure final.
+   * @default true
+   */
+  readonly retryRequest?: boolean;
+  /** Stops reading, and any wait or request, with the signal's reason. */
+  readonly signal?: AbortSignal;
+  /** Told of every reconnect: the attempt (from 1), the error that made it, the wait before it. */
+  readonly onRetry?: (attempt: number, error: unknown, delayMs: number) => void;
+}
+
+/** What ends the reading for good: the relay's answer cannot change by asking again. */
+const FINAL_LOG_ERRORS: ReadonlySet<EventLogErrorCode> = new Set(['not-found', 'producer-lost', 'invalid-id', 'too-large', 'stopped', 'exists']);
+
+/**
+ * Read a relayed turn that survives cuts: the events of the relay's response to `input`/`init`
+ * (an `EventStreamEncoder`'s SSE, as `serveStream` writes it; NDJSON is read but cannot resume),
+ * as one stream of pipeline events for `TurnStore.consume`, `useTurn` or a `for await`.
+ *
+ * On any cut — a network error, a response that ends without its end event (`RelayError`
+ * `'incomplete'`), a 5xx, a relay that vanished mid-stream — it asks the stream's resume URL with
+ * the id of the last event it has received (every event up to it is already in this stream, read
+ * or queued: never one twice, never a gap), after a wait that doubles with jitter. Nothing was
+ * received yet: it asks with id 0, and gets the turn so far. It stops, erroring the stream, on an
+ * answer that asking again cannot change: the relay's own error (`ProviderError`, …), an event
+ * log error that is final (`producer-lost`, `not-found`, `stopped`, …, as an `EventLogError`), a
+ * 4xx (`RelayError` `'invalid-input'`), or once `maxAttempts` or `maxReconnectMs` ran out
+ * (`RelayError` `'incomplete'`, the last failure as `cause`). A network error always surfaces as a
+ * `RelayError` `'incomplete'` whose `cause` is the engine's own error (`TypeError: terminated`,
+ * `NetworkError when attempting to fetch resource`, …).
+ *
+ * Cancelling the stream aborts the request in flight.
+ *
+ * @example
+ * ```ts
+ * import { readRelay, TurnStore } from 'argstream';
+ *
+ * const events = readRelay('/api/chat', { method: 'POST', body: JSON.stringify({ prompt }) });
+ * const turn = await new TurnStore().consume(events); // or useTurn(events, { tools })
+ * ```
+ * @throws {RangeError} for a bad option (not a positive number where one is needed).
+ */
+export function readRelay(input: string | URL | Request, init: RequestInit = {}, options: ReadRelayOptions = {}): ReadableStream<PipelineEvent> {
+  const maxAttempts = positive(options.maxAttempts ?? 8, 'maxAttempts');
+  const maxReconnectMs = positive(options.maxReconnectMs ?? 60_000, 'maxReconnectMs');
+  const initialDelayMs = positive(options.initialDelayMs ?? 250, 'initialDelayMs');
+  const maxDelayMs = positive(options.maxDelayMs ?? 5_000, 'maxDelayMs');
+  const header = options.streamIdHeader ?? 'x-stream-id';
+  const first = new Request(input, init);
+  const decoderOptions: RelayDecoderOptions = pick(options);
+
+  let controller = new AbortController();
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let core: DecoderCore<PipelineEvent> | undefined;
+  let sse: EventStreamDecoderCore<PipelineEvent> | undefined;
+  let streamId: string | undefined;
+  let lastId: string | undefined;
+  let resumable = true;
+  let attempts = 0;
+  let cutAt: number | undefined;
+  let waiting: { timer: ReturnType<typeof setTimeout>; resolve: () => void } | undefined;
+  let cancelled = false;
+  let received = false;
+  let failure: { error: unknown } | undefined;
+  const out: PipelineEvent[] = [];
+
+  const abortWith = (reason: unknown): void => {
+    cancelled = true;
+    controller.abort(reason);
+    if (waiting !== undefined) {
+      clearTimeout(waiting.timer);
+      waiting.resolve();
+    }
+  };
+  options.signal?.addEventListener('abort', () => abortWith(options.signal?.reason), { once: true });
+
+  /** Open the first response, or a resume; throws what failed. */
+  const open = async (): Promise<void> => {
+    if (options.signal?.aborted === true) throw options.signal.reason;
+    controller = new AbortController();
+    const resuming = streamId !== undefined;
+    let request: Request;
+    if (!resuming) request = first.clone();
+    else {
+      const target = options.resumeUrl?.(streamId as string) ?? `${first.url.replace(/\/+$/, '')}/${encodeURIComponent(streamId as string)}`;
+      const headers = new Headers(target instanceof Request ? target.headers : first.headers);
+      headers.delete('content-type');
+      headers.delete('content-length');
+      headers.set('last-event-id', lastId ?? '0');
+      request = target instanceof Request ? new Request(target, { headers }) : new Request(target, { method: 'GET', headers, credentials: first.credentials, mode: first.mode, cache: 'no-store' });
+    }
+    let response: Response;
+    try {
+      response = await fetch(request, { signal: controller.signal });
+    } catch (error) {
+      throw cancelled ? error : networkError(error, lastId);
+    }
+    streamId ??= response.headers.get(header) ?? undefined;
+    if (!response.ok) {
+      const text = await response.text().catch(() => '');
+      throw statusError(response, text, lastId);
+    }
+    if (response.body === null) throw new RelayError('invalid-input', 'the relay response has no body', { lastEventId: lastId });
+    const type = response.headers.get('content-type') ?? '';
+    if (/ndjson|jsonl|json-seq/i.test(type)) {
+      resumable = false;
+      core = new NdjsonDecoderCore<PipelineEvent>(decoderOptions);
+      sse = undefined;
+    } else {
+      sse = new EventStreamDecoderCore<PipelineEvent>(decoderOptions);
+      core = sse;
+    }
+    reader = response.body.getReader();
+  };
+
+  /** Whether `error` ends the reading for good, whatever the attempts left. */
+  const isFinal = (error: unknown): boolean => {
+    if (cancelled) return true;
+    if (error instanceof RetryableStatus) return false;
+    if (error instanceof EventLogError) return FINAL_LOG_ERRORS.has(error.code);
+    if (error instanceof RelayError) return error.code !== 'incomplete';
+    return true; // the relay's own error (a ProviderError, …): asking again gives it again
+  };
+
+  /** Wait before the next attempt, or throw why there is none. */
+  const backoff = async (error: unknown): Promise<void> => {
+    const now = Date.now();
+    cutAt ??= now;
+    attempts++;
+    // Without a stream id, only a request that brought nothing can be sent again (else events twice).
+    const canAsk = streamId !== undefined ? resumable : options.retryRequest !== false && !received;
+    if (isFinal(error) || !canAsk) throw unwrap(error);
+    if (attempts > maxAttempts || now - cutAt >= maxReconnectMs) {
+      const tries = attempts - 1;
+      throw new RelayError('incomplete', `the relay could not be reached again: ${tries} ${tries === 1 ? 'attempt' : 'attempts'} in ${now - cutAt} ms`, { lastEventId: lastId, cause: unwrap(error) });
+    }
+    const delay = Math.min(maxDelayMs, initialDelayMs * 2 ** (attempts - 1), Math.max(0, maxReconnectMs - (now - cutAt)));
+    const wait = Math.round(delay * (0.5 + Math.random() / 2));
+    options.onRetry?.(attempts, unwrap(error), wait);
+    await new Promise<void>((resolve) => {
+      waiting = { timer: setTimeout(resolve, wait), resolve };
+    });
+    waiting = undefined;
+    if (cancelled) throw options.signal?.reason ?? new DOMException('the read was cancelled', 'AbortError');
+  };
+
+  /** Read until some events are ready, reconnecting as needed. */
+  const fill = async (): Promise<'events' | 'done'> => {
+    for (;;) {
+      try {
+        if (reader === undefined) await open();
+        const { done, value } = await (reader as ReadableStreamDefaultReader<Uint8Array>).read().catch((error: unknown) => {
+          throw cancelled ? error : networkError(error, lastId);
+        });
+        if (done) (core as DecoderCore<PipelineEvent>).end(out);
+        else (core as DecoderCore<PipelineEvent>).push(value, out);
+        if (sse !== undefined && sse.lastEventId !== undefined) lastId = sse.lastEventId;
+        if (out.length > 0) {
+          received = true;
+          attempts = 0;
+          cutAt = undefined;
+        }
+        if (done) return 'done';
+        if (out.length > 0) return 'events';
+      } catch (error) {
+        // What the decoder made before the failure is the turn's: it goes out, the failure after.
+        if (sse !== undefined && sse.lastEventId !== undefined) lastId = sse.lastEventId;
+        const previous = reader;
+        reader = undefined;
+        core = undefined;
+        sse = undefined;
+        previous?.cancel().catch(() => undefined);
+        controller.abort();
+        if (out.length > 0) {
+          received = true;
+          attempts = 0;
+          cutAt = undefined;
+        }
+        await backoff(error);
+      }
+    }
+  };
+
+  return new ReadableStream<PipelineEvent>(
+    {
+      async pull(stream) {
+        if (failure !== undefined) throw failure.error;
+        let state: 'events' | 'done' | undefined;
+        try {
+          state = await fill();
+        } catch (error) {
+          failure = { error };
+        }
+        const events = out.splice(0);
+        for (const event of events) stream.enqueue(event);
+        // Events decoded before a failure are the turn's: read first, the failure at the next pull.
+        if (failure !== undefined && events.length === 0) throw failure.error;
+        if (state === 'done') stream.close();
+      },
+      cancel(reason) {
+        abortWith(reason);
+        const previous = reader;
+        reader = undefined;
+        return previous?.cancel(reason).catch(() => undefined);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** A status that may be worth asking again: 5xx (and 408, 425, 429). */
+class RetryableStatus extends Error {
+  readonly named: boolean;
+  constructor(message: string, named: boolean, cause: unknown) {
+    super(message, { cause });
+    this.named = named;
+  }
+}
+
+function statusError(response: Response, text: string, lastId: string | undefined): Error {
+  const line = text.split('\n', 1)[0] ?? '';
+  const colon = line.indexOf(':');
+  const code = colon > 0 ? line.slice(0, colon) : '';
+  // The log's own answer (`eventLogErrorResponse`: `<code>: <message>`), as its class.
+  if (isLogCode(code)) {
+    const error = new EventLogError(code, line.slice(colon + 1).trim().slice(0, 300));
+    if (!FINAL_LOG_ERRORS.has(code)) return new RetryableStatus(`the relay answered ${response.status}`, false, error);
+    return error;
+  }
+  const status = `the relay answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+  if (response.status >= 500 || response.status === 408 || response.status === 425 || response.status === 429) {
+    return new RetryableStatus(status, response.headers.has('x-stream-id'), new RelayError('incomplete', status, { lastEventId: lastId }));
+  }
+  return new RelayError('invalid-input', status, { lastEventId: lastId });
+}
+
+const LOG_CODES: ReadonlySet<string> = new Set<EventLogErrorCode>(['unavailable', 'not-found', 'exists', 'producer-lost', 'invalid-id', 'too-large', 'stopped']);
+function isLogCode(code: string): code is EventLogErrorCode {
+  return LOG_CODES.has(code);
+}
+
+/** The error a page sees for what a retryable status stood for. */
+function unwrap(error: unknown): unknown {
+  return error instanceof RetryableStatus ? error.cause : error;
+}
+
+function networkError(error: unknown, lastId: string | undefined): unknown {
+  if (error instanceof RelayError || error instanceof EventLogError) return error;
+  if (error instanceof DOMException && error.name === 'AbortError') return error;
+  return new RelayError('incomplete', `the connection to the relay failed${lastId === undefined ? '' : ` after event ${lastId}`}`, { lastEventId: lastId, cause: error });
+}
+
+function positive(value: number, name: string): number {
+  if (!(typeof value === 'number' && value > 0)) throw new RangeError(`readRelay: ${name} must be a positive number, got ${String(value)}`);
+  return value;
+}
+
+function pick(options: ReadRelayOptions): RelayDecoderOptions {
+  const picked: { -readonly [K in keyof RelayDecoderOptions]: RelayDecoderOptions[K] } = {};
+  if (options.errorClasses !== undefined) picked.errorClasses = options.errorClasses;
+  if (options.maxEventLength !== undefined) picked.maxEventLength = options.maxEventLength;
+  if (options.maxDepth !== undefined) picked.maxDepth = options.maxDepth;
+  return picked;
+}
