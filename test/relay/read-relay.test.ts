@@ -25,27 +25,7 @@ import {
   type PipelineEvent,
 } from '../../src/index.ts';
 import { readAll, settle } from '../helpers.ts';
-
-/** An Anthropic stream of one write_file call whose content is `size` characters, in `pieces` deltas. */
-function anthropicWriteFile(size: number, pieces: number): string {
-  const event = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-  const content = Array.from({ length: size }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
-  const json = JSON.stringify({ path: 'src/main.rs', content });
-  const step = Math.ceil(json.length / pieces);
-  const deltas: string[] = [];
-  for (let i = 0; i < json.length; i += step) deltas.push(event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: json.slice(i, i + step) } }));
-  return [
-    event('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } } }),
-    event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-    event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Writing the file.' } }),
-    event('content_block_stop', { index: 0 }),
-    event('content_block_start', { index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: 'write_file', input: {} } }),
-    ...deltas.map((delta) => delta.replace('"index":0', '"index":1')),
-    event('content_block_stop', { index: 1 }),
-    event('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 30 } }),
-    event('message_stop', {}),
-  ].join('');
-}
+import { anthropicWriteFile } from './relay-helpers.ts';
 
 /** A provider response that sends `sse` a record at a time, `delayMs` apart. */
 function paced(sse: string, delayMs: number): Response {
