@@ -53,6 +53,7 @@ export interface ReadRelayOptions extends RelayDecoderOptions {
    * Whether the first request is sent again when it failed before any response (a network error,
    * or a 5xx that named no stream). The model may then have been asked twice: the first request
    * can have reached the server before the connection failed. `false` makes such a failure final.
+   * A body given as a `ReadableStream` cannot be sent twice: give a string, bytes or `FormData`.
    * @default true
    */
   readonly retryRequest?: boolean;
@@ -99,7 +100,9 @@ export function readRelay(input: string | URL | Request, init: RequestInit = {},
   const initialDelayMs = positive(options.initialDelayMs ?? 250, 'initialDelayMs');
   const maxDelayMs = positive(options.maxDelayMs ?? 5_000, 'maxDelayMs');
   const header = options.streamIdHeader ?? 'x-stream-id';
-  const first = new Request(input, init);
+  // The first request as given (a relative URL works in a page); a Request is cloned per attempt.
+  const firstHeaders = new Headers(input instanceof Request ? input.headers : init.headers);
+  let base: string | undefined;
   const decoderOptions: RelayDecoderOptions = pick(options);
 
   let controller = new AbortController();
@@ -131,23 +134,25 @@ export function readRelay(input: string | URL | Request, init: RequestInit = {},
   const open = async (): Promise<void> => {
     if (options.signal?.aborted === true) throw options.signal.reason;
     controller = new AbortController();
-    const resuming = streamId !== undefined;
-    let request: Request;
-    if (!resuming) request = first.clone();
-    else {
-      const target = options.resumeUrl?.(streamId as string) ?? `${first.url.replace(/\/+$/, '')}/${encodeURIComponent(streamId as string)}`;
-      const headers = new Headers(target instanceof Request ? target.headers : first.headers);
-      headers.delete('content-type');
-      headers.delete('content-length');
-      headers.set('last-event-id', lastId ?? '0');
-      request = target instanceof Request ? new Request(target, { headers }) : new Request(target, { method: 'GET', headers, credentials: first.credentials, mode: first.mode, cache: 'no-store' });
-    }
     let response: Response;
     try {
-      response = await fetch(request, { signal: controller.signal });
+      if (streamId === undefined) response = await fetch(input instanceof Request ? input.clone() : input, { ...init, signal: controller.signal });
+      else {
+        const target = options.resumeUrl?.(streamId) ?? `${(base ?? String(input instanceof Request ? input.url : input)).replace(/\/+$/, '')}/${encodeURIComponent(streamId)}`;
+        const headers = new Headers(target instanceof Request ? target.headers : firstHeaders);
+        headers.delete('content-type');
+        headers.delete('content-length');
+        headers.set('last-event-id', lastId ?? '0');
+        response = await fetch(
+          target instanceof Request ? new Request(target, { headers }) : target,
+          target instanceof Request ? { signal: controller.signal } : { method: 'GET', headers, cache: 'no-store', signal: controller.signal, ...(init.credentials === undefined ? {} : { credentials: init.credentials }) },
+        );
+      }
     } catch (error) {
       throw cancelled ? error : networkError(error, lastId);
     }
+    // Where the first answer came from, absolute: the resume URL's base.
+    if (streamId === undefined && response.url !== '') base = response.url;
     streamId ??= response.headers.get(header) ?? undefined;
     if (!response.ok) {
       const text = await response.text().catch(() => '');
