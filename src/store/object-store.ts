@@ -137,10 +137,9 @@ export interface ObjectSnapshot<T> {
   readonly error: ObjectStreamError | undefined;
 }
 
-/** One request: its abort controller and its parser. */
+/** One request: its abort controller. */
 interface Running {
   readonly controller: AbortController;
-  readonly parser: IncrementalJsonValueParser;
 }
 
 const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
@@ -239,7 +238,7 @@ export class ObjectStore<S extends ObjectSchema = ObjectSchema, Input = unknown>
   async submit(input: Input): Promise<void> {
     this.#stopRequest();
     const parser = new IncrementalJsonValueParser({ ...limitsOf(this.#options), immutableSnapshots: true });
-    const request: Running = { controller: new AbortController(), parser };
+    const request: Running = { controller: new AbortController() };
     this.#request = request;
     this.#parser = undefined;
     this.#object = undefined;
@@ -252,6 +251,12 @@ export class ObjectStore<S extends ObjectSchema = ObjectSchema, Input = unknown>
     let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     let stage: 'request' | 'body' = 'request';
     try {
+      let body: string;
+      try {
+        body = JSON.stringify(input);
+      } catch (error) {
+        throw new ObjectStreamError('fetch-failed', `the input cannot be sent as JSON: ${messageOf(error)}`, { cause: error });
+      }
       const headers = await resolve(options.headers);
       if (!current()) return;
       const fetcher = options.fetch ?? globalThis.fetch;
@@ -262,7 +267,7 @@ export class ObjectStore<S extends ObjectSchema = ObjectSchema, Input = unknown>
           headers: { 'Content-Type': 'application/json', ...plainHeaders(headers) },
           ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
           signal: request.controller.signal,
-          body: JSON.stringify(input),
+          body,
         });
       } catch (error) {
         throw current() ? new ObjectStreamError('fetch-failed', `the request failed: ${messageOf(error)}`, { cause: error }) : error;

@@ -396,6 +396,13 @@ describe('ObjectStore on a bad response: a typed ObjectStreamError in `error`, o
     expect(store.getSnapshot().error?.code).toBe('no-body');
   });
 
+  it('an input that is not JSON (a BigInt): fetch-failed, no request made', async () => {
+    const { store, fetcher } = storeOf(bodyOf([TEXT]));
+    await store.submit({ dish: 1n } as never);
+    expect(store.getSnapshot().error).toMatchObject({ code: 'fetch-failed', message: expect.stringMatching(/^the input cannot be sent as JSON: /) });
+    expect(fetcher.calls).toEqual([]);
+  });
+
   it('a headers function that throws: fetch-failed, no request made', async () => {
     const { store, fetcher } = storeOf(bodyOf([TEXT]), {
       headers: () => {
