@@ -1,8 +1,9 @@
 /**
  * `useObject` of `argstream/react` in Chromium, with React 19 (the root's) and React 18
  * (test/frameworks/react18): test/bindings/use-object-page.ts mounts it under `StrictMode` on a fake
- * `fetch`. A submit from a mount effect survives StrictMode's extra unmount and mount (the first of
- * its two requests is stopped by the second, which ends with the object); the real unmount aborts
+ * `fetch`. A submit from a mount effect survives StrictMode's extra unmount and mount (its second
+ * run stops the first before any request: one request, which ends with the object); the real
+ * unmount aborts
  * the request a macrotask later; options are the latest render's; stop, a new submit, clear and an
  * invalid body do what `ObjectStore` does.
  */
