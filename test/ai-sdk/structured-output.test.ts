@@ -34,7 +34,7 @@ import { FieldEventStream } from '../../src/transforms/field-event-stream.ts';
 import { JsonValueStream } from '../../src/transforms/json-value-stream.ts';
 import { PathUpdateStream } from '../../src/transforms/path-update-stream.ts';
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
-import type { ArgumentValidationErrorEvent, FieldEvent, PathUpdate, PipelineEvent } from '../../src/types.ts';
+import type { ArgumentValidationErrorEvent, FieldDeltaEvent, PathUpdate, PipelineEvent } from '../../src/types.ts';
 import { readAll, readFixture } from '../helpers.ts';
 import { prefixStateMismatch } from '../store/object-helpers.ts';
 
@@ -142,10 +142,10 @@ for (const sdk of SDKS) {
             .parts(run())
             .pipeThrough(new ProviderEventStream({ provider: 'ai-sdk', structuredOutput: true }))
             .pipeThrough(new ArgumentValidationStream({ structured: z.object({ [c.field]: z.number() }) }))
-            .pipeThrough(new FieldEventStream({ passthrough: true }))
-            .pipeThrough(new PathUpdateStream({ passthrough: true })),
+            .pipeThrough(new FieldEventStream())
+            .pipeThrough(new PathUpdateStream()),
         );
-        const fields = events.filter((event): event is FieldEvent => event.type === 'field-delta' && event.key === c.field);
+        const fields = events.filter((event): event is FieldDeltaEvent => event.type === 'field-delta' && event.key === c.field);
         expect(fields.map((event) => event.text).join('')).toBe((c.document as Record<string, unknown>)[c.field]);
         const updates = events.filter((event): event is PathUpdate => event.type === 'path-update');
         expect(updates.every((update) => update.structured === true)).toBe(true);

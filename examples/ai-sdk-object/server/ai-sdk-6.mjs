@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * The AI SDK's own structured-output route for `ai` 6, unchanged by argstream: `streamText` with
  * `output: Output.object({ schema })` (`streamObject` is deprecated in 6) and `@ai-sdk/anthropic`

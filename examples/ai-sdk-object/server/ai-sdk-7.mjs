@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * The AI SDK's own structured-output route for `ai` 7, unchanged by argstream: `streamText` with
  * `output: Output.object({ schema })` and `@ai-sdk/anthropic` 4, answered with
