@@ -212,6 +212,22 @@ export type {
 export { IncompleteToolCallError, TurnStore } from './store/turn-store.ts';
 export { TextBlocks } from './store/text-blocks.ts';
 export type { ConsumeOptions, ToolCallError, TurnError, TurnSnapshot, TurnStatus, TurnStoreOptions, TurnStoreSchedule } from './store/turn-store.ts';
+// The object of a structured-output response as it streams (the AI SDK's useObject: argstream/react)
+export { ObjectStore } from './store/object-store.ts';
+export type {
+  AiSdkSchema,
+  AiSdkValidation,
+  DeepPartial,
+  InferObject,
+  ObjectFinishEvent,
+  ObjectSchema,
+  ObjectSnapshot,
+  ObjectStoreOptions,
+  ObjectStoreSchedule,
+  Resolvable,
+} from './store/object-store.ts';
+export { ObjectStreamError } from './store/object-stream-error.ts';
+export type { ObjectStreamErrorCode } from './store/object-stream-error.ts';
 
 // Sources: a fetch Response with its status checked, and any (async) iterable (an SDK's stream) as
 // a ReadableStream. The AI SDK's stream parts are the provider 'ai-sdk' of ProviderEventStream.

@@ -10,6 +10,8 @@ import type { ToolSchemas } from '../store/tools.ts';
 import type { TurnSnapshot } from '../store/turn-store.ts';
 
 export type { ExternalTurn, TurnSource, TurnSourceOptions } from '../store/connect.ts';
+export { useObject } from './use-object.ts';
+export type { UseObjectHelpers, UseObjectOptions } from './use-object.ts';
 
 /**
  * The snapshot of a streaming turn, re-rendered as it changes (at most once per animation frame by

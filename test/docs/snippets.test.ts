@@ -5,7 +5,13 @@
  * what it must do, or with the test that runs it elsewhere, or with the reason it cannot run. A
  * snippet that is not listed fails. test/docs/typecheck.test.ts type-checks all of them.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import * as ai6 from 'ai6';
+import * as ai7 from 'ai7';
+import { createAnthropic as createAnthropic3 } from 'ai-sdk-anthropic3';
+import { createAnthropic as createAnthropic4 } from 'ai-sdk-anthropic4';
+import { anthropicRecipeEvents } from '../../examples/ai-sdk-object/model.mjs';
+import { prefixStateMismatch } from '../store/object-helpers.ts';
 import * as zod from 'zod';
 import * as argstream from '../../src/index.ts';
 import * as aiSdkServer from '../../src/bindings/ai-sdk/server.ts';
@@ -17,6 +23,16 @@ import { collectTurn, EventStreamDecoder, EventStreamEncoder, FieldEventStream, 
 import { pacedStreamOf, readAll, readFixture, settle, streamOf } from '../helpers.ts';
 import { manifestEntry } from '../manifest.ts';
 import { allSnippets, runSnippet, type Modules, type Snippet } from './snippets.ts';
+
+/** The object of the structured-output snippets, and the AI SDK's result of a route that streams it (Anthropic, in pieces of 5 characters). */
+const OBJECT_RECIPE = { title: 'Crêpes "fines" 🥞', servings: 650, steps: ['Whisk\nthe batter.', 'Cook each crêpe.'] };
+function structuredOutputOf(sdk: typeof ai6 | typeof ai7) {
+  const text = JSON.stringify(OBJECT_RECIPE);
+  const fetch = (async () => new Response(anthropicRecipeEvents(text, text.match(/[\s\S]{1,5}/g) ?? []).join(''), { headers: { 'content-type': 'text/event-stream' } })) as unknown as typeof globalThis.fetch;
+  const model = sdk === ai7 ? createAnthropic4({ apiKey: 'replay', fetch })('claude-sonnet-4-5') : createAnthropic3({ apiKey: 'replay', fetch })('claude-sonnet-4-5');
+  const schema = zod.object({ title: zod.string(), servings: zod.number(), steps: zod.array(zod.string()) });
+  return (sdk as typeof ai7).streamText({ model: model as never, prompt: 'crêpes', output: (sdk as typeof ai7).Output.object({ schema }), maxRetries: 0 });
+}
 
 const modules: Modules = { argstream, 'argstream/ai-sdk/server': aiSdkServer, 'jsr:@argstream/argstream': argstream, 'npm:argstream': argstream, zod };
 
@@ -272,6 +288,45 @@ const SNIPPETS: Record<string, Entry> = {
       // ... and the server saved the exact turn, once.
       expect(((await turn) as argstream.Turn).toolCalls.map((call) => call.arguments)).toEqual([WRITE_FILE_ARGS]);
       expect(reportError.calls).toEqual([]);
+    },
+  },
+
+  'docs/ai-sdk.md#2': {
+    contains: 'result.textStream.pipeThrough(new JsonValueStream({ snapshots: true, immutableSnapshots: true }))',
+    run: (snippet) => async () => {
+      for (const sdk of [ai6, ai7] as const) {
+        const render = recorder();
+        const printed = await runSnippet(snippet.code, { modules, scope: { render } });
+        const showPartials = printed.exports['showPartials'] as (result: { textStream: ReadableStream<string> }) => Promise<void>;
+        const result = structuredOutputOf(sdk);
+        await showPartials(result);
+        expect(await result.output).toEqual(OBJECT_RECIPE);
+        expect(render.calls.at(-1)).toEqual([OBJECT_RECIPE, true]);
+        expect(render.calls.slice(0, -1).every((call) => call[1] === false)).toBe(true);
+        expect(render.calls.length).toBeGreaterThan(3);
+        // Each partial object a state of the final one: never the 6 of 650.
+        for (const [value] of render.calls) expect(prefixStateMismatch(value, OBJECT_RECIPE)).toBeUndefined();
+      }
+    },
+  },
+  'docs/ai-sdk.md#3': {
+    contains: 'const store = new ObjectStore({',
+    run: (snippet) => async () => {
+      const render = recorder();
+      const requests: unknown[] = [];
+      vi.stubGlobal('fetch', async (url: string, init: RequestInit) => {
+        requests.push([url, init.method, JSON.parse(String(init.body))]);
+        return ai7.createTextStreamResponse({ stream: ai7.toTextStream({ stream: structuredOutputOf(ai7).stream }) });
+      });
+      try {
+        const printed = await runSnippet(snippet.code, { modules, scope: { render } });
+        expect(requests).toEqual([['/api/recipe', 'POST', { dish: 'crêpes' }]]);
+        expect(printed.log).toEqual([[{ title: OBJECT_RECIPE.title, steps: OBJECT_RECIPE.steps }]]);
+        expect(render.calls.at(-1)).toEqual([OBJECT_RECIPE]);
+        for (const [value] of render.calls) if (value !== undefined) expect(prefixStateMismatch(value, OBJECT_RECIPE)).toBeUndefined();
+      } finally {
+        vi.unstubAllGlobals();
+      }
     },
   },
 
