@@ -9,7 +9,8 @@ import { createParser, type EventSourceMessage, type EventSourceParser } from 'e
 import { DefaultChatTransport, HttpChatTransport, type HttpChatTransportInitOptions, type UIMessage, type UIMessageChunk } from 'ai';
 import { ProviderError, excerpt } from '../errors.ts';
 import { isRecord } from '../providers/json-access.ts';
-import { ProviderEventDecoder } from '../providers/provider-event-decoder.ts';
+import { AdapterDecoder } from '../providers/adapter-decoder.ts';
+import { AI_SDK_UI_TERMINAL, createAiSdkUiAdapter } from '../providers/ai-sdk-ui.ts';
 import { SseLineBreaks } from '../providers/sse-line-breaks.ts';
 import type { ToolSchemas } from '../store/tools.ts';
 import { TurnStore, type TurnSnapshot, type TurnStoreSchedule } from '../store/turn-store.ts';
@@ -203,7 +204,8 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
  * its snapshot.
  */
 class Session {
-  readonly decoder = new ProviderEventDecoder({ provider: 'ai-sdk-ui' });
+  /** The 'ai-sdk-ui' adapter alone (the chunks are framed here): a page bundles no other provider's. */
+  readonly decoder = new AdapterDecoder('ai-sdk-ui', createAiSdkUiAdapter(), AI_SDK_UI_TERMINAL);
   /** The input text so far of each call still streaming, by `toolCallId`. */
   readonly texts = new Map<string, string[]>();
   store: TurnStore<ToolSchemas>;

@@ -34,6 +34,9 @@ interface Slot {
 /** The `type` of the chunks in which an argstream server sends a call's input as path updates (`UIMessageStreamEncoder`'s `toolInputs: 'path-updates'`). */
 const TOOL_INPUT_UPDATES = 'data-argstream-tool-input';
 
+/** What ends a UI message stream, for the message of a stream cut before it. Internal. */
+export const AI_SDK_UI_TERMINAL = 'the `finish` (or `abort`) chunk, or `[DONE]`';
+
 /** A JSON number literal, as a path update's `raw` must be (it becomes argument text as written). */
 const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 
