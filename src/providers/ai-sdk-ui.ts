@@ -31,8 +31,12 @@ interface Slot {
   updates: PathUpdateText | undefined;
 }
 
-/** The `type` of the chunks in which an argstream server sends a call's input as path updates (`UIMessageStreamEncoder`'s `toolInputs: 'path-updates'`). */
-const TOOL_INPUT_UPDATES = 'data-argstream-tool-input';
+/**
+ * The type of the transient data chunks that carry a call's input as path updates
+ * (`UIMessageStreamEncoder`'s `toolInputs: 'path-updates'`): `data` is
+ * `{ toolCallId, updates }`, the `PathUpdate`s one piece of the input makes.
+ */
+export const TOOL_INPUT_UPDATES = 'data-argstream-tool-input';
 
 /** What ends a UI message stream, for the message of a stream cut before it. Internal. */
 export const AI_SDK_UI_TERMINAL = 'the `finish` (or `abort`) chunk, or `[DONE]`';

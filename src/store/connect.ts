@@ -2,11 +2,17 @@
  * What the framework bindings share: a store for a source, and reading the source into it for as
  * long as some component shows it. Internal to the bindings.
  *
+ * What a store reads beyond argstream's events (an argstream relay's `Response`, the AI SDK's
+ * `fullStream` parts: `source-reading.ts`) is loaded when a binding is first given a source to
+ * read, or an empty one (a page about to get its response), never for a source that keeps its own
+ * snapshot: a page whose turns come from the AI SDK chat transport bundles none of it.
+ *
  * @module
  */
 import type { PushCore } from '../core.ts';
 import type { ToolSchemas } from './tools.ts';
-import { TurnStore, type TurnSnapshot, type TurnStoreOptions } from './turn-store.ts';
+import type { TurnStore } from './source-reading.ts';
+import { TurnStoreBase, type SourceReading, type TurnSnapshot, type TurnStoreOptions } from './turn-store.ts';
 
 /**
  * What a binding shows: a `ReadableStream` of events (any stage's output, a decoded relay), a
@@ -45,11 +51,35 @@ function isExternal<T extends ToolSchemas>(source: TurnSource<T>): source is Tur
   return typeof source === 'object' && source !== null && typeof (source as Partial<ExternalTurn<T>>).subscribe === 'function' && typeof (source as Partial<ExternalTurn<T>>).getSnapshot === 'function';
 }
 
-/** The store a binding reads: the source itself if it keeps a snapshot, else a new store for it. */
-export function storeFor<T extends ToolSchemas>(source: TurnSource<T>, options: TurnSourceOptions<T> = {}): TurnStore<T> | ExternalTurn<T> {
+/** What a binding's stores read beyond argstream's events, once loaded (see the module's comment). */
+let loading: Promise<Readonly<SourceReading>> | undefined;
+
+function loadReading(): Promise<Readonly<SourceReading>> {
+  // A failed load (a chunk the network lost) is tried again by the next source.
+  return (loading ??= import('./source-reading.ts').then(
+    (module) => module.SOURCE_READING,
+    (error: unknown) => {
+      loading = undefined;
+      throw error;
+    },
+  ));
+}
+
+/** Each binding store's reading, filled once loaded. */
+const readingOf = new WeakMap<TurnStoreBase<ToolSchemas>, SourceReading>();
+
+/**
+ * The store a binding reads: the source itself if it keeps a snapshot, else a new store for it,
+ * which reads what `TurnStore` reads once that is loaded (its loading begins here).
+ */
+export function storeFor<T extends ToolSchemas>(source: TurnSource<T>, options: TurnSourceOptions<T> = {}): TurnStoreBase<T> | ExternalTurn<T> {
   if (isExternal(source)) return source;
+  void loadReading();
   const { decoder: _decoder, request: _request, ...storeOptions } = options;
-  return new TurnStore<T>(storeOptions);
+  const reading: SourceReading = {};
+  const store = new TurnStoreBase<T>(storeOptions, reading);
+  readingOf.set(store as unknown as TurnStoreBase<ToolSchemas>, reading);
+  return store;
 }
 
 interface Reading {
@@ -58,7 +88,7 @@ interface Reading {
   stopping: ReturnType<typeof setTimeout> | undefined;
 }
 
-const readings = new WeakMap<TurnStore<ToolSchemas>, Reading>();
+const readings = new WeakMap<TurnStoreBase<ToolSchemas>, Reading>();
 
 /**
  * Read `source` into `store` while at least one user holds it; returns the release function.
@@ -67,16 +97,23 @@ const readings = new WeakMap<TurnStore<ToolSchemas>, Reading>();
  * mounts each effect once more, and the turn must not be cut by it. A store given as the source
  * is only read, never cancelled.
  */
-export function hold<T extends ToolSchemas>(store: TurnStore<T> | ExternalTurn<T>, source: TurnSource<T>, options: TurnSourceOptions<T> = {}): () => void {
-  if (source === null || source === undefined || isExternal(source) || !(store instanceof TurnStore)) return () => undefined;
-  const key = store as unknown as TurnStore<ToolSchemas>;
+export function hold<T extends ToolSchemas>(store: TurnStoreBase<T> | ExternalTurn<T>, source: TurnSource<T>, options: TurnSourceOptions<T> = {}): () => void {
+  if (source === null || source === undefined || isExternal(source) || !(store instanceof TurnStoreBase)) return () => undefined;
+  const key = store as unknown as TurnStoreBase<ToolSchemas>;
   let reading = readings.get(key);
   if (reading === undefined) {
     const controller = new AbortController();
     reading = { controller, users: 0, stopping: undefined };
     readings.set(key, reading);
     const consumeOptions = options.decoder === undefined ? { signal: controller.signal } : { signal: controller.signal, decoder: options.decoder() };
-    void store.consume(source, consumeOptions);
+    const sourceReading = readingOf.get(key);
+    void loadReading().then(
+      (loaded) => {
+        if (sourceReading !== undefined) Object.assign(sourceReading, loaded);
+        return store.consume(source, consumeOptions);
+      },
+      (error: unknown) => store.fail(error),
+    );
   }
   const held = reading;
   held.users++;
