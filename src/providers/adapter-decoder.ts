@@ -36,6 +36,9 @@ export type InvalidStreamCode =
   | 'invalid-frame'
   | 'invalid-input';
 
+/** What becomes of each event an adapter makes: appended to `out`, as it is or changed. */
+export type EventConversion = (event: StreamEvent, out: StreamEvent[]) => void;
+
 /**
  * Records in (decoded objects), {@link StreamEvent}s out, through one provider's adapter. An
  * error is sticky: every later call throws it again.
@@ -45,8 +48,8 @@ export class AdapterDecoder {
   readonly #adapter: ProviderAdapter;
   /** What ends the provider's stream, for the message of a stream cut before it. */
   readonly #terminal: string;
-  /** Set with `structuredOutput`: the message slots that are refusals, left as text. */
-  readonly #refusals: Set<number> | undefined;
+  /** Where each event goes: `out`, or through a conversion (`ProviderEventStream`'s `structuredOutput`). */
+  readonly #convert: EventConversion | undefined;
   /** How many records were read. */
   records = 0;
   /** The input said it is complete: `[DONE]`. */
@@ -62,11 +65,11 @@ export class AdapterDecoder {
   #failure: unknown;
   #closed = false;
 
-  constructor(provider: ProviderName, adapter: ProviderAdapter, terminal: string, structuredOutput = false) {
+  constructor(provider: ProviderName, adapter: ProviderAdapter, terminal: string, convert?: EventConversion) {
     this.provider = provider;
     this.#adapter = adapter;
     this.#terminal = terminal;
-    this.#refusals = structuredOutput ? new Set() : undefined;
+    this.#convert = convert;
   }
 
   /** One record (an object already decoded); appends what it makes to `out` (returned). */
@@ -151,23 +154,13 @@ export class AdapterDecoder {
     }
   }
 
-  /** Append an adapter's event; with `structuredOutput`, message text becomes structured JSON. */
+  /** Append an adapter's event (converted, if there is a conversion). */
   #emit(event: StreamEvent): void {
     if (event.type === 'finished') this.#finished = true;
-    const refusals = this.#refusals;
-    if (refusals === undefined || event.type !== 'part' || event.part.type !== 'message') {
-      this.#out?.push(event);
-      return;
-    }
-    // A refusal is text about the JSON that was not written, not part of it.
-    if (event.metadata?.['refusal'] === true) refusals.add(event.index);
-    if (refusals.has(event.index)) {
-      this.#out?.push(event);
-      return;
-    }
-    if (event.part.text === '') return;
-    const part = { type: 'structured', json: event.part.text } as const;
-    this.#out?.push(event.metadata === undefined ? { type: 'part', index: event.index, part } : { type: 'part', index: event.index, part, metadata: event.metadata });
+    const out = this.#out;
+    if (out === undefined) return;
+    if (this.#convert === undefined) out.push(event);
+    else this.#convert(event, out);
   }
 
   /** A `ProviderError` of type `'invalid-stream'` with `code`. */

@@ -63,7 +63,7 @@ export interface ProviderEventStreamOptions {
   readonly structuredOutput?: boolean;
 }
 
-import { AdapterDecoder, type InvalidStreamCode } from './adapter-decoder.ts';
+import { AdapterDecoder, type EventConversion, type InvalidStreamCode } from './adapter-decoder.ts';
 
 export type { InvalidStreamCode } from './adapter-decoder.ts';
 
@@ -178,7 +178,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     if (!(max > 0)) throw new RangeError(`ProviderEventStream: maxBufferedBytes must be positive, got ${String(max)}`);
     this.#provider = options.provider;
     this.#framing = provider.framing;
-    this.#records = new AdapterDecoder(options.provider, provider.create(), provider.terminal, options.structuredOutput === true);
+    this.#records = new AdapterDecoder(options.provider, provider.create(), provider.terminal, options.structuredOutput === true ? structuredOutput() : undefined);
     this.#maxBuffered = max;
   }
 
@@ -640,6 +640,30 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   #invalid(code: InvalidStreamCode, message: string, cause?: unknown): ProviderError {
     return this.#records.invalid(code, message, cause);
   }
+}
+
+/**
+ * `structuredOutput`: message text becomes structured JSON (`structured` parts), except a refusal
+ * (a `refusal` part, or a message slot the adapter marks `{refusal: true}`), which stays text.
+ */
+function structuredOutput(): EventConversion {
+  /** The message slots that are refusals, left as text. */
+  const refusals = new Set<number>();
+  return (event, out) => {
+    if (event.type !== 'part' || event.part.type !== 'message') {
+      out.push(event);
+      return;
+    }
+    // A refusal is text about the JSON that was not written, not part of it.
+    if (event.metadata?.['refusal'] === true) refusals.add(event.index);
+    if (refusals.has(event.index)) {
+      out.push(event);
+      return;
+    }
+    if (event.part.text === '') return;
+    const part = { type: 'structured', json: event.part.text } as const;
+    out.push(event.metadata === undefined ? { type: 'part', index: event.index, part } : { type: 'part', index: event.index, part, metadata: event.metadata });
+  };
 }
 
 function toBytes(chunk: ProviderEventStreamInput): Uint8Array | undefined {

@@ -2,10 +2,11 @@
  * What the framework bindings share: a store for a source, and reading the source into it for as
  * long as some component shows it. Internal to the bindings.
  *
- * What a store reads beyond argstream's events (an argstream relay's `Response`, the AI SDK's
- * `fullStream` parts: `source-reading.ts`) is loaded when a binding is first given a source to
- * read, or an empty one (a page about to get its response), never for a source that keeps its own
- * snapshot: a page whose turns come from the AI SDK chat transport bundles none of it.
+ * What a store reads beyond argstream's events is loaded when a source needs it (a dynamic import:
+ * a bundler makes each a chunk of its own): an argstream relay's decoders when a binding is given
+ * a relay's `Response`, or no source yet (a page about to get its response); the AI SDK's
+ * `fullStream` parts for a `ReadableStream`. Never for a source that keeps its own snapshot: a page
+ * whose turns come from the AI SDK chat transport bundles none of it.
  *
  * @module
  */
@@ -51,18 +52,29 @@ function isExternal<T extends ToolSchemas>(source: TurnSource<T>): source is Tur
   return typeof source === 'object' && source !== null && typeof (source as Partial<ExternalTurn<T>>).subscribe === 'function' && typeof (source as Partial<ExternalTurn<T>>).getSnapshot === 'function';
 }
 
-/** What a binding's stores read beyond argstream's events, once loaded (see the module's comment). */
-let loading: Promise<Readonly<SourceReading>> | undefined;
-
-function loadReading(): Promise<Readonly<SourceReading>> {
-  // A failed load (a chunk the network lost) is tried again by the next source.
-  return (loading ??= import('./source-reading.ts').then(
-    (module) => module.SOURCE_READING,
-    (error: unknown) => {
+/** A loader of what some sources need: loaded once; a failed load (a chunk the network lost) is tried again by the next source. */
+function loader(load: () => Promise<SourceReading>): () => Promise<SourceReading> {
+  let loading: Promise<SourceReading> | undefined;
+  return () =>
+    (loading ??= load().catch((error: unknown) => {
       loading = undefined;
       throw error;
-    },
-  ));
+    }));
+}
+
+/** An argstream relay's `Response`: its decoders (SSE, NDJSON, the batch reader of its wire form). */
+const relayReading = loader(() => import('./relay-response.ts').then((module) => ({ openRelay: module.openRelay })));
+/** A `ReadableStream`, which may carry the AI SDK's `fullStream` parts. */
+const partsReading = loader(() => import('../providers/ai-sdk.ts').then((module) => ({ parts: module.AI_SDK_PARTS })));
+
+/**
+ * What reading `source` needs loaded: the AI SDK's parts for a stream, a relay's decoders for a
+ * `Response` without `decoder` (or for no source yet: a page about to get its response), nothing
+ * for a provider's `Response` with its `decoder`.
+ */
+function readingFor<T extends ToolSchemas>(source: TurnSource<T>, options: TurnSourceOptions<T>): (() => Promise<SourceReading>) | undefined {
+  if (source instanceof ReadableStream) return partsReading;
+  return options.decoder === undefined ? relayReading : undefined;
 }
 
 /** Each binding store's reading, filled once loaded. */
@@ -70,11 +82,11 @@ const readingOf = new WeakMap<TurnStoreBase<ToolSchemas>, SourceReading>();
 
 /**
  * The store a binding reads: the source itself if it keeps a snapshot, else a new store for it,
- * which reads what `TurnStore` reads once that is loaded (its loading begins here).
+ * which reads what its source needs once that is loaded (its loading begins here).
  */
 export function storeFor<T extends ToolSchemas>(source: TurnSource<T>, options: TurnSourceOptions<T> = {}): TurnStoreBase<T> | ExternalTurn<T> {
   if (isExternal(source)) return source;
-  void loadReading();
+  readingFor(source, options)?.().catch(() => undefined);
   const { decoder: _decoder, request: _request, ...storeOptions } = options;
   const reading: SourceReading = {};
   const store = new TurnStoreBase<T>(storeOptions, reading);
@@ -106,14 +118,18 @@ export function hold<T extends ToolSchemas>(store: TurnStoreBase<T> | ExternalTu
     reading = { controller, users: 0, stopping: undefined };
     readings.set(key, reading);
     const consumeOptions = options.decoder === undefined ? { signal: controller.signal } : { signal: controller.signal, decoder: options.decoder() };
-    const sourceReading = readingOf.get(key);
-    void loadReading().then(
-      (loaded) => {
-        if (sourceReading !== undefined) Object.assign(sourceReading, loaded);
-        return store.consume(source, consumeOptions);
-      },
-      (error: unknown) => store.fail(error),
-    );
+    const load = readingFor(source, options);
+    if (load === undefined) void store.consume(source, consumeOptions);
+    else {
+      const sourceReading = readingOf.get(key);
+      void load().then(
+        (loaded) => {
+          if (sourceReading !== undefined) Object.assign(sourceReading, loaded);
+          return store.consume(source, consumeOptions);
+        },
+        (error: unknown) => store.fail(error),
+      );
+    }
   }
   const held = reading;
   held.users++;

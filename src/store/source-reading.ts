@@ -1,31 +1,16 @@
 /**
  * `TurnStore`: the store of a turn (`TurnStoreBase`, `turn-store.ts`) with what it reads beyond
- * argstream's events — the AI SDK's `fullStream` parts, and an argstream relay's `Response` (its
- * SSE or NDJSON decoder, with the batch reader of the relay's wire form). The framework bindings
- * load this module the first time they are given a source to read (a dynamic import: a bundler
- * makes it a chunk of its own), so that a page whose turns come from elsewhere (the AI SDK chat
- * transport) bundles none of it.
+ * argstream's events — the AI SDK's `fullStream` parts (`providers/ai-sdk.ts`), and an argstream
+ * relay's `Response` (`relay-response.ts`). The framework bindings build on `TurnStoreBase` and
+ * load each of those only when a source needs it (see `connect.ts`), so that a page whose turns
+ * come from elsewhere (the AI SDK chat transport) bundles none of it.
  *
  * @module
  */
-import { RelayError } from '../errors.ts';
 import { AI_SDK_PARTS } from '../providers/ai-sdk.ts';
-import { EventStreamDecoderCore } from '../relay/event-stream-decoder.ts';
-import { NdjsonDecoderCore } from '../relay/ndjson.ts';
+import { openRelay } from './relay-response.ts';
 import type { ToolSchemas } from './tools.ts';
-import { TurnStoreBase, type OpenedResponse, type SourceReading, type TurnStoreOptions } from './turn-store.ts';
-
-/** The body of an argstream relay's `Response` and its decoder: SSE, or NDJSON by its `content-type`. */
-async function openRelay(response: Response): Promise<OpenedResponse> {
-  if (!response.ok) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new RelayError('invalid-input', `the relay answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
-  }
-  if (response.body === null) throw new RelayError('invalid-input', 'the relay response has no body');
-  const type = response.headers.get('content-type') ?? '';
-  const core = /ndjson|jsonl|json-seq/i.test(type) ? new NdjsonDecoderCore<unknown>({}) : new EventStreamDecoderCore<unknown>({});
-  return { reader: response.body.getReader(), core };
-}
+import { TurnStoreBase, type SourceReading, type TurnStoreOptions } from './turn-store.ts';
 
 /** Everything `TurnStore` reads. */
 export const SOURCE_READING: Readonly<SourceReading> = { parts: AI_SDK_PARTS, openRelay };
