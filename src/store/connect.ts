@@ -94,6 +94,12 @@ export function storeFor<T extends ToolSchemas>(source: TurnSource<T>, options: 
   return store;
 }
 
+/** Cancel what a binding was given to read (a `Response`'s body, a stream), unless something reads it. */
+async function cancelSource(source: ReadableStream<unknown> | Response, reason: unknown): Promise<void> {
+  const stream = source instanceof ReadableStream ? source : source.body;
+  if (stream !== null && !stream.locked) await stream.cancel(reason).catch(() => undefined);
+}
+
 interface Reading {
   readonly controller: AbortController;
   users: number;
@@ -127,7 +133,11 @@ export function hold<T extends ToolSchemas>(store: TurnStoreBase<T> | ExternalTu
           if (sourceReading !== undefined) Object.assign(sourceReading, loaded);
           return store.consume(source, consumeOptions);
         },
-        (error: unknown) => store.fail(error),
+        (error: unknown) => {
+          // The turn cannot be read: it ends in the error, and the source (the request) with it.
+          store.fail(error);
+          void cancelSource(source, error);
+        },
       );
     }
   }

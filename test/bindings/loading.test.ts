@@ -7,7 +7,7 @@
  */
 import { effectScope } from 'vue';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { NDJSON, settled } from './sources.ts';
+import { fedSource, NDJSON, settled } from './sources.ts';
 
 /** A stream of `chunks`, then its end. */
 function streamOf(chunks: readonly unknown[]): ReadableStream<unknown> {
@@ -93,7 +93,7 @@ describe('what a binding loads for its source', () => {
     stop();
   });
 
-  it('a relay decoder that fails to load: its error is in the snapshot, and the next Response loads it again and reads', async () => {
+  it('a relay decoder that fails to load: its error is in the snapshot, the body is cancelled with it, and the next Response loads it again and reads', async () => {
     const lost = new TypeError('Failed to fetch dynamically imported module: relay-response.js');
     vi.resetModules();
     vi.doMock('../../src/store/relay-response.ts', () => {
@@ -101,9 +101,12 @@ describe('what a binding loads for its source', () => {
     });
     const { useTurn } = await import('../../src/bindings/vue.ts');
     const body = '{"type":"part","index":0,"part":{"type":"message","text":"hi"}}\n{"type":"flush","index":0}\n{"type":"end"}\n';
-    const first = inScope(() => useTurn(new Response(body, { headers: NDJSON }), { schedule: 'sync' }));
+    const unread = fedSource<Uint8Array>([new TextEncoder().encode(body)]);
+    const first = inScope(() => useTurn(new Response(unread.stream, { headers: NDJSON }), { schedule: 'sync' }));
     await loaded('../../src/store/relay-response.ts');
     expect(first.value.value.status).toBe('error');
+    // The response is not left downloading: its body is cancelled with the error.
+    expect(unread.cancels).toEqual([first.value.value.error]);
     // Vitest wraps what the module threw; a browser rejects the import with it as it is.
     const error = first.value.value.error as Error;
     expect(error === lost || error.cause === lost).toBe(true);
