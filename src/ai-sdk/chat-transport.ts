@@ -13,6 +13,7 @@ import { AdapterDecoder } from '../providers/adapter-decoder.ts';
 import { AI_SDK_UI_TERMINAL, TOOL_INPUT_UPDATES, createAiSdkUiAdapter } from '../providers/ai-sdk-ui.ts';
 import { SseLineBreaks } from '../providers/sse-line-breaks.ts';
 import type { ToolSchemas } from '../store/tools.ts';
+import type { TurnStore } from '../store/source-reading.ts';
 import { TurnStoreBase, type TurnSnapshot, type TurnStoreSchedule } from '../store/turn-store.ts';
 import type { PathUpdate, PipelineEvent } from '../types.ts';
 

@@ -271,7 +271,8 @@ function leafOf(fragment: StreamFragment): { readonly leaf: StreamFragment; read
 /**
  * {@link TurnStore} that reads only what `reading` says it reads beyond argstream's events (none:
  * no AI SDK parts, no relay `Response`). The AI SDK chat transport's store, and a binding's until
- * it has loaded what a store reads. Internal.
+ * it has loaded what a store reads.
+ * @internal
  */
 export class TurnStoreBase<T extends ToolSchemas = {}> {
   readonly #tools: ToolSchemas | undefined;

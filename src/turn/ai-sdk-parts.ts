@@ -7,6 +7,7 @@
  * @module
  */
 import { AI_SDK_PARTS } from '../providers/ai-sdk.ts';
+import type { PushCore } from '../core.ts';
 import type { PipelineEvent } from '../types.ts';
 import { TurnBuilderBase, type TurnBuilderOptions } from './turn-builder.ts';
 
@@ -62,7 +63,7 @@ import { TurnBuilderBase, type TurnBuilderOptions } from './turn-builder.ts';
  * for (const output of builder.end()) render(output);
  * ```
  */
-export class TurnBuilder extends TurnBuilderBase {
+export class TurnBuilder extends TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
   constructor(options: TurnBuilderOptions = {}) {
     super(options, { parts: AI_SDK_PARTS });
   }

@@ -213,7 +213,8 @@ export interface PartSource {
 /**
  * {@link TurnBuilder} without a reader of another library's parts of its own: it reads those of
  * `reading` (none: the AI SDK's parts pass through as unknown events). A page whose events never
- * are AI SDK parts (the AI SDK chat transport's store) bundles no adapter for them. Internal.
+ * are AI SDK parts (the AI SDK chat transport's store) bundles no adapter for them.
+ * @internal
  */
 export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
   readonly #options: TurnBuilderOptions;
