@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `npm run size`: what a browser bundle of some of argstream's exports weighs, minified and
 // gzipped (esbuild, then gzip -9, as test/size.test.ts measures its budgets), and which modules
-// make up the minified bytes of each. `--modules` lists them.
+// make up the minified bytes of each. `--modules` lists them. A page's row counts what the page
+// loads before anything it loads later (a dynamic import: a chunk of its own), with the page's own
+// dependencies (`ai`, `react`, …) left out; `+ relay decoders` adds the chunk a relay page loads.
 import { build } from 'esbuild';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
@@ -14,11 +16,36 @@ const sets = [
   ['JSON engine and its streams', ['IncrementalJsonParser', 'FragmentAggregator', 'IncrementalJsonValueParser', 'JsonFragmentStream', 'JsonValueStream']],
   ['provider to turn', ['ProviderEventStream', 'ConversationEventStream', 'collectTurn']],
   ['browser relay client', ['EventStreamDecoder', 'NdjsonDecoder']],
+  ['UI page', ['TurnStore', 'defineTools']],
 ];
 
-async function measure(names) {
+/** Pages: what they import, and the chunks they load later that count (none: only what loads first). */
+const PAGE_EXTERNALS = ['ai', 'react', 'react-dom', '@ai-sdk/*'];
+const pages = [
+  ['page: AI SDK chat transport + useTurn', `export { ArgstreamChatTransport } from './src/bindings/ai-sdk/index.ts'; export { useTurn } from './src/bindings/react.ts';`, []],
+  ['page: useTurn of a relay', `export { useTurn } from './src/bindings/react.ts';`, []],
+  ['page: useTurn of a relay + relay decoders', `export { useTurn } from './src/bindings/react.ts';`, ['relay-response.ts']],
+];
+
+/**
+ * `contents` bundled; for a page, with `external` left out and every dynamic import but those of a
+ * module in `loaded` left out (the chunks a page loads later).
+ */
+async function measure(contents, { external = [], loaded } = {}) {
+  /** @type {import('esbuild').Plugin[]} */
+  const plugins =
+    loaded === undefined
+      ? []
+      : [
+          {
+            name: 'later-chunks',
+            setup(builder) {
+              builder.onResolve({ filter: /.*/ }, (args) => (args.kind === 'dynamic-import' && !loaded.some((name) => args.path.endsWith(name)) ? { path: args.path, external: true } : undefined));
+            },
+          },
+        ];
   const result = await build({
-    stdin: { contents: `export { ${names.join(', ')} } from './src/index.ts';`, resolveDir: root, loader: 'ts' },
+    stdin: { contents, resolveDir: root, loader: 'ts' },
     bundle: true,
     minify: true,
     format: 'esm',
@@ -26,6 +53,8 @@ async function measure(names) {
     write: false,
     metafile: true,
     logLevel: 'silent',
+    external,
+    plugins,
   });
   const bytes = result.outputFiles[0].contents;
   const inputs = Object.values(result.metafile.outputs)[0].inputs;
@@ -43,8 +72,12 @@ const kb = (n) => (n / 1024).toFixed(2);
 const listModules = process.argv.includes('--modules');
 console.log('| exports | minified KB | min+gz KB |');
 console.log('|---|--:|--:|');
-for (const [label, names] of sets) {
-  const { minified, gzipped, modules } = await measure(names);
-  console.log(`| ${label} (${names.join(', ')}) | ${kb(minified)} | ${kb(gzipped)} |`);
+const rows = [
+  ...sets.map(([label, names]) => [`${label} (${names.join(', ')})`, `export { ${names.join(', ')} } from './src/index.ts';`, {}]),
+  ...pages.map(([label, contents, loaded]) => [label, contents, { external: PAGE_EXTERNALS, loaded }]),
+];
+for (const [label, contents, options] of rows) {
+  const { minified, gzipped, modules } = await measure(contents, options);
+  console.log(`| ${label} | ${kb(minified)} | ${kb(gzipped)} |`);
   if (listModules) for (const [file, size] of modules) console.log(`|   ${file} | ${kb(size)} | |`);
 }

@@ -97,7 +97,7 @@ export type {
   ConversationEventStreamOptions,
   ConversationStreamOutput,
 } from './transforms/conversation-event-stream.ts';
-export { TurnBuilder } from './turn/turn-builder.ts';
+export { TurnBuilder } from './turn/ai-sdk-parts.ts';
 export type { TurnBuilderOptions } from './turn/turn-builder.ts';
 export { collectTurn } from './sinks/collect-turn.ts';
 export type { CollectTurnOptions, Turn } from './sinks/collect-turn.ts';
@@ -209,7 +209,8 @@ export type {
   UnknownToolName,
   UntypedToolCall,
 } from './store/tools.ts';
-export { IncompleteToolCallError, TurnStore } from './store/turn-store.ts';
+export { IncompleteToolCallError } from './store/turn-store.ts';
+export { TurnStore } from './store/source-reading.ts';
 export { TextBlocks } from './store/text-blocks.ts';
 export type { ConsumeOptions, ToolCallError, TurnError, TurnSnapshot, TurnStatus, TurnStoreOptions, TurnStoreSchedule } from './store/turn-store.ts';
 // The object of a structured-output response as it streams (the AI SDK's useObject: argstream/react)

@@ -18,6 +18,36 @@ async function bundledSize(names: readonly string[]): Promise<number> {
   return gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length;
 }
 
+/** A page's own dependencies: not ours to count. */
+const PAGE_EXTERNALS = ['ai', 'react', 'react-dom', '@ai-sdk/*'];
+
+/**
+ * Minified, gzipped size of what a browser page that imports `code` loads before anything it loads
+ * later: every dynamic import (a chunk of its own in the page's bundler) is left out, but those of
+ * a module named in `loaded` (a chunk the page has loaded by then).
+ */
+async function pageSize(code: string, loaded: readonly string[] = []): Promise<number> {
+  const result = await build({
+    stdin: { contents: code, resolveDir: ROOT, loader: 'ts' },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    write: false,
+    logLevel: 'silent',
+    external: PAGE_EXTERNALS,
+    plugins: [
+      {
+        name: 'later-chunks',
+        setup(builder) {
+          builder.onResolve({ filter: /.*/ }, (args) => (args.kind === 'dynamic-import' && !loaded.some((name) => args.path.endsWith(name)) ? { path: args.path, external: true } : undefined));
+        },
+      },
+    ],
+  });
+  return gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length;
+}
+
 // Budgets, not measurements: a change that needs more says so here, in the diff.
 describe('bundle size', () => {
   // The core a user of the JSON engine alone pulls in: at or under 7.8 KB since issue 19 (7.77 KB
@@ -81,6 +111,27 @@ describe('bundle size', () => {
   // the store of one object (8.45 KB measured when it was added).
   it('a structured-output page (ObjectStore) stays under 9 KB', async () => {
     expect(await bundledSize(['ObjectStore'])).toBeLessThan(9 * 1024);
+  });
+
+  // A page with the AI SDK's `useChat` on argstream's transport and `useTurn(transport)` (`ai`, React
+  // and `@ai-sdk/*` are the page's own): 49.5 KB before issue 30 (the transport decoded the UI stream
+  // with ProviderEventDecoder, whose table holds every provider's adapter, and useTurn bundled the
+  // relay's decoders and the AI SDK's parts adapter). 24 KB since: the transport reads its chunks
+  // with the 'ai-sdk-ui' adapter alone, and a binding loads what a source needs when it is given one
+  // (23.71 KB measured). The rest is the product: the scanner and its fragment parser, the turn
+  // builder with its checks of events, the store with its shared snapshots, the adapter, SSE.
+  it('a page with the AI SDK chat transport and useTurn stays under 24 KB (minified, gzipped)', async () => {
+    expect(await pageSize(`export { ArgstreamChatTransport } from './src/bindings/ai-sdk/index.ts'; export { useTurn } from './src/bindings/react.ts';`)).toBeLessThan(24 * 1024);
+  });
+
+  // A page that shows an argstream relay's Response with `useTurn`: what it loads first, and with
+  // the relay's decoders it loads once it is given a Response (16.95 KB and 25.45 KB measured when
+  // issue 30 made them a chunk of their own; the AI SDK's parts adapter, for a stream of them, is
+  // another, which a relay page never loads).
+  it('a relay page with useTurn stays under 17.5 KB before it reads, under 26 KB with the relay decoders', async () => {
+    const page = `export { useTurn } from './src/bindings/react.ts';`;
+    expect(await pageSize(page)).toBeLessThan(17.5 * 1024);
+    expect(await pageSize(page, ['relay-response.ts'])).toBeLessThan(26 * 1024);
   });
 
   // 9 KB since issue 28: the batch reader (2.5 KB), the page error records and EventLogError (8.7 KB measured).

@@ -9,12 +9,13 @@ import { createParser, type EventSourceMessage, type EventSourceParser } from 'e
 import { DefaultChatTransport, HttpChatTransport, type HttpChatTransportInitOptions, type UIMessage, type UIMessageChunk } from 'ai';
 import { ProviderError, excerpt } from '../errors.ts';
 import { isRecord } from '../providers/json-access.ts';
-import { ProviderEventDecoder } from '../providers/provider-event-decoder.ts';
+import { AdapterDecoder } from '../providers/adapter-decoder.ts';
+import { AI_SDK_UI_TERMINAL, TOOL_INPUT_UPDATES, createAiSdkUiAdapter } from '../providers/ai-sdk-ui.ts';
 import { SseLineBreaks } from '../providers/sse-line-breaks.ts';
 import type { ToolSchemas } from '../store/tools.ts';
-import { TurnStore, type TurnSnapshot, type TurnStoreSchedule } from '../store/turn-store.ts';
+import type { TurnStore } from '../store/source-reading.ts';
+import { TurnStoreBase, type TurnSnapshot, type TurnStoreSchedule } from '../store/turn-store.ts';
 import type { PathUpdate, PipelineEvent } from '../types.ts';
-import { TOOL_INPUT_UPDATES } from './ui-message-stream-encoder.ts';
 
 /** Options of {@link ArgstreamChatTransport}: the AI SDK's HTTP transport options, and argstream's. */
 export type ArgstreamChatTransportOptions<UI_MESSAGE extends UIMessage, T extends ToolSchemas = {}> = HttpChatTransportInitOptions<UI_MESSAGE> & {
@@ -190,7 +191,7 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
     const options: { tools?: T; schedule?: TurnStoreSchedule } = {};
     if (this.#tools !== undefined) options.tools = this.#tools;
     if (this.#schedule !== undefined) options.schedule = this.#schedule;
-    return new Session(() => new TurnStore<T>(options) as unknown as TurnStore<ToolSchemas>, this.#resumeContinues);
+    return new Session(() => new TurnStoreBase<T>(options) as unknown as TurnStoreBase<ToolSchemas>, this.#resumeContinues);
   }
 
   readonly #tell = (): void => {
@@ -203,20 +204,21 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
  * its snapshot.
  */
 class Session {
-  readonly decoder = new ProviderEventDecoder({ provider: 'ai-sdk-ui' });
+  /** The 'ai-sdk-ui' adapter alone (the chunks are framed here): a page bundles no other provider's. */
+  readonly decoder = new AdapterDecoder('ai-sdk-ui', createAiSdkUiAdapter(), AI_SDK_UI_TERMINAL);
   /** The input text so far of each call still streaming, by `toolCallId`. */
   readonly texts = new Map<string, string[]>();
-  store: TurnStore<ToolSchemas>;
+  store: TurnStoreBase<ToolSchemas>;
   /**
    * The store can no longer follow (the adapter failed on a chunk: an `error` chunk, input it
    * cannot read): the snapshot holds the error, and the AI SDK gets every delta from then on.
    */
   broken = false;
-  readonly #newStore: () => TurnStore<ToolSchemas>;
+  readonly #newStore: () => TurnStoreBase<ToolSchemas>;
   /** What the store was given, when a resume may continue the turn after its store ended. */
   readonly #kept: KeptEvents | undefined;
 
-  constructor(newStore: () => TurnStore<ToolSchemas>, resumable: boolean) {
+  constructor(newStore: () => TurnStoreBase<ToolSchemas>, resumable: boolean) {
     this.#newStore = newStore;
     this.store = newStore();
     this.#kept = resumable ? new KeptEvents() : undefined;

@@ -8,18 +8,16 @@
 import { ProviderError } from '../errors.ts';
 import { IncrementalJsonParser } from '../json/incremental-json-parser.ts';
 import { JsonWriter } from '../json/json-writer.ts';
-import { TurnBuilder } from '../turn/turn-builder.ts';
+import { TurnBuilder } from '../turn/ai-sdk-parts.ts';
 import type { FinishReason, JsonValue, PathUpdate, PipelineEvent, StreamFragment } from '../types.ts';
 import { PathUpdateEncoder } from '../views/path-update-encoder.ts';
 import { pageErrorMessage, type PageErrorOptions } from '../relay/error-record.ts';
 import { RelayEncoder, type RelayFramer } from '../relay/relay-encoder.ts';
+import { TOOL_INPUT_UPDATES } from '../providers/ai-sdk-ui.ts';
 
-/**
- * The type of the transient data chunks that carry a call's input as path updates
- * (`UIMessageStreamEncoder`'s `toolInputs: 'path-updates'`): `data` is
- * `{ toolCallId, updates }`, the `PathUpdate`s one piece of the input makes.
- */
-export const TOOL_INPUT_UPDATES = 'data-argstream-tool-input';
+// One definition, with the adapter that reads these chunks: the chat transport imports it from
+// there, and a page bundles no encoder for it.
+export { TOOL_INPUT_UPDATES };
 
 /**
  * The response headers of a UI message stream, the values of the AI SDK's own

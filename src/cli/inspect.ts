@@ -14,7 +14,7 @@ import { FieldEventStream } from '../transforms/field-event-stream.ts';
 import { PathUpdateStream } from '../transforms/path-update-stream.ts';
 import { ProviderEventStream } from '../transforms/provider-event-stream.ts';
 import { ToolCallProgressStream } from '../transforms/tool-call-progress-stream.ts';
-import { TurnBuilder } from '../turn/turn-builder.ts';
+import { TurnBuilder } from '../turn/ai-sdk-parts.ts';
 import type {
   FailedToolCallEvent,
   FinishedEvent,

@@ -32,6 +32,17 @@ export interface ProviderAdapter {
   ended?(): boolean;
 }
 
+/**
+ * Another library's part objects, read among argstream's events as a provider's records (the AI
+ * SDK's `fullStream` parts, which `TurnBuilder` and `TurnStore` take directly). Internal.
+ */
+export interface PartReader {
+  /** Whether `event` is one of its parts rather than an argstream event. */
+  isPart(event: { readonly type: string }): boolean;
+  /** A new adapter for one stream of them. */
+  create(): ProviderAdapter;
+}
+
 /** A `part` event, with a `metadata` key only when there is metadata. */
 export function partEvent(index: number, part: EventPart, metadata?: EventMetadata): StreamEvent {
   return metadata === undefined ? { type: 'part', index, part } : { type: 'part', index, part, metadata };

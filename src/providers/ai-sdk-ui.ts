@@ -10,8 +10,21 @@ import type { EventMetadata, FinishReason, JsonValue, StreamEvent } from '../typ
 import { type ProviderAdapter, partEvent } from './adapter.ts';
 import { type JsonRecord, type MemberReader, isRecord, jsonTextOf, membersOf, metadataOf, nonEmptyStringAt, recordAt, stringAt } from './json-access.ts';
 
-/** Options of {@link createAiSdkUiAdapter} (none yet). */
-export interface AiSdkUiAdapterOptions {}
+/** Path updates of one call's input → its JSON text, piece by piece (`path-update-text.ts`). */
+export interface UpdateText {
+  /** The text `update` adds. @throws {ProviderError} for an update argstream does not know. */
+  push(update: unknown): string;
+}
+
+/** Options of {@link createAiSdkUiAdapter}. */
+export interface AiSdkUiAdapterOptions {
+  /**
+   * Reads an argstream server's path updates (`TOOL_INPUT_UPDATES` chunks) as the call's argument
+   * text. Without it they are passed on whole, as any other data chunk: the chat transport, which
+   * takes them before the adapter, bundles no reader of them.
+   */
+  readonly updateText?: () => UpdateText;
+}
 
 type SlotKind = 'text' | 'reasoning' | 'tool';
 
@@ -28,82 +41,18 @@ interface Slot {
   /** A tool call whose deltas are raw text (ai 7's `inputEncoding: 'text'`), sent as one JSON string. */
   readonly text: boolean;
   /** A tool call whose input an argstream server sent as path updates: their JSON text so far. */
-  updates: PathUpdateText | undefined;
+  updates: UpdateText | undefined;
 }
-
-/** The `type` of the chunks in which an argstream server sends a call's input as path updates (`UIMessageStreamEncoder`'s `toolInputs: 'path-updates'`). */
-const TOOL_INPUT_UPDATES = 'data-argstream-tool-input';
-
-/** A JSON number literal, as a path update's `raw` must be (it becomes argument text as written). */
-const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 
 /**
- * Path updates of one call's input → its JSON text, piece by piece, for the parser downstream.
- * Keys and strings are written by `JSON.stringify` and numbers only as JSON literals, so no update
- * can write structure its kind does not say; updates in an order no encoder makes give text the
- * parser downstream rejects (invalid arguments, as any such text). O(depth) state.
+ * The type of the transient data chunks that carry a call's input as path updates
+ * (`UIMessageStreamEncoder`'s `toolInputs: 'path-updates'`): `data` is
+ * `{ toolCallId, updates }`, the `PathUpdate`s one piece of the input makes.
  */
-class PathUpdateText {
-  /** The open containers: whether each is an object, and how many members or items it has so far. */
-  readonly #open: Array<{ readonly object: boolean; count: number }> = [];
-  #key = '';
+export const TOOL_INPUT_UPDATES = 'data-argstream-tool-input';
 
-  /** The text `update` adds. @throws {ProviderError} for an update argstream does not know. */
-  push(update: unknown): string {
-    const kind = stringAt(update, 'kind');
-    switch (kind) {
-      case 'key':
-        this.#key = stringAt(update, 'textValue') ?? '';
-        return '';
-      case 'start-object':
-      case 'start-array': {
-        const text = `${this.#place()}${kind === 'start-object' ? '{' : '['}`;
-        this.#open.push({ object: kind === 'start-object', count: 0 });
-        return text;
-      }
-      case 'end-object':
-      case 'end-array':
-        this.#open.pop();
-        return kind === 'end-object' ? '}' : ']';
-      case 'start-string':
-        return `${this.#place()}"`;
-      case 'partial-string':
-        return JSON.stringify(stringAt(update, 'textValue') ?? '').slice(1, -1);
-      case 'complete-string':
-        return '"';
-      case 'complete-number': {
-        const raw = stringAt(update, 'raw');
-        const value = isRecord(update) ? update['value'] : undefined;
-        const literal = raw !== undefined && JSON_NUMBER.test(raw) ? raw : typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
-        if (literal === undefined) throw unreadable(update, 'a number that is not a JSON number');
-        return `${this.#place()}${literal}`;
-      }
-      case 'complete-boolean': {
-        const value = isRecord(update) ? update['value'] : undefined;
-        if (typeof value !== 'boolean') throw unreadable(update, 'a boolean that is not one');
-        return `${this.#place()}${String(value)}`;
-      }
-      case 'complete-null':
-        return `${this.#place()}null`;
-      case 'json-complete':
-        return '';
-      default:
-        throw unreadable(update, `an update of kind "${excerpt(kind ?? '')}"`);
-    }
-  }
-
-  /** What goes before a value: a comma after the container's previous member, and a member's key. */
-  #place(): string {
-    const parent = this.#open.at(-1);
-    if (parent === undefined) return '';
-    const comma = parent.count++ > 0 ? ',' : '';
-    return parent.object ? `${comma}${JSON.stringify(this.#key)}:` : comma;
-  }
-}
-
-function unreadable(update: unknown, what: string): ProviderError {
-  return new ProviderError('ai-sdk-ui', 'invalid-stream', `ai-sdk-ui: a ${TOOL_INPUT_UPDATES} chunk holds ${what}`, { code: 'invalid-input', cause: update });
-}
+/** What ends a UI message stream, for the message of a stream cut before it. Internal. */
+export const AI_SDK_UI_TERMINAL = 'the `finish` (or `abort`) chunk, or `[DONE]`';
 
 /** The finish reasons of the UI stream that are argstream's own (`unknown` and ai 7's `interrupted` are `other`). */
 const FINISH_REASONS: ReadonlySet<string> = new Set(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'other']);
@@ -259,7 +208,8 @@ function restOf(slot: Slot, input: unknown): string {
  * text (nested too deeply), and for message metadata nested too deeply to merge. Chunk types
  * added later are still passed on whole.
  */
-export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): ProviderAdapter {
+export function createAiSdkUiAdapter(options: AiSdkUiAdapterOptions = {}): ProviderAdapter {
+  const updateText = options.updateText;
   const members = membersOf('ai-sdk-ui');
   const open = new Map<string, Slot>();
   /** Tool calls flushed already, by id: a repeated `tool-input-available` changes nothing. */
@@ -364,15 +314,15 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
   }
 
   /** An argstream server's path updates of a call's input: its argument text, as deltas would be. */
-  function updates(chunk: JsonRecord, out: StreamEvent[]): void {
+  function updates(chunk: JsonRecord, out: StreamEvent[], newText: () => UpdateText): void {
     const data = recordAt(chunk, 'data');
     const toolCallId = stringAt(data, 'toolCallId') ?? '';
     const list = data?.['updates'];
-    if (!Array.isArray(list)) throw unreadable(chunk, 'no list of updates');
+    if (!Array.isArray(list)) throw new ProviderError('ai-sdk-ui', 'invalid-stream', `ai-sdk-ui: a ${TOOL_INPUT_UPDATES} chunk holds no list of updates`, { code: 'invalid-input', cause: chunk });
     // Updates of a call already complete would make arguments the AI SDK never had.
     if (closedCalls.has(toolCallId) && !open.has(`tool:${toolCallId}`)) return;
     const slot = slotFor('tool', toolCallId, out);
-    const writer = (slot.updates ??= new PathUpdateText());
+    const writer = (slot.updates ??= newText());
     let text = '';
     for (const update of list) if (!isRecord(update) || update['structured'] !== true) text += writer.push(update);
     if (text === '') return;
@@ -554,7 +504,8 @@ export function createAiSdkUiAdapter(_options: AiSdkUiAdapterOptions = {}): Prov
         case 'error':
           throw new ProviderError('ai-sdk-ui', 'error', nonEmptyStringAt(data, 'errorText') ?? 'the AI SDK stream reported an error', { cause: data });
         case TOOL_INPUT_UPDATES:
-          updates(data, out);
+          if (updateText !== undefined) updates(data, out, updateText);
+          else whole(data, out);
           break;
         default:
           // source-url, source-document, file, data-*, and every chunk type added later.

@@ -6,7 +6,7 @@
  */
 import { ProviderError, excerpt } from '../errors.ts';
 import type { EventMetadata, FinishReason, JsonValue, StreamEvent, Usage } from '../types.ts';
-import { type ProviderAdapter, partEvent } from './adapter.ts';
+import { type PartReader, type ProviderAdapter, partEvent } from './adapter.ts';
 import {
   type JsonRecord,
   isRecord,
@@ -421,3 +421,6 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
     ended: () => finished,
   };
 }
+
+/** The AI SDK's `fullStream` parts, for the stages that take them among argstream's events. Internal. */
+export const AI_SDK_PARTS: PartReader = { isPart: isAiSdkPart, create: () => createAiSdkAdapter() };

@@ -10,17 +10,17 @@ import type { StreamEvent } from '../types.ts';
 import type { PushCore } from '../core.ts';
 import type { ProviderAdapter } from './adapter.ts';
 import { createAiSdkAdapter } from './ai-sdk.ts';
-import { createAiSdkUiAdapter } from './ai-sdk-ui.ts';
+import { AI_SDK_UI_TERMINAL, createAiSdkUiAdapter } from './ai-sdk-ui.ts';
 import { createAnthropicAdapter } from './anthropic.ts';
 import { type AwsEventStreamMessage, AwsEventStreamDecoder } from './aws-event-stream.ts';
 import { createBedrockAdapter } from './bedrock.ts';
 import { createCohereAdapter } from './cohere.ts';
 import { isErrorBody, providerErrorFromBody } from './error-body.ts';
-import { isRecord } from './json-access.ts';
 import { createGeminiAdapter } from './gemini.ts';
 import { createOllamaAdapter } from './ollama.ts';
 import { createOpenAIChatAdapter } from './openai-chat.ts';
 import { createOpenAIResponsesAdapter } from './openai-responses.ts';
+import { PathUpdateText } from './path-update-text.ts';
 import { SseLineBreaks } from './sse-line-breaks.ts';
 
 /**
@@ -64,30 +64,9 @@ export interface ProviderEventStreamOptions {
   readonly structuredOutput?: boolean;
 }
 
-/**
- * Why a stream was refused before any provider semantics: the `code` of a `ProviderError` whose
- * `type` is `'invalid-stream'`.
- *
- * - `not-json`: a record (SSE `data`, NDJSON line, frame payload) is not JSON.
- * - `not-sse`: a line that is not an SSE field or comment, or text with no SSE event at all (an
- *   HTML error page served with status 200, a proxy's response), or a complete non-streaming
- *   response (a request without `stream: true`).
- * - `truncated`: the input ended inside an SSE event, an NDJSON line, a JSON array or an AWS
- *   frame; or it ended cleanly between two records, after some records but before the provider's
- *   terminal one (see {@link ProviderEventDecoder.end}): a proxy or the network cut the turn.
- * - `max-buffered-bytes`: see {@link ProviderEventStreamOptions.maxBufferedBytes}.
- * - `crc-mismatch`, `invalid-frame`: a corrupt AWS event-stream frame.
- * - `invalid-input`: a chunk of the wrong kind (text for Bedrock, text or bytes for `'ai-sdk'`,
- *   `null`, a number).
- */
-export type InvalidStreamCode =
-  | 'not-json'
-  | 'not-sse'
-  | 'truncated'
-  | 'max-buffered-bytes'
-  | 'crc-mismatch'
-  | 'invalid-frame'
-  | 'invalid-input';
+import { AdapterDecoder, type EventConversion, type InvalidStreamCode } from './adapter-decoder.ts';
+
+export type { InvalidStreamCode } from './adapter-decoder.ts';
 
 /** `objects`: no wire format, only objects (the AI SDK's stream parts). */
 type Framing = 'sse' | 'ndjson' | 'aws-event-stream' | 'objects';
@@ -122,36 +101,23 @@ interface ArrayScan {
 /** The characters that end a run of plain string content: a quote or a backslash. */
 const STRING_STOP = /["\\]/g;
 
-/** Each provider API's framing and adapter factory. */
-const PROVIDERS: Readonly<Record<ProviderName, { readonly framing: Framing; readonly create: () => ProviderAdapter }>> = {
-  anthropic: { framing: 'sse', create: () => createAnthropicAdapter() },
-  'openai-chat': { framing: 'sse', create: () => createOpenAIChatAdapter() },
-  'openai-responses': { framing: 'sse', create: () => createOpenAIResponsesAdapter() },
-  gemini: { framing: 'sse', create: () => createGeminiAdapter() },
-  ollama: { framing: 'ndjson', create: () => createOllamaAdapter() },
-  bedrock: { framing: 'aws-event-stream', create: () => createBedrockAdapter() },
-  cohere: { framing: 'sse', create: () => createCohereAdapter() },
-  'ai-sdk': { framing: 'objects', create: () => createAiSdkAdapter() },
-  'ai-sdk-ui': { framing: 'sse', create: () => createAiSdkUiAdapter() },
+/**
+ * Each provider API's framing, adapter factory, and what ends its stream (for the message of a
+ * stream cut before it: the record after which its adapter emits `finished`).
+ */
+const PROVIDERS: Readonly<Record<ProviderName, { readonly framing: Framing; readonly create: () => ProviderAdapter; readonly terminal: string }>> = {
+  anthropic: { framing: 'sse', create: () => createAnthropicAdapter(), terminal: '`message_stop` (or a `message_delta` with a `stop_reason`)' },
+  'openai-chat': { framing: 'sse', create: () => createOpenAIChatAdapter(), terminal: 'a chunk with a `finish_reason`, or `[DONE]`' },
+  'openai-responses': { framing: 'sse', create: () => createOpenAIResponsesAdapter(), terminal: '`response.completed`, `response.incomplete` or `response.failed`' },
+  gemini: { framing: 'sse', create: () => createGeminiAdapter(), terminal: 'a candidate with a `finishReason`' },
+  ollama: { framing: 'ndjson', create: () => createOllamaAdapter(), terminal: 'a line with `"done": true`' },
+  bedrock: { framing: 'aws-event-stream', create: () => createBedrockAdapter(), terminal: '`messageStop`' },
+  cohere: { framing: 'sse', create: () => createCohereAdapter(), terminal: '`message-end`' },
+  'ai-sdk': { framing: 'objects', create: () => createAiSdkAdapter(), terminal: 'the `finish` (or `abort`) part' },
+  'ai-sdk-ui': { framing: 'sse', create: () => createAiSdkUiAdapter({ updateText: () => new PathUpdateText() }), terminal: AI_SDK_UI_TERMINAL },
 };
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
-
-/**
- * What ends each provider's stream, for the message of a stream cut before it: the record after
- * which its adapter emits `finished`.
- */
-const TERMINAL_RECORDS: Readonly<Partial<Record<ProviderName, string>>> = {
-  anthropic: '`message_stop` (or a `message_delta` with a `stop_reason`)',
-  'openai-chat': 'a chunk with a `finish_reason`, or `[DONE]`',
-  'openai-responses': '`response.completed`, `response.incomplete` or `response.failed`',
-  gemini: 'a candidate with a `finishReason`',
-  ollama: 'a line with `"done": true`',
-  bedrock: '`messageStop`',
-  cohere: '`message-end`',
-  'ai-sdk': 'the `finish` (or `abort`) part',
-  'ai-sdk-ui': 'the `finish` (or `abort`) chunk, or `[DONE]`',
-};
 
 /**
  * Data no provider sends (it starts with U+0000), fed as one more `data:` line when the input
@@ -178,10 +144,9 @@ const SSE_LINE = /^(?:(?:data|event|id|retry)?:|(?:data|event|id|retry)$)/;
 export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, StreamEvent> {
   readonly #provider: ProviderName;
   readonly #framing: Framing;
-  readonly #adapter: ProviderAdapter;
+  /** The records, once framed: through the adapter, and the checks of the end. */
+  readonly #records: AdapterDecoder;
   readonly #maxBuffered: number;
-  /** Set with `structuredOutput`: the message slots that are refusals, left as text. */
-  readonly #refusals: Set<number> | undefined;
   readonly #textDecoder = new TextDecoder('utf-8');
   #usedBytes = false;
   /** Whether any input has arrived (a byte order mark is only skipped at the very start). */
@@ -201,19 +166,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   #lastChar = '';
   /** The first characters of non-blank text, quoted when the input turns out not to be SSE. */
   #head = '';
-  #records = 0;
-  /** The input said it is complete: `[DONE]`. */
-  #done = false;
-  /** The adapter emitted `finished`: the provider's terminal record arrived. */
-  #finished = false;
-  /** What the last record was (its event name or `type`), for the message of a truncation. */
-  #lastRecord: string | undefined;
-  /** The terminal record (its type, or `[DONE]`) once it arrived: nothing of the turn comes after it. */
-  #endRecord: string | undefined;
   #ending = false;
-  #out: StreamEvent[] | undefined;
-  #failure: unknown;
-  #closed = false;
 
   constructor(options: ProviderEventStreamOptions) {
     const provider = PROVIDERS[options.provider as ProviderName] as (typeof PROVIDERS)[ProviderName] | undefined;
@@ -226,9 +179,8 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     if (!(max > 0)) throw new RangeError(`ProviderEventStream: maxBufferedBytes must be positive, got ${String(max)}`);
     this.#provider = options.provider;
     this.#framing = provider.framing;
-    this.#adapter = provider.create();
+    this.#records = new AdapterDecoder(options.provider, provider.create(), provider.terminal, options.structuredOutput === true ? structuredOutput() : undefined);
     this.#maxBuffered = max;
-    this.#refusals = options.structuredOutput === true ? new Set() : undefined;
   }
 
   /**
@@ -242,7 +194,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
    * ignored.
    */
   push(chunk: ProviderEventStreamInput, out: StreamEvent[] = []): StreamEvent[] {
-    this.#run(out, () => this.#push(chunk));
+    this.#records.run(out, () => this.#push(chunk));
     return out;
   }
 
@@ -266,26 +218,12 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
    * when SSE was expected and no event came at all.
    */
   end(out: StreamEvent[] = []): StreamEvent[] {
-    this.#run(out, () => {
+    this.#records.run(out, () => {
       this.#ending = true;
       this.#end();
-      this.#closed = true;
+      this.#records.close();
     });
     return out;
-  }
-
-  #run(out: StreamEvent[], step: () => void): void {
-    if (this.#failure !== undefined) throw this.#failure;
-    if (this.#closed) throw new TypeError('ProviderEventDecoder: input already ended');
-    this.#out = out;
-    try {
-      step();
-    } catch (error) {
-      this.#failure = error;
-      throw error;
-    } finally {
-      this.#out = undefined;
-    }
   }
 
   #push(chunk: ProviderEventStreamInput): void {
@@ -333,7 +271,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     }
     if (typeof chunk === 'object' && chunk !== null) {
       // An event object an SDK already decoded.
-      this.#records++;
+      this.#records.records++;
       this.#record(chunk);
       return;
     }
@@ -347,14 +285,14 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     if (this.#usedBytes && this.#framing !== 'aws-event-stream') this.#text(this.#textDecoder.decode());
     if (this.#mode === 'document') {
       if (this.#usedBytes) this.#text(this.#textDecoder.decode());
-      if (!this.#done) this.#endDocument();
+      if (!this.#records.done) this.#endDocument();
     } else if (this.#mode === 'array') {
       if (!this.#array.closed) {
         const first = this.#array.pieces[0];
         throw this.#invalid('truncated', `the stream ended inside its JSON array${first === undefined ? '' : `: "${excerpt(first.trimStart())}" is incomplete`}`);
       }
     } else if (this.#mode === 'ndjson') {
-      if (!this.#done && this.#line !== '') {
+      if (!this.#records.done && this.#line !== '') {
         const line = this.#line;
         this.#line = '';
         this.#ndjsonLine(line);
@@ -369,34 +307,22 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
         break;
       case 'sse': {
         if (this.#mode !== 'sse') break;
-        if (this.#sse !== undefined && !this.#done) {
+        if (this.#sse !== undefined && !this.#records.done) {
           // Terminate an unterminated last line unless the text already ended on a line break.
           const lineBreak = this.#lastChar === '\n' || this.#lastChar === '\r' || this.#lastChar === '' ? '' : '\n';
           this.#sse.feed(this.#sseLineBreaks.normalize(`${lineBreak}data:${END_SENTINEL}\n\n`));
         }
-        if (this.#records === 0 && !this.#done && this.#head !== '' && !SSE_LINE.test(this.#head)) {
+        if (this.#records.records === 0 && !this.#records.done && this.#head !== '' && !SSE_LINE.test(this.#head)) {
           throw this.#invalid('not-sse', `expected an SSE stream but found no event; the input begins "${excerpt(this.#head)}"`);
         }
         break;
       }
     }
-    for (const event of this.#adapter.end()) {
-      // A slot the provider never closed is flushed here, at the end of input: say so, so that a
-      // call cut before its first argument byte is not taken for a call without arguments.
-      this.#emit(event.type === 'flush' ? { ...event, metadata: { ...event.metadata, endOfInput: true } } : event);
-    }
-    if (this.#records > 0 && !this.#done && !(this.#adapter.complete?.() ?? this.#finished)) {
-      const terminal = TERMINAL_RECORDS[this.#provider] ?? 'its terminal record';
-      const count = `${this.#records} record${this.#records === 1 ? '' : 's'}`;
-      throw this.#invalid(
-        'truncated',
-        `the stream ended before ${terminal}: it was cut between two records (after ${count}, the last ${this.#lastRecord === undefined ? 'one without a type' : `"${excerpt(this.#lastRecord)}"`}), so the turn is incomplete`,
-      );
-    }
+    this.#records.finish();
   }
 
   #text(text: string): void {
-    if (text === '' || (this.#done && this.#mode !== 'sse')) return;
+    if (text === '' || (this.#records.done && this.#mode !== 'sse')) return;
     this.#lastChar = text[text.length - 1] as string;
     // Copied, not sliced: a slice would keep the whole first chunk alive for the stream's life.
     if (this.#head.length < 30) this.#head = copyString((this.#head + text.slice(0, 60)).trimStart().slice(0, 30));
@@ -432,7 +358,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   }
 
   #sseEvent(message: EventSourceMessage): void {
-    if (this.#done) {
+    if (this.#records.done) {
       this.#afterDone(message.data);
       return;
     }
@@ -457,8 +383,8 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     if (data.length > this.#maxBuffered) throw this.#tooLong('an SSE event');
     if (data.trim() === '') return;
     if (data === '[DONE]') {
-      this.#done = true;
-      this.#endRecord ??= '[DONE]';
+      this.#records.done = true;
+      this.#records.endRecord ??= '[DONE]';
       return;
     }
     let record: unknown;
@@ -474,16 +400,16 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
       }
       throw this.#invalid('not-json', `SSE data is not JSON: "${excerpt(data)}"`, cause);
     }
-    this.#records++;
+    this.#records.records++;
     this.#record(record, message.event);
   }
 
   #sseError(error: ParseError): void {
-    if (this.#done) return;
+    if (this.#records.done) return;
     switch (error.type) {
       case 'unknown-field':
         // At the end, a line cut inside a field name ("eve") is a truncation, not foreign input.
-        throw this.#ending && (this.#records > 0 || isFieldNamePrefix(error.line ?? ''))
+        throw this.#ending && (this.#records.records > 0 || isFieldNamePrefix(error.line ?? ''))
           ? this.#invalid('truncated', `the stream ended inside an SSE line: "${excerpt(error.line ?? '')}"`, error)
           : this.#invalid(
               'not-sse',
@@ -505,7 +431,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
       this.#line = '';
       if (line.length > this.#maxBuffered) throw this.#tooLong('an NDJSON line');
       start = newline + 1;
-      if (this.#records === 0 && line.trim() !== '' && !parses(line)) {
+      if (this.#records.records === 0 && line.trim() !== '' && !parses(line)) {
         // The first line is not a JSON value by itself: one document over several lines (a
         // pretty-printed error body), read whole at the end.
         this.#mode = 'document';
@@ -536,13 +462,13 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
 
   /** A record of NDJSON or of a whole document: the first may be an HTTP error body. */
   #firstRecord(record: unknown, text: string): void {
-    if (this.#records === 0 && isErrorBody(this.#provider, record)) {
+    if (this.#records.records === 0 && isErrorBody(this.#provider, record)) {
       throw providerErrorFromBody(this.#provider, text);
     }
-    if (this.#records === 0 && this.#framing === 'sse' && isCompleteResponse(this.#provider, record)) {
+    if (this.#records.records === 0 && this.#framing === 'sse' && isCompleteResponse(this.#provider, record)) {
       throw this.#invalid('not-sse', 'got a complete response, not a stream: request it with `stream: true`');
     }
-    this.#records++;
+    this.#records.records++;
     this.#record(record);
   }
 
@@ -634,7 +560,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   }
 
   #arrayElement(text: string): void {
-    if (this.#done || text.trim() === '') return;
+    if (this.#records.done || text.trim() === '') return;
     let record: unknown;
     try {
       record = JSON.parse(text);
@@ -677,7 +603,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
         throw this.#invalid('not-json', `AWS event-stream payload is not JSON: "${excerpt(text)}"`, cause);
       }
     }
-    this.#records++;
+    this.#records.records++;
     this.#record(payload, name);
     if (messageType === 'exception') {
       // The adapter throws for exceptions it knows; any other exception frame still ends the stream.
@@ -687,28 +613,8 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     }
   }
 
-  /**
-   * @throws {ProviderError} type `'invalid-format'` for a record that is not a JSON object (every
-   * provider's records are; only an `error` event's data may be a bare message, its adapter's to read).
-   */
   #record(record: unknown, event?: string): void {
-    if (!isRecord(record) && event !== 'error') {
-      const kind = record === null ? 'null' : Array.isArray(record) ? 'an array' : `a ${typeof record}`;
-      throw new ProviderError(this.#provider, 'invalid-format', `${this.#provider}: expected a record object, got ${kind}`, { cause: record });
-    }
-    this.#lastRecord = event ?? recordType(record);
-    const events = this.#adapter.push(record, event);
-    if (this.#endRecord !== undefined && events.length > 0) {
-      // Content or a call after the terminal record: the turn was over (see ProviderAdapter.ended).
-      throw new ProviderError(
-        this.#provider,
-        'after-end',
-        `${this.#provider}: ${this.#lastRecord === undefined ? 'a record' : `a "${excerpt(this.#lastRecord)}" record`} came after the end of the stream ("${excerpt(this.#endRecord)}"); nothing is added to a finished turn`,
-        { cause: record },
-      );
-    }
-    for (const streamEvent of events) this.#emit(streamEvent);
-    if (this.#endRecord === undefined && this.#adapter.ended?.() === true) this.#endRecord = this.#lastRecord ?? 'its terminal record';
+    this.#records.record(record, event);
   }
 
   /**
@@ -727,48 +633,38 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     this.#record(record);
   }
 
-  /** Append an adapter's event; with `structuredOutput`, message text becomes structured JSON. */
-  #emit(event: StreamEvent): void {
-    if (event.type === 'finished') this.#finished = true;
-    const refusals = this.#refusals;
-    if (refusals === undefined || event.type !== 'part' || event.part.type !== 'message') {
-      this.#out?.push(event);
-      return;
-    }
-    // A refusal is text about the JSON that was not written, not part of it.
-    if (event.metadata?.['refusal'] === true) refusals.add(event.index);
-    if (refusals.has(event.index)) {
-      this.#out?.push(event);
-      return;
-    }
-    if (event.part.text === '') return;
-    const part = { type: 'structured', json: event.part.text } as const;
-    this.#out?.push(event.metadata === undefined ? { type: 'part', index: event.index, part } : { type: 'part', index: event.index, part, metadata: event.metadata });
-  }
-
   /** The error of a record (`what`) longer than `maxBufferedBytes`: one message shape for every framing. */
   #tooLong(what: string, cause?: unknown): ProviderError {
     return this.#invalid('max-buffered-bytes', `${what} grew beyond maxBufferedBytes (${this.#maxBuffered})`, cause);
   }
 
   #invalid(code: InvalidStreamCode, message: string, cause?: unknown): ProviderError {
-    return new ProviderError(this.#provider, 'invalid-stream', `${this.#provider}: ${message}`, { code, cause });
+    return this.#records.invalid(code, message, cause);
   }
 }
 
 /**
- * A record's kind for a message: its `type` (or an OpenAI Chat chunk's `object`), an Ollama
- * line's `done: false`, an AWS SDK event object's one member, else its first members' names.
+ * `structuredOutput`: message text becomes structured JSON (`structured` parts), except a refusal
+ * (a `refusal` part, or a message slot the adapter marks `{refusal: true}`), which stays text.
  */
-function recordType(record: unknown): string | undefined {
-  if (typeof record !== 'object' || record === null) return undefined;
-  const { type, object, done } = record as { type?: unknown; object?: unknown; done?: unknown };
-  if (typeof type === 'string') return type;
-  if (typeof object === 'string') return object;
-  if (done === false) return '{"done": false, …}';
-  const keys = Object.keys(record);
-  if (keys.length === 1) return keys[0];
-  return keys.length === 0 ? undefined : `{${keys.slice(0, 3).join(', ')}${keys.length > 3 ? ', …' : ''}}`;
+function structuredOutput(): EventConversion {
+  /** The message slots that are refusals, left as text. */
+  const refusals = new Set<number>();
+  return (event, out) => {
+    if (event.type !== 'part' || event.part.type !== 'message') {
+      out.push(event);
+      return;
+    }
+    // A refusal is text about the JSON that was not written, not part of it.
+    if (event.metadata?.['refusal'] === true) refusals.add(event.index);
+    if (refusals.has(event.index)) {
+      out.push(event);
+      return;
+    }
+    if (event.part.text === '') return;
+    const part = { type: 'structured', json: event.part.text } as const;
+    out.push(event.metadata === undefined ? { type: 'part', index: event.index, part } : { type: 'part', index: event.index, part, metadata: event.metadata });
+  };
 }
 
 function toBytes(chunk: ProviderEventStreamInput): Uint8Array | undefined {

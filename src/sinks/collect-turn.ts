@@ -1,4 +1,5 @@
-import { FINAL_EVENTS, TurnBuilder, type TurnBuilderOptions } from '../turn/turn-builder.ts';
+import { TurnBuilder } from '../turn/ai-sdk-parts.ts';
+import { FINAL_EVENTS, type TurnBuilderOptions } from '../turn/turn-builder.ts';
 import type {
   ConversationEvent,
   FailedToolCallEvent,

@@ -8,7 +8,7 @@
  * @module
  */
 import { FieldEventParser } from '../views/field-event-parser.ts';
-import { TurnBuilder } from '../turn/turn-builder.ts';
+import { TurnBuilder } from '../turn/ai-sdk-parts.ts';
 import type {
   ArgumentValidationErrorEvent,
   FailedToolCallEvent,

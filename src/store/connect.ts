@@ -2,11 +2,18 @@
  * What the framework bindings share: a store for a source, and reading the source into it for as
  * long as some component shows it. Internal to the bindings.
  *
+ * What a store reads beyond argstream's events is loaded when a source needs it (a dynamic import:
+ * a bundler makes each a chunk of its own): an argstream relay's decoders when a binding is given
+ * a relay's `Response`, or no source yet (a page about to get its response); the AI SDK's
+ * `fullStream` parts for a `ReadableStream`. Never for a source that keeps its own snapshot: a page
+ * whose turns come from the AI SDK chat transport bundles none of it.
+ *
  * @module
  */
 import type { PushCore } from '../core.ts';
 import type { ToolSchemas } from './tools.ts';
-import { TurnStore, type TurnSnapshot, type TurnStoreOptions } from './turn-store.ts';
+import type { TurnStore } from './source-reading.ts';
+import { TurnStoreBase, type SourceReading, type TurnSnapshot, type TurnStoreOptions } from './turn-store.ts';
 
 /**
  * What a binding shows: a `ReadableStream` of events (any stage's output, a decoded relay), a
@@ -45,11 +52,52 @@ function isExternal<T extends ToolSchemas>(source: TurnSource<T>): source is Tur
   return typeof source === 'object' && source !== null && typeof (source as Partial<ExternalTurn<T>>).subscribe === 'function' && typeof (source as Partial<ExternalTurn<T>>).getSnapshot === 'function';
 }
 
-/** The store a binding reads: the source itself if it keeps a snapshot, else a new store for it. */
-export function storeFor<T extends ToolSchemas>(source: TurnSource<T>, options: TurnSourceOptions<T> = {}): TurnStore<T> | ExternalTurn<T> {
+/** A loader of what some sources need: loaded once; a failed load (a chunk the network lost) is tried again by the next source. */
+function loader(load: () => Promise<SourceReading>): () => Promise<SourceReading> {
+  let loading: Promise<SourceReading> | undefined;
+  return () =>
+    (loading ??= load().catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    }));
+}
+
+/** An argstream relay's `Response`: its decoders (SSE, NDJSON, the batch reader of its wire form). */
+const relayReading = loader(() => import('./relay-response.ts').then((module) => ({ openRelay: module.openRelay })));
+/** A `ReadableStream`, which may carry the AI SDK's `fullStream` parts. */
+const partsReading = loader(() => import('../providers/ai-sdk.ts').then((module) => ({ parts: module.AI_SDK_PARTS })));
+
+/**
+ * What reading `source` needs loaded: the AI SDK's parts for a stream, a relay's decoders for a
+ * `Response` without `decoder` (or for no source yet: a page about to get its response), nothing
+ * for a provider's `Response` with its `decoder`.
+ */
+function readingFor<T extends ToolSchemas>(source: TurnSource<T>, options: TurnSourceOptions<T>): (() => Promise<SourceReading>) | undefined {
+  if (source instanceof ReadableStream) return partsReading;
+  return options.decoder === undefined ? relayReading : undefined;
+}
+
+/** Each binding store's reading, filled once loaded. */
+const readingOf = new WeakMap<TurnStoreBase<ToolSchemas>, SourceReading>();
+
+/**
+ * The store a binding reads: the source itself if it keeps a snapshot, else a new store for it,
+ * which reads what its source needs once that is loaded (its loading begins here).
+ */
+export function storeFor<T extends ToolSchemas>(source: TurnSource<T>, options: TurnSourceOptions<T> = {}): TurnStoreBase<T> | ExternalTurn<T> {
   if (isExternal(source)) return source;
+  readingFor(source, options)?.().catch(() => undefined);
   const { decoder: _decoder, request: _request, ...storeOptions } = options;
-  return new TurnStore<T>(storeOptions);
+  const reading: SourceReading = {};
+  const store = new TurnStoreBase<T>(storeOptions, reading);
+  readingOf.set(store as unknown as TurnStoreBase<ToolSchemas>, reading);
+  return store;
+}
+
+/** Cancel what a binding was given to read (a `Response`'s body, a stream), unless something reads it. */
+async function cancelSource(source: ReadableStream<unknown> | Response, reason: unknown): Promise<void> {
+  const stream = source instanceof ReadableStream ? source : source.body;
+  if (stream !== null && !stream.locked) await stream.cancel(reason).catch(() => undefined);
 }
 
 interface Reading {
@@ -58,7 +106,7 @@ interface Reading {
   stopping: ReturnType<typeof setTimeout> | undefined;
 }
 
-const readings = new WeakMap<TurnStore<ToolSchemas>, Reading>();
+const readings = new WeakMap<TurnStoreBase<ToolSchemas>, Reading>();
 
 /**
  * Read `source` into `store` while at least one user holds it; returns the release function.
@@ -67,16 +115,31 @@ const readings = new WeakMap<TurnStore<ToolSchemas>, Reading>();
  * mounts each effect once more, and the turn must not be cut by it. A store given as the source
  * is only read, never cancelled.
  */
-export function hold<T extends ToolSchemas>(store: TurnStore<T> | ExternalTurn<T>, source: TurnSource<T>, options: TurnSourceOptions<T> = {}): () => void {
-  if (source === null || source === undefined || isExternal(source) || !(store instanceof TurnStore)) return () => undefined;
-  const key = store as unknown as TurnStore<ToolSchemas>;
+export function hold<T extends ToolSchemas>(store: TurnStoreBase<T> | ExternalTurn<T>, source: TurnSource<T>, options: TurnSourceOptions<T> = {}): () => void {
+  if (source === null || source === undefined || isExternal(source) || !(store instanceof TurnStoreBase)) return () => undefined;
+  const key = store as unknown as TurnStoreBase<ToolSchemas>;
   let reading = readings.get(key);
   if (reading === undefined) {
     const controller = new AbortController();
     reading = { controller, users: 0, stopping: undefined };
     readings.set(key, reading);
     const consumeOptions = options.decoder === undefined ? { signal: controller.signal } : { signal: controller.signal, decoder: options.decoder() };
-    void store.consume(source, consumeOptions);
+    const load = readingFor(source, options);
+    if (load === undefined) void store.consume(source, consumeOptions);
+    else {
+      const sourceReading = readingOf.get(key);
+      void load().then(
+        (loaded) => {
+          if (sourceReading !== undefined) Object.assign(sourceReading, loaded);
+          return store.consume(source, consumeOptions);
+        },
+        (error: unknown) => {
+          // The turn cannot be read: it ends in the error, and the source (the request) with it.
+          store.fail(error);
+          void cancelSource(source, error);
+        },
+      );
+    }
   }
   const held = reading;
   held.users++;

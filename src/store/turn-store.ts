@@ -8,11 +8,9 @@ import { FragmentAggregator } from '../json/fragment-aggregator.ts';
 import { escapeToken } from '../json/json-pointer.ts';
 import type { JsonLimits } from '../json/scanner.ts';
 import type { PushCore } from '../core.ts';
-import { EventStreamDecoderCore } from '../relay/event-stream-decoder.ts';
-import { NdjsonDecoderCore } from '../relay/ndjson.ts';
+import type { PartReader } from '../providers/adapter.ts';
 import type { DecoderCore } from '../relay/relay-decoder.ts';
-import { RelayError } from '../errors.ts';
-import { TurnBuilder } from '../turn/turn-builder.ts';
+import { TurnBuilderBase } from '../turn/turn-builder.ts';
 import type {
   FieldEvent,
   FinishReason,
@@ -92,6 +90,23 @@ export interface ConsumeOptions {
   readonly decoder?: PushCore<Uint8Array, unknown>;
   /** Stop reading: the source is cancelled and the turn ends in `error` with the signal's reason. */
   readonly signal?: AbortSignal;
+}
+
+/** A `Response`'s body, and the core that decodes it. */
+export interface OpenedResponse {
+  readonly reader: ReadableStreamDefaultReader<unknown>;
+  readonly core: DecoderCore<unknown>;
+}
+
+/**
+ * How a store reads the sources that are not argstream's events: read when a source needs it, so
+ * that a binding can give it once it has loaded it.
+ */
+export interface SourceReading {
+  /** The AI SDK's `fullStream` parts, read as the `'ai-sdk'` provider's events. */
+  parts?: PartReader | undefined;
+  /** An argstream relay's `Response` (without a `decoder`): its body and its decoder. */
+  openRelay?: ((response: Response) => Promise<OpenedResponse>) | undefined;
 }
 
 export { IncompleteToolCallError } from './turn-error.ts';
@@ -256,60 +271,18 @@ function leafOf(fragment: StreamFragment): { readonly leaf: StreamFragment; read
 }
 
 /**
- * A sink that keeps one snapshot of a streaming turn, for any UI: `events.pipeTo(store.writable)`
- * (or `store.consume(source)`), then `subscribe` and `getSnapshot` — React's
- * `useSyncExternalStore` contract; `argstream/react`, `argstream/vue` and `argstream/svelte` wrap
- * it.
- *
- * **Any stage's output.** It reads what any stage gives: `ProviderEventStream`'s events (a call's
- * raw argument text is parsed here, incrementally), progress and conversation events, field
- * events, path updates, raw argument deltas, and what an `EventStreamDecoder` decodes from a relay.
- *
- * **Snapshots.** `getSnapshot()` returns the same object until something changed. A snapshot is
- * never mutated and shares everything unchanged with the previous one: a new piece of
- * `/files/2/content` makes new objects only along that path (the call, its input, `files`, its
- * element 2), while every other call, member and array element keeps its identity, so a
- * memoised component of an unchanged part does not render again. Building one costs the text
- * that arrived since the last (a growing string is never copied) plus a new copy of each array and
- * object still open on the path to the change: O(their width) per snapshot, while a closed subtree
- * is never copied again. In all, O(input + snapshots × width of the open containers): a 1 MB string
- * streams in linear time whatever the number of snapshots, and a long array costs its width per
- * snapshot read — read one per notification (per frame by default), not one per event (`'sync'`),
- * where an array of 13,000 elements is copied at every event.
- *
- * **Calls.** Each call has its `toolCallId`, `toolName`, `status` (`streaming`, `complete`,
- * `invalid`, `failed`), its `input` so far (`{}` before its first member), and `complete`: which
- * paths of the input are final, so a field can be shown as final before the call ends. With
- * `tools`, a complete call's input is its schema's validated output, and one the schema rejects
- * is `invalid` with the schema's `issues`; a call of another tool stays untyped.
- *
- * **One id, one call; typed errors for what is not an event.** The turn builder under the store
- * refuses two calls that claim one non-empty id (`TaggedToolCallError`, code
- * `'duplicate-tool-call-id'`), an event of the wrong shape (`RelayError`, code `'invalid-data'`)
- * and one nested beyond `maxDepth` (`JsonStreamError`, code `'max-depth'`): the turn ends in that
- * error after what came before it, as `collectTurn` rejects with it — never a `TypeError` or a
- * `RangeError`.
- *
- * **Notifications** are coalesced (`schedule`: one per animation frame by default); the end of
- * the stream, or its error, is told at once. An error — the provider's, a cut relay's, a call's —
- * lands in the snapshot (`status: 'error'`, `error`, the call `failed`): what arrived stays
- * readable.
- *
- * One store holds one turn: use a new store for the next.
- * @example
- * ```ts
- * const tools = defineTools({ write_file: z.object({ path: z.string(), content: z.string() }) });
- * const store = new TurnStore({ tools });
- * store.subscribe(() => render(store.getSnapshot()));
- * await store.consume(await fetch('/api/chat', { method: 'POST', body }));
- * ```
+ * {@link TurnStore} that reads only what `reading` says it reads beyond argstream's events (none:
+ * no AI SDK parts, no relay `Response`). The AI SDK chat transport's store, and a binding's until
+ * it has loaded what a store reads.
+ * @internal
  */
-export class TurnStore<T extends ToolSchemas = {}> {
+export class TurnStoreBase<T extends ToolSchemas = {}> {
   readonly #tools: ToolSchemas | undefined;
   readonly #limits: JsonLimits;
   readonly #maxDepth: number;
   readonly #schedule: (notify: () => void) => void;
-  readonly #builder: TurnBuilder;
+  readonly #builder: TurnBuilderBase;
+  readonly #reading: SourceReading;
   readonly #listeners = new Set<() => void>();
   readonly #out: PipelineEvent[] = [];
   readonly #fragments: StreamFragment[] = [];
@@ -354,13 +327,14 @@ export class TurnStore<T extends ToolSchemas = {}> {
   #finished: Promise<TurnSnapshot<T>> | undefined;
   #resolveFinished: ((snapshot: TurnSnapshot<T>) => void) | undefined;
 
-  constructor(options: TurnStoreOptions<T> = {}) {
+  constructor(options: TurnStoreOptions<T> = {}, reading: SourceReading = {}) {
     this.#tools = options.tools;
+    this.#reading = reading;
     const { tools: _tools, schedule, ...limits } = options;
     this.#limits = limits;
     this.#maxDepth = limits.maxDepth ?? 256;
     this.#schedule = scheduler(schedule ?? 'frame');
-    this.#builder = new TurnBuilder({ ...limits, progress: true, passthrough: true, messages: true, isolateErrors: true });
+    this.#builder = new TurnBuilderBase({ ...limits, progress: true, passthrough: true, messages: true, isolateErrors: true }, reading);
   }
 
   /**
@@ -408,7 +382,7 @@ export class TurnStore<T extends ToolSchemas = {}> {
     try {
       if (source instanceof ReadableStream) reader = source.getReader();
       else {
-        const opened = await openResponse(source, options);
+        const opened = await openResponse(source, options, this.#reading);
         reader = opened.reader;
         core = opened.core;
       }
@@ -1041,24 +1015,15 @@ async function providerHttpError(response: Response, decoder: PushCore<Uint8Arra
   return new Error(`the provider answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
 }
 
-/** The body of a `Response` and the core that decodes it: a provider's (with `provider`) or an argstream relay's. */
-async function openResponse(
-  response: Response,
-  options: ConsumeOptions,
-): Promise<{ reader: ReadableStreamDefaultReader<unknown>; core: DecoderCore<unknown> }> {
+/** The body of a `Response` and the core that decodes it: a provider's (with `decoder`) or an argstream relay's. */
+async function openResponse(response: Response, options: ConsumeOptions, reading: SourceReading): Promise<OpenedResponse> {
   if (response.bodyUsed || response.body?.locked === true) throw new TypeError('TurnStore.consume: the response body was already read');
   if (options.decoder !== undefined) {
     if (!response.ok) throw await providerHttpError(response, options.decoder);
     return { reader: (response.body ?? new Response('').body!).getReader(), core: options.decoder as unknown as DecoderCore<unknown> };
   }
-  if (!response.ok) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new RelayError('invalid-input', `the relay answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
-  }
-  if (response.body === null) throw new RelayError('invalid-input', 'the relay response has no body');
-  const type = response.headers.get('content-type') ?? '';
-  const core = /ndjson|jsonl|json-seq/i.test(type) ? new NdjsonDecoderCore<unknown>({}) : new EventStreamDecoderCore<unknown>({});
-  return { reader: response.body.getReader(), core };
+  if (reading.openRelay === undefined) throw new TypeError('TurnStore.consume: this store reads no relay Response');
+  return reading.openRelay(response);
 }
 
 function scheduler(schedule: TurnStoreSchedule): (notify: () => void) => void {

@@ -1,4 +1,5 @@
-import { TurnBuilder, type TurnBuilderOptions } from '../turn/turn-builder.ts';
+import { TurnBuilder } from '../turn/ai-sdk-parts.ts';
+import type { TurnBuilderOptions } from '../turn/turn-builder.ts';
 import type { PipelineEvent } from '../types.ts';
 import { Stage } from './stage.ts';
 

@@ -1,5 +1,5 @@
 import type { JsonLimits } from '../json/scanner.ts';
-import { TurnBuilder } from '../turn/turn-builder.ts';
+import { TurnBuilder } from '../turn/ai-sdk-parts.ts';
 import type { PipelineEvent } from '../types.ts';
 import { Stage } from './stage.ts';
 

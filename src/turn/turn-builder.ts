@@ -12,8 +12,7 @@ import { FragmentAggregator } from '../json/fragment-aggregator.ts';
 import { FragmentCollector } from '../json/incremental-json-parser.ts';
 import { JsonScanner, type JsonLimits } from '../json/scanner.ts';
 import { ValueBuilder } from '../json/value-builder.ts';
-import type { ProviderAdapter } from '../providers/adapter.ts';
-import { createAiSdkAdapter, isAiSdkPart } from '../providers/ai-sdk.ts';
+import type { PartReader, ProviderAdapter } from '../providers/adapter.ts';
 import type { PushCore } from '../core.ts';
 import { checkFragment, checkIndex, checkJson, checkString, duplicateToolCallId, invalidEvent } from './event-check.ts';
 import type {
@@ -204,58 +203,20 @@ export const FINAL_EVENTS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The turn builder's core: `push(event) → outputs`, `end() → outputs`.
- *
- * It reads any {@link PipelineEvent}. It owns `part` and `flush` events (text parts only with
- * `messages`): argument text (`tool-call-arguments` and `structured` parts, or the
- * `argumentsDelta` of `streaming-tool-call` events) is parsed incrementally, one parser per slot,
- * and each flushed slot becomes one conversation event, emitted before the flush would have been.
- * A call whose arguments stopped early becomes `tool-call-incomplete` once the stop reason is
- * known (at `finished`, or at the end of input).
- *
- * A conversation event or a progress event that arrives from a stage before it (another builder,
- * a view with its own progress) hands its slot to that stage: the builder drops what it holds for
- * the slot, passes its parts on unparsed and never reports it twice. Everything else passes
- * through unchanged and in order, `finished` after the incomplete calls it releases.
- *
- * A `snapshot` event (many events as one: the turn so far, sent to a client that resumed far
- * behind) is read as the events it holds, in their place: its output is theirs.
- *
- * **Call ids.** A non-empty tool call id names one call of the turn. When a second call claims an
- * id that another call of the turn holds — one still streaming in another slot (two interleaved
- * Anthropic blocks, or OpenAI tool call indexes, with one id), or one that has ended (a later step
- * that reuses an id) — the builder refuses the stream with a `TaggedToolCallError` of code
- * `'duplicate-tool-call-id'`, after everything before it, whatever `isolateErrors` says: no
- * consumer (`collectTurn`, `TurnStore`, every stage built on this core) shows one call with the
- * other's input. Calls with an empty id (`''`) are told apart by their slot and never collide; a
- * slot reused by a later step with a new id is a new call. The same call named again by a stage
- * before (its progress, then its conversation event, in one slot) is the same call.
- *
- * **Malformed events.** An event the builder did not make itself is checked before it is read:
- * one of the wrong shape (`null`, a `part` event without its `part`, a fragment without a `type`,
- * arguments that are not JSON) errors with a `RelayError` of code `'invalid-data'`, and a fragment,
- * value or `snapshot` nested deeper than `maxDepth` with a `JsonStreamError` of code `'max-depth'`
- * — never a `TypeError` or a `RangeError`. The checks cost O(1) per event beyond the values and
- * fragments it carries.
- *
- * The parts of the AI SDK's `streamText(…).fullStream` are an input of their own: they are read
- * as `ProviderEventStream({provider: 'ai-sdk'})` reads them, and what that makes is handled as
- * above (so they never pass through), which lets every stage built on this one — progress,
- * conversation events, `collectTurn`, fields, path updates, validation, the terminal sink — take
- * `fullStream` directly.
- *
- * @example
- * ```ts
- * const decoder = new ProviderEventDecoder({ provider: 'anthropic' });
- * const builder = new TurnBuilder({ progress: true });
- * for (const chunk of chunks) {
- *   for (const event of decoder.push(chunk)) for (const output of builder.push(event)) render(output);
- * }
- * for (const event of decoder.end()) for (const output of builder.push(event)) render(output);
- * for (const output of builder.end()) render(output);
- * ```
+ * Where a builder finds the part objects of another library it reads (see {@link PartReader}):
+ * read at each event, so that a reader can be given after the builder was made. Internal.
  */
-export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
+export interface PartSource {
+  parts?: PartReader | undefined;
+}
+
+/**
+ * {@link TurnBuilder} without a reader of another library's parts of its own: it reads those of
+ * `reading` (none: the AI SDK's parts pass through as unknown events). A page whose events never
+ * are AI SDK parts (the AI SDK chat transport's store) bundles no adapter for them.
+ * @internal
+ */
+export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
   readonly #options: TurnBuilderOptions;
   readonly #messages: boolean;
   readonly #passthrough: boolean;
@@ -265,6 +226,8 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
   /** Incomplete calls wait for the stop reason, which providers send after the flush. */
   #incomplete: JsonSlot[] = [];
   #finished: FinishedEvent | undefined;
+  /** Where the reader of the AI SDK's `fullStream` parts is, if the builder reads them. */
+  readonly #reading: PartSource;
   /** Reads the AI SDK's `fullStream` parts, once one arrives. */
   #aiSdk: ProviderAdapter | undefined;
   /** How many AI SDK parts arrived, and the last one's type (for the message of a cut stream). */
@@ -276,8 +239,9 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
   /** How many `snapshot` events the event at hand is inside. */
   #nesting = 0;
 
-  constructor(options: TurnBuilderOptions = {}) {
+  constructor(options: TurnBuilderOptions = {}, reading: PartSource = {}) {
     this.#options = options;
+    this.#reading = reading;
     this.#messages = options.messages !== false;
     this.#passthrough = options.passthrough === true;
     this.#maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
@@ -300,12 +264,13 @@ export class TurnBuilder implements PushCore<PipelineEvent, PipelineEvent> {
   push(event: PipelineEvent, out: PipelineEvent[] = []): PipelineEvent[] {
     if (typeof event !== 'object' || event === null) throw invalidEvent(`${event === null ? 'null' : typeof event} where an event belongs`);
     if (typeof event.type !== 'string') throw invalidEvent('an event without a string `type`');
-    if (isAiSdkPart(event)) {
+    const parts = this.#reading.parts;
+    if (parts !== undefined && parts.isPart(event)) {
       // An AI SDK part (`streamText(…).fullStream` piped in directly): read as the 'ai-sdk'
       // provider's events would be.
       this.#aiSdkParts++;
       this.#aiSdkLast = event.type;
-      for (const streamEvent of (this.#aiSdk ??= createAiSdkAdapter()).push(event)) this.push(streamEvent, out);
+      for (const streamEvent of (this.#aiSdk ??= parts.create()).push(event)) this.push(streamEvent, out);
       return out;
     }
     switch (event.type) {

@@ -9,7 +9,7 @@ import { escapeToken } from '../json/json-pointer.ts';
 import { FragmentAggregator } from '../json/fragment-aggregator.ts';
 import { newPlace, placeOf } from '../json/deep-fragment.ts';
 import type { JsonLimits } from '../json/scanner.ts';
-import { TurnBuilder } from '../turn/turn-builder.ts';
+import { TurnBuilder } from '../turn/ai-sdk-parts.ts';
 import type {
   ArgumentIssue,
   ArgumentValidationErrorEvent,

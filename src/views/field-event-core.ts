@@ -6,7 +6,8 @@
  */
 import { ChainedCore, type PushCore } from '../core.ts';
 import type { JsonLimits } from '../json/scanner.ts';
-import { FINAL_EVENTS, TurnBuilder } from '../turn/turn-builder.ts';
+import { TurnBuilder } from '../turn/ai-sdk-parts.ts';
+import { FINAL_EVENTS } from '../turn/turn-builder.ts';
 import type { FieldEvent, FieldEventSource, PipelineEvent, StreamFragment } from '../types.ts';
 import { FieldEventParser } from './field-event-parser.ts';
 

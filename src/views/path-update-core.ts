@@ -7,7 +7,8 @@
 import { ChainedCore, type PushCore } from '../core.ts';
 import { IncrementalJsonParser } from '../json/incremental-json-parser.ts';
 import type { JsonLimits } from '../json/scanner.ts';
-import { FINAL_EVENTS, TurnBuilder } from '../turn/turn-builder.ts';
+import { TurnBuilder } from '../turn/ai-sdk-parts.ts';
+import { FINAL_EVENTS } from '../turn/turn-builder.ts';
 import type { PathUpdate, PipelineEvent, StreamFragment } from '../types.ts';
 import { PathUpdateEncoder, type PathUpdateEncoderOptions } from './path-update-encoder.ts';
 

@@ -28,7 +28,7 @@ import { anthropicRecipeEvents } from '../../examples/ai-sdk-object/model.mjs';
 import { collectTurn } from '../../src/sinks/collect-turn.ts';
 import { fromResponse } from '../../src/sources/response.ts';
 import { ObjectStore } from '../../src/store/object-store.ts';
-import { TurnStore } from '../../src/store/turn-store.ts';
+import { TurnStore } from '../../src/store/source-reading.ts';
 import { ArgumentValidationStream } from '../../src/transforms/argument-validation-stream.ts';
 import { FieldEventStream } from '../../src/transforms/field-event-stream.ts';
 import { JsonValueStream } from '../../src/transforms/json-value-stream.ts';

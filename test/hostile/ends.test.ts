@@ -11,7 +11,7 @@ import { ArgstreamChatTransport } from '../../src/ai-sdk/chat-transport.ts';
 import { ProviderError, type ProviderName } from '../../src/errors.ts';
 import { ProviderEventDecoder } from '../../src/providers/provider-event-decoder.ts';
 import { collectTurn } from '../../src/sinks/collect-turn.ts';
-import { TurnStore } from '../../src/store/turn-store.ts';
+import { TurnStore } from '../../src/store/source-reading.ts';
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import type { StreamEvent } from '../../src/types.ts';
 import { readAll, readFixture, settle, streamOf } from '../helpers.ts';

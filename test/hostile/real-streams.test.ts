@@ -15,7 +15,8 @@ import { UIMessageStreamEncoder } from '../../src/ai-sdk/ui-message-stream-encod
 import { ProviderError } from '../../src/errors.ts';
 import { ProviderEventDecoder } from '../../src/providers/provider-event-decoder.ts';
 import { collectTurn, type Turn } from '../../src/sinks/collect-turn.ts';
-import { IncompleteToolCallError, TurnStore } from '../../src/store/turn-store.ts';
+import { TurnStore } from '../../src/store/source-reading.ts';
+import { IncompleteToolCallError } from '../../src/store/turn-store.ts';
 import { ConversationEventStream } from '../../src/transforms/conversation-event-stream.ts';
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import { readAll, readFixture, streamOf } from '../helpers.ts';

@@ -15,7 +15,7 @@ import { FieldEventStream } from '../../src/transforms/field-event-stream.ts';
 import { PathUpdateStream } from '../../src/transforms/path-update-stream.ts';
 import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-stream.ts';
 import { TerminalSink } from '../../src/sinks/terminal.ts';
-import { TurnStore } from '../../src/store/turn-store.ts';
+import { TurnStore } from '../../src/store/source-reading.ts';
 import { UIMessageStreamEncoder } from '../../src/ai-sdk/ui-message-stream-encoder.ts';
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import { ProviderError } from '../../src/errors.ts';

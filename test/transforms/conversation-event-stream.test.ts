@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../src/errors.ts';
 import { ProviderEventDecoder } from '../../src/providers/provider-event-decoder.ts';
-import { TurnBuilder } from '../../src/turn/turn-builder.ts';
+import { TurnBuilder } from '../../src/turn/ai-sdk-parts.ts';
 import { collectTurn } from '../../src/sinks/collect-turn.ts';
 import { ConversationEventStream } from '../../src/transforms/conversation-event-stream.ts';
 import { ProviderEventStream, type ProviderEventStreamInput } from '../../src/transforms/provider-event-stream.ts';

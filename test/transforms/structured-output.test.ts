@@ -19,7 +19,7 @@ import { FieldEventStream } from '../../src/transforms/field-event-stream.ts';
 import { PathUpdateStream } from '../../src/transforms/path-update-stream.ts';
 import { ProviderEventDecoder } from '../../src/providers/provider-event-decoder.ts';
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
-import { TurnBuilder } from '../../src/turn/turn-builder.ts';
+import { TurnBuilder } from '../../src/turn/ai-sdk-parts.ts';
 import type { ProviderName } from '../../src/errors.ts';
 import type { ArgumentValidationErrorEvent, FieldEvent, JsonValue, PathUpdate, PipelineEvent } from '../../src/types.ts';
 import { cuttings, readAll, streamOf } from '../helpers.ts';

@@ -1,0 +1,81 @@
+/**
+ * An argstream server's path updates of a call's input (`UIMessageStreamEncoder`'s `toolInputs:
+ * 'path-updates'`) as the call's argument text, for the `'ai-sdk-ui'` adapter of
+ * `ProviderEventStream`. Internal.
+ *
+ * @module
+ */
+import { ProviderError, excerpt } from '../errors.ts';
+import { TOOL_INPUT_UPDATES, type UpdateText } from './ai-sdk-ui.ts';
+import { isRecord, stringAt } from './json-access.ts';
+
+/** A JSON number literal, as a path update's `raw` must be (it becomes argument text as written). */
+const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
+/**
+ * Path updates of one call's input → its JSON text, piece by piece, for the parser downstream.
+ * Keys and strings are written by `JSON.stringify` and numbers only as JSON literals, so no update
+ * can write structure its kind does not say; updates in an order no encoder makes give text the
+ * parser downstream rejects (invalid arguments, as any such text). O(depth) state.
+ */
+export class PathUpdateText implements UpdateText {
+  /** The open containers: whether each is an object, and how many members or items it has so far. */
+  readonly #open: Array<{ readonly object: boolean; count: number }> = [];
+  #key = '';
+
+  /** The text `update` adds. @throws {ProviderError} for an update argstream does not know. */
+  push(update: unknown): string {
+    const kind = stringAt(update, 'kind');
+    switch (kind) {
+      case 'key':
+        this.#key = stringAt(update, 'textValue') ?? '';
+        return '';
+      case 'start-object':
+      case 'start-array': {
+        const text = `${this.#place()}${kind === 'start-object' ? '{' : '['}`;
+        this.#open.push({ object: kind === 'start-object', count: 0 });
+        return text;
+      }
+      case 'end-object':
+      case 'end-array':
+        this.#open.pop();
+        return kind === 'end-object' ? '}' : ']';
+      case 'start-string':
+        return `${this.#place()}"`;
+      case 'partial-string':
+        return JSON.stringify(stringAt(update, 'textValue') ?? '').slice(1, -1);
+      case 'complete-string':
+        return '"';
+      case 'complete-number': {
+        const raw = stringAt(update, 'raw');
+        const value = isRecord(update) ? update['value'] : undefined;
+        const literal = raw !== undefined && JSON_NUMBER.test(raw) ? raw : typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
+        if (literal === undefined) throw unreadable(update, 'a number that is not a JSON number');
+        return `${this.#place()}${literal}`;
+      }
+      case 'complete-boolean': {
+        const value = isRecord(update) ? update['value'] : undefined;
+        if (typeof value !== 'boolean') throw unreadable(update, 'a boolean that is not one');
+        return `${this.#place()}${String(value)}`;
+      }
+      case 'complete-null':
+        return `${this.#place()}null`;
+      case 'json-complete':
+        return '';
+      default:
+        throw unreadable(update, `an update of kind "${excerpt(kind ?? '')}"`);
+    }
+  }
+
+  /** What goes before a value: a comma after the container's previous member, and a member's key. */
+  #place(): string {
+    const parent = this.#open.at(-1);
+    if (parent === undefined) return '';
+    const comma = parent.count++ > 0 ? ',' : '';
+    return parent.object ? `${comma}${JSON.stringify(this.#key)}:` : comma;
+  }
+}
+
+function unreadable(update: unknown, what: string): ProviderError {
+  return new ProviderError('ai-sdk-ui', 'invalid-stream', `ai-sdk-ui: a ${TOOL_INPUT_UPDATES} chunk holds ${what}`, { code: 'invalid-input', cause: update });
+}

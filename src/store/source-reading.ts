@@ -1,0 +1,71 @@
+/**
+ * `TurnStore`: the store of a turn (`TurnStoreBase`, `turn-store.ts`) with what it reads beyond
+ * argstream's events — the AI SDK's `fullStream` parts (`providers/ai-sdk.ts`), and an argstream
+ * relay's `Response` (`relay-response.ts`). The framework bindings build on `TurnStoreBase` and
+ * load each of those only when a source needs it (see `connect.ts`), so that a page whose turns
+ * come from elsewhere (the AI SDK chat transport) bundles none of it.
+ *
+ * @module
+ */
+import { AI_SDK_PARTS } from '../providers/ai-sdk.ts';
+import { openRelay } from './relay-response.ts';
+import type { ToolSchemas } from './tools.ts';
+import { TurnStoreBase, type SourceReading, type TurnStoreOptions } from './turn-store.ts';
+
+/** Everything `TurnStore` reads. */
+export const SOURCE_READING: Readonly<SourceReading> = { parts: AI_SDK_PARTS, openRelay };
+
+/**
+ * A sink that keeps one snapshot of a streaming turn, for any UI: `events.pipeTo(store.writable)`
+ * (or `store.consume(source)`), then `subscribe` and `getSnapshot` — React's
+ * `useSyncExternalStore` contract; `argstream/react`, `argstream/vue` and `argstream/svelte` wrap
+ * it.
+ *
+ * **Any stage's output.** It reads what any stage gives: `ProviderEventStream`'s events (a call's
+ * raw argument text is parsed here, incrementally), progress and conversation events, field
+ * events, path updates, raw argument deltas, and what an `EventStreamDecoder` decodes from a relay.
+ *
+ * **Snapshots.** `getSnapshot()` returns the same object until something changed. A snapshot is
+ * never mutated and shares everything unchanged with the previous one: a new piece of
+ * `/files/2/content` makes new objects only along that path (the call, its input, `files`, its
+ * element 2), while every other call, member and array element keeps its identity, so a
+ * memoised component of an unchanged part does not render again. Building one costs the text
+ * that arrived since the last (a growing string is never copied) plus a new copy of each array and
+ * object still open on the path to the change: O(their width) per snapshot, while a closed subtree
+ * is never copied again. In all, O(input + snapshots × width of the open containers): a 1 MB string
+ * streams in linear time whatever the number of snapshots, and a long array costs its width per
+ * snapshot read — read one per notification (per frame by default), not one per event (`'sync'`),
+ * where an array of 13,000 elements is copied at every event.
+ *
+ * **Calls.** Each call has its `toolCallId`, `toolName`, `status` (`streaming`, `complete`,
+ * `invalid`, `failed`), its `input` so far (`{}` before its first member), and `complete`: which
+ * paths of the input are final, so a field can be shown as final before the call ends. With
+ * `tools`, a complete call's input is its schema's validated output, and one the schema rejects
+ * is `invalid` with the schema's `issues`; a call of another tool stays untyped.
+ *
+ * **One id, one call; typed errors for what is not an event.** The turn builder under the store
+ * refuses two calls that claim one non-empty id (`TaggedToolCallError`, code
+ * `'duplicate-tool-call-id'`), an event of the wrong shape (`RelayError`, code `'invalid-data'`)
+ * and one nested beyond `maxDepth` (`JsonStreamError`, code `'max-depth'`): the turn ends in that
+ * error after what came before it, as `collectTurn` rejects with it — never a `TypeError` or a
+ * `RangeError`.
+ *
+ * **Notifications** are coalesced (`schedule`: one per animation frame by default); the end of
+ * the stream, or its error, is told at once. An error — the provider's, a cut relay's, a call's —
+ * lands in the snapshot (`status: 'error'`, `error`, the call `failed`): what arrived stays
+ * readable.
+ *
+ * One store holds one turn: use a new store for the next.
+ * @example
+ * ```ts
+ * const tools = defineTools({ write_file: z.object({ path: z.string(), content: z.string() }) });
+ * const store = new TurnStore({ tools });
+ * store.subscribe(() => render(store.getSnapshot()));
+ * await store.consume(await fetch('/api/chat', { method: 'POST', body }));
+ * ```
+ */
+export class TurnStore<T extends ToolSchemas = {}> extends TurnStoreBase<T> {
+  constructor(options: TurnStoreOptions<T> = {}) {
+    super(options, SOURCE_READING);
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * `TurnBuilder`: the turn builder's core with the AI SDK's `fullStream` parts read among
+ * argstream's events. The builder itself is `TurnBuilderBase` (`turn-builder.ts`), which reads no
+ * part of another library: a store that never gets such parts (the AI SDK chat transport's) builds
+ * its turn with it and bundles no adapter for them.
+ *
+ * @module
+ */
+import { AI_SDK_PARTS } from '../providers/ai-sdk.ts';
+import type { PushCore } from '../core.ts';
+import type { PipelineEvent } from '../types.ts';
+import { TurnBuilderBase, type TurnBuilderOptions } from './turn-builder.ts';
+
+/**
+ * The turn builder's core: `push(event) → outputs`, `end() → outputs`.
+ *
+ * It reads any {@link PipelineEvent}. It owns `part` and `flush` events (text parts only with
+ * `messages`): argument text (`tool-call-arguments` and `structured` parts, or the
+ * `argumentsDelta` of `streaming-tool-call` events) is parsed incrementally, one parser per slot,
+ * and each flushed slot becomes one conversation event, emitted before the flush would have been.
+ * A call whose arguments stopped early becomes `tool-call-incomplete` once the stop reason is
+ * known (at `finished`, or at the end of input).
+ *
+ * A conversation event or a progress event that arrives from a stage before it (another builder,
+ * a view with its own progress) hands its slot to that stage: the builder drops what it holds for
+ * the slot, passes its parts on unparsed and never reports it twice. Everything else passes
+ * through unchanged and in order, `finished` after the incomplete calls it releases.
+ *
+ * A `snapshot` event (many events as one: the turn so far, sent to a client that resumed far
+ * behind) is read as the events it holds, in their place: its output is theirs.
+ *
+ * **Call ids.** A non-empty tool call id names one call of the turn. When a second call claims an
+ * id that another call of the turn holds — one still streaming in another slot (two interleaved
+ * Anthropic blocks, or OpenAI tool call indexes, with one id), or one that has ended (a later step
+ * that reuses an id) — the builder refuses the stream with a `TaggedToolCallError` of code
+ * `'duplicate-tool-call-id'`, after everything before it, whatever `isolateErrors` says: no
+ * consumer (`collectTurn`, `TurnStore`, every stage built on this core) shows one call with the
+ * other's input. Calls with an empty id (`''`) are told apart by their slot and never collide; a
+ * slot reused by a later step with a new id is a new call. The same call named again by a stage
+ * before (its progress, then its conversation event, in one slot) is the same call.
+ *
+ * **Malformed events.** An event the builder did not make itself is checked before it is read:
+ * one of the wrong shape (`null`, a `part` event without its `part`, a fragment without a `type`,
+ * arguments that are not JSON) errors with a `RelayError` of code `'invalid-data'`, and a fragment,
+ * value or `snapshot` nested deeper than `maxDepth` with a `JsonStreamError` of code `'max-depth'`
+ * — never a `TypeError` or a `RangeError`. The checks cost O(1) per event beyond the values and
+ * fragments it carries.
+ *
+ * The parts of the AI SDK's `streamText(…).fullStream` are an input of their own: they are read
+ * as `ProviderEventStream({provider: 'ai-sdk'})` reads them, and what that makes is handled as
+ * above (so they never pass through), which lets every stage built on this one — progress,
+ * conversation events, `collectTurn`, fields, path updates, validation, the terminal sink — take
+ * `fullStream` directly.
+ *
+ * @example
+ * ```ts
+ * const decoder = new ProviderEventDecoder({ provider: 'anthropic' });
+ * const builder = new TurnBuilder({ progress: true });
+ * for (const chunk of chunks) {
+ *   for (const event of decoder.push(chunk)) for (const output of builder.push(event)) render(output);
+ * }
+ * for (const event of decoder.end()) for (const output of builder.push(event)) render(output);
+ * for (const output of builder.end()) render(output);
+ * ```
+ */
+export class TurnBuilder extends TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
+  constructor(options: TurnBuilderOptions = {}) {
+    super(options, { parts: AI_SDK_PARTS });
+  }
+}
