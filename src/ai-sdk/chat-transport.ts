@@ -132,19 +132,28 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
   /** The turn of the latest response: its text and each tool call's input so far, typed. Bound. */
   readonly getSnapshot = (): TurnSnapshot<T> => this.#current.store.getSnapshot() as TurnSnapshot<T>;
 
-  override async sendMessages(options: Parameters<HttpChatTransport<UI_MESSAGE>['sendMessages']>[0]): Promise<ReadableStream<UIMessageChunk>> {
+  /**
+   * `HttpChatTransport`'s, the response read by argstream: the server's chunks as they came, but
+   * the tool input deltas. `CHUNK` is the `UIMessageChunk` of the `ai` that reads them (inferred
+   * from the `ChatTransport` the transport is given to): the chunks are the server's, not this
+   * `ai`'s, so that the transport is the `ChatTransport` of whichever `ai` the page's `useChat`
+   * runs, also where `@ai-sdk/react` brings its own (`ai` 7 installed beside `@ai-sdk/react` 3,
+   * which depends on `ai` 6).
+   */
+  override async sendMessages<CHUNK = UIMessageChunk>(options: Parameters<HttpChatTransport<UI_MESSAGE>['sendMessages']>[0]): Promise<ReadableStream<CHUNK>> {
     const stream = await super.sendMessages(options);
     this.#begin(stream, this.#newSession(), options.abortSignal);
-    return stream;
+    return stream as ReadableStream<unknown> as ReadableStream<CHUNK>;
   }
 
-  override async reconnectToStream(options: Parameters<HttpChatTransport<UI_MESSAGE>['reconnectToStream']>[0]): Promise<ReadableStream<UIMessageChunk> | null> {
+  /** `HttpChatTransport`'s, the response read by argstream; `CHUNK` as for {@link ArgstreamChatTransport.sendMessages}. */
+  override async reconnectToStream<CHUNK = UIMessageChunk>(options: Parameters<HttpChatTransport<UI_MESSAGE>['reconnectToStream']>[0]): Promise<ReadableStream<CHUNK> | null> {
     // What the resume goes on with is decided at the call: a request sent while it waits for its
     // response is another turn, and its response, arriving first or last, is not this one.
     const continued = this.#resumeContinues ? this.#current : undefined;
     const stream = await super.reconnectToStream(options);
     if (stream !== null) this.#begin(stream, continued ?? this.#newSession(), options.abortSignal);
-    return stream;
+    return stream as ReadableStream<unknown> | null as ReadableStream<CHUNK> | null;
   }
 
   /**

@@ -6,7 +6,7 @@
  * dependency, comes from npm's cache, which the contributor's `npm ci` filled. JSR: `deno publish
  * --dry-run` of deno.json's `@argstream/argstream` (Deno finds eventsource-parser in node_modules).
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES } from '../helpers.ts';
 import { manifestEntry } from '../manifest.ts';
 import { execute, localBin, notInstalled, npm, ROOT, type ProcessResult } from '../runtimes/harness.ts';
+import { NODE24 } from '../runtimes/node/run.ts';
 
 const require = createRequire(import.meta.url);
 const IN_CI = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
@@ -283,4 +284,112 @@ describe('the JSR package (deno.json)', () => {
     expect(files.filter((f) => !/^(src\/.*\.ts|README\.md|LICENSE|deno\.json)$/.test(f))).toEqual([]);
     expect(files.filter((f) => f.startsWith('src/cli/') || /\.test\.ts$/.test(f))).toEqual([]);
   }, 180_000);
+});
+
+// ---------------------------------------------------------------------------------------------
+// With the AI SDK: the page of docs/ai-sdk.md type-checked against the packed declarations, with
+// each `ai` and `@ai-sdk/react` a user can end up with.
+
+/**
+ * A page on argstream's transport, as docs/ai-sdk.md writes it: the transport given to `useChat`,
+ * its snapshot to `useTurn` (typed by the transport's tools). The `@ts-expect-error` line makes a
+ * check that sees `any` fail.
+ */
+const AI_SDK_PAGE = [
+  "import { useChat } from '@ai-sdk/react';",
+  "import { defineTools } from 'argstream';",
+  "import { ArgstreamChatTransport } from 'argstream/ai-sdk';",
+  "import { useTurn } from 'argstream/react';",
+  "import * as z from 'zod';",
+  '',
+  "const tools = defineTools({ write_file: z.object({ path: z.string(), content: z.string() }) });",
+  "const transport = new ArgstreamChatTransport({ api: '/api/chat', tools });",
+  '',
+  'export function usePage() {',
+  '  const chat = useChat({ transport });',
+  '  const turn = useTurn(transport);',
+  '  const call = turn.calls[0];',
+  "  const path: string | undefined = call?.toolName === 'write_file' ? call.input.path : undefined;",
+  '  // @ts-expect-error: the input is typed by the transport\'s tools',
+  "  const wrong: number | undefined = call?.toolName === 'write_file' ? call.input.path : undefined;",
+  '  return [chat.status, path, wrong] as const;',
+  '}',
+  '',
+].join('\n');
+
+/**
+ * The control of a folder with two `ai` packages: a transport of the top one (the AI SDK's
+ * `DefaultChatTransport`, whose chunks are the top `ai`'s) is no `ChatTransport` of the hook's
+ * `ai` when the top one's chunks are not the hook's (a later major's, or an earlier one's provider
+ * metadata): what `ArgstreamChatTransport` was before its chunks were typed by the reader.
+ */
+const AI_SDK_CONTROL = [
+  "import { useChat } from '@ai-sdk/react';",
+  "import { DefaultChatTransport } from 'ai';",
+  '',
+  "export const usePage = () => useChat({ transport: new DefaultChatTransport({ api: '/api/chat' }) });",
+  '',
+].join('\n');
+
+/** Type-check `files` in `folder` as a React app written in TypeScript does (bundler resolution, strict). */
+async function typecheckApp(folder: string, files: readonly string[]): Promise<ProcessResult> {
+  const compilerOptions = { module: 'preserve', moduleResolution: 'bundler', target: 'es2022', lib: ['es2022', 'dom', 'dom.iterable'], types: [], strict: true, noEmit: true, skipLibCheck: true };
+  const config = `tsconfig.${files.join('-').replace(/\W/g, '_')}.json`;
+  writeFileSync(join(folder, config), `${JSON.stringify({ compilerOptions, files }, null, 2)}\n`);
+  return execute(process.execPath, [TSC, '-p', config], { cwd: folder, timeoutMs: 90_000 });
+}
+
+/** The version of the package `name` installed in `folder` (its own copy, as Node resolves it from there). */
+function versionIn(folder: string, name: string): string {
+  return (JSON.parse(readFileSync(join(folder, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** The version of `ai` that `@ai-sdk/react` installed in `folder` loads: its own nested copy, or the top one. */
+function aiOfReactIn(folder: string): string {
+  const react = join(folder, 'node_modules', '@ai-sdk', 'react');
+  const nested = join(react, 'node_modules', 'ai', 'package.json');
+  return (JSON.parse(readFileSync(existsSync(nested) ? nested : join(folder, 'node_modules', 'ai', 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+describe("the npm package with the AI SDK: the page of docs/ai-sdk.md type-checks with every `ai` and `@ai-sdk/react` (offline: this repository's copies)", () => {
+  /**
+   * `ai` at the top and `@ai-sdk/react` beside it, as npm lays them out: the packages linked from
+   * this repository's node_modules (`@ai-sdk/react` 3 and 4 have their own `ai` inside, as npm
+   * installs them when the top one is another). `argstream` is the installed package, copied so
+   * that its declarations' `import … from 'ai'` finds the `ai` of this folder.
+   */
+  const LAYOUTS = [
+    { name: 'ai 5 with @ai-sdk/react 2', ai: 'ai', react: 'ai-sdk-react2', mixed: false, control: 'accepted' },
+    { name: 'ai 6 with @ai-sdk/react 3 (its own ai 6)', ai: 'ai-sdk-react3/node_modules/ai', react: 'ai-sdk-react3', mixed: false, control: 'accepted' },
+    { name: 'ai 7 with @ai-sdk/react 4 (its own ai 7)', ai: '@ai-sdk/react/node_modules/ai', react: '@ai-sdk/react', mixed: false, control: 'accepted' },
+    { name: 'ai 7 at the top, @ai-sdk/react 3 with its own ai 6 (what npm installs on Node 20 for `ai@7 @ai-sdk/react`)', ai: 'ai7', react: 'ai-sdk-react3', mixed: true, control: 'refused' },
+    { name: 'ai 5 at the top, @ai-sdk/react 3 with its own ai 6', ai: 'ai', react: 'ai-sdk-react3', mixed: true, control: 'refused' },
+    // ai 6's chunks are a subset of ai 7's: its own transport is accepted by ai 7's hook too.
+    { name: 'ai 6 at the top, @ai-sdk/react 4 with its own ai 7', ai: 'ai6', react: '@ai-sdk/react', mixed: true, control: 'accepted' },
+  ] as const;
+
+  for (const layout of LAYOUTS) {
+    it(`${layout.name}: useChat({ transport }) and useTurn(transport), typed by the transport's tools`, async () => {
+      const folder = join(work, `ai-sdk-${LAYOUTS.indexOf(layout)}`);
+      mkdirSync(join(folder, 'node_modules', '@ai-sdk'), { recursive: true });
+      mkdirSync(join(folder, 'node_modules', '@types'), { recursive: true });
+      cpSync(installed, join(folder, 'node_modules', 'argstream'), { recursive: true });
+      const link = (from: string, to: string) => symlinkSync(join(ROOT, 'node_modules', from), join(folder, 'node_modules', to), 'dir');
+      link(layout.ai, 'ai');
+      link(layout.react, '@ai-sdk/react');
+      for (const name of ['react', '@types/react', 'zod', 'eventsource-parser']) link(name, name);
+      writeFileSync(join(folder, 'page.ts'), AI_SDK_PAGE);
+      writeFileSync(join(folder, 'control.ts'), AI_SDK_CONTROL);
+      expect(versionIn(folder, 'ai') !== aiOfReactIn(folder), 'two ai packages').toBe(layout.mixed);
+
+      const page = await typecheckApp(folder, ['page.ts']);
+      expect(page.code, `tsc reported:\n${page.stdout}${page.stderr}`).toBe(0);
+      const control = await typecheckApp(folder, ['control.ts']);
+      if (layout.control === 'refused') {
+        // Two `ai`: the top one's own transport is refused by the hook, so the page's check above saw both.
+        expect(control.code).not.toBe(0);
+        expect(control.stdout).toMatch(/is not assignable to type 'ChatTransport</);
+      } else expect(control.code, `tsc reported:\n${control.stdout}${control.stderr}`).toBe(0);
+    }, 120_000);
+  }
 });
