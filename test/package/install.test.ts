@@ -2,21 +2,24 @@
  * The packages as a user receives them. npm: `npm pack` (of the built dist/: `npm test` builds first),
  * installed from the tarball into a fresh project, then imported from an ESM script, type-checked
  * from TypeScript under `node16` and `bundler` resolution, and linted by publint and
- * arethetypeswrong. Nothing here needs the internet: eventsource-parser, the one runtime
- * dependency, comes from npm's cache, which the contributor's `npm ci` filled. JSR: `deno publish
+ * arethetypeswrong. Nothing of that needs the internet: eventsource-parser, the one runtime
+ * dependency, comes from npm's cache, which the contributor's `npm ci` filled; the AI SDK's page
+ * is type-checked with this repository's `ai` and `@ai-sdk/react` in each layout npm makes. One
+ * describe does need the registry: `npm install <tarball> ai @ai-sdk/react` as the README says it,
+ * on the Node running the tests and on Node 24 (skipped offline, failed in CI). JSR: `deno publish
  * --dry-run` of deno.json's `@argstream/argstream` (Deno finds eventsource-parser in node_modules).
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { delimiter, dirname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES } from '../helpers.ts';
 import { manifestEntry } from '../manifest.ts';
-import { execute, localBin, notInstalled, npm, ROOT, type ProcessResult } from '../runtimes/harness.ts';
+import { execute, localBin, notInstalled, npm, ROOT, versionOf, type ProcessResult } from '../runtimes/harness.ts';
 import { NODE24 } from '../runtimes/node/run.ts';
 
 const require = createRequire(import.meta.url);
@@ -67,7 +70,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (work !== '') rmSync(work, { recursive: true, force: true });
-});
+}, 60_000);
 
 describe('the npm package, packed and installed into a fresh project', () => {
   it('packs dist/, src/, README.md, LICENSE and package.json, and nothing from test/, bench/ or examples/', () => {
@@ -391,5 +394,89 @@ describe("the npm package with the AI SDK: the page of docs/ai-sdk.md type-check
         expect(control.stdout).toMatch(/is not assignable to type 'ChatTransport</);
       } else expect(control.code, `tsc reported:\n${control.stdout}${control.stderr}`).toBe(0);
     }, 120_000);
+  }
+});
+
+/** npm's command-line script: the one running this process (`npm_execpath`), else the `npm` on PATH (a link to it). */
+function npmCli(): string | undefined {
+  const cli = process.env['npm_execpath'];
+  if (cli !== undefined && /\.[cm]?js$/.test(cli)) return cli;
+  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
+    const link = join(dir, 'npm');
+    if (!existsSync(link)) continue;
+    const real = realpathSync(link);
+    if (/\.[cm]?js$/.test(real)) return real;
+  }
+  return undefined;
+}
+
+/** An npm failure that says the registry could not be reached. */
+const OFFLINE = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|network request|request to .* failed/i;
+
+describe('npm install <packed argstream> ai @ai-sdk/react, from the registry (as the README installs it)', () => {
+  const nodes = [
+    { name: 'the Node running the tests', node: process.execPath, missing: undefined as string | undefined },
+    { name: 'Node 24 (test/runtimes)', node: NODE24, missing: existsSync(NODE24) ? undefined : notInstalled('node@24 (node/bin/node)') },
+  ];
+
+  for (const { name, node, missing } of nodes) {
+    it(`on ${name}: no ERESOLVE; npm picks the ai that Node can run (6 before Node 22, 7 from it) with its @ai-sdk/react, and the page type-checks and runs on them`, async (context) => {
+      const skip = (why: string) => {
+        if (IN_CI) throw new Error(`required in CI: ${why}`);
+        console.warn(`skipped: ${why}`);
+        context.skip(why);
+      };
+      if (missing !== undefined) return skip(missing);
+      const cli = npmCli();
+      if (cli === undefined) return skip('npm (its npm-cli.js) is not found');
+      const version = await versionOf(node);
+      const expected = Number(/^v(\d+)/.exec(version)?.[1]) >= 22 ? 7 : 6;
+
+      const folder = join(work, `registry-${nodes.findIndex((n) => n.node === node)}`);
+      mkdirSync(folder);
+      writeFileSync(join(folder, 'package.json'), `${JSON.stringify({ name: 'argstream-ai-sdk-user', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
+      const env: NodeJS.ProcessEnv = { PATH: `${dirname(node)}${delimiter}${process.env['PATH'] ?? ''}` };
+      for (const [key, value] of Object.entries(process.env)) {
+        if (key !== 'PATH' && !/^npm_(package_|lifecycle_|config_local_prefix$|config_allow_scripts$)/i.test(key)) env[key] = value;
+      }
+      const install = await execute(node, [cli, 'install', '--no-audit', '--no-fund', '--no-package-lock', tarball, 'ai', '@ai-sdk/react'], { cwd: folder, env, timeoutMs: 240_000 });
+      const output = `${install.stdout}\n${install.stderr}`;
+      if (install.code !== 0 && OFFLINE.test(output)) return skip(`the npm registry is not reachable: ${output.split('\n').find((line) => OFFLINE.test(line)) ?? ''}`);
+      expect(output).not.toMatch(/ERESOLVE/);
+      expect(install.code, output).toBe(0);
+      console.log(`${version}: ai ${versionIn(folder, 'ai')}, @ai-sdk/react ${versionIn(folder, '@ai-sdk/react')} (its ai ${aiOfReactIn(folder)})`);
+      expect(Number(versionIn(folder, 'ai').split('.')[0])).toBe(expected);
+      expect(Number(versionIn(folder, '@ai-sdk/react').split('.')[0])).toBe(expected - 3);
+      expect(Number(aiOfReactIn(folder).split('.')[0])).toBe(expected);
+
+      // The page of docs/ai-sdk.md, against what npm installed (React's types from this repository).
+      mkdirSync(join(folder, 'node_modules', '@types'), { recursive: true });
+      symlinkSync(join(ROOT, 'node_modules', '@types', 'react'), join(folder, 'node_modules', '@types', 'react'), 'dir');
+      writeFileSync(join(folder, 'page.ts'), AI_SDK_PAGE);
+      const page = await typecheckApp(folder, ['page.ts']);
+      expect(page.code, `tsc reported:\n${page.stdout}${page.stderr}`).toBe(0);
+
+      // At run time, on that Node: the hook's Chat (its own ai, when npm nested one) on the
+      // transport, answering the recording of the AI SDK's own server of that major.
+      writeFileSync(
+        join(folder, 'chat.mjs'),
+        [
+          "import { readFileSync } from 'node:fs';",
+          "import { Chat } from '@ai-sdk/react';",
+          "import { ArgstreamChatTransport } from 'argstream/ai-sdk';",
+          'const sse = readFileSync(process.argv[2]);',
+          "const headers = { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' };",
+          "const transport = new ArgstreamChatTransport({ api: 'http://127.0.0.1/api/chat', fetch: async () => new Response(sse, { headers }) });",
+          'const chat = new Chat({ transport });',
+          "await chat.sendMessage({ text: 'Write a Rust hello world to src/main.rs.' });",
+          "const part = chat.messages.at(-1).parts.find((p) => p.type === 'tool-write_file');",
+          'console.log(JSON.stringify({ status: chat.status, error: chat.error?.message, state: part?.state, input: part?.input, calls: transport.getSnapshot().calls.map((c) => [c.status, c.input]) }));',
+          '',
+        ].join('\n'),
+      );
+      const run = ok(await execute(node, ['chat.mjs', join(FIXTURES, 'ai-sdk-ui', `ai${expected}-reasoning-text-write-file.sse`)], { cwd: folder, timeoutMs: 60_000 }), `node chat.mjs (${version})`);
+      const input = { path: 'src/main.rs', content: 'fn main() {\n    println!("héllo, \\"wörld\\" 🚀");\n}\n' };
+      expect(JSON.parse(run.stdout)).toEqual({ status: 'ready', state: 'input-available', input, calls: [['complete', input]] });
+    }, 360_000);
   }
 });
