@@ -64,8 +64,9 @@ function replayAware(): boolean {
  *
  * While a call streams, its part in `useChat`'s message is in state `input-streaming` with no
  * `input`; its input so far is in the transport's snapshot: `transport.getSnapshot().calls`,
- * typed by `tools`, or `useTurn(transport, { tools })` in React (`argstream/react`), and
- * `subscribe` for any framework. At `tool-input-available` the snapshot's call ends with the
+ * typed by `tools`, or `useTurn(transport)` in React and Vue (`argstream/react`, `argstream/vue`)
+ * and `turnStore(transport)` in Svelte, typed by the transport's tools, and `subscribe` for any
+ * framework. At `tool-input-available` the snapshot's call ends with the
  * input the chunk carries, as the message's does: deltas that stopped short of it are completed
  * (as `ProviderEventStream({ provider: 'ai-sdk-ui' })` reads the chunk). A new request starts a
  * new snapshot; a resumed stream resets it or continues it as the installed `ai` resets or
@@ -83,7 +84,7 @@ function replayAware(): boolean {
  * const transport = new ArgstreamChatTransport({ api: '/api/chat', tools });
  * function Chat() {
  *   const { messages, sendMessage } = useChat({ transport });
- *   const turn = useTurn(transport, { tools }); // the streaming calls' inputs, typed
+ *   const turn = useTurn(transport); // the streaming calls' inputs, typed by the transport's tools
  *   …
  * }
  * ```
