@@ -26,9 +26,10 @@
  * /app.js, POST /api/chat (the server's chat handler) and GET /api/chat/:id/stream, the AI SDK's
  * reconnect endpoint: each chat's latest response is read to its end here whatever happens to the
  * page's connection (kept in memory, as the `resumable-stream` package keeps it in Redis), and the
- * reconnect sends it again — from its start for `ai` 6 and 7 (`resumeStreamIsReplay`: `useChat`
- * starts the message over; ai 6 since 6.0.304), from where the page's connection was cut for `ai`
- * 5 (which continues the message it kept) — or 204 when there is nothing left to send.
+ * reconnect sends it again — from its start for `ai` 7 (`resumeStreamIsReplay`: `useChat` starts
+ * the message over), from where the page's connection was cut for `ai` 5 and for `ai` 6's
+ * `@ai-sdk/react` 3 (whose `useChat` continues the message it kept: it does not hand the
+ * transport's `resumeStreamIsReplay` to its `Chat`) — or 204 when there is nothing left to send.
  *
  * Without an API key (or ANTHROPIC_URL) the model is model.mjs: a recorded Anthropic stream of a
  * `write_file` call, replayed at a model's pace.
@@ -325,8 +326,12 @@ export async function startAiSdkExample(options) {
           (module) => (/** @type {Request} */ request) => module.handleChat(request, { fetch: modelFetch, apiKey: options.apiKey, toolInputs: options.toolInputs ?? 'deltas' }),
         ),
   ]);
-  /** ai 6's and 7's `useChat` expect a reconnect to replay the response; ai 5's to continue it. */
-  const replay = options.major !== 5;
+  /**
+   * ai 7's `useChat` expects a reconnect to replay the response; ai 5's to continue it, and so does
+   * @ai-sdk/react 3's (ai 6's `Chat` would replay, but that `useChat` does not pass the transport's
+   * `resumeStreamIsReplay` on to it).
+   */
+  const replay = options.major === 7;
   /** @type {Map<string, KeptResponse>} */
   const kept = new Map();
   /** The connections sending a response now. @type {Set<{ response: import('node:http').ServerResponse; kept: KeptResponse; sent: number }>} */
@@ -405,6 +410,9 @@ export async function startAiSdkExample(options) {
    */
   async function send(response, latest, start, headers) {
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-vercel-ai-ui-message-stream': 'v1', ...headers });
+    // The headers now, as an event stream's server sends them, not with the first chunk: a resume
+    // whose rest has not come yet is still a response (ai 6's Chat leaves its error until then).
+    response.flushHeaders();
     const connection = { response, kept: latest, sent: start };
     sending.add(connection);
     try {

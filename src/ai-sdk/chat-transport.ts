@@ -23,9 +23,11 @@ export type ArgstreamChatTransportOptions<UI_MESSAGE extends UIMessage, T extend
   /** When the snapshot's listeners are told (`TurnStore`'s `schedule`). @default 'frame' */
   readonly schedule?: TurnStoreSchedule;
   /**
-   * With `ai` 7: whether a resumed stream replays the response from its start (`useChat` then
-   * resets the message, and so does the snapshot), as `DefaultChatTransport`'s option of the same
-   * name. `ai` 5 always continues the message it kept, and so does the snapshot.
+   * With `ai` 7 (and 6 from 6.0.304): whether a resumed stream replays the response from its
+   * start (the `Chat` then resets the message, and so does the snapshot), as
+   * `DefaultChatTransport`'s option of the same name. `ai` 5 always continues the message it kept,
+   * and so does the snapshot. `@ai-sdk/react` 3's `useChat` does not hand this on to its `Chat`,
+   * which then continues the message: give `false` there.
    * @default true
    */
   readonly resumeStreamIsReplay?: boolean;
@@ -42,7 +44,7 @@ export type ArgstreamChatTransportOptions<UI_MESSAGE extends UIMessage, T extend
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
 
-/** Whether the installed `ai` resets a message on a replayed resume (ai 7's `resumeStreamIsReplay`). */
+/** Whether the installed `ai` resets a message on a replayed resume (`resumeStreamIsReplay`: ai 7, ai 6 from 6.0.304). */
 function replayAware(): boolean {
   try {
     return 'resumeStreamIsReplay' in new DefaultChatTransport();

@@ -26,8 +26,9 @@
  *   in the Messages request the server makes — and the model's answer to it is on the page;
  * - the connection cut in the middle of the content (the server drops it, as a network would):
  *   the page's error and Resume; `resumeStream()` reconnects (GET /api/chat/:id/stream), which
- *   replays the response from its start for ai 6 and 7 (`resumeStreamIsReplay`) and continues it from
- *   the cut for ai 5; the content shown is the same prefix, then a longer one, then exactly the
+ *   replays the response from its start for ai 7 (`resumeStreamIsReplay`) and continues it from
+ *   the cut for ai 5 and for ai 6 (@ai-sdk/react 3's `useChat` continues the message whatever the
+ *   transport says: it does not pass `resumeStreamIsReplay` on to its `Chat`); the content shown is the same prefix, then a longer one, then exactly the
  *   input — never the prefix twice — in one assistant message with one text and one call;
  * - a real recorded Anthropic stream (test/fixtures/providers/anthropic/text-then-2-parallel-tool-use.sse,
  *   none of the recordings has a write_file call) replayed event by event, stopped in the middle of
@@ -430,7 +431,7 @@ describe('examples/ai-sdk in Chromium', () => {
         expect(await consoleProblems(page)).toEqual([]);
       });
 
-      it(`resumes a cut stream with resumeStream() (${combo.major === 5 ? 'a continuation from the cut' : 'a replay from the start'}) without doubling the partial input`, async (context) => {
+      it(`resumes a cut stream with resumeStream() (${combo.major === 7 ? 'a replay from the start' : 'a continuation from the cut'}) without doubling the partial input`, async (context) => {
         const page = browser(context);
         const example = exampleOf(combo);
         const stops = [stopAt(CONTENT_START + 40), stopAt(CONTENT_START + 120)];

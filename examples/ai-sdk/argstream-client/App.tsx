@@ -20,7 +20,9 @@ import { ChatView, savedFile, type ViewPart } from '../chat-view.tsx';
 import { tools } from '../tools.ts';
 
 // One transport for the page's chat: its snapshot is the turn of the chat's latest response.
-const transport = new ArgstreamChatTransport({ api: '/api/chat', tools });
+// @ai-sdk/react 3's useChat does not hand the transport's `resumeStreamIsReplay` to its Chat, which
+// then continues a resumed message (as ai 5's does; 4's replays it): the snapshot continues with it.
+const transport = new ArgstreamChatTransport({ api: '/api/chat', tools, resumeStreamIsReplay: __AI_MAJOR__ === 7 });
 
 export function App() {
   const chat = useChat({
