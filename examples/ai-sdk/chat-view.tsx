@@ -14,7 +14,7 @@ export interface FileInput {
   readonly content?: string | undefined;
 }
 
-/** What the view reads of a part of a UI message (`ai` 5 and 7 write these alike). */
+/** What the view reads of a part of a UI message (`ai` 5, 6 and 7 write these alike). */
 export interface ViewPart {
   readonly type: string;
   readonly text?: string;

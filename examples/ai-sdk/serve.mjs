@@ -1,13 +1,15 @@
 // @ts-check
 /**
  * Serves the AI SDK example on 127.0.0.1, in one of its two directions and for one major of the
- * AI SDK (`ai` 5 with `@ai-sdk/react` 2, or `ai` 7 with `@ai-sdk/react` 4):
+ * AI SDK (`ai` 5 with `@ai-sdk/react` 2, `ai` 6 with `@ai-sdk/react` 3, or `ai` 7 with
+ * `@ai-sdk/react` 4):
  *
  * - `ai-sdk`: the server is the AI SDK's own, of the same major as the page (server/ai-sdk-5.mjs:
  *   `streamText` of `ai` 5 with `@ai-sdk/anthropic` 2, `toUIMessageStreamResponse()`;
- *   server/ai-sdk-7.mjs: `streamText` of `ai` 7 with `@ai-sdk/anthropic` 4, `toUIMessageStream` →
- *   `createUIMessageStreamResponse`), the page is `useChat` with argstream's
- *   `ArgstreamChatTransport` (argstream-client/);
+ *   server/ai-sdk-6.mjs: `streamText` of `ai` 6 with `@ai-sdk/anthropic` 3,
+ *   `toUIMessageStreamResponse()`; server/ai-sdk-7.mjs: `streamText` of `ai` 7 with
+ *   `@ai-sdk/anthropic` 4, `toUIMessageStream` → `createUIMessageStreamResponse`), the page is
+ *   `useChat` with argstream's `ArgstreamChatTransport` (argstream-client/);
  * - `argstream`: the server is argstream (server/argstream.ts: the provider's stream through
  *   `UIMessageStreamEncoder`), the page is a plain `useChat` page on the AI SDK's own
  *   `DefaultChatTransport` (ai-sdk-client/);
@@ -16,6 +18,7 @@
  *   reads as they come: the page is argstream-client/.
  *
  *   npm run build && node examples/ai-sdk/serve.mjs ai-sdk 7      # a recorded model, no API key
+ *   node examples/ai-sdk/serve.mjs ai-sdk 6
  *   ANTHROPIC_API_KEY=sk-ant-… node examples/ai-sdk/serve.mjs argstream 5
  *   node examples/ai-sdk/serve.mjs argstream 7 path-updates
  *
@@ -24,8 +27,9 @@
  * reconnect endpoint: each chat's latest response is read to its end here whatever happens to the
  * page's connection (kept in memory, as the `resumable-stream` package keeps it in Redis), and the
  * reconnect sends it again — from its start for `ai` 7 (`resumeStreamIsReplay`: `useChat` starts
- * the message over), from where the page's connection was cut for `ai` 5 (which continues the
- * message it kept) — or 204 when there is nothing left to send.
+ * the message over), from where the page's connection was cut for `ai` 5 and for `ai` 6's
+ * `@ai-sdk/react` 3 (whose `useChat` continues the message it kept: it does not hand the
+ * transport's `resumeStreamIsReplay` to its `Chat`) — or 204 when there is nothing left to send.
  *
  * Without an API key (or ANTHROPIC_URL) the model is model.mjs: a recorded Anthropic stream of a
  * `write_file` call, replayed at a model's pace.
@@ -44,7 +48,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const require = createRequire(join(ROOT, 'package.json'));
 
 /** @typedef {'ai-sdk' | 'argstream'} ServerKind */
-/** @typedef {5 | 7} Major */
+/** @typedef {5 | 6 | 7} Major */
 
 /** @typedef {'argstream-client' | 'ai-sdk-client'} Page */
 /** @typedef {'deltas' | 'path-updates'} ToolInputs */
@@ -64,8 +68,9 @@ export function pageOf(server, toolInputs) {
 /**
  * @typedef {object} AiSdkExampleOptions
  * @property {ServerKind} server `ai-sdk`: the AI SDK's server and the argstream transport; `argstream`: argstream's server and a plain `useChat` page
- * @property {Major} major the AI SDK of the page (`ai` 5 with `@ai-sdk/react` 2, or `ai` 7 with
- *   `@ai-sdk/react` 4) and of the AI SDK's server (`ai` 5 with `@ai-sdk/anthropic` 2, or `ai` 7 with `@ai-sdk/anthropic` 4)
+ * @property {Major} major the AI SDK of the page (`ai` 5 with `@ai-sdk/react` 2, `ai` 6 with
+ *   `@ai-sdk/react` 3, or `ai` 7 with `@ai-sdk/react` 4) and of the AI SDK's server (`ai` 5 with
+ *   `@ai-sdk/anthropic` 2, `ai` 6 with 3, or `ai` 7 with 4)
  * @property {ToolInputs} [toolInputs] how argstream's server sends a call's input (default `deltas`,
  *   as the AI SDK does; `path-updates`: transient path updates, the page on argstream's transport)
  * @property {Readonly<Record<string, object>>} [moreTools] tools the AI SDK's server declares
@@ -127,16 +132,20 @@ function argstreamFrom(from) {
   };
 }
 
+/** The `@ai-sdk/react` of each major, as installed in this repository. */
+const HOOK_OF_MAJOR = { 5: 'ai-sdk-react2', 6: 'ai-sdk-react3', 7: '@ai-sdk/react' };
+
 /**
- * One major of the AI SDK for the whole bundle: `@ai-sdk/react` is the hook of that major (2 is
- * installed as `ai-sdk-react2`), and `ai` — for every importer: the page, argstream's transport,
- * the hook itself — is the `ai` that hook depends on, so that the transport extends the very
- * `HttpChatTransport` class the hook's `Chat` uses.
+ * One major of the AI SDK for the whole bundle: `@ai-sdk/react` is the hook of that major (2 and 3
+ * are installed as `ai-sdk-react2` and `ai-sdk-react3`), and `ai` — for every importer: the page,
+ * argstream's transport, the hook itself — is the `ai` that hook depends on, so that the page
+ * carries one `ai` (argstream's transport would work beside a second one, as the page's own
+ * imports would: the bundle would only be larger).
  * @param {Major} major
  * @returns {import('esbuild').Plugin}
  */
 function aiSdkMajor(major) {
-  const hook = major === 5 ? 'ai-sdk-react2' : '@ai-sdk/react';
+  const hook = HOOK_OF_MAJOR[major];
   const hookDir = dirname(require.resolve(`${hook}/package.json`));
   return {
     name: 'ai-sdk-major',
@@ -177,14 +186,14 @@ export async function bundlePage(options) {
 }
 
 /**
- * What the AI SDK's server of `major` imports, by package name, in this repository: ai 7 and its
- * Anthropic provider are installed under other names (`ai` is ai 5 here).
+ * What the AI SDK's server of `major` imports, by package name, in this repository: ai 6 and 7 and
+ * their Anthropic providers are installed under other names (`ai` is ai 5 here).
  * @type {Record<Major, Record<string, string>>}
  */
-const AI_SDK_SERVER_PACKAGES = { 5: {}, 7: { ai: 'ai7', '@ai-sdk/anthropic': 'ai-sdk-anthropic4' } };
+const AI_SDK_SERVER_PACKAGES = { 5: {}, 6: { ai: 'ai6', '@ai-sdk/anthropic': 'ai-sdk-anthropic3' }, 7: { ai: 'ai7', '@ai-sdk/anthropic': 'ai-sdk-anthropic4' } };
 
 /**
- * The AI SDK's chat handler of `major` (server/ai-sdk-5.mjs or server/ai-sdk-7.mjs), its imports
+ * The AI SDK's chat handler of `major` (server/ai-sdk-5.mjs, -6.mjs or -7.mjs), its imports
  * linked to that major's packages: the file as an application of that major writes it (`import …
  * from 'ai'`), each package it imports resolved here and loaded from node_modules, not bundled.
  * @param {Major} major
@@ -317,7 +326,11 @@ export async function startAiSdkExample(options) {
           (module) => (/** @type {Request} */ request) => module.handleChat(request, { fetch: modelFetch, apiKey: options.apiKey, toolInputs: options.toolInputs ?? 'deltas' }),
         ),
   ]);
-  /** ai 7's `useChat` expects a reconnect to replay the response; ai 5's to continue it. */
+  /**
+   * ai 7's `useChat` expects a reconnect to replay the response; ai 5's to continue it, and so does
+   * @ai-sdk/react 3's (ai 6's `Chat` would replay, but that `useChat` does not pass the transport's
+   * `resumeStreamIsReplay` on to it).
+   */
   const replay = options.major === 7;
   /** @type {Map<string, KeptResponse>} */
   const kept = new Map();
@@ -397,6 +410,9 @@ export async function startAiSdkExample(options) {
    */
   async function send(response, latest, start, headers) {
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-vercel-ai-ui-message-stream': 'v1', ...headers });
+    // The headers now, as an event stream's server sends them, not with the first chunk: a resume
+    // whose rest has not come yet is still a response (ai 6's Chat leaves its error until then).
+    response.flushHeaders();
     const connection = { response, kept: latest, sent: start };
     sending.add(connection);
     try {
@@ -436,19 +452,19 @@ export async function startAiSdkExample(options) {
 }
 
 /**
- * The command line: `node examples/ai-sdk/serve.mjs ai-sdk|argstream 5|7 [path-updates]`, with
+ * The command line: `node examples/ai-sdk/serve.mjs ai-sdk|argstream 5|6|7 [path-updates]`, with
  * PORT (default 8787), HOST, ANTHROPIC_URL, ANTHROPIC_API_KEY and NODE_ENV=production from the
  * environment.
  */
 async function main() {
   const [server, major, toolInputs, ...rest] = process.argv.slice(2);
-  if ((server !== 'ai-sdk' && server !== 'argstream') || (major !== '5' && major !== '7') || (toolInputs !== undefined && (server !== 'argstream' || toolInputs !== 'path-updates')) || rest.length > 0) {
-    console.error('usage: node examples/ai-sdk/serve.mjs ai-sdk|argstream 5|7, or argstream 5|7 path-updates');
+  if ((server !== 'ai-sdk' && server !== 'argstream') || (major !== '5' && major !== '6' && major !== '7') || (toolInputs !== undefined && (server !== 'argstream' || toolInputs !== 'path-updates')) || rest.length > 0) {
+    console.error('usage: node examples/ai-sdk/serve.mjs ai-sdk|argstream 5|6|7, or argstream 5|6|7 path-updates');
     process.exit(2);
   }
   const example = await startAiSdkExample({
     server,
-    major: major === '5' ? 5 : 7,
+    major: major === '5' ? 5 : major === '6' ? 6 : 7,
     ...(toolInputs === undefined ? {} : { toolInputs }),
     port: Number(process.env['PORT'] ?? 8787),
     ...(process.env['HOST'] === undefined ? {} : { host: process.env['HOST'] }),

@@ -24,9 +24,11 @@ export type ArgstreamChatTransportOptions<UI_MESSAGE extends UIMessage, T extend
   /** When the snapshot's listeners are told (`TurnStore`'s `schedule`). @default 'frame' */
   readonly schedule?: TurnStoreSchedule;
   /**
-   * With `ai` 7: whether a resumed stream replays the response from its start (`useChat` then
-   * resets the message, and so does the snapshot), as `DefaultChatTransport`'s option of the same
-   * name. `ai` 5 always continues the message it kept, and so does the snapshot.
+   * With `ai` 7 (and 6 from 6.0.304): whether a resumed stream replays the response from its
+   * start (the `Chat` then resets the message, and so does the snapshot), as
+   * `DefaultChatTransport`'s option of the same name. `ai` 5 always continues the message it kept,
+   * and so does the snapshot. `@ai-sdk/react` 3's `useChat` does not hand this on to its `Chat`,
+   * which then continues the message: give `false` there.
    * @default true
    */
   readonly resumeStreamIsReplay?: boolean;
@@ -43,7 +45,7 @@ export type ArgstreamChatTransportOptions<UI_MESSAGE extends UIMessage, T extend
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
 
-/** Whether the installed `ai` resets a message on a replayed resume (ai 7's `resumeStreamIsReplay`). */
+/** Whether the installed `ai` resets a message on a replayed resume (`resumeStreamIsReplay`: ai 7, ai 6 from 6.0.304). */
 function replayAware(): boolean {
   try {
     return 'resumeStreamIsReplay' in new DefaultChatTransport();
@@ -65,8 +67,9 @@ function replayAware(): boolean {
  *
  * While a call streams, its part in `useChat`'s message is in state `input-streaming` with no
  * `input`; its input so far is in the transport's snapshot: `transport.getSnapshot().calls`,
- * typed by `tools`, or `useTurn(transport, { tools })` in React (`argstream/react`), and
- * `subscribe` for any framework. At `tool-input-available` the snapshot's call ends with the
+ * typed by `tools`, or `useTurn(transport)` in React and Vue (`argstream/react`, `argstream/vue`)
+ * and `turnStore(transport)` in Svelte, typed by the transport's tools, and `subscribe` for any
+ * framework. At `tool-input-available` the snapshot's call ends with the
  * input the chunk carries, as the message's does: deltas that stopped short of it are completed
  * (as `ProviderEventStream({ provider: 'ai-sdk-ui' })` reads the chunk). A new request starts a
  * new snapshot; a resumed stream resets it or continues it as the installed `ai` resets or
@@ -84,7 +87,7 @@ function replayAware(): boolean {
  * const transport = new ArgstreamChatTransport({ api: '/api/chat', tools });
  * function Chat() {
  *   const { messages, sendMessage } = useChat({ transport });
- *   const turn = useTurn(transport, { tools }); // the streaming calls' inputs, typed
+ *   const turn = useTurn(transport); // the streaming calls' inputs, typed by the transport's tools
  *   …
  * }
  * ```
@@ -133,19 +136,28 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
   /** The turn of the latest response: its text and each tool call's input so far, typed. Bound. */
   readonly getSnapshot = (): TurnSnapshot<T> => this.#current.store.getSnapshot() as TurnSnapshot<T>;
 
-  override async sendMessages(options: Parameters<HttpChatTransport<UI_MESSAGE>['sendMessages']>[0]): Promise<ReadableStream<UIMessageChunk>> {
+  /**
+   * `HttpChatTransport`'s, the response read by argstream: the server's chunks as they came, but
+   * the tool input deltas. `CHUNK` is the `UIMessageChunk` of the `ai` that reads them (inferred
+   * from the `ChatTransport` the transport is given to): the chunks are the server's, not this
+   * `ai`'s, so that the transport is the `ChatTransport` of whichever `ai` the page's `useChat`
+   * runs, also where `@ai-sdk/react` brings its own (`ai` 7 installed beside `@ai-sdk/react` 3,
+   * which depends on `ai` 6).
+   */
+  override async sendMessages<CHUNK = UIMessageChunk>(options: Parameters<HttpChatTransport<UI_MESSAGE>['sendMessages']>[0]): Promise<ReadableStream<CHUNK>> {
     const stream = await super.sendMessages(options);
     this.#begin(stream, this.#newSession(), options.abortSignal);
-    return stream;
+    return stream as ReadableStream<unknown> as ReadableStream<CHUNK>;
   }
 
-  override async reconnectToStream(options: Parameters<HttpChatTransport<UI_MESSAGE>['reconnectToStream']>[0]): Promise<ReadableStream<UIMessageChunk> | null> {
+  /** `HttpChatTransport`'s, the response read by argstream; `CHUNK` as for {@link ArgstreamChatTransport.sendMessages}. */
+  override async reconnectToStream<CHUNK = UIMessageChunk>(options: Parameters<HttpChatTransport<UI_MESSAGE>['reconnectToStream']>[0]): Promise<ReadableStream<CHUNK> | null> {
     // What the resume goes on with is decided at the call: a request sent while it waits for its
     // response is another turn, and its response, arriving first or last, is not this one.
     const continued = this.#resumeContinues ? this.#current : undefined;
     const stream = await super.reconnectToStream(options);
     if (stream !== null) this.#begin(stream, continued ?? this.#newSession(), options.abortSignal);
-    return stream;
+    return stream as ReadableStream<unknown> | null as ReadableStream<CHUNK> | null;
   }
 
   /**

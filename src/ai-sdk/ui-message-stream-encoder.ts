@@ -32,13 +32,13 @@ export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = Objec
   'x-accel-buffering': 'no',
 });
 
-/** The finish reasons every major of the AI SDK's UI message stream accepts (5: also `unknown`; 7: also `interrupted`). */
+/** The finish reasons every major of the AI SDK's UI message stream accepts (5: also `unknown`; 7: also `interrupted`; 6: these alone). */
 export type UIMessageFinishReason = 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other' | 'unknown';
 
 /**
  * A chunk of the AI SDK's UI message stream, as {@link UIMessageChunkEncoder} writes it: only the
- * types and fields that `ai` 5 and `ai` 7 both accept (their chunk schemas), plus `reason` on
- * `abort` (ai 7's; ai 5 accepts it and ignores it).
+ * types and fields that `ai` 5, 6 and 7 all accept (their chunk schemas), plus `reason` on `abort`
+ * (6's and 7's; ai 5 accepts it and ignores it).
  */
 export type UIMessageChunk =
   | { readonly type: 'start'; readonly messageId?: string }
@@ -78,13 +78,13 @@ export interface UIMessageStreamEncoderOptions extends PageErrorOptions {
   /**
    * The major version of the `ai` package the page runs. Each validates the chunks it receives
    * (its HTTP transport refuses a chunk type or a finish reason it does not know); every chunk
-   * written is one both accept, and the major changes only this: a stream that ends without
+   * written is one all three accept, and the major changes only this: a stream that ends without
    * argstream's `finished` (the provider's turn was cut) finishes with `unknown` for 5 (what the
-   * AI SDK's own providers send there; 7 does not know it), `other` otherwise; and `abort`
-   * carries its `reason` except for 5.
-   * @default undefined (what `ai` 5 and 7 both accept)
+   * AI SDK's own providers send there; 6 and 7 do not know it), `other` otherwise; and `abort`
+   * carries its `reason` except for 5 (6 and 7 have it).
+   * @default undefined (what `ai` 5, 6 and 7 all accept)
    */
-  readonly major?: 5 | 7;
+  readonly major?: 5 | 6 | 7;
   /**
    * The id of the assistant message, sent in the `start` chunk (the AI SDK's
    * `generateMessageId`); without it the page makes one.
@@ -194,7 +194,7 @@ function finishReasonOf(reason: FinishReason): UIMessageFinishReason {
  */
 export class UIMessageChunkEncoder {
   readonly #builder = new TurnBuilder({ passthrough: true, isolateErrors: true });
-  readonly #major: 5 | 7 | undefined;
+  readonly #major: 5 | 6 | 7 | undefined;
   readonly #messageId: string | undefined;
   readonly #sendStart: boolean;
   readonly #sendFinish: boolean;
@@ -215,10 +215,10 @@ export class UIMessageChunkEncoder {
   #pending: { index: number; text: string } | undefined;
   readonly #outputs: PipelineEvent[] = [];
 
-  /** @throws {RangeError} for a `major` other than 5 or 7. */
+  /** @throws {RangeError} for a `major` other than 5, 6 or 7. */
   constructor(options: UIMessageStreamEncoderOptions = {}) {
-    if (options.major !== undefined && options.major !== 5 && options.major !== 7) {
-      throw new RangeError(`UIMessageStreamEncoder: major must be 5 or 7, got ${String(options.major)}`);
+    if (options.major !== undefined && options.major !== 5 && options.major !== 6 && options.major !== 7) {
+      throw new RangeError(`UIMessageStreamEncoder: major must be 5, 6 or 7, got ${String(options.major)}`);
     }
     this.#major = options.major;
     this.#messageId = options.messageId;
@@ -582,7 +582,7 @@ function sse(chunks: readonly UIMessageChunk[], end: boolean): string {
  * ```
  */
 export class UIMessageStreamEncoder extends RelayEncoder<PipelineEvent> {
-  /** @throws {RangeError} for a `major` other than 5 or 7, or a bad `keepAliveMs`. */
+  /** @throws {RangeError} for a `major` other than 5, 6 or 7, or a bad `keepAliveMs`. */
   constructor(options: UIMessageStreamEncoderOptions = {}) {
     super(new UIMessageFramer(new UIMessageChunkEncoder(options)), options, 'UIMessageStreamEncoder');
   }

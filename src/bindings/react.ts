@@ -18,8 +18,9 @@ export type { UseObjectHelpers, UseObjectOptions } from './use-object.ts';
  * default): `useSyncExternalStore` over a `TurnStore`.
  *
  * `source` is a `ReadableStream` of events, a `Response` (an argstream relay's; with `decoder`,
- * a provider's own) or a `TurnStore`; keep it stable (state, not a new stream per render): a new
- * source is a new turn. The stream is read while the component is mounted and cancelled when it
+ * a provider's own), a `TurnStore`, or anything else that keeps a snapshot (`ExternalTurn`, such as
+ * `ArgstreamChatTransport`: shown as it is, typed by its own tools, so `useTurn(transport)` needs
+ * no options); keep it stable (state, not a new stream per render): a new source is a new turn. The stream is read while the component is mounted and cancelled when it
  * unmounts (not by the extra unmount of React's development mode). Options are read when the
  * source changes.
  * @example

@@ -22,7 +22,8 @@ export interface TurnReadable<T extends ToolSchemas = {}> {
  * Svelte and works in runes mode (`$turn` in markup and in `$derived`) as in older components.
  *
  * `source` is a `ReadableStream` of events, a `Response` (an argstream relay's; with `decoder`, a
- * provider's own) or a `TurnStore`. The stream is read from the first subscription and cancelled
+ * provider's own), a `TurnStore` or another `ExternalTurn` (`ArgstreamChatTransport`: shown as it
+ * is, typed by its own tools, so `turnStore(transport)` needs no options). The stream is read from the first subscription and cancelled
  * when the last subscriber leaves (the component is destroyed).
  * @example
  * ```svelte

@@ -16,7 +16,9 @@ export type { ExternalTurn, TurnSource, TurnSourceOptions } from '../store/conne
  * components of unchanged calls do not update.
  *
  * `source` is a `ReadableStream` of events, a `Response` (an argstream relay's; with `decoder`, a
- * provider's own) or a `TurnStore`, or a ref or getter of one: a new source is a new turn. The
+ * provider's own), a `TurnStore` or another `ExternalTurn` (`ArgstreamChatTransport`: shown as it
+ * is, typed by its own tools, so `useTurn(transport)` needs no options), or a ref or getter of one:
+ * a new source is a new turn. The
  * stream is read while the calling scope (the component) lives and cancelled when it is disposed.
  * @example
  * ```vue

@@ -4,17 +4,18 @@
  *
  * 1. the AI SDK's own server, of each major: `streamText` of `ai` 5 with `@ai-sdk/anthropic` /
  *    `@ai-sdk/openai` 2 (ai 5's) over a `fetch` that replays the recording → `toUIMessageStream()`
- *    → `readUIMessageStream` of ai 5; and `streamText` of `ai` 7 with `@ai-sdk/anthropic` /
- *    `@ai-sdk/openai` 4 (ai 7's) → ai 7's `toUIMessageStream({ stream: result.stream })` →
- *    `readUIMessageStream` of ai 7;
+ *    → `readUIMessageStream` of ai 5; `streamText` of `ai` 6 with `@ai-sdk/anthropic` /
+ *    `@ai-sdk/openai` 3 (ai 6's) → `result.toUIMessageStream()` → `readUIMessageStream` of ai 6;
+ *    and `streamText` of `ai` 7 with `@ai-sdk/anthropic` / `@ai-sdk/openai` 4 (ai 7's) → ai 7's
+ *    `toUIMessageStream({ stream: result.stream })` → `readUIMessageStream` of ai 7;
  * 2. argstream: the same bytes → `ProviderEventStream` → `UIMessageStreamEncoder` → the SSE bytes
  *    read back as the AI SDK's HTTP transport reads them (`parseJsonEventStream` with the chunk
- *    schema, which must accept every chunk) → `readUIMessageStream` of `ai` 5 and of `ai` 7
- *    (against ai 7's server: `major: 7`, read by ai 7).
+ *    schema, which must accept every chunk) → `readUIMessageStream` of `ai` 5, 6 and 7 (against
+ *    ai 6's and ai 7's servers: `major: 6` read by ai 6, `major: 7` read by ai 7).
  *
  * Parts are compared by type, text, tool name and call id, input, output and state (ids of text
  * and reasoning aside). The differences the AI SDK makes on purpose are listed in `DIFFERENCES`
- * (both majors) and `DIFFERENCES_7` (where ai 7 and its providers differ from ai 5's).
+ * (every major) and `LATER_DIFFERENCES` (where ai 6 or 7 and their providers differ from ai 5's).
  */
 import { anthropic, createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI, openai } from '@ai-sdk/openai';
@@ -30,6 +31,16 @@ import {
   type ToolSet,
 } from 'ai';
 import {
+  jsonSchema as jsonSchema6,
+  parseJsonEventStream as parse6,
+  readUIMessageStream as read6,
+  streamText as streamText6,
+  tool as tool6,
+  uiMessageChunkSchema as schema6,
+  UI_MESSAGE_STREAM_HEADERS as HEADERS6,
+  type ToolSet as ToolSet6,
+} from 'ai6';
+import {
   jsonSchema as jsonSchema7,
   parseJsonEventStream as parse7,
   readUIMessageStream as read7,
@@ -40,7 +51,9 @@ import {
   UI_MESSAGE_STREAM_HEADERS as HEADERS7,
   type ToolSet as ToolSet7,
 } from 'ai7';
+import { anthropic as anthropic3, createAnthropic as createAnthropic3 } from 'ai-sdk-anthropic3';
 import { anthropic as anthropic4, createAnthropic as createAnthropic4 } from 'ai-sdk-anthropic4';
+import { createOpenAI as createOpenAI3, openai as openai3 } from 'ai-sdk-openai3';
 import { createOpenAI as createOpenAI4, openai as openai4 } from 'ai-sdk-openai4';
 import { describe, expect, it } from 'vitest';
 import { UI_MESSAGE_STREAM_HEADERS, UIMessageChunkEncoder, UIMessageStreamEncoder, type UIMessageChunk } from '../../src/bindings/ai-sdk/index.ts';
@@ -61,7 +74,14 @@ import { collectTurn, type Turn } from '../../src/sinks/collect-turn.ts';
 import { readAll, readFixture, settle, streamOf } from '../helpers.ts';
 import type { UIPart } from './transport-helpers.ts';
 
-type Major = 5 | 7;
+type Major = 5 | 6 | 7;
+/** Each major's reader: its `parseJsonEventStream` with its chunk schema (its HTTP transport), and `readUIMessageStream`. */
+const READERS = {
+  5: { parse: parse5, schema: schema5, read: read5 },
+  6: { parse: parse6, schema: schema6, read: read6 },
+  7: { parse: parse7, schema: schema7, read: read7 },
+} as const;
+const MAJORS = [5, 6, 7] as const;
 type ReplayProvider = 'anthropic' | 'openai-chat' | 'openai-responses';
 
 /** A part of a final message as compared: ids of text and reasoning aside, no provider metadata. */
@@ -103,6 +123,14 @@ function modelOf(provider: ReplayProvider, bytes: Uint8Array): LanguageModel {
   return provider === 'openai-chat' ? client.chat('gpt-replay') : client.responses('gpt-replay');
 }
 
+/** A model of ai 6's own provider for the recording's API (`@ai-sdk/anthropic` 3, `@ai-sdk/openai` 3), reading the recording. */
+function model6Of(provider: ReplayProvider, bytes: Uint8Array) {
+  const fetch = replayFetch(bytes);
+  if (provider === 'anthropic') return createAnthropic3({ apiKey: 'replay', fetch })('claude-replay');
+  const client = createOpenAI3({ apiKey: 'replay', fetch });
+  return provider === 'openai-chat' ? client.chat('gpt-replay') : client.responses('gpt-replay');
+}
+
 /** A model of ai 7's own provider for the recording's API (`@ai-sdk/anthropic` 4, `@ai-sdk/openai` 4), reading the recording. */
 function model7Of(provider: ReplayProvider, bytes: Uint8Array) {
   const fetch = replayFetch(bytes);
@@ -113,7 +141,7 @@ function model7Of(provider: ReplayProvider, bytes: Uint8Array) {
 
 /** Read UI message chunks to the final message with `readUIMessageStream` of `major`. */
 async function finalMessage(major: Major, chunks: ReadableStream<unknown>): Promise<{ parts: UIPart[]; errors: string[] }> {
-  const read = (major === 5 ? read5 : read7) as (options: { stream: ReadableStream<unknown>; onError?: (error: unknown) => void }) => AsyncIterable<{ parts: UIPart[] }>;
+  const read = READERS[major].read as (options: { stream: ReadableStream<unknown>; onError?: (error: unknown) => void }) => AsyncIterable<{ parts: UIPart[] }>;
   const errors: string[] = [];
   let last: { parts: UIPart[] } = { parts: [] };
   for await (const message of read({ stream: chunks, onError: (error) => errors.push((error as Error).message) })) last = message;
@@ -122,9 +150,9 @@ async function finalMessage(major: Major, chunks: ReadableStream<unknown>): Prom
 
 /** SSE bytes read back as the AI SDK's HTTP transport reads them: every chunk must pass the chunk schema of `major`. */
 function parsed(major: Major, bytes: ReadableStream<Uint8Array>): { chunks: ReadableStream<unknown>; rejected: unknown[] } {
-  const parse = (major === 5 ? parse5 : parse7) as (options: { stream: ReadableStream<Uint8Array>; schema: unknown }) => ReadableStream<{ success: boolean; value?: unknown; error?: unknown; rawValue?: unknown }>;
+  const parse = READERS[major].parse as (options: { stream: ReadableStream<Uint8Array>; schema: unknown }) => ReadableStream<{ success: boolean; value?: unknown; error?: unknown; rawValue?: unknown }>;
   const rejected: unknown[] = [];
-  const chunks = parse({ stream: bytes, schema: major === 5 ? schema5() : schema7() }).pipeThrough(
+  const chunks = parse({ stream: bytes, schema: READERS[major].schema() }).pipeThrough(
     new TransformStream<{ success: boolean; value?: unknown; rawValue?: unknown }, unknown>({
       transform(result, controller) {
         if (result.success) controller.enqueue(result.value);
@@ -140,6 +168,14 @@ async function aiSdkServer(recording: ManifestRecording, tools: ToolSet): Promis
   const result = streamText({ model: modelOf(recording.dir as ReplayProvider, readFixture(`providers/${recording.file}`)), prompt: 'hi', tools, maxRetries: 0, onError: () => {} });
   const chunks = (await readAll(result.toUIMessageStream({ onError: (error) => (error instanceof Error ? error.message : String(error)) }) as ReadableStream<{ type: string }>));
   const { parts } = await finalMessage(5, streamOf<unknown>(chunks));
+  return { parts, chunks };
+}
+
+/** ai 6's own server on the recording (`streamText` → `result.toUIMessageStream()`, as ai 6 documents it): the final message. */
+async function aiSdk6Server(recording: ManifestRecording, tools: ToolSet6): Promise<{ parts: UIPart[]; chunks: { type: string }[] }> {
+  const result = streamText6({ model: model6Of(recording.dir as ReplayProvider, readFixture(`providers/${recording.file}`)), prompt: 'hi', tools, maxRetries: 0, onError: () => {} });
+  const chunks = await readAll(result.toUIMessageStream({ onError: (error) => (error instanceof Error ? error.message : String(error)) }) as ReadableStream<{ type: string }>);
+  const { parts } = await finalMessage(6, streamOf<unknown>(chunks));
   return { parts, chunks };
 }
 
@@ -164,6 +200,13 @@ function toolsOf(recording: ManifestRecording): ToolSet {
   return tools;
 }
 
+/** {@link toolsOf} for ai 6. */
+function tools6Of(recording: ManifestRecording): ToolSet6 {
+  const tools: ToolSet6 = {};
+  for (const call of recording.toolCalls) tools[call.name] = tool6({ inputSchema: jsonSchema6<Record<string, unknown>>({ type: 'object' }) });
+  return tools;
+}
+
 /** {@link toolsOf} for ai 7. */
 function tools7Of(recording: ManifestRecording): ToolSet7 {
   const tools: ToolSet7 = {};
@@ -176,6 +219,13 @@ const PROVIDER_TOOLS: Record<string, ToolSet> = {
   'anthropic/server-tool-use-code-execution-escapes-emoji.sse': { code_execution: anthropic.tools.codeExecution_20250825() } as ToolSet,
   'anthropic/handmade-server-web-search-then-text.sse': { web_search: anthropic.tools.webSearch_20250305() } as ToolSet,
   'openai-responses/web-search-call-then-message-annotations.sse': { web_search: openai.tools.webSearch() } as ToolSet,
+};
+
+/** {@link PROVIDER_TOOLS} of ai 6's providers. */
+const PROVIDER_TOOLS_6: Record<string, ToolSet6> = {
+  'anthropic/server-tool-use-code-execution-escapes-emoji.sse': { code_execution: anthropic3.tools.codeExecution_20250825() } as ToolSet6,
+  'anthropic/handmade-server-web-search-then-text.sse': { web_search: anthropic3.tools.webSearch_20250305() } as ToolSet6,
+  'openai-responses/web-search-call-then-message-annotations.sse': { web_search: openai3.tools.webSearch() } as ToolSet6,
 };
 
 /** {@link PROVIDER_TOOLS} of ai 7's providers. */
@@ -274,6 +324,12 @@ const DIFFERENCES_7: Record<string, { why: string; adjust: (parts: Part[]) => Pa
   'openai-responses/handmade-refusal.sse': { why: "ai 7's OpenAI provider shows a Responses refusal as the message's text; argstream sends it as a data-refusal part", adjust: refusalAsText },
 };
 
+/** Where ai 6's own server (with `@ai-sdk/anthropic` 3, `@ai-sdk/openai` 3) makes a different message from ai 5's; {@link DIFFERENCES} applies to the others. */
+const DIFFERENCES_6: Record<string, { why: string; adjust: (parts: Part[]) => Part[] }> = {
+  'openai-chat/refusal.sse': { why: "ai 6's OpenAI provider (3) shows a Chat refusal as the message's text; argstream sends it as a data-refusal part", adjust: refusalAsText },
+  'openai-responses/handmade-refusal.sse': { why: "ai 6's OpenAI provider (3) shows a Responses refusal as the message's text; argstream sends it as a data-refusal part", adjust: refusalAsText },
+};
+
 /** With n: 3 the AI SDK mixes the three choices into one text, argstream keeps three: the same characters. */
 function expectChoicesMixed(ours: readonly Part[], expected: readonly Part[]): void {
   const texts = ours.filter((part) => part.type === 'text').map((part) => part.text as string);
@@ -293,8 +349,8 @@ describe("UIMessageStreamEncoder against the AI SDK's own server (streamText →
   it.each(cases.map((recording) => [recording.file, recording] as const))('%s', async (file, recording) => {
     const sdk = await aiSdkServer(recording, { ...toolsOf(recording), ...PROVIDER_TOOLS[file] });
     const expected = compared(sdk.parts);
-    for (const major of [undefined, 5, 7] as const) {
-      for (const reader of [5, 7] as const) {
+    for (const major of [undefined, ...MAJORS]) {
+      for (const reader of MAJORS) {
         if (major !== undefined && major !== reader) continue;
         const { chunks, rejected } = parsed(reader, argstreamServer(recording, major === undefined ? {} : { major }));
         const { parts, errors } = await finalMessage(reader, chunks);
@@ -312,22 +368,42 @@ describe("UIMessageStreamEncoder against the AI SDK's own server (streamText →
   });
 });
 
-describe("UIMessageStreamEncoder({ major: 7 }) against ai 7's own server (streamText of ai 7 with @ai-sdk/anthropic 4 / @ai-sdk/openai 4 → toUIMessageStream), on the provider recordings", () => {
-  it.each(cases.map((recording) => [recording.file, recording] as const))('%s', async (file, recording) => {
-    const sdk = await aiSdk7Server(recording, { ...tools7Of(recording), ...PROVIDER_TOOLS_7[file] });
-    const custom = (compared(sdk.parts) as Part[]).filter((part) => part.type === 'custom');
-    expect(custom.map((part) => part['kind']), 'custom parts').toEqual(recording.dir === 'anthropic' ? ['anthropic.message_start'] : []);
-    const expected = (compared(sdk.parts) as Part[]).filter((part) => part.type !== 'custom');
-    const { chunks, rejected } = parsed(7, argstreamServer(recording, { major: 7 }));
-    const { parts, errors } = await finalMessage(7, chunks);
-    expect(rejected, 'chunks ai 7 refuses').toEqual([]);
-    expect(errors).toEqual([]);
-    const ours = compared(parts) as Part[];
-    if (file === 'openai-chat/n3-choices-interleaved.sse') return expectChoicesMixed(ours, expected);
-    const difference = DIFFERENCES_7[file] ?? DIFFERENCES[file];
-    expect(difference === undefined ? ours : difference.adjust(ours), difference?.why ?? '').toEqual(expected);
+/** The later majors' own servers, each with its provider packages, and where it differs from ai 5's. */
+const LATER = {
+  6: {
+    name: "ai 6's own server (streamText of ai 6 with @ai-sdk/anthropic 3 / @ai-sdk/openai 3 → result.toUIMessageStream())",
+    server: (recording: ManifestRecording) => aiSdk6Server(recording, { ...tools6Of(recording), ...PROVIDER_TOOLS_6[recording.file] }),
+    differences: DIFFERENCES_6,
+    /** ai 6's providers send no `custom` part. */
+    custom: (): string[] => [],
+  },
+  7: {
+    name: "ai 7's own server (streamText of ai 7 with @ai-sdk/anthropic 4 / @ai-sdk/openai 4 → toUIMessageStream)",
+    server: (recording: ManifestRecording) => aiSdk7Server(recording, { ...tools7Of(recording), ...PROVIDER_TOOLS_7[recording.file] }),
+    differences: DIFFERENCES_7,
+    custom: (recording: ManifestRecording): string[] => (recording.dir === 'anthropic' ? ['anthropic.message_start'] : []),
+  },
+} as const;
+
+for (const major of [6, 7] as const) {
+  const later = LATER[major];
+  describe(`UIMessageStreamEncoder({ major: ${major} }) against ${later.name}, on the provider recordings`, () => {
+    it.each(cases.map((recording) => [recording.file, recording] as const))('%s', async (file, recording) => {
+      const sdk = await later.server(recording);
+      const custom = (compared(sdk.parts) as Part[]).filter((part) => part.type === 'custom');
+      expect(custom.map((part) => part['kind']), 'custom parts').toEqual(later.custom(recording));
+      const expected = (compared(sdk.parts) as Part[]).filter((part) => part.type !== 'custom');
+      const { chunks, rejected } = parsed(major, argstreamServer(recording, { major }));
+      const { parts, errors } = await finalMessage(major, chunks);
+      expect(rejected, `chunks ai ${major} refuses`).toEqual([]);
+      expect(errors).toEqual([]);
+      const ours = compared(parts) as Part[];
+      if (file === 'openai-chat/n3-choices-interleaved.sse') return expectChoicesMixed(ours, expected);
+      const difference = later.differences[file] ?? DIFFERENCES[file];
+      expect(difference === undefined ? ours : difference.adjust(ours), difference?.why ?? '').toEqual(expected);
+    });
   });
-});
+}
 
 /** All of a byte stream, as text. */
 async function textOf(bytes: ReadableStream<Uint8Array>): Promise<string> {
@@ -354,8 +430,9 @@ async function records(bytes: ReadableStream<Uint8Array>): Promise<Array<UIMessa
 const recordingOf = (file: string): ManifestRecording => cases.find((recording) => recording.file === file) as ManifestRecording;
 
 describe('UIMessageStreamEncoder: the wire', () => {
-  it("UI_MESSAGE_STREAM_HEADERS are the AI SDK's own (ai 5 and ai 7)", () => {
+  it("UI_MESSAGE_STREAM_HEADERS are the AI SDK's own (ai 5, 6 and 7)", () => {
     expect(UI_MESSAGE_STREAM_HEADERS).toEqual(HEADERS5);
+    expect(UI_MESSAGE_STREAM_HEADERS).toEqual(HEADERS6);
     expect(UI_MESSAGE_STREAM_HEADERS).toEqual(HEADERS7);
     expect(Object.isFrozen(UI_MESSAGE_STREAM_HEADERS)).toBe(true);
   });
@@ -368,18 +445,20 @@ describe('UIMessageStreamEncoder: the wire', () => {
     expect(chunks.at(-2)).toEqual({ type: 'finish', finishReason: 'tool-calls' });
   });
 
-  it.each(cases.map((recording) => [recording.file, recording] as const))("%s: the finish reason is the AI SDK's (ai 5's, and ai 7's with major 7)", async (file, recording) => {
+  it.each(cases.map((recording) => [recording.file, recording] as const))("%s: the finish reason is the AI SDK's (ai 5's, and ai 6's and 7's with their major)", async (file, recording) => {
     const sdk = await aiSdkServer(recording, { ...toolsOf(recording), ...PROVIDER_TOOLS[file] });
     const ours = (await records(argstreamServer(recording))).find((chunk) => typeof chunk !== 'string' && chunk.type === 'finish');
     expect(ours).toEqual(sdk.chunks.find((chunk) => chunk.type === 'finish'));
-    const sdk7 = await aiSdk7Server(recording, { ...tools7Of(recording), ...PROVIDER_TOOLS_7[file] });
-    const ours7 = (await records(argstreamServer(recording, { major: 7 }))).find((chunk) => typeof chunk !== 'string' && chunk.type === 'finish');
-    if (file.endsWith('refusal.sse') && recording.dir.startsWith('openai')) {
-      // ai 7's OpenAI provider finishes a refused response as content-filter; argstream (and ai 5)
-      // with the finish reason OpenAI sent, stop.
-      expect(sdk7.chunks.find((chunk) => chunk.type === 'finish')).toEqual({ type: 'finish', finishReason: 'content-filter' });
-      expect(ours7).toEqual({ type: 'finish', finishReason: 'stop' });
-    } else expect(ours7).toEqual(sdk7.chunks.find((chunk) => chunk.type === 'finish'));
+    for (const major of [6, 7] as const) {
+      const later = await LATER[major].server(recording);
+      const oursLater = (await records(argstreamServer(recording, { major }))).find((chunk) => typeof chunk !== 'string' && chunk.type === 'finish');
+      if (file.endsWith('refusal.sse') && recording.dir.startsWith('openai')) {
+        // ai 6's and 7's OpenAI providers finish a refused response as content-filter; argstream
+        // (and ai 5) with the finish reason OpenAI sent, stop.
+        expect(later.chunks.find((chunk) => chunk.type === 'finish'), `ai ${major}`).toEqual({ type: 'finish', finishReason: 'content-filter' });
+        expect(oursLater, `major ${major}`).toEqual({ type: 'finish', finishReason: 'stop' });
+      } else expect(oursLater, `major ${major}`).toEqual(later.chunks.find((chunk) => chunk.type === 'finish'));
+    }
   });
 
   it('the message id, and no start or finish for a response that continues a message', async () => {
@@ -394,20 +473,24 @@ describe('UIMessageStreamEncoder: the wire', () => {
     expect(middle.slice(-2)).toEqual([{ type: 'finish-step' }, '[DONE]']);
   });
 
-  it('refuses a major other than 5 or 7, and a bad keepAliveMs', () => {
-    expect(() => new UIMessageStreamEncoder({ major: 6 as 5 })).toThrow(RangeError);
+  it('refuses a major other than 5, 6 or 7, and a bad keepAliveMs', () => {
+    for (const major of [4, 8, 6.5, '6', null]) {
+      expect(() => new UIMessageStreamEncoder({ major: major as 6 })).toThrow(new RangeError(`UIMessageStreamEncoder: major must be 5, 6 or 7, got ${String(major)}`));
+      expect(() => new UIMessageChunkEncoder({ major: major as 6 })).toThrow(RangeError);
+    }
+    for (const major of MAJORS) expect(() => new UIMessageStreamEncoder({ major })).not.toThrow();
     expect(() => new UIMessageStreamEncoder({ keepAliveMs: 0 })).toThrow(RangeError);
   });
 });
 
 describe('UIMessageStreamEncoder for every provider argstream reads', () => {
   it.each(readManifest().map((recording) => [recording.file, recording] as const))(
-    "%s: chunks ai 5 and ai 7 accept; the page's message has argstream's text, calls and finish",
+    "%s: chunks ai 5, 6 and 7 accept; the page's message has argstream's text, calls and finish",
     async (file, recording) => {
       const provider = PROVIDER_OF_DIR[recording.dir] as ProviderName;
       const events = () => streamOf([readFixture(`providers/${file}`)]).pipeThrough(new ProviderEventStream({ provider }));
       const turn: Turn | Error = await collectTurn(events(), { isolateErrors: true }).catch((error: Error) => error);
-      for (const reader of [5, 7] as const) {
+      for (const reader of MAJORS) {
         const { chunks, rejected } = parsed(reader, events().pipeThrough(new UIMessageStreamEncoder()));
         const { parts, errors } = await finalMessage(reader, chunks);
         expect(rejected).toEqual([]);
@@ -492,7 +575,7 @@ describe('UIMessageStreamEncoder: errors, aborts, cancellation', () => {
       { type: 'finish', finishReason: 'error' },
       '[DONE]',
     ]);
-    for (const major of [5, 7] as const) {
+    for (const major of MAJORS) {
       const bytes = streamOf([new TextEncoder().encode(chunks.map((chunk) => `data: ${typeof chunk === 'string' ? chunk : JSON.stringify(chunk)}\n\n`).join(''))]);
       const { rejected, chunks: read } = parsed(major, bytes);
       const { errors } = await finalMessage(major, read);
@@ -528,24 +611,32 @@ describe('UIMessageStreamEncoder: errors, aborts, cancellation', () => {
     ]);
   });
 
-  it("an AbortError (the request's signal) is an abort chunk: with its reason, without it for ai 5", () => {
+  it("an AbortError (the request's signal) is an abort chunk: with its reason, without it for ai 5; each major accepts its own", async () => {
     const abort = new DOMException('This operation was aborted', 'AbortError');
     expect(new UIMessageChunkEncoder().error(abort).slice(2)).toEqual([{ type: 'abort', reason: 'the stream was aborted' }]);
     expect(new UIMessageChunkEncoder({ major: 7 }).error(abort).slice(2)).toEqual([{ type: 'abort', reason: 'the stream was aborted' }]);
+    expect(new UIMessageChunkEncoder({ major: 6 }).error(abort).slice(2)).toEqual([{ type: 'abort', reason: 'the stream was aborted' }]);
     expect(new UIMessageChunkEncoder({ major: 5 }).error(abort).slice(2)).toEqual([{ type: 'abort' }]);
+    for (const major of MAJORS) {
+      const [chunk] = new UIMessageChunkEncoder({ major }).error(abort).slice(2);
+      const result = await READERS[major].schema().validate?.(chunk);
+      expect(result?.success, `ai ${major}`).toBe(true);
+      expect((result as { value?: unknown }).value).toEqual(chunk);
+    }
   });
 
-  it('a stream that ends without finished (a cut turn) finishes with other, unknown for ai 5; each major accepts its own', async () => {
+  it('a stream that ends without finished (a cut turn) finishes with other, unknown for ai 5; each major accepts its own, 6 and 7 refuse unknown', async () => {
     const events: StreamEvent[] = [{ type: 'part', index: 0, part: { type: 'message', text: 'Hi' } }];
-    for (const major of [undefined, 5, 7] as const) {
+    for (const major of [undefined, ...MAJORS]) {
       const chunks = new UIMessageChunkEncoder(major === undefined ? {} : { major });
       const out = [...chunks.push(events[0] as StreamEvent), ...chunks.end()];
       expect(out.at(-1)).toEqual({ type: 'finish', finishReason: major === 5 ? 'unknown' : 'other' });
-      for (const reader of major === undefined ? ([5, 7] as const) : [major]) {
-        const schema = reader === 5 ? schema5() : schema7();
+      for (const reader of major === undefined ? MAJORS : [major]) {
+        const schema = READERS[reader].schema();
         for (const chunk of out) expect((await schema.validate?.(chunk))?.success, `${JSON.stringify(chunk)} for ai ${reader}`).toBe(true);
       }
     }
+    for (const major of [6, 7] as const) expect((await READERS[major].schema().validate?.({ type: 'finish', finishReason: 'unknown' }))?.success, `ai ${major}`).toBe(false);
   });
 
   it("argstream's refusal finish reason is content-filter (the AI SDK's Anthropic provider's)", () => {

@@ -1,11 +1,12 @@
 /**
  * `UIMessageStreamEncoder({ toolInputs: 'path-updates' })` (issue 22 §2): an argstream server
  * sends a call's input as transient path-update data chunks instead of `tool-input-delta`s. An
- * unchanged `useChat` page (ai 5 and 7, `readUIMessageStream`) ends with the same message and never
+ * unchanged `useChat` page (ai 5, 6 and 7, `readUIMessageStream`) ends with the same message and never
  * re-parses a partial input; `ArgstreamChatTransport` applies the updates: its snapshot grows by
  * prefixes of the input and ends with it exactly.
  */
 import { readUIMessageStream as read5, type UIMessage as UIMessage5, type UIMessageChunk as Chunk5 } from 'ai';
+import { readUIMessageStream as read6 } from 'ai6';
 import { readUIMessageStream as read7 } from 'ai7';
 import { describe, expect, it } from 'vitest';
 import { ArgstreamChatTransport } from '../../src/ai-sdk/chat-transport.ts';
@@ -45,13 +46,13 @@ async function final(read: typeof read5, chunks: readonly Chunk5[]): Promise<UIM
 }
 
 describe("UIMessageStreamEncoder({ toolInputs: 'path-updates' })", () => {
-  it('sends no tool-input-delta, only transient updates; ai 5 and ai 7 end with the same message as with deltas', async () => {
+  it('sends no tool-input-delta, only transient updates; ai 5, 6 and 7 end with the same message as with deltas', async () => {
     const deltas = chunksOf(await encoded('deltas'));
     const updates = chunksOf(await encoded('path-updates'));
     expect(updates.filter((chunk) => chunk.type === 'tool-input-delta')).toEqual([]);
     expect(updates.filter((chunk) => chunk.type === 'data-argstream-tool-input').length).toBeGreaterThan(0);
     for (const chunk of updates.filter((c) => c.type === 'data-argstream-tool-input')) expect((chunk as { transient?: boolean }).transient).toBe(true);
-    for (const read of [read5, read7 as unknown as typeof read5]) {
+    for (const read of [read5, read6 as unknown as typeof read5, read7 as unknown as typeof read5]) {
       const a = await final(read, deltas);
       const b = await final(read, updates);
       expect(b?.parts).toEqual(a?.parts);

@@ -1,12 +1,16 @@
 /**
- * What the transport tests of both majors share: a recording's chunks, a body paced one SSE event
- * per read, the request of a send, a loopback chat server, and the tests run with the real `Chat`
- * of each major.
+ * What the transport tests of every major share: a recording's chunks, a body paced one SSE event
+ * per read, the request of a send, a loopback chat server, the tests run with the real `Chat` of
+ * each major, and the suites of the majors whose resume replays (6 and 7), each registered by a
+ * file of its own that serves the transport's `ai` import with that major (`vi.mock('ai', …)`).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import type { ArgstreamChatTransport } from '../../src/ai-sdk/chat-transport.ts';
+import { UIMessageStreamEncoder } from '../../src/ai-sdk/ui-message-stream-encoder.ts';
 import { IncompleteToolCallError } from '../../src/store/turn-store.ts';
-import { pacedStreamOf } from '../helpers.ts';
+import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
+import { pacedStreamOf, readAll, streamOf } from '../helpers.ts';
 
 /** A part of a `UIMessage` as the tests read it (both majors' shapes). */
 export interface UIPart {
@@ -23,8 +27,11 @@ export interface UIPart {
 
 export const DIR = new URL('../fixtures/ai-sdk-ui/', import.meta.url);
 
-/** The recordings of one major (`ai5-…`, `ai7-…`). */
-export function recordings(prefix: 'ai5-' | 'ai7-'): string[] {
+/** The prefix of one major's recordings. */
+export type RecordingPrefix = 'ai5-' | 'ai6-' | 'ai7-';
+
+/** The recordings of one major (`ai5-…`, `ai6-…`, `ai7-…`). */
+export function recordings(prefix: RecordingPrefix): string[] {
   return readdirSync(DIR).filter((name) => name.startsWith(prefix) && name.endsWith('.sse'));
 }
 
@@ -248,7 +255,7 @@ export interface TransportLike {
 }
 
 export interface ChatTestSetup {
-  readonly prefix: 'ai5-' | 'ai7-';
+  readonly prefix: RecordingPrefix;
   readonly transport: (options: { api: string; resumeStreamIsReplay?: boolean }) => TransportLike;
   /** The AI SDK's own `DefaultChatTransport` of the major. */
   readonly defaultTransport: (options: { api: string }) => unknown;
@@ -419,4 +426,345 @@ export function continuingResumeTests(setup: ChatTestSetup & { readonly replay?:
       }
     });
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The suites of the majors whose resume replays the response (ai 6 from 6.0.304, ai 7).
+
+/** A message as the suites read it (any major's `UIMessage`). */
+export interface MessageLike {
+  readonly parts: ReadonlyArray<{ readonly type: string; readonly state?: string; readonly toolCallId?: string; readonly input?: unknown }>;
+}
+
+/** A chunk as the suites read it (any major's `UIMessageChunk`). */
+export type ChunkLike = { readonly type: string; readonly [key: string]: unknown };
+
+/** One major of `ai`, for {@link replayingTransportTests} and {@link pathUpdateTests}. */
+export interface ReplayingMajor extends ChatTestSetup {
+  readonly major: 6 | 7;
+  /** `ArgstreamChatTransport`, its `ai` import served by the major (its types are `ai` 5's: `vi.mock` is not seen by TypeScript). */
+  readonly Transport: typeof ArgstreamChatTransport;
+  /** The major's `HttpChatTransport`, which the transport must extend. */
+  readonly HttpChatTransport: AiPackage['HttpChatTransport'];
+  /** The major's `readUIMessageStream`. */
+  readonly readUIMessageStream: (options: { stream: ReadableStream<never>; onError?: (error: unknown) => void }) => AsyncIterable<MessageLike>;
+  /** The major's `parseJsonEventStream` with its `uiMessageChunkSchema()`, as its HTTP transport reads a response. */
+  readonly parse: (bytes: ReadableStream<Uint8Array>) => ReadableStream<{ success: boolean; value?: unknown }>;
+  /** The `Chat` of the major's `@ai-sdk/react` (the class `useChat` runs), with its `dispose()` where it has one (ai 7). */
+  readonly reactChat: (transport: unknown) => ChatLike & { dispose?: () => Promise<void> | void };
+}
+
+/** What {@link replayingMajor} uses of a major's `ai` package. */
+export interface AiPackage {
+  readonly AbstractChat: abstract new (options: never) => unknown;
+  readonly HttpChatTransport: abstract new (options: never) => unknown;
+  readonly DefaultChatTransport: new (options: { api: string }) => unknown;
+  readonly readUIMessageStream: unknown;
+  readonly parseJsonEventStream: unknown;
+  readonly uiMessageChunkSchema: () => unknown;
+}
+
+/**
+ * The setup of a major for the suites: its `ai` package, the `Chat` of its `@ai-sdk/react`, and
+ * `ArgstreamChatTransport` as the test file imported it after serving its `ai` import with the
+ * major (`vi.mock('ai', …)`, which only a test file can do).
+ */
+export function replayingMajor(major: 6 | 7, ai: AiPackage, ReactChat: new (options: { transport: never }) => unknown, Transport: typeof ArgstreamChatTransport): ReplayingMajor {
+  /** The AI SDK's own Chat (what useChat runs), with the state in memory. */
+  class Chat extends (ai.AbstractChat as abstract new (options: object) => object) {
+    constructor(options: object) {
+      super({ ...options, state: new MemoryChatState<unknown>() });
+    }
+  }
+  const parse = ai.parseJsonEventStream as (options: { stream: ReadableStream<Uint8Array>; schema: unknown }) => ReadableStream<{ success: boolean; value?: unknown }>;
+  return {
+    major,
+    prefix: `ai${major}-`,
+    Transport,
+    HttpChatTransport: ai.HttpChatTransport,
+    transport: (options) => new Transport({ ...options, schedule: 'sync' }),
+    defaultTransport: (options) => new ai.DefaultChatTransport(options),
+    chat: (options) => new Chat(options) as unknown as ChatLike,
+    readUIMessageStream: ai.readUIMessageStream as ReplayingMajor['readUIMessageStream'],
+    parse: (bytes) => parse({ stream: bytes, schema: ai.uiMessageChunkSchema() }),
+    reactChat: (transport) => new ReactChat({ transport: transport as never }) as ReturnType<ReplayingMajor['reactChat']>,
+  };
+}
+
+async function lastMessage(setup: ReplayingMajor, chunks: readonly unknown[]): Promise<MessageLike | undefined> {
+  let message: MessageLike | undefined;
+  for await (const next of setup.readUIMessageStream({ stream: streamOfItems(chunks as never[]), onError: () => undefined })) message = next;
+  return message;
+}
+
+/**
+ * `ArgstreamChatTransport` with the real `ai` of a major whose resume replays: the AI SDK's own
+ * recordings of that major through the transport, as with ai 5 (chat-transport.test.ts); the
+ * resume — `resumeStreamIsReplay` (true by default): a resumed stream replays the response from its
+ * start and the snapshot starts over with it, so the partial input never doubles; the major's `Chat`
+ * over HTTP; and `close()`.
+ */
+export function replayingTransportTests(setup: ReplayingMajor): void {
+  const { Transport, major } = setup;
+  const transportFor = (sse: () => string) => new Transport(transportOptions(sse));
+
+  describe(`ArgstreamChatTransport with ai ${major}`, () => {
+    it(`extends ai ${major} itself: it says resumed streams replay, as DefaultChatTransport does`, () => {
+      expect(Object.getPrototypeOf(Transport.prototype)).toBe(setup.HttpChatTransport.prototype);
+      expect(transportFor(() => '').resumeStreamIsReplay).toBe(true);
+      expect((setup.defaultTransport({ api: '/api/chat' }) as { resumeStreamIsReplay?: boolean }).resumeStreamIsReplay).toBe(true);
+    });
+
+    for (const name of recordings(setup.prefix)) {
+      it(`${name}: the AI SDK ends with the same message without the deltas; the snapshot has the calls' inputs`, async () => {
+        const sse = readFileSync(new URL(name, DIR), 'utf8');
+        const original = chunksOf<ChunkLike>(sse);
+        const transport = transportFor(() => sse);
+        const routed = (await readAll(await transport.sendMessages<ChunkLike>(SEND))) as ChunkLike[];
+        expect(routed.filter((chunk) => chunk.type !== 'tool-input-delta')).toEqual(original.filter((chunk) => chunk.type !== 'tool-input-delta'));
+        const expected = await lastMessage(setup, original);
+        expect((await lastMessage(setup, routed))?.parts).toEqual(expected?.parts);
+        for (const part of expected?.parts ?? []) {
+          if (part.toolCallId === undefined || (part.state !== 'input-available' && part.state !== 'output-available')) continue;
+          expect(transport.getSnapshot().calls.find((c) => c.toolCallId === part.toolCallId)?.input, part.toolCallId).toEqual(part.input);
+        }
+      });
+    }
+
+    it('a resume replays from the start and the snapshot starts over with it: the partial input never doubles', async () => {
+      const sse = readFileSync(new URL(`${setup.prefix}reasoning-text-write-file.sse`, DIR), 'utf8');
+      const events = sse.split(/(?<=\n\n)/);
+      const cut = events.findIndex((event) => event.includes('tool-input-delta')) + 2;
+      let part = 0;
+      const transport = transportFor(() => (part++ === 0 ? events.slice(0, cut).join('') : sse));
+      await readAll(await transport.sendMessages(SEND));
+      const cutSnapshot = transport.getSnapshot();
+      expect(cutSnapshot.calls[0]?.status).toBe('streaming');
+      await readAll((await transport.reconnectToStream({ chatId: 'chat' }))!);
+      const whole = transportFor(() => sse);
+      await readAll(await whole.sendMessages(SEND));
+      expect(transport.getSnapshot()).not.toBe(cutSnapshot);
+      expect(transport.getSnapshot().calls.map((c) => [c.status, c.input])).toEqual(whole.getSnapshot().calls.map((c) => [c.status, c.input]));
+    });
+  });
+
+  describe(`ArgstreamChatTransport with ai ${major}'s Chat, over HTTP`, () => {
+    chatTests(setup);
+  });
+
+  describe(`ArgstreamChatTransport with ai ${major} and resumeStreamIsReplay: false`, () => {
+    continuingResumeTests({ ...setup, replay: false });
+  });
+
+  describe(`ArgstreamChatTransport's close() with ai ${major}${major === 7 ? " (ai 7's ChatTransport.close)" : ''}`, () => {
+    const { events, cut, partial } = writeFile(setup.prefix);
+    const cutCall = (snapshot: { calls: readonly { status: string; input: unknown }[] }) =>
+      snapshot.calls[0]?.status === 'streaming' && (snapshot.calls[0].input as { content?: string }).content === partial.content;
+
+    if (major === 7) {
+      it("is what Chat.dispose() calls after stop(): the snapshot ends stopped, the request ends; a later chat on the transport streams, its listeners told", async () => {
+        const server = await chatServer((index) => (index === 0 ? { events, holdAfter: cut } : { events }));
+        try {
+          const transport = new Transport({ api: server.api, schedule: 'sync' });
+          const close = vi.spyOn(transport, 'close');
+          const statuses: string[] = [];
+          transport.subscribe(() => statuses.push(transport.getSnapshot().status));
+          const chat = setup.reactChat(transport);
+          const sending = chat.sendMessage({ text: 'write it' });
+          await until(transport, cutCall);
+          await chat.dispose?.();
+          await sending;
+          expect(close).toHaveBeenCalledTimes(1);
+          expect(transport.getSnapshot().status).toBe('done');
+          expect(transport.getSnapshot().calls).toEqual([expect.objectContaining({ status: 'failed', input: partial, error: expect.any(IncompleteToolCallError) })]);
+          expect(await (await server.request(0)).done).toBe('left');
+          statuses.length = 0;
+          await setup.reactChat(transport).sendMessage({ text: 'again' });
+          expect(statuses.at(-1)).toBe('done');
+          expect(statuses).toContain('streaming');
+          expect(transport.getSnapshot().calls).toEqual([expect.objectContaining({ status: 'complete', input: expect.objectContaining({ path: 'src/main.rs' }) })]);
+        } finally {
+          await server.close();
+        }
+      });
+    } else {
+      it(`ai ${major}'s Chat has no dispose() (its ChatTransport no close): the transport's close() is the page's to call`, () => {
+        expect(setup.reactChat(new Transport({ api: '/api/chat' })).dispose).toBeUndefined();
+      });
+    }
+
+    it('ends a response still being read: the stream errors with an AbortError, the request ends, the snapshot ends stopped', async () => {
+      const server = await chatServer(() => ({ events, holdAfter: cut }));
+      try {
+        const transport = new Transport({ api: server.api, schedule: 'sync' });
+        const reader = (await transport.sendMessages(SEND)).getReader();
+        const reading = (async () => {
+          for (;;) if ((await reader.read()).done) return undefined;
+        })().catch((error: unknown) => error);
+        await until(transport, cutCall);
+        transport.close();
+        expect(await reading).toMatchObject({ name: 'AbortError' });
+        expect(await (await server.request(0)).done).toBe('left');
+        expect(transport.getSnapshot().status).toBe('done');
+        expect(transport.getSnapshot().calls).toEqual([expect.objectContaining({ status: 'failed', input: partial })]);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('ends a snapshot kept streaming for a resume (a response that ended before its finish) as stopped', async () => {
+      const transport = transportFor(() => events.slice(0, cut).join(''));
+      await readAll(await transport.sendMessages(SEND));
+      expect(transport.getSnapshot().status).toBe('streaming');
+      transport.close();
+      expect(transport.getSnapshot().status).toBe('done');
+      expect(transport.getSnapshot().calls).toEqual([expect.objectContaining({ status: 'failed', input: partial })]);
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Path updates (UIMessageStreamEncoder's toolInputs: 'path-updates') with a major's own `ai`.
+
+/** The example's recorded Anthropic stream: a Rust file whose input arrives in 3–11-character pieces, with escapes and non-ASCII text. */
+const WRITE_FILE_RECORDING = readFileSync(new URL('../../examples/ai-sdk/recordings/write-file.sse', import.meta.url));
+
+/** The call's input: its recorded pieces joined, parsed. */
+const WRITE_FILE_EXPECTED = JSON.parse(
+  new TextDecoder()
+    .decode(WRITE_FILE_RECORDING)
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice('data: '.length)) as { type: string; delta?: { type: string; partial_json?: string } })
+    .flatMap((event) => (event.type === 'content_block_delta' && event.delta?.type === 'input_json_delta' ? [event.delta.partial_json ?? ''] : []))
+    .join(''),
+) as { path: string; content: string };
+
+/** argstream's server on the example's recording, for the page of `major`: the SSE text of its response. */
+async function encodedFor(major: 6 | 7, toolInputs: 'deltas' | 'path-updates'): Promise<string> {
+  // One SSE record per read, as a live model arrives (the encoder joins the deltas of one read).
+  const records = new TextDecoder().decode(WRITE_FILE_RECORDING).split(/(?<=\n\n)/).map((record) => new TextEncoder().encode(record));
+  const bytes = await readAll(
+    pacedStreamOf(records)
+      .pipeThrough(new ProviderEventStream({ provider: 'anthropic' }))
+      .pipeThrough(new UIMessageStreamEncoder({ major, toolInputs })),
+  );
+  const decoder = new TextDecoder();
+  return bytes.map((chunk) => decoder.decode(chunk, { stream: true })).join('') + decoder.decode();
+}
+
+const writeFilePart = (message: MessageLike | undefined) => message?.parts.find((part) => part.type === 'tool-write_file');
+
+/** Each content seen is a prefix of the final one, and none is shorter than the one before (a restart aside). */
+function expectGrowingPrefixes(contents: readonly string[], restarts = 0): void {
+  for (const content of contents) expect(WRITE_FILE_EXPECTED.content.startsWith(content), JSON.stringify(content.slice(-40))).toBe(true);
+  const shrinks = contents.filter((content, i) => i > 0 && content.length < contents[i - 1]!.length).length;
+  expect(shrinks).toBe(restarts);
+}
+
+/**
+ * `UIMessageStreamEncoder({ major, toolInputs: 'path-updates' })` with the real `ai` of the major:
+ * an argstream server sends a `write_file` call's input as transient path updates, and
+ *
+ * - the major's `ai` accepts every chunk (`parseJsonEventStream` with its chunk schema, as its HTTP
+ *   transport reads a response) and ends with the same message as with deltas, the call's part
+ *   never holding a partial input (nothing for it to re-parse);
+ * - `ArgstreamChatTransport` extending the major's `HttpChatTransport`, under its `@ai-sdk/react`'s
+ *   `Chat` (the class `useChat` runs): the snapshot's content grows by prefixes of the input and ends
+ *   with it exactly, and the chat's message ends with the exact input;
+ * - a resume replays the response from its start (`resumeStreamIsReplay`): the snapshot starts over
+ *   and the content never doubles.
+ *
+ * The call is the example's recorded Anthropic stream (examples/ai-sdk/recordings/write-file.sse);
+ * the oracle is `JSON.parse` of its pieces joined.
+ */
+export function pathUpdateTests(setup: ReplayingMajor): void {
+  const { major, Transport } = setup;
+
+  /** The chunks the major's HTTP transport reads from the SSE text; any it refuses fails the test. */
+  async function parsedBy(sse: string): Promise<ChunkLike[]> {
+    const results = await readAll(setup.parse(streamOf([new TextEncoder().encode(sse)])));
+    expect(results.filter((result) => !result.success)).toEqual([]);
+    return results.flatMap((result) => (result.success ? [result.value as ChunkLike] : []));
+  }
+
+  /** Every message `readUIMessageStream` publishes for the chunks (what `useChat` renders in turn). */
+  async function messagesOf(chunks: readonly ChunkLike[]): Promise<MessageLike[]> {
+    const messages: MessageLike[] = [];
+    for await (const message of setup.readUIMessageStream({ stream: streamOf(chunks as never[]), onError: (error) => expect.unreachable(String(error)) })) messages.push(structuredClone(message));
+    return messages;
+  }
+
+  /** A transport whose every request is answered with the next of `bodies`, one SSE event per read. */
+  function transportAnswering(bodies: string[], contents: string[]) {
+    const transport = new Transport({
+      api: 'http://127.0.0.1/api/chat',
+      schedule: 'sync',
+      fetch: async () => new Response(paced(bodies.shift() ?? ''), { headers: { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' } }),
+    });
+    transport.subscribe(() => {
+      const input = transport.getSnapshot().calls[0]?.input as { content?: string } | undefined;
+      if (input?.content !== undefined && input.content !== contents.at(-1)) contents.push(input.content);
+    });
+    return transport;
+  }
+
+  describe(`UIMessageStreamEncoder({ major: ${major}, toolInputs: 'path-updates' }) with ai ${major}`, () => {
+    it(`ai ${major} accepts every chunk and ends with the message it ends with from deltas; the part never holds a partial input`, async () => {
+      const updates = await parsedBy(await encodedFor(major, 'path-updates'));
+      const deltas = await parsedBy(await encodedFor(major, 'deltas'));
+      expect(updates.filter((chunk) => chunk.type === 'tool-input-delta')).toEqual([]);
+      const data = updates.filter((chunk) => chunk.type === 'data-argstream-tool-input');
+      expect(data.length).toBeGreaterThan(20);
+      expect(data.every((chunk) => chunk['transient'] === true)).toBe(true);
+      expect(deltas.filter((chunk) => chunk.type === 'tool-input-delta').length).toBeGreaterThan(20);
+
+      const fromUpdates = await messagesOf(updates);
+      const fromDeltas = await messagesOf(deltas);
+      expect(fromUpdates.at(-1)?.parts).toEqual(fromDeltas.at(-1)?.parts);
+      expect(writeFilePart(fromUpdates.at(-1))).toMatchObject({ state: 'input-available', input: WRITE_FILE_EXPECTED });
+      // While the call streams, the part has no input: the AI SDK had nothing to re-parse.
+      const streaming = fromUpdates.map(writeFilePart).filter((part) => part?.state === 'input-streaming');
+      expect(streaming.length).toBeGreaterThan(0);
+      expect(streaming.map((part) => part?.input)).toEqual(streaming.map(() => undefined));
+      // With deltas, the AI SDK re-parses a growing input at each one.
+      expect(fromDeltas.map(writeFilePart).filter((part) => part?.state === 'input-streaming' && part.input !== undefined).length).toBeGreaterThan(20);
+    });
+
+    it(`ArgstreamChatTransport (ai ${major}) under @ai-sdk/react ${major - 3}'s Chat: the snapshot's content grows by prefixes and ends exactly; the chat's message has the exact input`, async () => {
+      const contents: string[] = [];
+      const transport = transportAnswering([await encodedFor(major, 'path-updates')], contents);
+      const chat = setup.reactChat(transport);
+      await chat.sendMessage({ text: 'Write a word counter in Rust to src/main.rs' });
+      expect(chat.status).toBe('ready');
+      expect(chat.error).toBeUndefined();
+      expect(writeFilePart(chat.messages.at(-1) as MessageLike | undefined)).toMatchObject({ state: 'input-available', input: WRITE_FILE_EXPECTED });
+      expect(transport.getSnapshot().calls.map((call) => [call.toolName, call.status, call.input])).toEqual([['write_file', 'complete', WRITE_FILE_EXPECTED]]);
+      expect(contents.length).toBeGreaterThan(20);
+      expectGrowingPrefixes(contents);
+      expect(contents.at(-1)).toBe(WRITE_FILE_EXPECTED.content);
+    });
+
+    it('a resume replays the response from its start: the snapshot starts over, the content never doubles, and ends exactly', async () => {
+      const sse = await encodedFor(major, 'path-updates');
+      const events = sse.split(/(?<=\n\n)/);
+      // Cut in the middle of the content: some path updates of the call arrived, not all.
+      const updates = events.flatMap((event, i) => (event.includes('"data-argstream-tool-input"') ? [i] : []));
+      const cut = updates[Math.floor(updates.length / 2)]! + 1;
+      const contents: string[] = [];
+      const transport = transportAnswering([events.slice(0, cut).join(''), sse], contents);
+      expect(transport.resumeStreamIsReplay).toBe(true);
+      await readAll(await transport.sendMessages(SEND));
+      const before = contents.at(-1)!;
+      expect(before.length).toBeGreaterThan(0);
+      expect(before.length).toBeLessThan(WRITE_FILE_EXPECTED.content.length);
+      expect(transport.getSnapshot().calls[0]?.status).toBe('streaming');
+
+      await readAll((await transport.reconnectToStream({ chatId: 'chat' }))!);
+      // The replay went through the same prefixes again, from the start: one restart, no doubled text.
+      expectGrowingPrefixes(contents, 1);
+      expect(contents.at(-1)).toBe(WRITE_FILE_EXPECTED.content);
+      expect(transport.getSnapshot().calls.map((call) => [call.status, call.input])).toEqual([['complete', WRITE_FILE_EXPECTED]]);
+    });
+  });
 }

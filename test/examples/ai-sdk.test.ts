@@ -1,8 +1,9 @@
 /**
- * examples/ai-sdk in Chromium (issue 22 §3): the AI SDK's own `useChat` pages with the real `ai`
- * packages, in both directions and for both majors —
+ * examples/ai-sdk in Chromium (issue 22 §3, issue 30 §1): the AI SDK's own `useChat` pages with the
+ * real `ai` packages, in both directions and for every major —
  *
  * - the AI SDK's server of the page's major (`streamText` of ai 5 with `@ai-sdk/anthropic` 2,
+ *   `toUIMessageStreamResponse()`; `streamText` of ai 6 with `@ai-sdk/anthropic` 3,
  *   `toUIMessageStreamResponse()`; `streamText` of ai 7 with `@ai-sdk/anthropic` 4,
  *   `toUIMessageStream` → `createUIMessageStreamResponse`) and a page on `ArgstreamChatTransport`
  *   + `useTurn`;
@@ -11,7 +12,8 @@
  * - an argstream server sending path updates (`UIMessageStreamEncoder({ toolInputs:
  *   'path-updates' })`) and the page on `ArgstreamChatTransport`;
  *
- * each with `ai` 5 (`@ai-sdk/react` 2) and `ai` 7 (`@ai-sdk/react` 4). Every server is served by
+ * each with `ai` 5 (`@ai-sdk/react` 2), `ai` 6 (`@ai-sdk/react` 3) and `ai` 7 (`@ai-sdk/react` 4).
+ * Every server is served by
  * examples/ai-sdk/serve.mjs (argstream bundled from src/) in front of one Anthropic model on
  * loopback that stops at chosen points until the test lets it go on (scripted-model.ts); one
  * Chromium for every page. DOM assertions, and what the server received:
@@ -19,13 +21,14 @@
  * - one write_file call written by the scripted model: right after its path (the path, no ✓),
  *   twice in the middle of its content (exactly the characters sent so far, then more of them: a
  *   proper prefix), then the end (✓ at `input-available`, exactly the input); Save runs the tool in
- *   the page (`addToolResult` with ai 5, `addToolOutput` with ai 7), `sendAutomaticallyWhen` sends
+ *   the page (`addToolResult` with ai 5, `addToolOutput` with ai 6 and 7), `sendAutomaticallyWhen` sends
  *   the chat on, and the next request carries the result — in the UI messages the page POSTs and
  *   in the Messages request the server makes — and the model's answer to it is on the page;
  * - the connection cut in the middle of the content (the server drops it, as a network would):
  *   the page's error and Resume; `resumeStream()` reconnects (GET /api/chat/:id/stream), which
  *   replays the response from its start for ai 7 (`resumeStreamIsReplay`) and continues it from
- *   the cut for ai 5; the content shown is the same prefix, then a longer one, then exactly the
+ *   the cut for ai 5 and for ai 6 (@ai-sdk/react 3's `useChat` continues the message whatever the
+ *   transport says: it does not pass `resumeStreamIsReplay` on to its `Chat`); the content shown is the same prefix, then a longer one, then exactly the
  *   input — never the prefix twice — in one assistant message with one text and one call;
  * - a real recorded Anthropic stream (test/fixtures/providers/anthropic/text-then-2-parallel-tool-use.sse,
  *   none of the recordings has a write_file call) replayed event by event, stopped in the middle of
@@ -45,19 +48,16 @@ import { anthropicEvent, anthropicTurn, startScriptedModel, type ScriptedModel }
 interface Combo {
   readonly name: string;
   readonly server: 'ai-sdk' | 'argstream';
-  readonly major: 5 | 7;
+  readonly major: 5 | 6 | 7;
   /** How argstream's server sends a call's input (default: deltas, as the AI SDK's server does). */
   readonly toolInputs?: 'path-updates';
 }
 
-const COMBOS: readonly Combo[] = [
-  { name: "the AI SDK's server (ai 5), ArgstreamChatTransport, ai 5", server: 'ai-sdk', major: 5 },
-  { name: "the AI SDK's server (ai 7), ArgstreamChatTransport, ai 7", server: 'ai-sdk', major: 7 },
-  { name: 'an argstream server, DefaultChatTransport, ai 5', server: 'argstream', major: 5 },
-  { name: 'an argstream server, DefaultChatTransport, ai 7', server: 'argstream', major: 7 },
-  { name: 'an argstream server sending path updates, ArgstreamChatTransport, ai 5', server: 'argstream', major: 5, toolInputs: 'path-updates' },
-  { name: 'an argstream server sending path updates, ArgstreamChatTransport, ai 7', server: 'argstream', major: 7, toolInputs: 'path-updates' },
-];
+const COMBOS: readonly Combo[] = ([5, 6, 7] as const).flatMap((major): Combo[] => [
+  { name: `the AI SDK's server (ai ${major}), ArgstreamChatTransport, ai ${major}`, server: 'ai-sdk', major },
+  { name: `an argstream server, DefaultChatTransport, ai ${major}`, server: 'argstream', major },
+  { name: `an argstream server sending path updates, ArgstreamChatTransport, ai ${major}`, server: 'argstream', major, toolInputs: 'path-updates' },
+]);
 
 /**
  * Whether the AI SDK's own part has an input while a call streams: not on argstream's transport
@@ -66,7 +66,7 @@ const COMBOS: readonly Combo[] = [
 const partInputWhileStreaming = (combo: Combo): 'none' | 'some' => (pageOf(combo.server, combo.toolInputs) === 'argstream-client' ? 'none' : 'some');
 
 /** What the AI SDK's Anthropic provider of each major says it is (its `user-agent`). */
-const PROVIDER_OF_MAJOR = { 5: /^ai-sdk\/anthropic\/2\.\d+\.\d+ /, 7: /^ai-sdk-anthropic\/4\.\d+\.\d+ / } as const;
+const PROVIDER_OF_MAJOR = { 5: /^ai-sdk\/anthropic\/2\.\d+\.\d+ /, 6: /^ai-sdk\/anthropic\/3\.\d+\.\d+ /, 7: /^ai-sdk-anthropic\/4\.\d+\.\d+ / } as const;
 
 /** The call the model writes: escapes, quotes, non-ASCII and an emoji in the content. */
 const EXPECTED = {
@@ -264,22 +264,25 @@ function exampleOf(combo: Combo): AiSdkExample {
 }
 
 describe('examples/ai-sdk without a browser', () => {
-  it('type-checks against ai 5 with @ai-sdk/react 2 and against ai 7 with @ai-sdk/react 4', async () => {
+  it('type-checks against ai 5 with @ai-sdk/react 2, ai 6 with @ai-sdk/react 3 and ai 7 with @ai-sdk/react 4', async () => {
     const tsc = new URL('../../node_modules/typescript/bin/tsc', import.meta.url).pathname;
-    const [ai5, ai7] = await Promise.all(
-      ['examples/ai-sdk', 'examples/ai-sdk/tsconfig.ai7.json'].map((project) => execute(process.execPath, [tsc, '-p', project, '--noEmit'], { timeoutMs: 90_000 })),
-    );
-    expect(ai5!.stdout + ai5!.stderr).toBe('');
-    expect(ai7!.stdout + ai7!.stderr).toBe('');
-  }, 120_000);
+    // One after the other (2 cores); the layouts npm makes with two `ai` packages are checked on the
+    // packed package (test/package/install.test.ts): paths here would send the hook's `ai` too.
+    for (const project of ['examples/ai-sdk', 'examples/ai-sdk/tsconfig.ai6.json', 'examples/ai-sdk/tsconfig.ai7.json']) {
+      const result = await execute(process.execPath, [tsc, '-p', project, '--noEmit'], { timeoutMs: 90_000 });
+      expect(result.stdout + result.stderr, project).toBe('');
+    }
+  }, 240_000);
 
-  it("bundles one `ai` per page: the hook's own (ai 7 for @ai-sdk/react 4), which argstream's transport extends", async () => {
+  it("bundles one `ai` per page: the hook's own (ai 6 for @ai-sdk/react 3, ai 7 for @ai-sdk/react 4), which argstream's transport extends", async () => {
     for (const combo of COMBOS) {
       const bundle = await (await fetch(`${exampleOf(combo).url}/app.js`)).text();
       // One HttpChatTransport class (a second `ai` would add HttpChatTransport2).
       expect(bundle.match(/\bvar HttpChatTransport\d* = class/g), combo.name).toEqual(['var HttpChatTransport = class']);
-      // @ai-sdk/react 4 (ai 7) has queued messages; @ai-sdk/react 2 (ai 5) does not.
+      // @ai-sdk/react 4 (ai 7) has queued messages, @ai-sdk/react 2 and 3 do not.
       expect(bundle.includes('experimental_queuedMessages'), combo.name).toBe(combo.major === 7);
+      // ai 6's own version string (ai 5's and 7's bundles have theirs).
+      expect(bundle.includes('"6.0.'), combo.name).toBe(combo.major === 6);
       expect(bundle.includes('class ArgstreamChatTransport') || /ArgstreamChatTransport = class/.test(bundle), combo.name).toBe(pageOf(combo.server, combo.toolInputs) === 'argstream-client');
     }
   });
@@ -295,7 +298,7 @@ function chunksOf(sse: string): Array<{ type: string; [key: string]: unknown }> 
 }
 
 describe('examples/ai-sdk without a key', () => {
-  for (const [server, major] of [['ai-sdk', 5], ['ai-sdk', 7], ['argstream', 7]] as const) {
+  for (const [server, major] of [['ai-sdk', 5], ['ai-sdk', 6], ['ai-sdk', 7], ['argstream', 7]] as const) {
     it(`serve.mjs (${server} server, ai ${major}) answers with the recorded model: the write_file call, then the answer to its result`, async () => {
       const example = await startAiSdkExample({ server, major, argstream: 'src', delayMs: 0 });
       try {
@@ -322,7 +325,7 @@ describe('examples/ai-sdk without a key', () => {
         const text = second.filter((chunk) => chunk.type === 'text-delta').map((chunk) => chunk['delta']).join('');
         expect(text).toBe('Saved src/main.rs. Build and run it with `cargo run < input.txt`.');
         expect(example.modelRequests.at(-1).messages.at(-1).content[0]).toMatchObject({ type: 'tool_result', tool_use_id: call.toolCallId });
-        // The AI SDK's server is that major's: its Anthropic provider (2 for ai 5, 4 for ai 7) made the requests.
+        // The AI SDK's server is that major's: its Anthropic provider (2 for ai 5, 3 for ai 6, 4 for ai 7) made the requests.
         for (const agent of example.modelUserAgents) {
           if (server === 'ai-sdk') expect(agent).toMatch(PROVIDER_OF_MAJOR[major]);
           else expect(agent).toBeNull();

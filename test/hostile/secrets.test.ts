@@ -7,6 +7,7 @@
  */
 import { createServer } from 'node:net';
 import { APICallError } from 'ai';
+import { APICallError as APICallError6 } from 'ai6';
 import { APICallError as APICallError7 } from 'ai7';
 import { describe, expect, it } from 'vitest';
 import {
@@ -46,7 +47,7 @@ const SECRETS = {
   body: 'RESPONSE-BODY-internal-trace-id',
 };
 
-function apiCallError(Class: typeof APICallError | typeof APICallError7): Error {
+function apiCallError(Class: typeof APICallError | typeof APICallError6 | typeof APICallError7): Error {
   return new Class({
     message: `Incorrect API key provided: ${SECRETS.apiKeyPrefix}`,
     url: `https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?key=${SECRETS.key}`,
@@ -87,6 +88,7 @@ async function decoded(bytes: Uint8Array, decoder: TransformStream<Uint8Array, u
 
 const VERSIONS = [
   ['ai 5', APICallError],
+  ['ai 6', APICallError6],
   ['ai 7', APICallError7],
 ] as const;
 

@@ -2,21 +2,25 @@
  * The packages as a user receives them. npm: `npm pack` (of the built dist/: `npm test` builds first),
  * installed from the tarball into a fresh project, then imported from an ESM script, type-checked
  * from TypeScript under `node16` and `bundler` resolution, and linted by publint and
- * arethetypeswrong. Nothing here needs the internet: eventsource-parser, the one runtime
- * dependency, comes from npm's cache, which the contributor's `npm ci` filled. JSR: `deno publish
+ * arethetypeswrong. Nothing of that needs the internet: eventsource-parser, the one runtime
+ * dependency, comes from npm's cache, which the contributor's `npm ci` filled; the AI SDK's page
+ * is type-checked with this repository's `ai` and `@ai-sdk/react` in each layout npm makes. One
+ * describe does need the registry: `npm install <tarball> ai @ai-sdk/react` as the README says it,
+ * on the Node running the tests and on Node 24 (skipped offline, failed in CI). JSR: `deno publish
  * --dry-run` of deno.json's `@argstream/argstream` (Deno finds eventsource-parser in node_modules).
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { delimiter, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES } from '../helpers.ts';
 import { manifestEntry } from '../manifest.ts';
-import { execute, localBin, notInstalled, npm, ROOT, type ProcessResult } from '../runtimes/harness.ts';
+import { execute, localBin, notInstalled, npm, ROOT, versionOf, type ProcessResult } from '../runtimes/harness.ts';
+import { NODE24 } from '../runtimes/node/run.ts';
 
 const require = createRequire(import.meta.url);
 const IN_CI = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
@@ -68,7 +72,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (work !== '') rmSync(work, { recursive: true, force: true });
-});
+}, 60_000);
 
 describe('the npm package, packed and installed into a fresh project', () => {
   it('packs dist/, src/, README.md, LICENSE and package.json, and nothing from test/, bench/ or examples/', () => {
@@ -294,4 +298,196 @@ describe('the JSR package (deno.json)', () => {
     expect(files.filter((f) => !/^(src\/.*\.ts|README\.md|LICENSE|deno\.json)$/.test(f))).toEqual([]);
     expect(files.filter((f) => f.startsWith('src/cli/') || /\.test\.ts$/.test(f))).toEqual([]);
   }, 180_000);
+});
+
+// ---------------------------------------------------------------------------------------------
+// With the AI SDK: the page of docs/ai-sdk.md type-checked against the packed declarations, with
+// each `ai` and `@ai-sdk/react` a user can end up with.
+
+/**
+ * A page on argstream's transport, as docs/ai-sdk.md writes it: the transport given to `useChat`,
+ * its snapshot to `useTurn` (typed by the transport's tools). The `@ts-expect-error` line makes a
+ * check that sees `any` fail.
+ */
+const AI_SDK_PAGE = [
+  "import { useChat } from '@ai-sdk/react';",
+  "import { defineTools } from 'argstream';",
+  "import { ArgstreamChatTransport } from 'argstream/ai-sdk';",
+  "import { useTurn } from 'argstream/react';",
+  "import * as z from 'zod';",
+  '',
+  "const tools = defineTools({ write_file: z.object({ path: z.string(), content: z.string() }) });",
+  "const transport = new ArgstreamChatTransport({ api: '/api/chat', tools });",
+  '',
+  'export function usePage() {',
+  '  const chat = useChat({ transport });',
+  '  const turn = useTurn(transport);',
+  '  const call = turn.calls[0];',
+  "  const path: string | undefined = call?.toolName === 'write_file' ? call.input.path : undefined;",
+  '  // @ts-expect-error: the input is typed by the transport\'s tools',
+  "  const wrong: number | undefined = call?.toolName === 'write_file' ? call.input.path : undefined;",
+  '  return [chat.status, path, wrong] as const;',
+  '}',
+  '',
+].join('\n');
+
+/**
+ * The control of a folder with two `ai` packages: a transport of the top one (the AI SDK's
+ * `DefaultChatTransport`, whose chunks are the top `ai`'s) is no `ChatTransport` of the hook's
+ * `ai` when the top one's chunks are not the hook's (a later major's, or an earlier one's provider
+ * metadata): what `ArgstreamChatTransport` was before its chunks were typed by the reader.
+ */
+const AI_SDK_CONTROL = [
+  "import { useChat } from '@ai-sdk/react';",
+  "import { DefaultChatTransport } from 'ai';",
+  '',
+  "export const usePage = () => useChat({ transport: new DefaultChatTransport({ api: '/api/chat' }) });",
+  '',
+].join('\n');
+
+/** Type-check `files` in `folder` as a React app written in TypeScript does (bundler resolution, strict). */
+async function typecheckApp(folder: string, files: readonly string[]): Promise<ProcessResult> {
+  const compilerOptions = { module: 'preserve', moduleResolution: 'bundler', target: 'es2022', lib: ['es2022', 'dom', 'dom.iterable'], types: [], strict: true, noEmit: true, skipLibCheck: true };
+  const config = `tsconfig.${files.join('-').replace(/\W/g, '_')}.json`;
+  writeFileSync(join(folder, config), `${JSON.stringify({ compilerOptions, files }, null, 2)}\n`);
+  return execute(process.execPath, [TSC, '-p', config], { cwd: folder, timeoutMs: 90_000 });
+}
+
+/** The version of the package `name` installed in `folder` (its own copy, as Node resolves it from there). */
+function versionIn(folder: string, name: string): string {
+  return (JSON.parse(readFileSync(join(folder, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** The version of `ai` that `@ai-sdk/react` installed in `folder` loads: its own nested copy, or the top one. */
+function aiOfReactIn(folder: string): string {
+  const react = join(folder, 'node_modules', '@ai-sdk', 'react');
+  const nested = join(react, 'node_modules', 'ai', 'package.json');
+  return (JSON.parse(readFileSync(existsSync(nested) ? nested : join(folder, 'node_modules', 'ai', 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+describe("the npm package with the AI SDK: the page of docs/ai-sdk.md type-checks with every `ai` and `@ai-sdk/react` (offline: this repository's copies)", () => {
+  /**
+   * `ai` at the top and `@ai-sdk/react` beside it, as npm lays them out: the packages linked from
+   * this repository's node_modules (`@ai-sdk/react` 3 and 4 have their own `ai` inside, as npm
+   * installs them when the top one is another). `argstream` is the installed package, copied so
+   * that its declarations' `import … from 'ai'` finds the `ai` of this folder.
+   */
+  const LAYOUTS = [
+    { name: 'ai 5 with @ai-sdk/react 2', ai: 'ai', react: 'ai-sdk-react2', mixed: false, control: 'accepted' },
+    { name: 'ai 6 with @ai-sdk/react 3 (its own ai 6)', ai: 'ai-sdk-react3/node_modules/ai', react: 'ai-sdk-react3', mixed: false, control: 'accepted' },
+    { name: 'ai 7 with @ai-sdk/react 4 (its own ai 7)', ai: '@ai-sdk/react/node_modules/ai', react: '@ai-sdk/react', mixed: false, control: 'accepted' },
+    { name: 'ai 7 at the top, @ai-sdk/react 3 with its own ai 6 (what npm installs on Node 20 for `ai@7 @ai-sdk/react`)', ai: 'ai7', react: 'ai-sdk-react3', mixed: true, control: 'refused' },
+    { name: 'ai 5 at the top, @ai-sdk/react 3 with its own ai 6', ai: 'ai', react: 'ai-sdk-react3', mixed: true, control: 'refused' },
+    // ai 6's chunks are a subset of ai 7's: its own transport is accepted by ai 7's hook too.
+    { name: 'ai 6 at the top, @ai-sdk/react 4 with its own ai 7', ai: 'ai6', react: '@ai-sdk/react', mixed: true, control: 'accepted' },
+  ] as const;
+
+  for (const layout of LAYOUTS) {
+    it(`${layout.name}: useChat({ transport }) and useTurn(transport), typed by the transport's tools`, async () => {
+      const folder = join(work, `ai-sdk-${LAYOUTS.indexOf(layout)}`);
+      mkdirSync(join(folder, 'node_modules', '@ai-sdk'), { recursive: true });
+      mkdirSync(join(folder, 'node_modules', '@types'), { recursive: true });
+      cpSync(installed, join(folder, 'node_modules', 'argstream'), { recursive: true });
+      const link = (from: string, to: string) => symlinkSync(join(ROOT, 'node_modules', from), join(folder, 'node_modules', to), 'dir');
+      link(layout.ai, 'ai');
+      link(layout.react, '@ai-sdk/react');
+      for (const name of ['react', '@types/react', 'zod', 'eventsource-parser']) link(name, name);
+      writeFileSync(join(folder, 'page.ts'), AI_SDK_PAGE);
+      writeFileSync(join(folder, 'control.ts'), AI_SDK_CONTROL);
+      expect(versionIn(folder, 'ai') !== aiOfReactIn(folder), 'two ai packages').toBe(layout.mixed);
+
+      const page = await typecheckApp(folder, ['page.ts']);
+      expect(page.code, `tsc reported:\n${page.stdout}${page.stderr}`).toBe(0);
+      const control = await typecheckApp(folder, ['control.ts']);
+      if (layout.control === 'refused') {
+        // Two `ai`: the top one's own transport is refused by the hook, so the page's check above saw both.
+        expect(control.code).not.toBe(0);
+        expect(control.stdout).toMatch(/is not assignable to type 'ChatTransport</);
+      } else expect(control.code, `tsc reported:\n${control.stdout}${control.stderr}`).toBe(0);
+    }, 120_000);
+  }
+});
+
+/** npm's command-line script: the one running this process (`npm_execpath`), else the `npm` on PATH (a link to it). */
+function npmCli(): string | undefined {
+  const cli = process.env['npm_execpath'];
+  if (cli !== undefined && /\.[cm]?js$/.test(cli)) return cli;
+  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
+    const link = join(dir, 'npm');
+    if (!existsSync(link)) continue;
+    const real = realpathSync(link);
+    if (/\.[cm]?js$/.test(real)) return real;
+  }
+  return undefined;
+}
+
+/** An npm failure that says the registry could not be reached. */
+const OFFLINE = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|network request|request to .* failed/i;
+
+describe('npm install <packed argstream> ai @ai-sdk/react, from the registry (as the README installs it)', () => {
+  const nodes = [
+    { name: 'the Node running the tests', node: process.execPath, missing: undefined as string | undefined },
+    { name: 'Node 24 (test/runtimes)', node: NODE24, missing: existsSync(NODE24) ? undefined : notInstalled('node@24 (node/bin/node)') },
+  ];
+
+  for (const { name, node, missing } of nodes) {
+    it(`on ${name}: no ERESOLVE; npm picks the ai that Node can run (6 before Node 22, 7 from it) with its @ai-sdk/react, and the page type-checks and runs on them`, async (context) => {
+      const skip = (why: string) => {
+        if (IN_CI) throw new Error(`required in CI: ${why}`);
+        console.warn(`skipped: ${why}`);
+        context.skip(why);
+      };
+      if (missing !== undefined) return skip(missing);
+      const cli = npmCli();
+      if (cli === undefined) return skip('npm (its npm-cli.js) is not found');
+      const version = await versionOf(node);
+      const expected = Number(/^v(\d+)/.exec(version)?.[1]) >= 22 ? 7 : 6;
+
+      const folder = join(work, `registry-${nodes.findIndex((n) => n.node === node)}`);
+      mkdirSync(folder);
+      writeFileSync(join(folder, 'package.json'), `${JSON.stringify({ name: 'argstream-ai-sdk-user', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
+      const env: NodeJS.ProcessEnv = { PATH: `${dirname(node)}${delimiter}${process.env['PATH'] ?? ''}` };
+      for (const [key, value] of Object.entries(process.env)) {
+        if (key !== 'PATH' && !/^npm_(package_|lifecycle_|config_local_prefix$|config_allow_scripts$)/i.test(key)) env[key] = value;
+      }
+      const install = await execute(node, [cli, 'install', '--no-audit', '--no-fund', '--no-package-lock', tarball, 'ai', '@ai-sdk/react'], { cwd: folder, env, timeoutMs: 240_000 });
+      const output = `${install.stdout}\n${install.stderr}`;
+      if (install.code !== 0 && OFFLINE.test(output)) return skip(`the npm registry is not reachable: ${output.split('\n').find((line) => OFFLINE.test(line)) ?? ''}`);
+      expect(output).not.toMatch(/ERESOLVE/);
+      expect(install.code, output).toBe(0);
+      console.log(`${version}: ai ${versionIn(folder, 'ai')}, @ai-sdk/react ${versionIn(folder, '@ai-sdk/react')} (its ai ${aiOfReactIn(folder)})`);
+      expect(Number(versionIn(folder, 'ai').split('.')[0])).toBe(expected);
+      expect(Number(versionIn(folder, '@ai-sdk/react').split('.')[0])).toBe(expected - 3);
+      expect(Number(aiOfReactIn(folder).split('.')[0])).toBe(expected);
+
+      // The page of docs/ai-sdk.md, against what npm installed (React's types from this repository).
+      mkdirSync(join(folder, 'node_modules', '@types'), { recursive: true });
+      symlinkSync(join(ROOT, 'node_modules', '@types', 'react'), join(folder, 'node_modules', '@types', 'react'), 'dir');
+      writeFileSync(join(folder, 'page.ts'), AI_SDK_PAGE);
+      const page = await typecheckApp(folder, ['page.ts']);
+      expect(page.code, `tsc reported:\n${page.stdout}${page.stderr}`).toBe(0);
+
+      // At run time, on that Node: the hook's Chat (its own ai, when npm nested one) on the
+      // transport, answering the recording of the AI SDK's own server of that major.
+      writeFileSync(
+        join(folder, 'chat.mjs'),
+        [
+          "import { readFileSync } from 'node:fs';",
+          "import { Chat } from '@ai-sdk/react';",
+          "import { ArgstreamChatTransport } from 'argstream/ai-sdk';",
+          'const sse = readFileSync(process.argv[2]);',
+          "const headers = { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' };",
+          "const transport = new ArgstreamChatTransport({ api: 'http://127.0.0.1/api/chat', fetch: async () => new Response(sse, { headers }) });",
+          'const chat = new Chat({ transport });',
+          "await chat.sendMessage({ text: 'Write a Rust hello world to src/main.rs.' });",
+          "const part = chat.messages.at(-1).parts.find((p) => p.type === 'tool-write_file');",
+          'console.log(JSON.stringify({ status: chat.status, error: chat.error?.message, state: part?.state, input: part?.input, calls: transport.getSnapshot().calls.map((c) => [c.status, c.input]) }));',
+          '',
+        ].join('\n'),
+      );
+      const run = ok(await execute(node, ['chat.mjs', join(FIXTURES, 'ai-sdk-ui', `ai${expected}-reasoning-text-write-file.sse`)], { cwd: folder, timeoutMs: 60_000 }), `node chat.mjs (${version})`);
+      const input = { path: 'src/main.rs', content: 'fn main() {\n    println!("héllo, \\"wörld\\" 🚀");\n}\n' };
+      expect(JSON.parse(run.stdout)).toEqual({ status: 'ready', state: 'input-available', input, calls: [['complete', input]] });
+    }, 360_000);
+  }
 });

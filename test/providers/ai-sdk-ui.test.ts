@@ -1,11 +1,12 @@
 /**
  * `ProviderEventStream({provider: 'ai-sdk-ui'})`: the UI message streams the AI SDK's own server
- * sends (`streamText` of `ai` 5 and of `ai` 7 → `toUIMessageStreamResponse()`, recorded in
+ * sends (`streamText` of `ai` 5, 6 and 7 → `toUIMessageStreamResponse()`, recorded in
  * `test/fixtures/ai-sdk-ui/`), decoded under every cutting, against what the AI SDK itself ends
  * with on the same bytes (`parseJsonEventStream` with the package's chunk schema, as its HTTP
  * transport reads a response, then `readUIMessageStream`); the errors; the chunks passed on.
  */
 import { parseJsonEventStream as parse5, readUIMessageStream as read5, uiMessageChunkSchema as schema5 } from 'ai';
+import { parseJsonEventStream as parse6, readUIMessageStream as read6, uiMessageChunkSchema as schema6 } from 'ai6';
 import { parseJsonEventStream as parse7, readUIMessageStream as read7, uiMessageChunkSchema as schema7 } from 'ai7';
 import { describe, expect, it } from 'vitest';
 import { guessProvider } from '../../src/cli/guess-provider.ts';
@@ -25,7 +26,17 @@ import { FIXTURES, cuttings, listFixtures, readAll, readFixture, settle, streamO
 import type { UIPart } from '../ai-sdk/transport-helpers.ts';
 
 const RECORDINGS = listFixtures('ai-sdk-ui').filter((file) => file.endsWith('.sse'));
-const majorOf = (file: string): 5 | 7 => (file.startsWith('ai5-') ? 5 : 7);
+type Major = 5 | 6 | 7;
+const MAJORS = [5, 6, 7] as const;
+const majorOf = (file: string): Major => Number(/^ai([567])-/.exec(file)?.[1]) as Major;
+/** Each major's reader: its `parseJsonEventStream` with its chunk schema (its HTTP transport), and `readUIMessageStream`. */
+const READERS = {
+  5: { parse: parse5, schema: schema5, read: read5 },
+  6: { parse: parse6, schema: schema6, read: read6 },
+  7: { parse: parse7, schema: schema7, read: read7 },
+} as const;
+/** The message of the `aborted` ProviderError for each major's recorded abort: its chunk's reason (ai 5's has none). */
+const ABORT_MESSAGE = { 5: 'the AI SDK server aborted the response', 6: 'This operation was aborted', 7: 'AbortError: This operation was aborted' } as const;
 
 /** One part of a final message, as both sides are compared (ids of text and reasoning aside). */
 type ComparedPart =
@@ -114,10 +125,10 @@ function argstreamParts(events: readonly PipelineEvent[]): ComparedPart[] {
 }
 
 /** What the AI SDK (of the recording's major) ends with, reading `chunks` as its HTTP transport does. */
-async function aiSdkMessage(major: 5 | 7, chunks: readonly Uint8Array[]): Promise<{ parts: UIPart[]; errors: string[] }> {
-  const parse = (major === 5 ? parse5 : parse7) as (options: { stream: ReadableStream<Uint8Array>; schema: unknown }) => ReadableStream<{ success: boolean; value?: unknown }>;
-  const read = (major === 5 ? read5 : read7) as (options: { stream: ReadableStream<unknown>; onError?: (error: unknown) => void }) => AsyncIterable<{ parts: UIPart[] }>;
-  const schema = major === 5 ? schema5() : schema7();
+async function aiSdkMessage(major: Major, chunks: readonly Uint8Array[]): Promise<{ parts: UIPart[]; errors: string[] }> {
+  const parse = READERS[major].parse as (options: { stream: ReadableStream<Uint8Array>; schema: unknown }) => ReadableStream<{ success: boolean; value?: unknown }>;
+  const read = READERS[major].read as (options: { stream: ReadableStream<unknown>; onError?: (error: unknown) => void }) => AsyncIterable<{ parts: UIPart[] }>;
+  const schema = READERS[major].schema();
   const results = parse({ stream: streamOf(chunks), schema });
   const stream = results.pipeThrough(
     new TransformStream<{ success: boolean; value?: unknown }, unknown>({
@@ -152,9 +163,9 @@ function chunksOf(file: string): Array<{ type: string } & Record<string, unknown
 }
 
 describe("ProviderEventStream({provider: 'ai-sdk-ui'}) on the AI SDK's own UI message streams", () => {
-  it('the recordings are there, of both majors', () => {
-    expect(RECORDINGS.filter((file) => file.startsWith('ai5-'))).toHaveLength(7);
-    expect(RECORDINGS.filter((file) => file.startsWith('ai7-'))).toHaveLength(7);
+  it('the recordings are there, of every major', () => {
+    for (const major of MAJORS) expect(RECORDINGS.filter((file) => file.startsWith(`ai${major}-`)), `ai ${major}`).toHaveLength(7);
+    expect(RECORDINGS).toHaveLength(21);
   });
 
   for (const file of RECORDINGS) {
@@ -192,7 +203,7 @@ describe("ProviderEventStream({provider: 'ai-sdk-ui'}) on the AI SDK's own UI me
   });
 
   it('reasoning, text, then a streamed write_file call: the exact arguments, the finish reason, the message id', async () => {
-    for (const major of [5, 7]) {
+    for (const major of MAJORS) {
       const turn = await collectTurn(streamOf([readFixture(`ai-sdk-ui/ai${major}-reasoning-text-write-file.sse`)]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
       expect(turn.reasoning).toBe('The user wants a Rust hello world.');
       expect(turn.text).toBe("I'll write the file now.");
@@ -211,7 +222,7 @@ describe("ProviderEventStream({provider: 'ai-sdk-ui'}) on the AI SDK's own UI me
   });
 
   it('a call the provider runs is a provider tool call with its result, never an application call', async () => {
-    for (const major of [5, 7]) {
+    for (const major of MAJORS) {
       const turn = await collectTurn(streamOf([readFixture(`ai-sdk-ui/ai${major}-provider-executed-web-search.sse`)]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
       expect(turn.toolCalls).toEqual([]);
       expect(turn.providerToolCalls).toEqual([
@@ -224,7 +235,7 @@ describe("ProviderEventStream({provider: 'ai-sdk-ui'}) on the AI SDK's own UI me
 
 describe('ai-sdk-ui errors', () => {
   it('an error chunk is a ProviderError after everything before it', async () => {
-    for (const major of [5, 7]) {
+    for (const major of MAJORS) {
       const { values, error } = await settle(streamOf([readFixture(`ai-sdk-ui/ai${major}-error-after-text.sse`)]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
       expect(error).toBeInstanceOf(ProviderError);
       expect(error).toMatchObject({ provider: 'ai-sdk-ui', type: 'error', message: 'Overloaded: try again later', cause: { type: 'error', errorText: 'Overloaded: try again later' } });
@@ -233,7 +244,7 @@ describe('ai-sdk-ui errors', () => {
   });
 
   it('tool-input-error is a failed call, by default and with isolateErrors: a tool-call-failed with its ProviderError, and the turn goes on', async () => {
-    for (const major of [5, 7]) {
+    for (const major of MAJORS) {
       const bytes = readFixture(`ai-sdk-ui/ai${major}-tool-input-error.sse`);
       const errorText = chunksOf(`ai${major}-tool-input-error.sse`).find((chunk) => chunk.type === 'tool-input-error')?.['errorText'];
       const strict = await settle(streamOf([bytes]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })).pipeThrough(new ConversationEventStream()));
@@ -265,7 +276,7 @@ describe('ai-sdk-ui errors', () => {
   });
 
   it("abort is a ProviderError 'aborted' with the abort's reason, after everything before it: collectTurn rejects with it, TurnStore shows it with the cut call's partial input", async () => {
-    for (const major of [5, 7]) {
+    for (const major of MAJORS) {
       const file = `ai${major}-abort-mid-call.sse`;
       const abort = chunksOf(file).find((chunk) => chunk.type === 'abort');
       const { values, error } = await settle(streamOf([readFixture(`ai-sdk-ui/${file}`)]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
@@ -273,7 +284,7 @@ describe('ai-sdk-ui errors', () => {
       expect(error).toMatchObject({
         provider: 'ai-sdk-ui',
         type: 'aborted',
-        message: major === 5 ? 'the AI SDK server aborted the response' : 'AbortError: This operation was aborted',
+        message: ABORT_MESSAGE[major],
         cause: abort,
       });
       expect(values.some((event) => event.type === 'finished')).toBe(false);
@@ -291,7 +302,7 @@ describe('ai-sdk-ui errors', () => {
   });
 
   it('an abort relayed goes on as one: an argstream relay sends the ProviderError, a UIMessageStreamEncoder the abort chunk the server sent', async () => {
-    for (const major of [5, 7] as const) {
+    for (const major of MAJORS) {
       const file = `ai${major}-abort-mid-call.sse`;
       const abort = chunksOf(file).find((chunk) => chunk.type === 'abort');
       const events = () => streamOf([readFixture(`ai-sdk-ui/${file}`)]).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' }));
@@ -302,8 +313,9 @@ describe('ai-sdk-ui errors', () => {
       expect(relayed.calls).toEqual([expect.objectContaining({ status: 'failed', input: { path: 'src/main.rs', content: 'fn main() {\n' } })]);
       const text = new TextDecoder().decode(new Uint8Array((await readAll(events().pipeThrough(new UIMessageStreamEncoder({ major })))).flatMap((bytes) => [...bytes])));
       const chunks = text.split('\n\n').filter((record) => record.startsWith('data: ') && record !== 'data: [DONE]').map((record) => JSON.parse(record.slice(6)) as { type: string });
-      // The abort goes on as one; its reason (ai 7's chunk has one) is argstream's words for the page, not the server's.
-      expect(chunks.at(-1)).toEqual(major === 7 && abort !== undefined && 'reason' in abort ? { type: 'abort', reason: 'ai-sdk-ui: the request was aborted' } : abort);
+      // The abort goes on as one; its reason (ai 6's and 7's chunks have one) is argstream's words for the page, not the server's.
+      expect(abort).toEqual(major === 5 ? { type: 'abort' } : { type: 'abort', reason: expect.any(String) });
+      expect(chunks.at(-1)).toEqual(major === 5 ? abort : { type: 'abort', reason: 'ai-sdk-ui: the request was aborted' });
       expect(chunks.some((chunk) => chunk.type === 'error')).toBe(false);
     }
   });
@@ -379,7 +391,7 @@ describe('ai-sdk-ui chunks argstream does not model are passed on', () => {
     expect(turn.providerToolCalls).toEqual([{ toolCallId: 'p1', toolName: 'code', arguments: { code: '1/0' }, result: 'ZeroDivisionError', isError: true }]);
   });
 
-  it("ai 7's inputEncoding 'text': the raw text deltas are the call's string argument, as ai 7 reads them", async () => {
+  it("ai 6's and 7's inputEncoding 'text': the raw text deltas are the call's string argument, as ai 6 and 7 read them", async () => {
     const chunks = [
       { type: 'start' },
       { type: 'start-step' },
@@ -392,9 +404,11 @@ describe('ai-sdk-ui chunks argstream does not model are passed on', () => {
     ];
     const turn = await collectTurn(streamOf<object>(chunks).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
     expect(turn.toolCalls.map((call) => call.arguments)).toEqual(['*** Begin "Patch"\n+ \\ 🚀 \u0001 end']);
-    let last: { parts: UIPart[] } = { parts: [] };
-    for await (const message of read7({ stream: streamOf<never>(chunks as never[]) })) last = message as { parts: UIPart[] };
-    expect(last.parts.find((part) => part.type === 'tool-apply_patch')?.input).toEqual(turn.toolCalls[0]?.arguments);
+    for (const read of [read6, read7 as unknown as typeof read6]) {
+      let last: { parts: UIPart[] } = { parts: [] };
+      for await (const message of read({ stream: streamOf<never>(chunks as never[]) })) last = message as { parts: UIPart[] };
+      expect(last.parts.find((part) => part.type === 'tool-apply_patch')?.input).toEqual(turn.toolCalls[0]?.arguments);
+    }
   });
 
 });
@@ -509,6 +523,7 @@ describe('argstream inspect recognises a UI message stream', () => {
     expect(ok.stdout).toContain('src/main.rs');
     // The server's abort is an error it sent: exit 1, with its reason.
     expect(await run('ai7-abort-mid-call.sse')).toMatchObject({ code: 1, stderr: 'argstream: ai-sdk-ui error aborted: AbortError: This operation was aborted\n' });
+    expect(await run('ai6-abort-mid-call.sse')).toMatchObject({ code: 1, stderr: 'argstream: ai-sdk-ui error aborted: This operation was aborted\n' });
     expect(await run('ai5-abort-mid-call.sse')).toMatchObject({ code: 1, stderr: 'argstream: ai-sdk-ui error aborted: the AI SDK server aborted the response\n' });
   });
 });

@@ -1,12 +1,19 @@
 /**
- * The AI SDK (`ai` v5 `streamText` with `@ai-sdk/anthropic` and `@ai-sdk/openai`) against the
- * replay server: `fullStream` piped into `ProviderEventStream({provider: 'ai-sdk'})`, argstream's
+ * The AI SDK (`ai` v5 `streamText` with `@ai-sdk/anthropic` and `@ai-sdk/openai`; `ai` 6 with their
+ * version 3 and `ai` 7 with their version 4) against the replay server: `fullStream` (ai 7:
+ * `stream`, its current name) piped into `ProviderEventStream({provider: 'ai-sdk'})`, argstream's
  * turn compared with `await result.toolCalls`, `result.text` and `result.finishReason`; and the
  * adapter on hand-written parts.
  */
 import { anthropic, createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI, openai } from '@ai-sdk/openai';
 import { jsonSchema, streamText, tool, type LanguageModel, type ToolSet } from 'ai';
+import * as ai6 from 'ai6';
+import * as ai7 from 'ai7';
+import { createAnthropic as createAnthropic3 } from 'ai-sdk-anthropic3';
+import { createAnthropic as createAnthropic4 } from 'ai-sdk-anthropic4';
+import { createOpenAI as createOpenAI3 } from 'ai-sdk-openai3';
+import { createOpenAI as createOpenAI4 } from 'ai-sdk-openai4';
 import { describe, expect, it } from 'vitest';
 import { collectTurn, type Turn } from '../../src/sinks/collect-turn.ts';
 import { ArgumentValidationStream } from '../../src/transforms/argument-validation-stream.ts';
@@ -101,6 +108,44 @@ describe('AI SDK streamText fullStream against the replay server', () => {
     }
   });
 });
+
+/** `streamText` of ai 6 and ai 7, each with its own provider packages, on a replay server's URL: the stream of parts argstream reads, and the AI SDK's own result. */
+const LATER_MAJORS = {
+  6: (recording: ManifestRecording, url: string) => {
+    const model = recording.dir === 'anthropic' ? createAnthropic3({ apiKey: 'replay', baseURL: `${url}/v1` })('claude-replay') : recording.dir === 'openai-chat' ? createOpenAI3({ apiKey: 'replay', baseURL: `${url}/v1` }).chat('gpt-replay') : createOpenAI3({ apiKey: 'replay', baseURL: `${url}/v1` }).responses('gpt-replay');
+    const tools: ai6.ToolSet = {};
+    for (const call of recording.toolCalls) tools[call.name] = ai6.tool({ inputSchema: ai6.jsonSchema<Record<string, unknown>>({ type: 'object' }) });
+    const result = ai6.streamText({ model, prompt: 'hi', tools, maxRetries: 0 });
+    return { parts: result.fullStream as ReadableStream<object>, result };
+  },
+  7: (recording: ManifestRecording, url: string) => {
+    const model = recording.dir === 'anthropic' ? createAnthropic4({ apiKey: 'replay', baseURL: `${url}/v1` })('claude-replay') : recording.dir === 'openai-chat' ? createOpenAI4({ apiKey: 'replay', baseURL: `${url}/v1` }).chat('gpt-replay') : createOpenAI4({ apiKey: 'replay', baseURL: `${url}/v1` }).responses('gpt-replay');
+    const tools: ai7.ToolSet = {};
+    for (const call of recording.toolCalls) tools[call.name] = ai7.tool({ inputSchema: ai7.jsonSchema<Record<string, unknown>>({ type: 'object' }) });
+    const result = ai7.streamText({ model, prompt: 'hi', tools, maxRetries: 0 });
+    return { parts: result.stream as ReadableStream<object>, result };
+  },
+} as const;
+
+for (const major of [6, 7] as const) {
+  describe(`AI SDK ${major} streamText ${major === 7 ? 'stream' : 'fullStream'} against the replay server`, () => {
+    it.each(cases.map((recording) => [recording.file, recording] as const))('%s', async (file, recording) => {
+      const server = await replay(file, models[recording.dir]!.provider);
+      const { parts, result } = LATER_MAJORS[major](recording, server.url);
+      const turn = await collectTurn(parts.pipeThrough(new ProviderEventStream({ provider: 'ai-sdk' })));
+      const sdkCalls = (await result.toolCalls).map((call) => ({ id: call.toolCallId, name: call.toolName, arguments: call.input }));
+      expect(turnCalls(turn)).toEqual(sdkCalls);
+      expect(turn.text).toBe(await result.text);
+      expect(turn.finishReason).toBe(await result.finishReason);
+      expect(turn.reasoning).toBe((await result.reasoning).map((part) => ('text' in part ? part.text : '')).join(''));
+      const valid = recording.toolCalls.filter((call) => !call.remark?.startsWith('NOT valid JSON'));
+      expect(turnCalls(turn)).toEqual(valid.map((call) => ({ id: call.id, name: call.name, arguments: call.args === '' ? {} : JSON.parse(call.args) })));
+      expect(turn.incompleteToolCalls.map((call) => [call.toolCallId, call.toolName])).toEqual(
+        recording.toolCalls.filter((call) => !valid.includes(call)).map((call) => [call.id, call.name]),
+      );
+    });
+  });
+}
 
 describe('AI SDK provider-executed tools', () => {
   /** The recordings with calls the provider runs, and the provider tool each needs declared. */

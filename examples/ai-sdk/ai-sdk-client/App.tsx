@@ -12,11 +12,11 @@ const transport = new DefaultChatTransport({ api: '/api/chat' });
 
 export function App() {
   const chat = useChat({ transport, sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls });
-  // ai 5 names it addToolResult (addToolOutput since 5.0.x), ai 7 addToolOutput.
+  // ai 5 names it addToolResult (addToolOutput since 5.0.x), ai 6 and 7 addToolOutput.
   const addOutput = __AI_MAJOR__ === 5 ? chat.addToolResult : chat.addToolOutput;
   return (
     <ChatView
-      setup={`ai ${__AI_MAJOR__} · @ai-sdk/react ${__AI_MAJOR__ === 5 ? 2 : 4} · DefaultChatTransport · an argstream server`}
+      setup={`ai ${__AI_MAJOR__} · @ai-sdk/react ${__AI_MAJOR__ - 3} · DefaultChatTransport · an argstream server`}
       messages={chat.messages}
       status={chat.status}
       error={chat.error}

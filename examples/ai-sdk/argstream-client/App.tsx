@@ -3,7 +3,8 @@
  * `ArgstreamChatTransport` reads the UI message stream itself, so the tool input deltas never
  * reach the AI SDK's quadratic re-parse. While a call streams, its part in `useChat`'s message is
  * `input-streaming` with no `input` (the AI SDK has not seen a delta); its input so far is in the
- * transport's snapshot, `useTurn(transport, { tools })`, typed by the tool's zod schema. From
+ * transport's snapshot, `useTurn(transport)`, typed by the transport's tools (the tool's zod
+ * schema). From
  * `input-available` on, the part's own `input` is the exact input, as with any AI SDK page.
  *
  * The same page reads an argstream server that sends path updates
@@ -19,7 +20,9 @@ import { ChatView, savedFile, type ViewPart } from '../chat-view.tsx';
 import { tools } from '../tools.ts';
 
 // One transport for the page's chat: its snapshot is the turn of the chat's latest response.
-const transport = new ArgstreamChatTransport({ api: '/api/chat', tools });
+// @ai-sdk/react 3's useChat does not hand the transport's `resumeStreamIsReplay` to its Chat, which
+// then continues a resumed message (as ai 5's does; 4's replays it): the snapshot continues with it.
+const transport = new ArgstreamChatTransport({ api: '/api/chat', tools, resumeStreamIsReplay: __AI_MAJOR__ === 7 });
 
 export function App() {
   const chat = useChat({
@@ -27,7 +30,8 @@ export function App() {
     // The page runs write_file (Save) and the chat goes on by itself once every call has its result.
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls,
   });
-  const turn = useTurn(transport, { tools });
+  // The transport's snapshot, typed by the tools the transport was given.
+  const turn = useTurn(transport);
 
   // While a call streams, its input so far is the snapshot's: a write_file call's typed by its
   // schema ({ path?: string; content?: string }), a call of a tool not in `tools` untyped.
@@ -36,12 +40,12 @@ export function App() {
     return turn.calls.find((c) => c.toolCallId === part.toolCallId)?.input;
   }
 
-  // ai 5 names it addToolResult (addToolOutput since 5.0.x), ai 7 addToolOutput.
+  // ai 5 names it addToolResult (addToolOutput since 5.0.x), ai 6 and 7 addToolOutput.
   const addOutput = __AI_MAJOR__ === 5 ? chat.addToolResult : chat.addToolOutput;
 
   return (
     <ChatView
-      setup={`ai ${__AI_MAJOR__} · @ai-sdk/react ${__AI_MAJOR__ === 5 ? 2 : 4} · ArgstreamChatTransport · ${__SERVER__ === 'ai-sdk' ? "the AI SDK's server" : 'an argstream server sending path updates'}`}
+      setup={`ai ${__AI_MAJOR__} · @ai-sdk/react ${__AI_MAJOR__ - 3} · ArgstreamChatTransport · ${__SERVER__ === 'ai-sdk' ? "the AI SDK's server" : 'an argstream server sending path updates'}`}
       messages={chat.messages}
       status={chat.status}
       error={chat.error}

@@ -2,7 +2,7 @@
  * A chat server on argstream for an unchanged `useChat` page: `POST /api/chat` with the AI SDK's
  * request body (`{ id, messages, trigger, messageId }`, the chat's UI messages) → Anthropic's
  * Messages API (streaming, a `write_file` tool) → `fromResponse` → `UIMessageStreamEncoder` → the
- * AI SDK's UI message stream, which `useChat` (ai 5 or 7, `DefaultChatTransport`) reads as it reads
+ * AI SDK's UI message stream, which `useChat` (ai 5, 6 or 7, `DefaultChatTransport`) reads as it reads
  * an AI SDK server's. No `ai` package on the server.
  *
  * A web-standard handler (an edge function's code): serve.mjs bundles it and runs it in Node.
@@ -38,7 +38,7 @@ const WRITE_FILE = {
   },
 };
 
-/** The parts of the AI SDK's UI messages this server reads (ai 5 and 7 write them alike). */
+/** The parts of the AI SDK's UI messages this server reads (ai 5, 6 and 7 write them alike). */
 interface UIPart {
   readonly type: string;
   readonly text?: string;

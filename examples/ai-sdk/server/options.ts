@@ -1,4 +1,4 @@
-/** What the AI SDK's servers (ai-sdk-5.mjs, ai-sdk-7.mjs) are given by serve.mjs. */
+/** What the AI SDK's servers (ai-sdk-5.mjs, ai-sdk-6.mjs, ai-sdk-7.mjs) are given by serve.mjs. */
 export interface AiSdkServerOptions {
   /** The `fetch` that reaches the Messages API (the recorded model replays there). */
   readonly fetch?: typeof fetch | undefined;
