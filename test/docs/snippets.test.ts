@@ -237,14 +237,6 @@ const SNIPPETS: Record<string, Entry> = {
       expect(printed.stdout).not.toContain('\x1b');
     },
   },
-  'README.md#10': {
-    contains: "from 'jsr:@argstream/argstream'",
-    run: (snippet) => async () => {
-      // Run by Node with the jsr: import served from src/; examples/deno/ is run by Deno itself.
-      const printed = await runSnippet(snippet.code, { modules, scope: { ...placeholders, fetch: fetchOf(() => recording(ANTHROPIC)) } });
-      expect(printed.log).toEqual([['get_weather.location is complete'], ...manifestCalls(ANTHROPIC)]);
-    },
-  },
 
   'docs/ui.md#0': {
     contains: 'const store = new TurnStore({ tools });',
