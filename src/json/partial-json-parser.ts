@@ -211,9 +211,9 @@ class PartialJsonEngine {
     this.#text += delta;
     const reader = this.#reader;
     if (reader.mode !== ERROR) {
-      // Keep only what the value reader has not read, so that nothing is copied twice.
+      // Keep only what the value reader has not read (usually nothing), so that nothing is copied twice.
       reader.detach(this.#piece, this.#pieceBase);
-      this.#piece = this.#piece.slice(reader.position - this.#pieceBase) + delta;
+      this.#piece = reader.position === from ? delta : this.#piece.slice(reader.position - this.#pieceBase) + delta;
       this.#pieceBase = reader.position;
     }
     this.#advance(delta, 0, delta.length, from);
@@ -246,7 +246,7 @@ class PartialJsonEngine {
       // The whole text is JSON. Its value is the kept prefix's, unless the repair kept less than
       // the whole value (a root number with `e+`, a key with an escaped quote): then JSON.parse it.
       let value: unknown;
-      if (reader.mode === DONE) value = reader.poisoned || reader.forbidden > 0 ? REFUSED : reader.root;
+      if (reader.mode === DONE) value = reader.refusalsOf(reader.root) > 0 ? REFUSED : reader.root;
       else {
         // Once the validator is done, only whitespace can follow: the value stays.
         value = this.#whole !== NONE ? this.#whole : secureParse(this.#text);
@@ -267,8 +267,8 @@ class PartialJsonEngine {
     // What the repair closes the kept prefix with, before the brackets.
     const top = repair.state;
     const quote = top === IN_STRING || top === IN_ESCAPE || top === IN_UNICODE_ESCAPE;
-    const rest = top === IN_LITERAL ? repair.word.slice(this.#text.length - repair.literalStart) : undefined;
-    const bare = !quote && rest === undefined;
+    const rest = top === IN_LITERAL ? repair.word.slice(this.#text.length - repair.literalStart) : '';
+    const bare = !quote && rest === '';
     let child: unknown = NONE;
     switch (reader.mode) {
       case DONE:
@@ -283,7 +283,7 @@ class PartialJsonEngine {
         child = Number(reader.tokenText(this.#piece, this.#pieceBase));
         break;
       case LITERAL:
-        if (rest !== reader.word.slice(reader.matched)) return REFUSED;
+        if (quote || rest !== reader.word.slice(reader.matched)) return REFUSED;
         child = (LITERALS[reader.word.charCodeAt(0)] as readonly [string, boolean | null])[1];
         break;
       case STRING:
@@ -299,7 +299,7 @@ class PartialJsonEngine {
         // A value, a key or a colon is due; or inside an escape: no closing character fits.
         return REFUSED;
     }
-    if (reader.poisoned || reader.forbidden > 0) return REFUSED;
+    if (depth === 0 ? reader.refusalsOf(child) > 0 : reader.refusals(child !== NONE) > 0) return REFUSED;
     return this.#copyPath(child);
   }
 
@@ -326,7 +326,9 @@ class PartialJsonEngine {
         if (value !== NONE) items.push(value);
         copy = items;
       } else {
-        const object: Record<string, unknown> = { ...(members as Record<string, unknown>) };
+        // Object.assign, not a spread: V8 gives a spread that then gets a member a slow path (1 µs).
+        // No setter runs: an object with a `__proto__` member is refused before it is copied.
+        const object: Record<string, unknown> = Object.assign({}, members as Record<string, unknown>);
         if (value !== NONE) object[reader.keys[level] as string] = value;
         copy = object;
       }

@@ -83,17 +83,22 @@ export class JsonPrefixReader {
   readonly containers: Container[] = [];
   /** The key of each open object's member in progress (build only). */
   readonly keys: string[] = [];
-  /** Each open object: it is the value of a `constructor` member / it has a `prototype` member. */
-  readonly constructorValue: boolean[] = [];
-  readonly hasPrototype: boolean[] = [];
+  /**
+   * What the AI SDK's secure parse refuses (see {@link refusals}), in the complete members of each
+   * open container; kept once {@link suspicious}.
+   */
+  readonly sums: number[] = [];
   /** Bumped whenever a member is added to the container: snapshots made before are stale. */
   readonly versions: number[] = [];
   /** The complete root value, in {@link DONE}. */
   root: unknown;
-  /** A `__proto__` member has begun: the AI SDK's secure parse refuses the value from here on. */
-  poisoned = false;
-  /** Objects whose `constructor` is an object with a `prototype` member (refused while > 0). */
-  forbidden = 0;
+  /**
+   * A `__proto__` or a `constructor` member has begun: from here on, the refusals of the secure
+   * parse are counted (before, there are none).
+   */
+  suspicious = false;
+  /** The refusals inside each complete container that has any. */
+  readonly #refused = new WeakMap<object, number>();
   /** In a string: it is a key. */
   inKey = false;
   /** In a token: its text (strings: decoded) before `segment`. */
@@ -106,7 +111,6 @@ export class JsonPrefixReader {
   /** Literal: its word and how many characters matched. */
   word = '';
   matched = 0;
-  #pendingConstructor = false;
 
   constructor(
     readonly build: boolean,
@@ -264,7 +268,10 @@ export class JsonPrefixReader {
         this.mode = ERROR;
         return;
       }
-      if (this.build && this.depth > 0 && this.kinds[this.depth - 1] === OBJECT) this.#memberBegins(c === 123);
+      if (this.build && this.depth > 0 && this.kinds[this.depth - 1] === OBJECT) {
+        const key = this.keys[this.depth - 1];
+        if (key === '__proto__' || key === 'constructor') this.suspicious = true;
+      }
       if (next === 123 || next === 91) return this.#open(next === 123 ? OBJECT : ARRAY);
       this.mode = next;
       this.parts = '';
@@ -277,37 +284,14 @@ export class JsonPrefixReader {
     } else this.mode = ERROR; // DONE: nothing after the root value
   }
 
-  /**
-   * A member's value begins in the innermost object: note what the AI SDK's secure parse refuses
-   * (a `__proto__` member anywhere; an object whose `constructor` is an object with a `prototype`).
-   */
-  #memberBegins(isObject: boolean): void {
-    const level = this.depth - 1;
-    const key = this.keys[level];
-    if (key === '__proto__') this.poisoned = true;
-    else if (key === 'prototype') {
-      if (!this.hasPrototype[level]) {
-        this.hasPrototype[level] = true;
-        if (this.constructorValue[level]) this.forbidden++;
-      }
-    } else if (key === 'constructor') {
-      // A later member of the same key replaces the earlier one, as in JSON.parse.
-      const members = this.containers[level] as Record<string, unknown>;
-      if (Object.hasOwn(members, 'constructor') && hasOwnPrototype(members['constructor'])) this.forbidden--;
-      this.#pendingConstructor = isObject;
-    }
-  }
-
   #open(kind: number): void {
     const level = this.depth++;
     this.kinds[level] = kind;
     if (this.build) {
       this.containers[level] = kind === OBJECT ? {} : [];
       this.keys[level] = '';
-      this.constructorValue[level] = this.#pendingConstructor;
-      this.hasPrototype[level] = false;
+      this.sums[level] = 0;
       this.versions[level] = 0;
-      this.#pendingConstructor = false;
     }
     this.mode = kind === OBJECT ? OBJECT_FIRST : ARRAY_FIRST;
     this.listener?.opened(level, kind);
@@ -316,7 +300,51 @@ export class JsonPrefixReader {
   #close(): void {
     const level = --this.depth;
     this.listener?.closed(level);
-    this.#complete(this.containers[level]);
+    const container = this.containers[level] as Container;
+    if (this.suspicious) {
+      const refusals = this.#refusalsAt(level, false);
+      if (refusals > 0) this.#refused.set(container, refusals);
+    }
+    this.#complete(container);
+  }
+
+  /** What the secure parse refuses inside `value`, a complete value. */
+  refusalsOf(value: unknown): number {
+    return typeof value === 'object' && value !== null ? (this.#refused.get(value) ?? 0) : 0;
+  }
+
+  /**
+   * What the AI SDK's secure parse refuses in the value the open containers make with their
+   * values in progress (`innermostOpen`: the innermost container has one): objects with an own
+   * `__proto__` member, and objects whose `constructor` is an object with a `prototype` member.
+   * A member replaced by a later one of the same key (JSON.parse keeps the last) takes its
+   * refusals with it.
+   */
+  refusals(innermostOpen: boolean): number {
+    if (!this.suspicious) return 0;
+    let count = 0;
+    for (let level = 0; level < this.depth; level++) count += this.#refusalsAt(level, level < this.depth - 1 || innermostOpen);
+    return count;
+  }
+
+  /** The refusals of the container at `level`, its member in progress (when `open`) included. */
+  #refusalsAt(level: number, open: boolean): number {
+    let count = this.sums[level] as number;
+    if (this.kinds[level] === ARRAY) return count;
+    const members = this.containers[level] as Record<string, unknown>;
+    const key = this.keys[level] as string;
+    if (open && Object.hasOwn(members, key)) count -= this.refusalsOf(members[key]);
+    if (Object.hasOwn(members, '__proto__') || (open && key === '__proto__')) count++;
+    if (open && key === 'constructor') {
+      // The constructor is the value in progress: an open object inside, whose own `prototype`
+      // may be complete or in progress.
+      const inner = level + 1;
+      if (inner < this.depth && this.kinds[inner] === OBJECT) {
+        const innerOpen = inner < this.depth - 1 || (this.mode !== AFTER && this.mode !== OBJECT_FIRST);
+        if (Object.hasOwn(this.containers[inner] as object, 'prototype') || (innerOpen && this.keys[inner] === 'prototype')) count++;
+      }
+    } else if (Object.hasOwn(members, 'constructor') && hasOwnPrototype(members['constructor'])) count++;
+    return count;
   }
 
   /** A value is complete: it becomes the root or the innermost container's member. */
@@ -330,9 +358,11 @@ export class JsonPrefixReader {
     this.mode = AFTER;
     if (!this.build) return;
     const container = this.containers[level] as Container;
+    if (this.suspicious) this.sums[level] = (this.sums[level] as number) + this.refusalsOf(value);
     if (this.kinds[level] === ARRAY) (container as unknown[]).push(value);
     else {
       const key = this.keys[level] as string;
+      if (this.suspicious && Object.hasOwn(container, key)) this.sums[level] = (this.sums[level] as number) - this.refusalsOf((container as Record<string, unknown>)[key]);
       // JSON.parse makes `__proto__` an own member, not the prototype.
       if (key === '__proto__') Object.defineProperty(container, key, { value, writable: true, enumerable: true, configurable: true });
       else (container as Record<string, unknown>)[key] = value;
