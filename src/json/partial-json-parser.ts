@@ -222,7 +222,8 @@ class PartialJsonEngine {
 
   /** A result object of its own for the caller: the value inside is shared, never changed. */
   #copy(): PartialJsonResult {
-    return { ...this.#result };
+    const { value, state } = this.#result;
+    return { value, state } as PartialJsonResult;
   }
 
   /** Read the new characters `piece[from, to)` (`piece[0]` is at absolute position `base`). */
