@@ -247,7 +247,8 @@ export function printPartialJsonReport(results: PartialJsonResults | undefined):
   const ms = (bytes: number, row: PartialJsonRow): number | undefined => results.medianMs.get(partialJsonCellId(bytes, row));
   out(`### argstream/partial-json: a growing buffer in ${PARTIAL_JSON_STEP}-character steps`);
   out();
-  out(`| row | ${sizes.map((bytes) => `${bytes / 1000} KB (${results.sizes.get(bytes)?.steps} steps), ms`).join(' | ')} | growth |`);
+  const sizeLabel = (bytes: number): string => (bytes >= 1_000_000 ? `${bytes / 1_000_000} MB` : `${bytes / 1000} KB`);
+  out(`| row | ${sizes.map((bytes) => `${sizeLabel(bytes)} (${results.sizes.get(bytes)?.steps} steps), ms`).join(' | ')} | growth |`);
   out(`|---|${sizes.map(() => '--:').join('|')}|--:|`);
   for (const row of PARTIAL_JSON_ROWS) {
     const cells = sizes.map((bytes) => {

@@ -58,9 +58,10 @@ export type PartialJsonResult =
 export interface PartialJsonParser {
   /**
    * What `parsePartialJson(text)` returns — the same value after repair and the same state —
-   * synchronously. When `text` starts with the previous text, only the new characters are read
-   * (after one comparison of `text` with the previous text, which costs a few gigabytes a second);
-   * otherwise the parser starts again from `text`'s first character. `undefined` gives
+   * synchronously. When `text` starts with the previous text, only the new characters are read,
+   * after one comparison of `text` with the previous text (a block compare, gigabytes a second,
+   * but of the whole text at every call: {@link PartialJsonParser.push} has none); otherwise the
+   * parser starts again from `text`'s first character. `undefined` gives
    * `{ value: undefined, state: 'undefined-input' }` and leaves the parser as it was.
    *
    * A value returned is never changed afterwards: later values share what did not change.
