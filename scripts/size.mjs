@@ -14,11 +14,13 @@ const sets = [
   ['JSON engine and its streams', ['IncrementalJsonParser', 'FragmentAggregator', 'IncrementalJsonValueParser', 'JsonFragmentStream', 'JsonValueStream']],
   ['provider to turn', ['ProviderEventStream', 'ConversationEventStream', 'collectTurn']],
   ['browser relay client', ['EventStreamDecoder', 'NdjsonDecoder']],
+  // An entry point of its own (the third element: the module, else the root).
+  ['argstream/partial-json', ['createPartialJsonParser'], './src/bindings/partial-json.ts'],
 ];
 
-async function measure(names) {
+async function measure(names, entry = './src/index.ts') {
   const result = await build({
-    stdin: { contents: `export { ${names.join(', ')} } from './src/index.ts';`, resolveDir: root, loader: 'ts' },
+    stdin: { contents: `export { ${names.join(', ')} } from '${entry}';`, resolveDir: root, loader: 'ts' },
     bundle: true,
     minify: true,
     format: 'esm',
@@ -43,8 +45,8 @@ const kb = (n) => (n / 1024).toFixed(2);
 const listModules = process.argv.includes('--modules');
 console.log('| exports | minified KB | min+gz KB |');
 console.log('|---|--:|--:|');
-for (const [label, names] of sets) {
-  const { minified, gzipped, modules } = await measure(names);
+for (const [label, names, entry] of sets) {
+  const { minified, gzipped, modules } = await measure(names, entry);
   console.log(`| ${label} (${names.join(', ')}) | ${kb(minified)} | ${kb(gzipped)} |`);
   if (listModules) for (const [file, size] of modules) console.log(`|   ${file} | ${kb(size)} | |`);
 }
