@@ -15,7 +15,7 @@ export const ARRAY = 1;
 
 // The reader's modes. Between tokens: what may come next.
 /** A value: at the root, after `:`, after `,` in an array. */
-export const VALUE = 0;
+const VALUE = 0;
 /** After `[`: a value or `]`. */
 export const ARRAY_FIRST = 1;
 /** After `{`: a key or `}`. */
