@@ -57,6 +57,7 @@ import { runRelayBench, type RelayApi, type RelayBuild } from './relay.ts';
 import { RELAY_PEERS_ROWS, runRelayPeersBench } from './relay-peers.ts';
 import { printReport, type Results } from './report.ts';
 import { printUiReport, runUiBench, UI_ROWS, type UiResults } from './ui.ts';
+import { PARTIAL_JSON_BYTES, PARTIAL_JSON_ROWS, printPartialJsonReport, runPartialJsonBench } from './partial-json.ts';
 import { WORKLOAD_IDS, chunkText, makeWorkload, type Workload } from './workloads.ts';
 import type { JsonValue } from '../src/types.ts';
 import * as argstream from '../src/index.ts';
@@ -149,7 +150,8 @@ function parseCli(args: readonly string[]): Cli {
           '            pipeline/memory/<provider>, relay/<provider>/<baseline|identity>,\n' +
           '            relay/<provider>/<this|before>/<chain|response|plain>, snapshots/shared,\n' +
           `            relay-peers/<20kb|200kb>/<${RELAY_PEERS_ROWS.join('|')}>,\n` +
-          `            ui/<bytes>/<${UI_ROWS.join('|')}> (bytes: 46000, 200000, 1000000)\n` +
+          `            ui/<bytes>/<${UI_ROWS.join('|')}> (bytes: 46000, 200000, 1000000),\n` +
+          `            partial-json/<bytes>/<${PARTIAL_JSON_ROWS.join('|')}> (bytes: ${PARTIAL_JSON_BYTES.join(', ')})\n` +
           `  workloads: ${WORKLOAD_IDS.join(', ')}\n` +
           `  contenders: ${[...STREAMING, ...REPARSE].map((c) => c.id).filter(unique).join(', ')}\n` +
           `  pipeline providers: ${PIPELINE_PROVIDERS.join(', ')}; feedings: ${FEEDINGS.join(', ')}\n` +
@@ -369,6 +371,10 @@ async function main(): Promise<void> {
     check: assertSameValue,
   });
 
+  // 8. argstream/partial-json against the AI SDK's parsePartialJson on a growing buffer in
+  //    16-character steps, at 200 KB and 1 MB, with the one-pass floors.
+  const partialJson = await runPartialJsonBench({ quick: cli.quick, selected, progress, check: assertSameValue });
+
   const seconds = (performance.now() - started) / 1000;
   printReport(results, {
     quick: cli.quick,
@@ -379,6 +385,7 @@ async function main(): Promise<void> {
   });
   // The UI tables and their targets, after the report (bench/report.ts has no UI section).
   printUiReport(ui);
+  printPartialJsonReport(partialJson);
 }
 
 main().catch((error: unknown) => {

@@ -25,6 +25,7 @@ const pages = [
   ['page: AI SDK chat transport + useTurn', `export { ArgstreamChatTransport } from './src/bindings/ai-sdk/index.ts'; export { useTurn } from './src/bindings/react.ts';`, []],
   ['page: useTurn of a relay', `export { useTurn } from './src/bindings/react.ts';`, []],
   ['page: useTurn of a relay + relay decoders', `export { useTurn } from './src/bindings/react.ts';`, ['relay-response.ts']],
+  ['argstream/partial-json (createPartialJsonParser)', `export { createPartialJsonParser } from './src/bindings/partial-json.ts';`, []],
 ];
 
 /**

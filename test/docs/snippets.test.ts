@@ -16,6 +16,7 @@ import * as zod from 'zod';
 import * as argstream from '../../src/index.ts';
 import * as aiSdkServer from '../../src/bindings/ai-sdk/server.ts';
 import * as argstreamRedis from '../../src/bindings/redis.ts';
+import * as argstreamPartialJson from '../../src/bindings/partial-json.ts';
 import { createClient } from 'redis';
 import { redisMissing, skipWithoutRedis, startRedis } from '../redis/redis-server.ts';
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
@@ -34,7 +35,24 @@ function structuredOutputOf(sdk: typeof ai6 | typeof ai7) {
   return (sdk as typeof ai7).streamText({ model: model as never, prompt: 'crêpes', output: (sdk as typeof ai7).Output.object({ schema }), maxRetries: 0 });
 }
 
-const modules: Modules = { argstream, 'argstream/ai-sdk/server': aiSdkServer, 'jsr:@argstream/argstream': argstream, 'npm:argstream': argstream, zod };
+const modules: Modules = { argstream, 'argstream/ai-sdk/server': aiSdkServer, 'argstream/partial-json': argstreamPartialJson, 'jsr:@argstream/argstream': argstream, 'npm:argstream': argstream, zod };
+
+/** A tool call's argument text in four deltas, and what parsePartialJson gives after each (`ai` 7). */
+const PARTIAL_DELTAS = ['{"path":"a.t', 'xt","tags":["x', '"],"n":1', '2}'];
+const PARTIAL_RESULTS = [
+  [{ path: 'a.t' }, 'repaired-parse'],
+  [{ path: 'a.txt', tags: ['x'] }, 'repaired-parse'],
+  [{ path: 'a.txt', tags: ['x'], n: 1 }, 'repaired-parse'],
+  [{ path: 'a.txt', tags: ['x'], n: 12 }, 'successful-parse'],
+];
+const partialJsonLoop = (snippet: Snippet) => async () => {
+  const render = recorder();
+  const argumentDeltas = (async function* () {
+    yield* PARTIAL_DELTAS;
+  })();
+  await runSnippet(snippet.code, { modules, scope: { argumentDeltas, render } });
+  expect(render.calls).toEqual(PARTIAL_RESULTS);
+};
 
 /** A recording with text, then one get_weather call: {"location": "Paris"}. */
 const ANTHROPIC = 'anthropic/text-then-tool-use.sse';
@@ -325,6 +343,18 @@ const SNIPPETS: Record<string, Entry> = {
   'CHANGELOG.md#0': {
     contains: '// before: fused implicitly',
     why: 'before/after pairs over the same placeholder streams (each would be read twice); every "now" form is run from README.md and docs/pipeline.md',
+  },
+
+  'docs/partial-json.md#0': { contains: 'parser.parse(buffer); // was: await parsePartialJson(buffer)', run: partialJsonLoop },
+  'docs/partial-json.md#1': { contains: 'parser.push(delta); // no buffer', run: partialJsonLoop },
+  'docs/partial-json.md#2': {
+    contains: 'const { value } = parser.push(chunk);',
+    run: (snippet) => async () => {
+      const render = recorder();
+      const response = new Response(streamOf(PARTIAL_DELTAS.map((text) => new TextEncoder().encode(text))));
+      await runSnippet(snippet.code, { modules, scope: { response, render } });
+      expect(render.calls).toEqual(PARTIAL_RESULTS.map(([value]) => [value]));
+    },
   },
 
   'docs/json.md#0': {

@@ -139,6 +139,26 @@ describe('the npm package, packed and installed into a fresh project', () => {
     expect(output.viaChain).toEqual(expected);
   });
 
+  it('runs argstream/partial-json from the package: the parser alone, with no peer installed', async () => {
+    writeFileSync(
+      join(app, 'partial.mjs'),
+      [
+        "import { createPartialJsonParser } from 'argstream/partial-json';",
+        'const parser = createPartialJsonParser();',
+        "const results = ['{\"a\":[1,', '{\"a\":[1,2]}'].map((text) => parser.parse(text));",
+        "console.log(JSON.stringify({ results, resolved: import.meta.resolve('argstream/partial-json') }));",
+        '',
+      ].join('\n'),
+    );
+    const result = ok(await execute(process.execPath, ['partial.mjs'], { cwd: app }), 'node partial.mjs');
+    const output = JSON.parse(result.stdout) as { results: unknown[]; resolved: string };
+    expect(output.results).toEqual([
+      { value: { a: [1] }, state: 'repaired-parse' },
+      { value: { a: [1, 2] }, state: 'successful-parse' },
+    ]);
+    expect(new URL(output.resolved).pathname).toBe(new URL(`file://${join(installed, 'dist', 'bindings', 'partial-json.js').split(sep).join('/')}`).pathname);
+  });
+
   // The bindings' entry points, as a user with the framework installed imports them (the peers are
   // linked from this repository's node_modules, as the user's own install would provide them).
   it('runs argstream/react, argstream/vue and argstream/svelte from the package, each with its framework', async () => {
