@@ -10,6 +10,7 @@ import type { StreamEvent } from '../types.ts';
 import type { PushCore } from '../core.ts';
 import type { ProviderAdapter } from './adapter.ts';
 import { createAiSdkAdapter } from './ai-sdk.ts';
+import { createAgUiAdapter } from './ag-ui.ts';
 import { createAiSdkUiAdapter } from './ai-sdk-ui.ts';
 import { createAnthropicAdapter } from './anthropic.ts';
 import { type AwsEventStreamMessage, AwsEventStreamDecoder } from './aws-event-stream.ts';
@@ -35,7 +36,9 @@ export interface ProviderEventStreamOptions {
   /**
    * The provider API the input comes from; it chooses the framing and the adapter. `'ai-sdk'`
    * reads the parts of the AI SDK's `streamText(…).fullStream` (objects only); `'ai-sdk-ui'` the
-   * AI SDK's UI message stream (an AI SDK server's SSE response to `useChat`, or its chunk objects).
+   * AI SDK's UI message stream (an AI SDK server's SSE response to `useChat`, or its chunk objects);
+   * `'ag-ui'` AG-UI's events (an AG-UI agent's SSE response, as `@ag-ui/encoder` writes it, or the
+   * event objects `@ag-ui/client` yields).
    */
   readonly provider: ProviderName;
   /**
@@ -133,6 +136,7 @@ const PROVIDERS: Readonly<Record<ProviderName, { readonly framing: Framing; read
   cohere: { framing: 'sse', create: () => createCohereAdapter() },
   'ai-sdk': { framing: 'objects', create: () => createAiSdkAdapter() },
   'ai-sdk-ui': { framing: 'sse', create: () => createAiSdkUiAdapter() },
+  'ag-ui': { framing: 'sse', create: () => createAgUiAdapter() },
 };
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
@@ -151,6 +155,7 @@ const TERMINAL_RECORDS: Readonly<Partial<Record<ProviderName, string>>> = {
   cohere: '`message-end`',
   'ai-sdk': 'the `finish` (or `abort`) part',
   'ai-sdk-ui': 'the `finish` (or `abort`) chunk, or `[DONE]`',
+  'ag-ui': '`RUN_FINISHED`',
 };
 
 /**
