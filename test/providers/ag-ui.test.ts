@@ -142,7 +142,7 @@ describe('ProviderEventStream ag-ui on AG-UI streams made from real provider rec
 const RUN = { type: 'RUN_STARTED', threadId: 't1', runId: 'r1' };
 const FINISHED = { type: 'RUN_FINISHED', threadId: 't1', runId: 'r1' };
 
-async function events(records: readonly object[]): Promise<{ values: StreamEvent[]; error: unknown }> {
+async function events(records: readonly ProviderEventStreamInput[]): Promise<{ values: StreamEvent[]; error: unknown }> {
   return settle(streamOf(records).pipeThrough(new ProviderEventStream({ provider: 'ag-ui' })));
 }
 
@@ -181,7 +181,7 @@ describe('ProviderEventStream ag-ui reading rules', () => {
       { type: 'STEP_FINISHED', stepName: 's' },
       { ...FINISHED, usage: [{ inputTokens: 3, outputTokens: 4 }, { inputTokens: 1, outputTokens: 2, totalTokens: 3 }], result: { ok: true } },
     ];
-    for (const input of [records, [sse(records)]]) {
+    for (const input of [records, [sse(records)]] as ProviderEventStreamInput[][]) {
       const turn = await collectTurn(streamOf(input).pipeThrough(new ProviderEventStream({ provider: 'ag-ui' })));
       expect(turn.text).toBe('Hello');
       expect(turn.reasoning).toBe('Think.');
@@ -315,7 +315,7 @@ describe('ProviderEventStream ag-ui reading rules', () => {
       ['an event after RUN_FINISHED', [RUN, FINISHED, { type: 'TEXT_MESSAGE_CHUNK', messageId: 'm', delta: 'late' }], 'after-end', ''],
     ];
     for (const [what, records, type, code] of cases) {
-      for (const input of [records, [sse(records)]]) {
+      for (const input of [records, [sse(records)]] as ProviderEventStreamInput[][]) {
         const { error } = await events(input);
         expect(error, what).toBeInstanceOf(ProviderError);
         expect(error, what).toMatchObject({ provider: 'ag-ui', type, ...(code === '' ? {} : { code }) });
