@@ -9,7 +9,7 @@
 import { ProviderError, excerpt } from '../errors.ts';
 import type { FinishReason, StreamEvent, Usage } from '../types.ts';
 import { type ProviderAdapter, partEvent } from './adapter.ts';
-import { addCounts, type JsonRecord, isRecord, membersOf, metadataOf, numberAt, recordAt, stringAt, usageOf } from './json-access.ts';
+import { addCounts, type JsonRecord, isRecord, membersOf, metadataOf, numberAt, recordAt, stringAt, usageOf, type UsageFields } from './json-access.ts';
 
 /** What a content slot carries: text, reasoning or a tool call's arguments. */
 type Kind = 'text' | 'reasoning' | 'tool';
@@ -30,30 +30,10 @@ interface Slot {
 const CHUNKS: Readonly<Record<string, Kind>> = { TEXT_MESSAGE_CHUNK: 'text', REASONING_MESSAGE_CHUNK: 'reasoning', TOOL_CALL_CHUNK: 'tool' };
 
 /**
- * Events that end the chunk stream of their own lane (what `@ag-ui/client`'s chunk expansion
- * closes there), besides the run-level ones, which end every lane.
+ * Events that leave the chunk streams open (what `@ag-ui/client`'s chunk expansion passes by);
+ * every other event ends the chunk stream of its own lane, the run-level ones every lane's.
  */
-const CLOSES_LANE = new Set([
-  'TEXT_MESSAGE_START',
-  'TEXT_MESSAGE_CONTENT',
-  'TEXT_MESSAGE_END',
-  'TOOL_CALL_START',
-  'TOOL_CALL_ARGS',
-  'TOOL_CALL_END',
-  'TOOL_CALL_RESULT',
-  'STATE_SNAPSHOT',
-  'STATE_DELTA',
-  'CUSTOM',
-  'STEP_STARTED',
-  'STEP_FINISHED',
-  'REASONING_START',
-  'REASONING_MESSAGE_START',
-  'REASONING_MESSAGE_CONTENT',
-  'REASONING_MESSAGE_END',
-  'REASONING_END',
-  'SUBAGENT_FINISHED',
-  'SUBAGENT_ERROR',
-]);
+const KEEPS_LANES = /^(?:RAW|ACTIVITY_.*|REASONING_ENCRYPTED_VALUE|SUBAGENT_STARTED|RUN_ERROR|.*_CHUNK)$/;
 
 /**
  * Creates the synchronous core that turns AG-UI events (SSE `data:` records as `@ag-ui/encoder`
@@ -73,8 +53,8 @@ const CLOSES_LANE = new Set([
  *   `@ag-ui/client` expands them: a chunk with an id (and, for a call, its name) opens a stream,
  *   chunks without one continue the stream open in their lane (`subagentRunId`), and that stream
  *   ends at the next chunk of another stream or another id, at the next event of its lane (but
- *   `RAW`, `ACTIVITY_*`, `REASONING_ENCRYPTED_VALUE` and `SUBAGENT_STARTED`), at `RUN_FINISHED`, or
- *   at the end of input.
+ *   `RAW`, `ACTIVITY_*`, `REASONING_ENCRYPTED_VALUE`, `SUBAGENT_STARTED` and `RUN_ERROR`), at
+ *   `RUN_STARTED`, `MESSAGES_SNAPSHOT` or `RUN_FINISHED` (every lane), or at the end of input.
  * - `RUN_FINISHED` → `finished`: `tool-calls` when the run left calls without a
  *   `TOOL_CALL_RESULT` (or its outcome names `pendingToolCallIds`), else `stop`; an `interrupt` or
  *   `cancelled` outcome is `other` (its type as `rawReason`). Its `usage` entries are summed (the
@@ -240,7 +220,7 @@ export function createAgUiAdapter(): ProviderAdapter {
       const tag = members.optionalString(data, 'subagentRunId', where);
       if (type === 'RUN_FINISHED' || type === 'RUN_STARTED' || type === 'MESSAGES_SNAPSHOT') {
         if (type !== 'RUN_FINISHED') for (const lane of [...lanes.keys()]) closeLane(lane, out);
-      } else if (CLOSES_LANE.has(type)) closeLane(tag, out);
+      } else if (!KEEPS_LANES.test(type)) closeLane(tag, out);
       switch (type) {
         case 'TEXT_MESSAGE_START': {
           const role = members.optionalString(data, 'role', where);
@@ -327,20 +307,12 @@ export function createAgUiAdapter(): ProviderAdapter {
   };
 }
 
-/** The `usage` of `RUN_FINISHED` (a list, one entry per provider and model), summed. */
+/** The `usage` of `RUN_FINISHED` (a list, one entry per provider and model), summed: AG-UI's counts are argstream's. */
 function usageOfRun(list: unknown): Usage | undefined {
   if (!Array.isArray(list) || list.length === 0) return undefined;
-  let input: number | undefined;
-  let output: number | undefined;
-  let total: number | undefined;
-  let reasoning: number | undefined;
-  let cached: number | undefined;
-  for (const entry of list) {
-    input = addCounts(input, numberAt(entry, 'inputTokens'));
-    output = addCounts(output, numberAt(entry, 'outputTokens'));
-    total = addCounts(total, numberAt(entry, 'totalTokens'));
-    reasoning = addCounts(reasoning, numberAt(entry, 'reasoningTokens'));
-    cached = addCounts(cached, numberAt(entry, 'cachedInputTokens'));
+  const sums: Record<string, number | undefined> = {};
+  for (const key of ['inputTokens', 'outputTokens', 'totalTokens', 'reasoningTokens', 'cachedInputTokens']) {
+    for (const entry of list) sums[key] = addCounts(sums[key], numberAt(entry, key));
   }
-  return usageOf({ inputTokens: input, outputTokens: output, totalTokens: total, reasoningTokens: reasoning, cachedInputTokens: cached, raw: list });
+  return usageOf({ ...(sums as Omit<UsageFields, 'raw'>), raw: list });
 }
