@@ -15,6 +15,8 @@
 import { HttpAgent, type BaseEvent, type Message } from '@ag-ui/client';
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../src/errors.ts';
+import { ProviderEventDecoder } from '../../src/providers/provider-event-decoder.ts';
+import { TurnStore } from '../../src/store/turn-store.ts';
 import { collectTurn, type Turn } from '../../src/sinks/collect-turn.ts';
 import { ConversationEventStream } from '../../src/transforms/conversation-event-stream.ts';
 import { ProviderEventStream, type ProviderEventStreamInput } from '../../src/transforms/provider-event-stream.ts';
@@ -281,6 +283,15 @@ describe('ProviderEventStream ag-ui reading rules', () => {
     expect(noArgs.incompleteToolCalls).toMatchObject([{ toolCallId: 'c1', partialArguments: undefined }]);
     const { error } = await events(open);
     expect(error).toMatchObject({ provider: 'ag-ui', type: 'invalid-stream', code: 'truncated' });
+  });
+
+  it('TurnStore never shows an AG-UI call cut by the end of input, a RUN_ERROR or RUN_FINISHED as complete', async () => {
+    const open = [RUN, { type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'f' }, { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{"path":"a.t' }];
+    for (const end of [[], [{ type: 'RUN_ERROR', message: 'boom' }], [FINISHED]]) {
+      const store = new TurnStore();
+      const snapshot = await store.consume(new Response(sse([...open, ...end])), { decoder: new ProviderEventDecoder({ provider: 'ag-ui' }) });
+      expect(snapshot.calls.map((call) => [call.toolCallId, call.status, call.input])).toEqual([['c1', 'failed', { path: 'a.t' }]]);
+    }
   });
 
   it('ProviderEventStream ag-ui ends in RUN_ERROR\'s ProviderError after everything before it, and reads the client\'s abort as aborted', async () => {
