@@ -289,7 +289,7 @@ describe('ProviderEventStream ag-ui reading rules', () => {
     const open = [RUN, { type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'f' }, { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{"path":"a.t' }];
     for (const end of [[], [{ type: 'RUN_ERROR', message: 'boom' }], [FINISHED]]) {
       const store = new TurnStore();
-      const snapshot = await store.consume(new Response(sse([...open, ...end])), { decoder: new ProviderEventDecoder({ provider: 'ag-ui' }) });
+      const snapshot = await store.consume(new Response(new TextDecoder().decode(sse([...open, ...end]))), { decoder: new ProviderEventDecoder({ provider: 'ag-ui' }) });
       expect(snapshot.calls.map((call) => [call.toolCallId, call.status, call.input])).toEqual([['c1', 'failed', { path: 'a.t' }]]);
     }
   });
