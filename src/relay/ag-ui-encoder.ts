@@ -605,10 +605,18 @@ class AgUiFramer implements RelayFramer<PipelineEvent> {
   }
 
   error(reason: unknown): string {
-    return this.take() + this.#last((out) => this.#core.error(reason, out));
+    return this.#last((out) => this.#core.error(reason, out));
   }
 
+  /**
+   * The last events (the end, or an error) as their own records: what was gathered before them
+   * stays for the shell to send first, as its own chunk, as the other relay encoders do.
+   */
   #last(step: (out: AgUiEvent[]) => AgUiEvent[]): string {
+    const text = this.#text;
+    const delta = this.#delta;
+    this.#text = '';
+    this.#delta = undefined;
     let events: AgUiEvent[];
     try {
       events = step([]);
@@ -616,7 +624,10 @@ class AgUiFramer implements RelayFramer<PipelineEvent> {
       events = this.#core.error(error, []);
     }
     for (const event of events) this.#add(event);
-    return this.take();
+    const last = this.take();
+    this.#text = text;
+    this.#delta = delta;
+    return last;
   }
 }
 
