@@ -7,7 +7,7 @@
  *
  * Options: `--quick` (fewer runs, no 1 MB pipeline, 200 relayed streams), `--full` (the default),
  * `--filter <regex>` (only the cells whose id matches, e.g. `stream/long-string/16/`, `fused`,
- * `reparse/`, `scaling/`, `pipeline/`, `relay/`, `snapshots/`, `ui/`), `--relay-before <dist/index.js>`
+ * `reparse/`, `scaling/`, `pipeline/`, `relay/`, `snapshots/`, `ui/`, `agui/`), `--relay-before <dist/index.js>`
  * (also relay with that build, in the same rounds), `--relay-streams <n>`, `--relay-peers-scale
  * <fraction>` (fewer streams in the relay-peers table), `--ai-sdk-1mb` (the AI
  * SDK's UI rows at 1 MB too: minutes), `--help`.
@@ -57,6 +57,7 @@ import { runRelayBench, type RelayApi, type RelayBuild } from './relay.ts';
 import { RELAY_PEERS_ROWS, runRelayPeersBench } from './relay-peers.ts';
 import { printReport, type Results } from './report.ts';
 import { printUiReport, runUiBench, UI_ROWS, type UiResults } from './ui.ts';
+import { printAgUiReport, runAgUiBench } from './ag-ui.ts';
 import { WORKLOAD_IDS, chunkText, makeWorkload, type Workload } from './workloads.ts';
 import type { JsonValue } from '../src/types.ts';
 import * as argstream from '../src/index.ts';
@@ -369,6 +370,10 @@ async function main(): Promise<void> {
     check: assertSameValue,
   });
 
+  // 8. AG-UI: one streaming call's arguments as AG-UI events, per TOOL_CALL_ARGS: CopilotKit's and
+  //    @ag-ui/client's re-parse against argstream's decoder and parser, at 20 KB, 200 KB, 1 MB.
+  const agUi = await runAgUiBench({ quick: cli.quick, selected, progress, check: assertSameValue });
+
   const seconds = (performance.now() - started) / 1000;
   printReport(results, {
     quick: cli.quick,
@@ -379,6 +384,7 @@ async function main(): Promise<void> {
   });
   // The UI tables and their targets, after the report (bench/report.ts has no UI section).
   printUiReport(ui);
+  printAgUiReport(agUi);
 }
 
 main().catch((error: unknown) => {
