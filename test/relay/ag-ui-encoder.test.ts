@@ -303,6 +303,19 @@ describe('AgUiEncoder as a stream', () => {
     }
   });
 
+  it('AgUiEncoder ends a stream of events of the wrong shape in RUN_ERROR with the typed error\'s code, and the pipe learns the error', async () => {
+    for (const bad of [{ type: 'part', index: 'x', part: { type: 'message', text: 'a' } }, { type: 'flush' }, null, 'text']) {
+      const encoder = new AgUiEncoder({ threadId: 't', runId: 'r' });
+      const piped = streamOf([{ type: 'part', index: 0, part: { type: 'message', text: 'before' } }, bad] as unknown as PipelineEvent[]).pipeTo(encoder.writable);
+      const bytes = join(await readAll(encoder.readable));
+      await expect(piped).rejects.toMatchObject({ name: 'RelayError', code: 'invalid-data' });
+      const events = eventsOf(bytes);
+      for (const event of events) expectSchemaValid(event);
+      expect(events.map((event) => event['type'])).toEqual(['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'RUN_ERROR']);
+      expect(events.at(-1)).toMatchObject({ code: 'invalid-data' });
+    }
+  });
+
   it('AgUiEncoder refuses bad options with a RangeError that says how', () => {
     expect(() => new AgUiEncoder({ toolInputs: 'json' as never })).toThrow(RangeError);
     expect(() => new AgUiEncoder({ threadId: '' })).toThrow(/threadId must be a non-empty string/);
