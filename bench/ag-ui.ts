@@ -134,6 +134,8 @@ export interface AgUiResults {
 
 export interface AgUiBenchOptions {
   readonly quick: boolean;
+  /** Also the re-parse rows at 1 MB (minutes each: they grow with the square of the size). */
+  readonly reparse1mb: boolean;
   readonly selected: (id: string) => boolean;
   readonly progress: (line: string) => void;
   readonly check: (what: string, actual: JsonValue, expected: JsonValue) => void;
@@ -149,7 +151,7 @@ export async function runAgUiBench(options: AgUiBenchOptions): Promise<AgUiResul
   const results: AgUiResults = { timings: new Map(), bytes: sizes, events: new Map() };
   let any = false;
   for (const bytes of sizes) {
-    const rows = AG_UI_ROWS.filter((row) => options.selected(`agui/${bytes}/${row}`));
+    const rows = AG_UI_ROWS.filter((row) => options.selected(`agui/${bytes}/${row}`) && (row === 'argstream' || bytes < 1_000_000 || options.reparse1mb));
     if (rows.length === 0) continue;
     any = true;
     const text = makeWorkload('long-string', bytes).text;
@@ -181,7 +183,7 @@ export function printAgUiReport(results: AgUiResults | undefined): void {
     '',
     '### AG-UI: one streaming call, per `TOOL_CALL_ARGS` (`npm run bench -- --filter agui/`)',
     '',
-    'CPU time of a client following one `write_file` call\'s arguments as AG-UI events (10–40-character deltas), a partial value read after every `TOOL_CALL_ARGS`. Re-parsers: 1 to 3 timed runs (the median); argstream: the median of up to 30.',
+    'Time of a client following one `write_file` call\'s arguments as AG-UI events (10–40-character deltas), a partial value read after every `TOOL_CALL_ARGS`. Re-parsers: 1 to 3 timed runs (the median), at 1 MB only with `--ag-ui-1mb` (minutes); argstream: the median of up to 30.',
     '',
     `| row | what runs | ${results.bytes.map((bytes) => `${bytes / 1000} KB`).join(' | ')} |`,
     `|---|---|${results.bytes.map(() => '--:').join('|')}|`,
@@ -190,7 +192,7 @@ export function printAgUiReport(results: AgUiResults | undefined): void {
     const cells = results.bytes.map((bytes) => {
       const timing = results.timings.get(`${bytes}/${row}`);
       const own = results.timings.get(`${bytes}/argstream`);
-      if (timing === undefined) return '–';
+      if (timing === undefined) return row === 'argstream' ? '–' : 'not run';
       return row === 'argstream' || own === undefined ? formatMs(timing.medianMs) : `${formatMs(timing.medianMs)} (${(timing.medianMs / own.medianMs).toFixed(0)}×)`;
     });
     lines.push(`| \`${row}\` | ${AG_UI_ROW_LABELS[row]} | ${cells.join(' | ')} |`);
