@@ -18,6 +18,7 @@ import { ProviderError } from '../../src/errors.ts';
 import { ProviderEventDecoder } from '../../src/providers/provider-event-decoder.ts';
 import { TurnStore } from '../../src/store/turn-store.ts';
 import { collectTurn, type Turn } from '../../src/sinks/collect-turn.ts';
+import { fromResponse } from '../../src/sources/response.ts';
 import { ConversationEventStream } from '../../src/transforms/conversation-event-stream.ts';
 import { ProviderEventStream, type ProviderEventStreamInput } from '../../src/transforms/provider-event-stream.ts';
 import type { ConversationEvent, StreamEvent } from '../../src/types.ts';
@@ -283,6 +284,18 @@ describe('ProviderEventStream ag-ui reading rules', () => {
     expect(noArgs.incompleteToolCalls).toMatchObject([{ toolCallId: 'c1', partialArguments: undefined }]);
     const { error } = await events(open);
     expect(error).toMatchObject({ provider: 'ag-ui', type: 'invalid-stream', code: 'truncated' });
+  });
+
+  it('fromResponse reads an AG-UI agent\'s HTTP error status as a ProviderError with the status, and its error body', async () => {
+    const response = new Response(JSON.stringify({ error: { message: 'No such agent', type: 'not_found' } }), { status: 404, headers: { 'content-type': 'application/json' } });
+    const { error } = await settle(fromResponse(response, { provider: 'ag-ui' }));
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ provider: 'ag-ui', status: 404 });
+    const html = await settle(fromResponse(new Response('<html>Bad gateway</html>', { status: 502 }), { provider: 'ag-ui' }));
+    expect(html.error).toMatchObject({ provider: 'ag-ui', status: 502 });
+    // A 200 that is not an event stream (an HTML page) is not AG-UI either.
+    const page = await settle(fromResponse(new Response('<!doctype html><html></html>', { status: 200 }), { provider: 'ag-ui' }));
+    expect(page.error).toMatchObject({ provider: 'ag-ui', type: 'invalid-stream', code: 'not-sse' });
   });
 
   it('TurnStore never shows an AG-UI call cut by the end of input, a RUN_ERROR or RUN_FINISHED as complete', async () => {
