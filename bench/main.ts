@@ -7,10 +7,10 @@
  *
  * Options: `--quick` (fewer runs, no 1 MB pipeline, 200 relayed streams), `--full` (the default),
  * `--filter <regex>` (only the cells whose id matches, e.g. `stream/long-string/16/`, `fused`,
- * `reparse/`, `scaling/`, `pipeline/`, `relay/`, `snapshots/`, `ui/`), `--relay-before <dist/index.js>`
+ * `reparse/`, `scaling/`, `pipeline/`, `relay/`, `snapshots/`, `ui/`, `agui/`), `--relay-before <dist/index.js>`
  * (also relay with that build, in the same rounds), `--relay-streams <n>`, `--relay-peers-scale
  * <fraction>` (fewer streams in the relay-peers table), `--ai-sdk-1mb` (the AI
- * SDK's UI rows at 1 MB too: minutes), `--help`.
+ * SDK's UI rows at 1 MB too: minutes), `--ag-ui-1mb` (the AG-UI re-parse rows at 1 MB too: minutes), `--help`.
  *
  * @module
  */
@@ -58,6 +58,7 @@ import { RELAY_PEERS_ROWS, runRelayPeersBench } from './relay-peers.ts';
 import { printReport, type Results } from './report.ts';
 import { printUiReport, runUiBench, UI_ROWS, type UiResults } from './ui.ts';
 import { PARTIAL_JSON_BYTES, PARTIAL_JSON_ROWS, printPartialJsonReport, runPartialJsonBench } from './partial-json.ts';
+import { printAgUiReport, runAgUiBench } from './ag-ui.ts';
 import { WORKLOAD_IDS, chunkText, makeWorkload, type Workload } from './workloads.ts';
 import type { JsonValue } from '../src/types.ts';
 import * as argstream from '../src/index.ts';
@@ -92,6 +93,7 @@ interface Cli {
   readonly cpuTime: boolean;
   /** The AI SDK's UI rows at 1 MB too (minutes); only in the full run. */
   readonly aiSdk1mb: boolean;
+  readonly agUi1mb: boolean;
 }
 
 function parseCli(args: readonly string[]): Cli {
@@ -103,6 +105,7 @@ function parseCli(args: readonly string[]): Cli {
   let relayPeersScale = 1;
   let cpuTime = false;
   let aiSdk1mb = false;
+  let agUi1mb = false;
   /** The value of `--name value` or `--name=value`. */
   const value = (arg: string, name: string, i: number): string => {
     const text = arg === name ? args[i] : arg.slice(name.length + 1);
@@ -114,6 +117,7 @@ function parseCli(args: readonly string[]): Cli {
     if (arg === '--quick') quick = true;
     else if (arg === '--cpu-time') cpuTime = true;
     else if (arg === '--ai-sdk-1mb') aiSdk1mb = true;
+    else if (arg === '--ag-ui-1mb') agUi1mb = true;
     else if (arg === '--full') quick = false;
     else if (arg === '--filter' || arg.startsWith('--filter=')) {
       const pattern = arg === '--filter' ? args[++i] : arg.slice('--filter='.length);
@@ -133,13 +137,15 @@ function parseCli(args: readonly string[]): Cli {
     } else if (arg === '--help' || arg === '-h') {
       process.stdout.write(
         'usage: npm run bench -- [--quick | --full] [--filter <regex>] [--cpu-time] [--relay-before <dist/index.js>] [--relay-streams <n>]\n' +
-          '         [--relay-peers-scale <fraction>] [--ai-sdk-1mb] [--cpu-prof]\n' +
+          '         [--relay-peers-scale <fraction>] [--ai-sdk-1mb] [--ag-ui-1mb] [--cpu-prof]\n' +
           '  --cpu-time: time samples with the process\'s CPU time instead of wall time (for a machine shared with other work)\n' +
           '  --quick: fewer runs, the pipeline at 20 KB and 200 KB only, the UI rows at 46 KB and 200 KB only, 200 relayed streams;\n' +
           '  --full (the default): the pipeline and the UI rows also at 1 MB, 1000 relayed streams\n' +
           '  --ai-sdk-1mb: in the full run, also the AI SDK UI rows at 1 MB (ai-sdk/<major> and transport/ai-sdk/<major>;\n' +
           '            quadratic: minutes per run);\n' +
           '            without it they print "not run"\n' +
+          '  --ag-ui-1mb: also the AG-UI re-parse rows at 1 MB (agui/1000000/copilotkit and agui/1000000/ag-ui-client;\n' +
+          '            quadratic: minutes per run); without it they print "not run"\n' +
           '  --relay-before: also relay with the argstream build at that path (an earlier commit\'s dist/index.js),\n' +
           '            in the same rounds as this one, and check this build against it\n' +
           '  --relay-peers-scale: multiply the relay-peers stream counts by this fraction (a quick look; the table says so)\n' +
@@ -163,7 +169,7 @@ function parseCli(args: readonly string[]): Cli {
     }
   }
   if (aiSdk1mb && quick) process.stderr.write('note: --ai-sdk-1mb does nothing with --quick (no 1 MB size)\n');
-  return { quick, filter, filterText, relayBefore, relayStreams, relayPeersScale, cpuTime, aiSdk1mb };
+  return { quick, filter, filterText, relayBefore, relayStreams, relayPeersScale, cpuTime, aiSdk1mb, agUi1mb };
 }
 
 function unique<T>(item: T, index: number, items: readonly T[]): boolean {
@@ -374,6 +380,9 @@ async function main(): Promise<void> {
   // 8. argstream/partial-json against the AI SDK's parsePartialJson on a growing buffer in
   //    16-character steps, at 200 KB and 1 MB, with the one-pass floors.
   const partialJson = await runPartialJsonBench({ quick: cli.quick, selected, progress, check: assertSameValue });
+  // 9. AG-UI: one streaming call's arguments as AG-UI events, per TOOL_CALL_ARGS: CopilotKit's and
+  //    @ag-ui/client's re-parse against argstream's decoder and parser, at 20 KB, 200 KB, 1 MB.
+  const agUi = await runAgUiBench({ quick: cli.quick, reparse1mb: cli.agUi1mb, selected, progress, check: assertSameValue });
 
   const seconds = (performance.now() - started) / 1000;
   printReport(results, {
@@ -386,6 +395,7 @@ async function main(): Promise<void> {
   // The UI tables and their targets, after the report (bench/report.ts has no UI section).
   printUiReport(ui);
   printPartialJsonReport(partialJson);
+  printAgUiReport(agUi);
 }
 
 main().catch((error: unknown) => {

@@ -88,14 +88,16 @@ describe('bundle size', () => {
   // content after the terminal record is refused (provider-to-turn 32.4 → 37.5 KB); the relay's
   // batch writer and reader and the page error records (the whole library 75.4 KB measured then).
   // The whole library under 79 KB since issue 29: an encoder ends a chain or `fromResponse`, runs
-  // of entries made from earlier ones in the relay's batches (78.2 KB measured then). 82 KB with
-  // ObjectStore, the client of a structured-output endpoint (+1.6 KB), readRelay, the page's reader
-  // that resumes by itself (+1.6 KB), and a complete call's own arguments (81.4 KB measured then).
-  it('the provider-to-turn pipeline stays under 38 KB, the whole library under 82 KB', async () => {
-    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(38 * 1024);
+  // of entries made from earlier ones in the relay's batches (78.2 KB measured then). 40 KB and
+  // 84 KB since AG-UI became a provider (its adapter, with the *_CHUNK lanes and the checks of its
+  // events' members, is in every pipeline's table: +1.7 KB; 39.27 KB measured then), ObjectStore,
+  // the client of a structured-output endpoint (+1.6 KB), readRelay, the page's reader that
+  // resumes by itself (+1.6 KB), and a complete call's own arguments (83.4 KB measured then).
+  it('the provider-to-turn pipeline stays under 40 KB, the whole library under 84 KB', async () => {
+    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(40 * 1024);
     const { readFileSync } = await import('node:fs');
     const all = [...readFileSync(new URL('../src/index.ts', import.meta.url), 'utf8').matchAll(/^export \{([^}]*)\}/gm)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter(Boolean));
-    expect(await bundledSize(all)).toBeLessThan(82 * 1024);
+    expect(await bundledSize(all)).toBeLessThan(84 * 1024);
   });
 
   // What a page that shows a relayed turn with a framework binding pulls in (the bindings add a few

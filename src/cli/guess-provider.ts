@@ -28,6 +28,7 @@ const MAX_RECORDS = 20;
  * - the AI SDK's UI message stream chunks (`start`, `start-step`, `text-*`, `reasoning-*`,
  *   `tool-input-*`, `tool-output-*`, `finish-step`, `finish`, `message-metadata`, `abort`, or an
  *   `error` with `errorText`): `ai-sdk-ui`
+ * - AG-UI's event types (`RUN_STARTED`, `TEXT_MESSAGE_*`, `TOOL_CALL_*`, … in capitals): `ag-ui`
  *
  * Returns `undefined` when nothing matches (an OpenAI error body `{"error":{"message","type"}}`
  * is `openai-chat`; pass the provider explicitly for the Responses API).
@@ -113,11 +114,15 @@ function guessEventName(event: string): Exclude<ProviderName, 'ai-sdk'> | undefi
 /** The chunk types of the AI SDK's UI message stream (what an AI SDK server sends to `useChat`). */
 const AI_SDK_UI_TYPES = /^(?:start|start-step|finish-step|finish|abort|message-metadata|(?:text|reasoning)-(?:start|delta|end)|tool-input-(?:start|delta|available|error)|tool-output-(?:available|error))$/;
 
+/** AG-UI's event types: `RUN_STARTED`, `TEXT_MESSAGE_CONTENT`, `TOOL_CALL_ARGS`, … */
+const AG_UI_TYPES = /^(?:RUN|STEP|TEXT_MESSAGE|TOOL_CALL|REASONING|STATE|MESSAGES|ACTIVITY|SUBAGENT)_[A-Z_]+$|^(?:RAW|CUSTOM)$/;
+
 function guessRecord(record: unknown, event: string | undefined): Exclude<ProviderName, 'ai-sdk'> | undefined {
   if (!isObject(record)) return event === undefined ? undefined : guessEventName(event);
   const type = typeof record['type'] === 'string' ? record['type'] : undefined;
   if (type !== undefined) {
     if (type === 'error' && isObject(record['error'])) return 'anthropic';
+    if (AG_UI_TYPES.test(type)) return 'ag-ui';
     if (event === undefined && (AI_SDK_UI_TYPES.test(type) || (type === 'error' && typeof record['errorText'] === 'string'))) return 'ai-sdk-ui';
     const byType = guessEventName(type);
     if (byType !== undefined) return byType;

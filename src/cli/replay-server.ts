@@ -14,7 +14,7 @@ import { guessProvider } from './guess-provider.ts';
 export { guessProvider };
 
 /** A provider whose wire format the replay server can serve (every provider API; not the AI SDK's streams). */
-export type ReplayProvider = Exclude<ProviderName, 'ai-sdk' | 'ai-sdk-ui'>;
+export type ReplayProvider = Exclude<ProviderName, 'ai-sdk' | 'ai-sdk-ui' | 'ag-ui'>;
 
 /** Options of {@link startReplayServer}. */
 export interface ReplayServerOptions {

@@ -10,6 +10,7 @@ import type { StreamEvent } from '../types.ts';
 import type { PushCore } from '../core.ts';
 import type { ProviderAdapter } from './adapter.ts';
 import { createAiSdkAdapter } from './ai-sdk.ts';
+import { createAgUiAdapter } from './ag-ui.ts';
 import { AI_SDK_UI_TERMINAL, createAiSdkUiAdapter } from './ai-sdk-ui.ts';
 import { createAnthropicAdapter } from './anthropic.ts';
 import { type AwsEventStreamMessage, AwsEventStreamDecoder } from './aws-event-stream.ts';
@@ -35,7 +36,9 @@ export interface ProviderEventStreamOptions {
   /**
    * The provider API the input comes from; it chooses the framing and the adapter. `'ai-sdk'`
    * reads the parts of the AI SDK's `streamText(…).fullStream` (objects only); `'ai-sdk-ui'` the
-   * AI SDK's UI message stream (an AI SDK server's SSE response to `useChat`, or its chunk objects).
+   * AI SDK's UI message stream (an AI SDK server's SSE response to `useChat`, or its chunk objects);
+   * `'ag-ui'` AG-UI's events (an AG-UI agent's SSE response, as `@ag-ui/encoder` writes it, or the
+   * event objects `@ag-ui/client` yields).
    */
   readonly provider: ProviderName;
   /**
@@ -115,6 +118,7 @@ const PROVIDERS: Readonly<Record<ProviderName, { readonly framing: Framing; read
   cohere: { framing: 'sse', create: () => createCohereAdapter(), terminal: '`message-end`' },
   'ai-sdk': { framing: 'objects', create: () => createAiSdkAdapter(), terminal: 'the `finish` (or `abort`) part' },
   'ai-sdk-ui': { framing: 'sse', create: () => createAiSdkUiAdapter({ updateText: () => new PathUpdateText() }), terminal: AI_SDK_UI_TERMINAL },
+  'ag-ui': { framing: 'sse', create: () => createAgUiAdapter(), terminal: '`RUN_FINISHED`' },
 };
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;

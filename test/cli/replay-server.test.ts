@@ -157,6 +157,13 @@ describe('guessProvider', () => {
     for (const file of listFixtures('providers/bedrock').filter((name) => name.endsWith('.eventstream'))) {
       expect(guessProvider(readFixture(`providers/bedrock/${file}`)), file).toBe('bedrock');
     }
+    // AG-UI's events, and the objects @ag-ui/client yields written one a line.
+    for (const file of listFixtures('providers/ag-ui').filter((name) => name.endsWith('.sse'))) {
+      const bytes = readFixture(`providers/ag-ui/${file}`);
+      expect(guessProvider(bytes), file).toBe('ag-ui');
+      const lines = new TextDecoder().decode(bytes).split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6));
+      expect(guessProvider(lines.join('\n')), `${file} as NDJSON`).toBe('ag-ui');
+    }
   });
 
   it('guessProvider reads error bodies, SDK NDJSON and says undefined for what it does not know', () => {

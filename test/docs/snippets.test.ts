@@ -15,6 +15,7 @@ import { prefixStateMismatch } from '../store/object-helpers.ts';
 import * as zod from 'zod';
 import * as argstream from '../../src/index.ts';
 import * as aiSdkServer from '../../src/bindings/ai-sdk/server.ts';
+import * as agUi from '../../src/bindings/ag-ui.ts';
 import * as argstreamRedis from '../../src/bindings/redis.ts';
 import * as argstreamPartialJson from '../../src/bindings/partial-json.ts';
 import { createClient } from 'redis';
@@ -35,7 +36,7 @@ function structuredOutputOf(sdk: typeof ai6 | typeof ai7) {
   return (sdk as typeof ai7).streamText({ model: model as never, prompt: 'crêpes', output: (sdk as typeof ai7).Output.object({ schema }), maxRetries: 0 });
 }
 
-const modules: Modules = { argstream, 'argstream/ai-sdk/server': aiSdkServer, 'argstream/partial-json': argstreamPartialJson, 'jsr:@argstream/argstream': argstream, 'npm:argstream': argstream, zod };
+const modules: Modules = { argstream, 'argstream/ai-sdk/server': aiSdkServer, 'argstream/partial-json': argstreamPartialJson, 'argstream/ag-ui': agUi, 'jsr:@argstream/argstream': argstream, 'npm:argstream': argstream, zod };
 
 /** A tool call's argument text in four deltas, and what parsePartialJson gives after each (`ai` 7). */
 const PARTIAL_DELTAS = ['{"path":"a.t', 'xt","tags":["x', '"],"n":1', '2}'];
@@ -284,6 +285,32 @@ const SNIPPETS: Record<string, Entry> = {
   },
 
   'docs/ai-sdk.md#0': { contains: 'new UIMessageStreamEncoder()', run: uiMessageServer },
+  'docs/ag-ui.md#0': {
+    contains: "fromResponse(response, { provider: 'ag-ui' })",
+    run: (snippet) => async () => {
+      const file = 'ag-ui/anthropic-text-then-2-parallel-tool-use.sse';
+      const run = recorder(Promise.resolve());
+      const fetch = recorder(recording(file));
+      await runSnippet(snippet.code, { modules, scope: { fetch: async (...args: unknown[]) => fetch(...args), run } });
+      expect(run.calls).toEqual(manifestCalls(file));
+      expect(JSON.parse((fetch.calls[0]?.[1] as { body: string }).body)).toMatchObject({ threadId: 'thread_1', runId: 'run_1' });
+    },
+  },
+  'docs/ag-ui.md#1': {
+    contains: 'new AgUiEncoder({ threadId: input.threadId, runId: input.runId })',
+    run: (snippet) => async () => {
+      const printed = await runSnippet(snippet.code, { modules, scope: { ...placeholders, fetch: fetchOf(() => recording(ANTHROPIC)) } });
+      const POST = printed.exports['POST'] as (request: Request) => Promise<Response>;
+      const response = await POST(new Request('http://127.0.0.1/api/agent', { method: 'POST', body: JSON.stringify({ threadId: 't7', runId: 'r7' }) }));
+      expect(response.headers.get('content-type')).toBe('text/event-stream');
+      const text = await response.text();
+      expect(text.startsWith('data: {"type":"RUN_STARTED","threadId":"t7","runId":"r7"}\n\n')).toBe(true);
+      // The AG-UI page's view: read back as an AG-UI stream, the recording's call with its exact arguments.
+      const turn = await collectTurn(streamOf([text]).pipeThrough(new argstream.ProviderEventStream({ provider: 'ag-ui' })));
+      expect(turn.toolCalls.map((call) => [call.toolName, call.arguments])).toEqual(manifestCalls(ANTHROPIC));
+    },
+  },
+  'docs/ag-ui.md#2': { contains: "event.name !== 'argstream.tool-input'", runBy: 'test/relay/ag-ui-encoder.test.ts' },
   'docs/ai-sdk.md#1': {
     contains: 'collectTurn(toSave).then(saveTurn, reportError)',
     run: (snippet) => async () => {

@@ -59,7 +59,14 @@ describe('the snippets of README.md, CHANGELOG.md and docs/', () => {
       allowImportingTsExtensions: true,
       noEmit: true,
       skipLibCheck: true,
-      paths: { argstream: [index], 'argstream/ai-sdk/server': [`${root}src/bindings/ai-sdk/server.ts`], 'argstream/partial-json': [`${root}src/bindings/partial-json.ts`], 'jsr:@argstream/argstream': [index], 'npm:argstream': [index] },
+      paths: {
+        argstream: [index],
+        'argstream/ai-sdk/server': [`${root}src/bindings/ai-sdk/server.ts`],
+        'argstream/ag-ui': [`${root}src/bindings/ag-ui.ts`],
+        'argstream/partial-json': [`${root}src/bindings/partial-json.ts`],
+        'jsr:@argstream/argstream': [index],
+        'npm:argstream': [index],
+      },
     };
     const program = ts.createProgram([...files.keys(), `${dir}placeholders.d.ts`, control], options);
     const diagnostics = ts.getPreEmitDiagnostics(program);

@@ -32,6 +32,7 @@ import {
   type PipelineEvent,
 } from '../../src/index.ts';
 import { UIMessageChunkEncoder, UIMessageStreamEncoder } from '../../src/bindings/ai-sdk/index.ts';
+import { AgUiEncoder } from '../../src/bindings/ag-ui.ts';
 import { settle, streamOf } from '../helpers.ts';
 import { bytesOf, eventsThen } from '../relay/relay-helpers.ts';
 
@@ -121,6 +122,12 @@ describe("a provider's error (the AI SDK's APICallError) relayed to a page", () 
       expect(text).toContain('"type":"error","errorText":"ai-sdk (HTTP 401): the provider reported an error \\"AI_APICallError\\""');
     });
 
+    it(`AgUiEncoder's RUN_ERROR holds no secret of an ${version} APICallError`, async () => {
+      const text = utf8.decode(await bytesOf(providerEvents(apiCallError(Class)).pipeThrough(new AgUiEncoder())));
+      expectNoSecret(text, version);
+      expect(text).toContain('data: {"type":"RUN_ERROR","message":"ai-sdk (HTTP 401): the provider reported an error \\"AI_APICallError\\"","code":"AI_APICallError"}');
+    });
+
     it(`keepStream and serveStream (MemoryEventLog) keep and serve no secret of an ${version} APICallError, to every resumer`, async () => {
       const log = new MemoryEventLog();
       try {
@@ -185,6 +192,9 @@ describe('an upstream fetch that fails', () => {
     const ui = utf8.decode(await bytesOf(eventsThen([], failure).pipeThrough(new UIMessageStreamEncoder() as never)));
     for (const address of addresses) expect(ui).not.toContain(address);
     expect(ui).toContain('"errorText":"the stream failed"');
+    const agUi = utf8.decode(await bytesOf(eventsThen([], failure).pipeThrough(new AgUiEncoder() as never)));
+    for (const address of addresses) expect(agUi).not.toContain(address);
+    expect(agUi).toContain('{"type":"RUN_ERROR","message":"the stream failed","code":"Error"}');
 
     const log = new MemoryEventLog();
     try {
@@ -279,6 +289,28 @@ describe('a forged error record', () => {
   });
 });
 
+describe("an upstream AG-UI agent's RUN_ERROR relayed to a page", () => {
+  it("EventStreamEncoder and AgUiEncoder send argstream's message for it, never the agent's own words", async () => {
+    const agent = new TextEncoder().encode(
+      [
+        { type: 'RUN_STARTED', threadId: 't', runId: 'r' },
+        { type: 'RUN_ERROR', message: `upstream 10.1.2.3:8443 refused ${SECRETS.key} for ${SECRETS.user}`, code: 'upstream_refused' },
+      ]
+        .map((event) => `data: ${JSON.stringify(event)}\n\n`)
+        .join(''),
+    );
+    const events = () => streamOf([agent]).pipeThrough(new ProviderEventStream({ provider: 'ag-ui' })) as ReadableStream<PipelineEvent>;
+    const { error } = await settle(events());
+    expect((error as Error).message).toContain(SECRETS.key);
+    const agUi = utf8.decode(await bytesOf(events().pipeThrough(new AgUiEncoder())));
+    expectNoSecret(agUi, 'AG-UI');
+    expect(agUi).toContain('{"type":"RUN_ERROR","message":"ag-ui: the provider reported an error (\\"upstream_refused\\")","code":"upstream_refused"}');
+    const sse = await bytesOf(events().pipeThrough(new EventStreamEncoder()));
+    expectNoSecret(utf8.decode(sse), 'SSE');
+    expect(await decoded(sse, new EventStreamDecoder())).toMatchObject({ name: 'ProviderError', provider: 'ag-ui', code: 'upstream_refused' });
+  });
+});
+
 describe('onError: what the page is told, per error', () => {
   const onError = (error: unknown) => (error instanceof ProviderError && error.status === 401 ? 'Check the API key in the settings.' : undefined);
 
@@ -289,6 +321,8 @@ describe('onError: what the page is told, per error', () => {
     expect(await decoded(ndjson, new NdjsonDecoder())).toMatchObject({ name: 'ProviderError', message: 'Check the API key in the settings.' });
     const ui = utf8.decode(await bytesOf(providerEvents(apiCallError(APICallError)).pipeThrough(new UIMessageStreamEncoder({ onError }))));
     expect(ui).toContain('"errorText":"Check the API key in the settings."');
+    const agUi = utf8.decode(await bytesOf(providerEvents(apiCallError(APICallError)).pipeThrough(new AgUiEncoder({ onError }))));
+    expect(agUi).toContain('{"type":"RUN_ERROR","message":"Check the API key in the settings.","code":"AI_APICallError"}');
 
     const other = new ProviderError('anthropic', 'overloaded_error', 'Overloaded', { status: 529 });
     const otherBytes = await bytesOf(eventsThen([], other).pipeThrough(new EventStreamEncoder<unknown>({ onError })));

@@ -106,6 +106,12 @@ const SHAPES: Readonly<Record<ProviderName, ProviderShapes>> = {
     unknown: { value: { type: 'future-chunk' } },
     terminal: [{ value: { type: 'finish' } }],
   },
+  'ag-ui': {
+    missing: { value: { type: 'TEXT_MESSAGE_CONTENT' } },
+    wrongType: { value: { type: 'TOOL_CALL_ARGS', toolCallId: 5, delta: 5 } },
+    unknown: { value: { type: 'FUTURE_EVENT', x: 1 } },
+    terminal: [{ value: { type: 'RUN_FINISHED', threadId: 't', runId: 'r' } }],
+  },
 };
 
 const PROVIDERS = Object.keys(SHAPES) as ProviderName[];
@@ -194,6 +200,13 @@ const MEMBER_CASES: ReadonlyArray<readonly [ProviderName, string, WireRecord]> =
   ['ai-sdk-ui', 'tool-input-delta whose inputTextDelta is a number', { value: { type: 'tool-input-delta', toolCallId: 'c1', inputTextDelta: 5 } }],
   ['ai-sdk-ui', 'tool-input-start without toolCallId', { value: { type: 'tool-input-start', toolName: 'f' } }],
   ['ai-sdk-ui', 'reasoning-delta whose delta is an object', { value: { type: 'reasoning-delta', id: 'r', delta: {} } }],
+  ['ag-ui', 'TOOL_CALL_START without toolCallName', { value: { type: 'TOOL_CALL_START', toolCallId: 'c1' } }],
+  ['ag-ui', 'TEXT_MESSAGE_CONTENT whose delta is a number', { value: { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 5 } }],
+  ['ag-ui', 'a first TOOL_CALL_CHUNK without toolCallName', { value: { type: 'TOOL_CALL_CHUNK', toolCallId: 'c1', delta: '{}' } }],
+  ['ag-ui', 'a TOOL_CALL_CHUNK without toolCallId and no call streaming', { value: { type: 'TOOL_CALL_CHUNK', delta: '{}' } }],
+  ['ag-ui', 'RUN_ERROR whose message is an object', { value: { type: 'RUN_ERROR', message: {} } }],
+  ['ag-ui', 'an event whose subagentRunId is a number', { value: { type: 'STEP_STARTED', stepName: 's', subagentRunId: 5 } }],
+  ['ag-ui', 'an event without a type', { value: { messageId: 'm', delta: 'x' } }],
 ];
 
 /** Per provider: records the stream reads before the record of the wrong shape, and the text they carry. */
@@ -207,6 +220,7 @@ const BEFORE: Readonly<Partial<Record<ProviderName, readonly WireRecord[]>>> = {
   cohere: [{ value: { type: 'content-delta', index: 0, delta: { message: { content: { text: 'before' } } } } }],
   'ai-sdk': [{ value: { type: 'text-start', id: 't' } }, { value: { type: 'text-delta', id: 't', text: 'before' } }],
   'ai-sdk-ui': [{ value: { type: 'text-start', id: 't' } }, { value: { type: 'text-delta', id: 't', delta: 'before' } }],
+  'ag-ui': [{ value: { type: 'RUN_STARTED', threadId: 't', runId: 'r' } }, { value: { type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' } }, { value: { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'before' } }],
 };
 
 /** The message text a stream's events carry. */

@@ -530,3 +530,57 @@ export function cohereTurn(text: string): WireTurn {
   turn.toolCalls = [...calls].sort(([a], [b]) => a - b).map(([, c]) => toolCall(c.id, c.name, c.args));
   return turn;
 }
+
+/**
+ * AG-UI's events (the AG-UI protocol's event reference): assistant text and reasoning are the
+ * deltas of `*_CONTENT` and `*_CHUNK` events, a call is its `TOOL_CALL_START`'s id and name and the
+ * `delta`s of its `TOOL_CALL_ARGS` (or of the `TOOL_CALL_CHUNK`s after the chunk that opened it),
+ * the usage is `RUN_FINISHED`'s entries summed, its finish reason the `outcome`'s type (none
+ * without one), and `RUN_ERROR` the error.
+ */
+export function agUiTurn(text: string): WireTurn {
+  const turn = emptyTurn();
+  const calls = new Map<string, { name: string; args: string }>();
+  /** The call the id-less `TOOL_CALL_CHUNK`s continue. */
+  let chunked: string | undefined;
+  for (const { data } of sseRecords(text)) {
+    switch (data['type']) {
+      case 'TEXT_MESSAGE_CONTENT':
+      case 'TEXT_MESSAGE_CHUNK':
+        turn.text += data['delta'] ?? '';
+        break;
+      case 'REASONING_MESSAGE_CONTENT':
+      case 'REASONING_MESSAGE_CHUNK':
+        turn.reasoning += data['delta'] ?? '';
+        break;
+      case 'TOOL_CALL_START':
+        calls.set(data['toolCallId'], { name: data['toolCallName'], args: '' });
+        break;
+      case 'TOOL_CALL_ARGS':
+        calls.get(data['toolCallId'])!.args += data['delta'];
+        break;
+      case 'TOOL_CALL_CHUNK':
+        if (data['toolCallId'] !== undefined) {
+          chunked = data['toolCallId'];
+          if (!calls.has(data['toolCallId'])) calls.set(data['toolCallId'], { name: data['toolCallName'], args: '' });
+        }
+        calls.get(chunked!)!.args += data['delta'] ?? '';
+        break;
+      case 'RUN_FINISHED': {
+        turn.finishReason = data['outcome']?.['type'];
+        const sums: WireUsage = {};
+        for (const entry of data['usage'] ?? []) {
+          for (const key of ['inputTokens', 'outputTokens', 'totalTokens', 'reasoningTokens', 'cachedInputTokens'] as const) {
+            if (typeof entry[key] === 'number') sums[key] = (sums[key] ?? 0) + entry[key];
+          }
+        }
+        if (data['usage'] !== undefined) turn.usage = usage(sums);
+        break;
+      }
+      case 'RUN_ERROR':
+        throw new WireError(data['message']);
+    }
+  }
+  turn.toolCalls = [...calls].map(([id, call]) => toolCall(id, call.name, call.args));
+  return turn;
+}

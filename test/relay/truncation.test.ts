@@ -115,6 +115,8 @@ function isTerminal(provider: ProviderName, block: WireBlock): boolean {
       return block.event === 'messageStop' || isObject(record['messageStop']);
     case 'cohere':
       return record['type'] === 'message-end';
+    case 'ag-ui':
+      return record['type'] === 'RUN_FINISHED';
     default:
       throw new Error(`no terminal rule for ${provider}`);
   }
@@ -149,7 +151,7 @@ const RECORDINGS = readableRecordings();
 describe('every recording: whole, it completes; cut between two records, it is truncated exactly until its terminal record', () => {
   it('covers every provider with a wire format', () => {
     const providers = new Set(RECORDINGS.map((r) => PROVIDER_OF_DIR[r.dir]));
-    expect([...providers].sort()).toEqual(['anthropic', 'bedrock', 'cohere', 'gemini', 'ollama', 'openai-chat', 'openai-responses']);
+    expect([...providers].sort()).toEqual(['ag-ui', 'anthropic', 'bedrock', 'cohere', 'gemini', 'ollama', 'openai-chat', 'openai-responses']);
   });
 
   for (const recording of RECORDINGS) {

@@ -22,6 +22,8 @@ export const RECORDING_FILES = [
   'openai-chat/single-tool-call.sse',
   'openai-chat/refusal.sse',
   'openai-responses/web-search-call-then-message-annotations.sse',
+  'ag-ui/anthropic-text-then-2-parallel-tool-use.sse',
+  'ag-ui/openai-chat-parallel-2-tool-calls-chunks.sse',
 ];
 
 function base64(path: string): string {

@@ -44,6 +44,7 @@ import {
   type Turn,
 } from '../../src/index.ts';
 import { errorClasses, errorRecord, pageErrorRecord, reviveError } from '../../src/relay/error-record.ts';
+import { AG_UI_HEADERS, AgUiEncoder } from '../../src/bindings/ag-ui.ts';
 import { iterableStream } from '../../src/sources/iterable.ts';
 import { readerIterator } from '../../src/sinks/iterate.ts';
 import { REPORT_PREFIX, type CheckResult, type Report } from './report.ts';
@@ -548,7 +549,8 @@ interface ExpectedCall {
 interface RecordingCase {
   readonly file: string;
   readonly provider: ProviderName;
-  readonly rawFinishReason: string;
+  /** `undefined` for AG-UI, whose RUN_FINISHED states no finish reason. */
+  readonly rawFinishReason: string | undefined;
   readonly toolCalls: readonly ExpectedCall[];
   /** Calls the provider ran itself (never in `turn.toolCalls`). */
   readonly providerToolCalls?: readonly ExpectedCall[];
@@ -593,6 +595,24 @@ const RECORDINGS: readonly RecordingCase[] = [
     provider: 'openai-chat',
     rawFinishReason: 'tool_calls',
     toolCalls: [{ id: 'call_c91SqDXlYFuETYv8mUHzz6pp', name: 'GetWeatherArgs', args: { city: 'Edinburgh', country: 'UK', units: 'c' } }],
+  },
+  {
+    file: 'ag-ui/anthropic-text-then-2-parallel-tool-use.sse',
+    provider: 'ag-ui',
+    rawFinishReason: undefined,
+    toolCalls: [
+      { id: 'toolu_01YUs66wivdF51ENZFX8gX9S', name: 'get_weather', args: { location: 'New York, NY', unit: 'fahrenheit' } },
+      { id: 'toolu_01NRtod2L7M7TBDj9GCzsZCx', name: 'get_time', args: { timezone: 'America/New_York' } },
+    ],
+  },
+  {
+    file: 'ag-ui/openai-chat-parallel-2-tool-calls-chunks.sse',
+    provider: 'ag-ui',
+    rawFinishReason: undefined,
+    toolCalls: [
+      { id: 'call_JMW1whyEaYG438VE1OIflxA2', name: 'GetWeatherArgs', args: { city: 'Edinburgh', country: 'GB', units: 'c' } },
+      { id: 'call_DNYTawLBoN8fj3KN6qU9N1Ou', name: 'get_stock_price', args: { ticker: 'AAPL', exchange: 'NASDAQ' } },
+    ],
   },
 ];
 
@@ -860,6 +880,26 @@ test('EventStreamEncoder in a Response → EventStreamDecoder: recorded turns (p
     const ndjson = await responseBytes(pipeline().pipeThrough(new NdjsonEncoder()), { 'content-type': 'application/x-ndjson; charset=utf-8' });
     for (const [how, chunks] of cuttings(ndjson, file.length + 1)) {
       assertRelayed(await settle(streamOf(chunks).pipeThrough(new NdjsonDecoder())), expected, `${file} as NDJSON, ${how}`);
+    }
+  }
+});
+
+test('AgUiEncoder in a Response → ProviderEventStream ag-ui: a recorded turn comes back with its text and exact calls, whole, byte by byte and cut at random, as deltas and as path updates', async () => {
+  for (const file of RELAY_RECORDINGS) {
+    const provider: ProviderName = file.startsWith('openai-chat/') ? 'openai-chat' : 'anthropic';
+    const expected = await collectTurn(streamOf([recording(file)]).pipeThrough(new ProviderEventStream({ provider })));
+    for (const toolInputs of ['deltas', 'path-updates'] as const) {
+      const bytes = await responseBytes(streamOf([recording(file)]).pipeThrough(new ProviderEventStream({ provider })).pipeThrough(new AgUiEncoder({ toolInputs })), AG_UI_HEADERS);
+      for (const [how, chunks] of cuttings(bytes, file.length)) {
+        const turn = await collectTurn(streamOf(chunks).pipeThrough(new ProviderEventStream({ provider: 'ag-ui' })));
+        const label = `${file}, ${toolInputs}, ${how}`;
+        assertEqual([turn.text, turn.reasoning], [expected.text, expected.reasoning], `${label}: text and reasoning`);
+        assertEqual(
+          [...turn.toolCalls].map((call) => [call.toolCallId, call.toolName, call.arguments]),
+          [...expected.toolCalls, ...expected.providerToolCalls].map((call) => [call.toolCallId, call.toolName, call.arguments]),
+          `${label}: calls`,
+        );
+      }
     }
   }
 });

@@ -55,6 +55,7 @@ import {
   type StreamEvent,
   type StreamFragment,
 } from '../../src/index.ts';
+import { AgUiEncoder } from '../../src/bindings/ag-ui.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Inputs: small, valid, long enough that every stage emits early and often
@@ -62,7 +63,7 @@ import {
 type Pair = ReadableWritablePair<unknown, unknown>;
 
 /** What a source emits, and what a stage takes and gives. */
-type Kind = 'sse' | 'events' | 'relay-sse' | 'relay-ndjson' | 'json' | 'fragments' | 'snapshots';
+type Kind = 'sse' | 'events' | 'relay-sse' | 'relay-ndjson' | 'relay-ag-ui' | 'json' | 'fragments' | 'snapshots';
 
 const utf8 = new TextEncoder();
 
@@ -138,7 +139,8 @@ function prepareInputs(): Promise<Inputs> {
     parser.end(fragments);
     const relaySse = await collect(arrayStream(events).pipeThrough(new EventStreamEncoder()));
     const relayNdjson = await collect(arrayStream(events).pipeThrough(new NdjsonEncoder()));
-    return { chunks: { sse, events, json, fragments, 'relay-sse': relaySse, 'relay-ndjson': relayNdjson } };
+    const relayAgUi = await collect(arrayStream(events).pipeThrough(new AgUiEncoder()));
+    return { chunks: { sse, events, json, fragments, 'relay-sse': relaySse, 'relay-ndjson': relayNdjson, 'relay-ag-ui': relayAgUi } };
   })();
   return inputs;
 }
@@ -182,6 +184,7 @@ const sseEncoder = stage('EventStreamEncoder', 'events', 'relay-sse', () => new 
 const sseDecoder = stage('EventStreamDecoder', 'relay-sse', 'events', () => new EventStreamDecoder(), relayDecoderModel);
 const ndjsonEncoder = stage('NdjsonEncoder', 'events', 'relay-ndjson', () => new NdjsonEncoder(), relayEncoderModel);
 const ndjsonDecoder = stage('NdjsonDecoder', 'relay-ndjson', 'events', () => new NdjsonDecoder(), relayDecoderModel);
+const agUiEncoder = stage('AgUiEncoder', 'events', 'relay-ag-ui', () => new AgUiEncoder(), relayEncoderModel);
 const jsonFragments = stage('JsonFragmentStream', 'json', 'fragments', () => new JsonFragmentStream());
 const jsonValue = stage('JsonValueStream', 'json', 'snapshots', () => new JsonValueStream({ snapshots: true }));
 const fragmentValue = stage('FragmentValueStream', 'fragments', 'snapshots', () => new FragmentValueStream({ snapshots: true }));
@@ -460,6 +463,7 @@ function groups(): Array<{ readonly name: string; readonly shapes: Shape[] }> {
     group(sseDecoder, [sseEncoder, sseDecoder, fields]),
     group(ndjsonEncoder, [provider, ndjsonEncoder, ndjsonDecoder]),
     group(ndjsonDecoder, [ndjsonEncoder, ndjsonDecoder, fields]),
+    group(agUiEncoder, [provider, progress, agUiEncoder]),
     group(jsonFragments, [jsonText, jsonFragments, jsonText]),
     group(jsonValue, [jsonFragments, jsonText, jsonValue]),
     group(fragmentValue, [jsonText, jsonFragments, fragmentValue]),
