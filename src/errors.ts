@@ -95,7 +95,8 @@ export class JsonStreamError extends Error {
 /**
  * The provider APIs argstream decodes. `'ai-sdk'` is not a wire format but the parts of the AI
  * SDK's `streamText(…).fullStream`; `'ai-sdk-ui'` is the AI SDK's UI message stream (what an AI
- * SDK server sends to `useChat`).
+ * SDK server sends to `useChat`); `'langchain'` is not a wire format either but LangChain.js's
+ * stream objects (`AIMessageChunk`s, LangGraph's `[chunk, metadata]` tuples, `streamEvents`).
  */
 export type ProviderName =
   | 'anthropic'
@@ -106,7 +107,8 @@ export type ProviderName =
   | 'bedrock'
   | 'cohere'
   | 'ai-sdk'
-  | 'ai-sdk-ui';
+  | 'ai-sdk-ui'
+  | 'langchain';
 
 /**
  * A provider answered with an HTTP error status (then `status` is set; `type`, `code` and the

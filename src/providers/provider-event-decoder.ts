@@ -18,6 +18,7 @@ import { createCohereAdapter } from './cohere.ts';
 import { isErrorBody, providerErrorFromBody } from './error-body.ts';
 import { isRecord } from './json-access.ts';
 import { createGeminiAdapter } from './gemini.ts';
+import { createLangChainAdapter } from './langchain.ts';
 import { createOllamaAdapter } from './ollama.ts';
 import { createOpenAIChatAdapter } from './openai-chat.ts';
 import { createOpenAIResponsesAdapter } from './openai-responses.ts';
@@ -26,7 +27,8 @@ import { SseLineBreaks } from './sse-line-breaks.ts';
 /**
  * What a {@link ProviderEventStream} accepts: the response body's bytes (`Uint8Array`), text
  * (after a `TextDecoderStream`; not for Bedrock, whose framing is binary), or event objects an
- * official SDK already decoded (for `'ai-sdk'`, only the part objects of `fullStream`).
+ * official SDK already decoded (for `'ai-sdk'`, only the part objects of `fullStream`; for
+ * `'langchain'`, only LangChain's objects: message chunks, `[chunk, metadata]` tuples, events).
  */
 export type ProviderEventStreamInput = string | Uint8Array | object;
 
@@ -35,7 +37,8 @@ export interface ProviderEventStreamOptions {
   /**
    * The provider API the input comes from; it chooses the framing and the adapter. `'ai-sdk'`
    * reads the parts of the AI SDK's `streamText(…).fullStream` (objects only); `'ai-sdk-ui'` the
-   * AI SDK's UI message stream (an AI SDK server's SSE response to `useChat`, or its chunk objects).
+   * AI SDK's UI message stream (an AI SDK server's SSE response to `useChat`, or its chunk objects);
+   * `'langchain'` LangChain.js's stream objects (objects only: see `docs/langchain.md`).
    */
   readonly provider: ProviderName;
   /**
@@ -77,7 +80,7 @@ export interface ProviderEventStreamOptions {
  *   terminal one (see {@link ProviderEventDecoder.end}): a proxy or the network cut the turn.
  * - `max-buffered-bytes`: see {@link ProviderEventStreamOptions.maxBufferedBytes}.
  * - `crc-mismatch`, `invalid-frame`: a corrupt AWS event-stream frame.
- * - `invalid-input`: a chunk of the wrong kind (text for Bedrock, text or bytes for `'ai-sdk'`,
+ * - `invalid-input`: a chunk of the wrong kind (text for Bedrock, text or bytes for `'ai-sdk'` and `'langchain'`,
  *   `null`, a number).
  */
 export type InvalidStreamCode =
@@ -133,6 +136,7 @@ const PROVIDERS: Readonly<Record<ProviderName, { readonly framing: Framing; read
   cohere: { framing: 'sse', create: () => createCohereAdapter() },
   'ai-sdk': { framing: 'objects', create: () => createAiSdkAdapter() },
   'ai-sdk-ui': { framing: 'sse', create: () => createAiSdkUiAdapter() },
+  langchain: { framing: 'objects', create: () => createLangChainAdapter() },
 };
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
@@ -151,6 +155,7 @@ const TERMINAL_RECORDS: Readonly<Partial<Record<ProviderName, string>>> = {
   cohere: '`message-end`',
   'ai-sdk': 'the `finish` (or `abort`) part',
   'ai-sdk-ui': 'the `finish` (or `abort`) chunk, or `[DONE]`',
+  langchain: 'the end of every AI message (its finish reason, `on_chat_model_end` or `message-finish`)',
 };
 
 /**
@@ -292,7 +297,9 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     if (this.#framing === 'objects' && (typeof chunk === 'string' || toBytes(chunk) !== undefined)) {
       throw this.#invalid(
         'invalid-input',
-        `the ${this.#provider} input is the stream of part objects (\`streamText(…).fullStream\`), not text or bytes`,
+        this.#provider === 'langchain'
+          ? 'the langchain input is the stream of LangChain objects (`AIMessageChunk`s, `[chunk, metadata]` tuples, `streamEvents` events), not text or bytes'
+          : `the ${this.#provider} input is the stream of part objects (\`streamText(…).fullStream\`), not text or bytes`,
       );
     }
     if (typeof chunk === 'string') {
@@ -382,8 +389,10 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     }
     for (const event of this.#adapter.end()) {
       // A slot the provider never closed is flushed here, at the end of input: say so, so that a
-      // call cut before its first argument byte is not taken for a call without arguments.
-      this.#emit(event.type === 'flush' ? { ...event, metadata: { ...event.metadata, endOfInput: true } } : event);
+      // call cut before its first argument byte is not taken for a call without arguments. An
+      // adapter that knows says it itself (LangGraph's messages end with its stream: `false`).
+      const said = event.type === 'flush' && event.metadata?.['endOfInput'] !== undefined;
+      this.#emit(event.type === 'flush' && !said ? { ...event, metadata: { ...event.metadata, endOfInput: true } } : event);
     }
     if (this.#records > 0 && !this.#done && !(this.#adapter.complete?.() ?? this.#finished)) {
       const terminal = TERMINAL_RECORDS[this.#provider] ?? 'its terminal record';
@@ -692,7 +701,8 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
    * provider's records are; only an `error` event's data may be a bare message, its adapter's to read).
    */
   #record(record: unknown, event?: string): void {
-    if (!isRecord(record) && event !== 'error') {
+    // LangChain's stream parts are tuples too (`[chunk, metadata]`): its adapter reads arrays.
+    if (!isRecord(record) && event !== 'error' && !(this.#provider === 'langchain' && Array.isArray(record))) {
       const kind = record === null ? 'null' : Array.isArray(record) ? 'an array' : `a ${typeof record}`;
       throw new ProviderError(this.#provider, 'invalid-format', `${this.#provider}: expected a record object, got ${kind}`, { cause: record });
     }
