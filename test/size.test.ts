@@ -58,12 +58,15 @@ describe('bundle size', () => {
   // content after the terminal record is refused (provider-to-turn 32.4 → 37.5 KB); the relay's
   // batch writer and reader and the page error records (the whole library 75.4 KB measured then).
   // The whole library under 79 KB since issue 29: an encoder ends a chain or `fromResponse`, runs
-  // of entries made from earlier ones in the relay's batches (78.2 KB measured then).
-  it('the provider-to-turn pipeline stays under 38 KB, the whole library under 79 KB', async () => {
-    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(38 * 1024);
+  // of entries made from earlier ones in the relay's batches (78.2 KB measured then). 44 KB and
+  // 84 KB since issue 31's 'langchain' provider (+4.7 KB, in every pipeline's table): LangChain's
+  // chunks, LangGraph's tuples and steps, streamEvents v2 and core 1.4's content-block events
+  // (provider-to-turn 37.6 → 42.3 KB, the whole library 78.4 → 83.1 KB measured then).
+  it('the provider-to-turn pipeline stays under 44 KB, the whole library under 84 KB', async () => {
+    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(44 * 1024);
     const { readFileSync } = await import('node:fs');
     const all = [...readFileSync(new URL('../src/index.ts', import.meta.url), 'utf8').matchAll(/^export \{([^}]*)\}/gm)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter(Boolean));
-    expect(await bundledSize(all)).toBeLessThan(79 * 1024);
+    expect(await bundledSize(all)).toBeLessThan(84 * 1024);
   });
 
   // What a page that shows a relayed turn with a framework binding pulls in (the bindings add a few
