@@ -95,8 +95,6 @@ interface Message {
   finished: boolean;
   rawReason: string | undefined;
   applicationCalls: boolean;
-  /** Content or a call was read: it must end for the stream to be complete. */
-  content: boolean;
   /** A chunk of it was read (its whole message, when it comes, only ends it). */
   streamed: boolean;
   /** `usage_metadata` summed over its chunks (as `concat` sums it), or the protocol's last snapshot. */
@@ -218,8 +216,10 @@ function finishReasonOf(fields: JsonRecord | undefined, lenient = false): string
  * then. A chunk with content for a message that ended is refused (`ProviderError` type
  * `'after-end'`); one with only usage or metadata (OpenAI's usage chunk after its
  * `finish_reason`) is read. The messages of a LangGraph stream end with it (their flushes say
- * `endOfInput: false`). `end()` flushes what is open and, when every message with content ended,
- * emits one `finished`: the reason of the last message to end (`stop` after an application call
+ * `endOfInput: false`): such a stream cut between two chunks cannot be told from its end, though a
+ * call whose arguments stopped short stays incomplete. `end()` flushes what is open and, when
+ * every message ended (a message begins with its first chunk, `on_chat_model_start` or
+ * `message-start`), emits one `finished`: the reason of the last message to end (`stop` after an application call
  * is `tool-calls`; none is `stop`), its `rawReason` as LangChain carried it, and the usage of all
  * messages, `usage_metadata` summed as `concat` sums it (the protocol's snapshots: the last of
  * each message). A message that never ended was cut (`ProviderEventDecoder` errors with
@@ -260,7 +260,6 @@ export function createLangChainAdapter(_options: LangChainAdapterOptions = {}): 
       finished: false,
       rawReason: undefined,
       applicationCalls: false,
-      content: false,
       streamed: false,
       usage: undefined,
       graph: undefined,
@@ -323,7 +322,6 @@ export function createLangChainAdapter(_options: LangChainAdapterOptions = {}): 
 
   function emitText(message: Message, slot: Slot, text: string | undefined, out: StreamEvent[]): void {
     if (!text) return;
-    message.content = true;
     slot.emitted += text.length;
     if (slot.kept !== undefined) slot.kept += text;
     out.push(partEvent(slot.index as number, { type: slot.kind as 'message', text }));
@@ -384,7 +382,6 @@ export function createLangChainAdapter(_options: LangChainAdapterOptions = {}): 
       const result = type === 'server_tool_call_result' ? block['output'] : block['content'];
       const error = block['is_error'] === true || stringAt(block, 'status') === 'error' || stringAt(recordAt(block, 'content'), 'type')?.endsWith('_error') === true;
       const slot = nextSlot++;
-      message.content = true;
       const toolCallId = stringAt(block, 'tool_use_id') ?? stringAt(block, 'tool_call_id') ?? stringAt(block, 'toolCallId') ?? '';
       out.push(partEvent(slot, { type: 'provider-tool-result', toolCallId, result: (result ?? null) as JsonValue, ...(error ? { isError: true as const } : {}) }));
       out.push({ type: 'flush', index: slot, metadata: { blockType: type, block } });
@@ -419,7 +416,6 @@ export function createLangChainAdapter(_options: LangChainAdapterOptions = {}): 
   function start(message: Message, call: Slot, out: StreamEvent[]): void {
     if (call.done || (call.name === '' && !call.providerExecuted)) return;
     open(message, call);
-    message.content = true;
     message.applicationCalls ||= !call.providerExecuted;
     out.push(startPart(call));
     const held = call.held.join('');
@@ -430,7 +426,6 @@ export function createLangChainAdapter(_options: LangChainAdapterOptions = {}): 
   /** A call's argument text: emitted once it started, held before. */
   function emitArguments(message: Message, call: Slot, text: string | undefined, out: StreamEvent[]): void {
     if (!text) return;
-    message.content = true;
     if (call.index === undefined) {
       call.heldLength += text.length;
       if (call.heldLength > MAX_HELD_ARGUMENTS) {
@@ -686,7 +681,8 @@ export function createLangChainAdapter(_options: LangChainAdapterOptions = {}): 
     if (slot === undefined || slot.done) return;
     if (slot.kind === 'call') {
       if (stringAt(content, 'type') === 'invalid_tool_call') slot.error ??= invalidCall(content);
-      else slot.wholeArgs ??= wholeArguments(content['args']);
+      // The parsed arguments are the call's only for one that did not stream them (`''` streamed is none).
+      else if (slot.kept === undefined) slot.wholeArgs ??= wholeArguments(content['args']);
       identify(message, slot, nonEmptyStringAt(content, 'id'), nonEmptyStringAt(content, 'name'), out);
     } else {
       slot.signature = nonEmptyStringAt(content, 'signature') ?? slot.signature;
@@ -752,13 +748,15 @@ export function createLangChainAdapter(_options: LangChainAdapterOptions = {}): 
     else if (base === 'error') {
       const message = nonEmptyStringAt(data, 'message') ?? nonEmptyStringAt(record, 'message') ?? 'the LangChain stream reported an error';
       throw new ProviderError('langchain', nonEmptyStringAt(data, 'error') ?? 'error', message, { code: stringAt(record, 'code'), cause: record });
-    } else if (event === 'on_chat_model_stream' || event === 'on_chat_model_end') {
+    } else if (event.startsWith('on_chat_model_')) {
       const run: Source = { runId: nonEmptyStringAt(record, 'run_id'), graph: source.graph };
-      if (event === 'on_chat_model_stream') {
+      // A run that began must end: `on_chat_model_start` makes its message.
+      if (event === 'on_chat_model_start') messageFor(undefined, run);
+      else if (event === 'on_chat_model_stream') {
         const chunk = messageFields(recordAt(record, 'data')?.['chunk']);
         if (chunk === undefined) throw invalid('an on_chat_model_stream event without a message chunk', record);
         readMessage(chunk, run, out);
-      } else {
+      } else if (event === 'on_chat_model_end') {
         const message = messageFor(undefined, run);
         const output = messageFields(recordAt(record, 'data')?.['output']);
         if (!message.streamed && output !== undefined) readMessage(output, run, out, true);
@@ -771,9 +769,9 @@ export function createLangChainAdapter(_options: LangChainAdapterOptions = {}): 
     // other parts (`values`, `updates`, `metadata`, `end`, …) hold no chat model content.
   }
 
-  /** Every message that had content ended. */
+  /** Every message ended. */
   function complete(): boolean {
-    return messages.every((message) => message.finished || !message.content);
+    return messages.every((message) => message.finished);
   }
 
   return {

@@ -31,6 +31,8 @@ export const PROVIDER_OF_DIR: Readonly<Record<string, ProviderName>> = {
   ollama: 'ollama',
   bedrock: 'bedrock',
   cohere: 'cohere',
+  // LangChain.js objects, one a line (`.jsonl`), made from six of the recordings above.
+  langchain: 'langchain',
 };
 
 /** The text of a recording under `fixtures/providers/`. */
