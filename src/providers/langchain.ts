@@ -122,6 +122,8 @@ function indexKey(index: unknown): string | undefined {
 /** `usage` added into `into`: numbers summed, and the numbers of its detail objects. */
 function addUsage(into: Record<string, unknown>, usage: JsonRecord): void {
   for (const [key, value] of Object.entries(usage)) {
+    // A `__proto__` member (JSON.parse makes one) would set the prototype of `into`, not a count.
+    if (key === '__proto__') continue;
     const before = into[key];
     if (typeof value === 'number') into[key] = (typeof before === 'number' ? before : 0) + value;
     else if (isRecord(value)) addUsage((into[key] = isRecord(before) ? { ...before } : {}) as Record<string, unknown>, value);
