@@ -15,9 +15,10 @@
  *   (`+=` per chunk) and `parsePartialJson(text)` from `@langchain/core/output_parsers` per chunk.
  * - `argstream/stream`: the chunks through `new ProviderEventStream({ provider: 'langchain' })` into
  *   a `WritableStream` that does nothing: the least argstream does before a UI gets anything.
- * - `argstream/store`: the same events into `new TurnStore({ schedule: 'sync' })`, a listener reading
- *   `getSnapshot()` (the call's partial input) at every notification: like for like with the
- *   partial arguments the LangChain rows make per chunk.
+ * - `argstream/store`: each chunk through `new ProviderEventDecoder({ provider: 'langchain' })` and its
+ *   events into `new TurnStore({ schedule: 'sync' })` (`push`), a listener reading `getSnapshot()`
+ *   (the call's partial input) at every notification: synchronous per chunk, no stream between,
+ *   like for like with the LangChain rows' loop and the partial arguments they make per chunk.
  *
  * Cell ids: `langchain/<bytes>/<row>` (`--filter langchain/` runs only these). The re-parsing rows
  * grow with the square of the call: at 1 MB they run only with `--langchain-1mb` (about 20 and 3
@@ -27,7 +28,7 @@
  */
 import { AIMessageChunk } from '@langchain/core/messages';
 import { parsePartialJson } from '@langchain/core/output_parsers';
-import { ProviderEventStream, TurnStore, type JsonValue } from '../src/index.ts';
+import { ProviderEventDecoder, ProviderEventStream, TurnStore, type JsonValue, type StreamEvent } from '../src/index.ts';
 import { measureGroup, type MeasureOptions } from './measure.ts';
 import { TOOL_NAME } from './pipeline.ts';
 import { uiWriteFileCall } from './ui.ts';
@@ -44,7 +45,7 @@ const ROW_LABELS: Readonly<Record<LangChainRowId, string>> = {
   concat: 'LangChain: `message.concat(chunk)`, then `message.tool_calls` (`parsePartialJson` of the whole text) per chunk',
   'parse-partial-json': 'LangChain: the argument text `+=` per chunk, then `parsePartialJson(text)` (`@langchain/core/output_parsers`)',
   'argstream/stream': "`ProviderEventStream({ provider: 'langchain' })` → a `WritableStream` that does nothing",
-  'argstream/store': "`ProviderEventStream({ provider: 'langchain' })` → `TurnStore({ schedule: 'sync' })`, `getSnapshot()` per notification",
+  'argstream/store': "`ProviderEventDecoder({ provider: 'langchain' })` per chunk → `TurnStore({ schedule: 'sync' }).push`, `getSnapshot()` per notification",
 };
 
 /** Argstream's store ÷ LangChain's `concat` at 200 KB: at least this many times faster. */
@@ -118,13 +119,25 @@ function rowWork(row: LangChainRowId, chunks: readonly AIMessageChunk[]): () => 
         return args;
       };
     case 'argstream/store':
-      return async () => {
+      return () => {
         const store = new TurnStore({ schedule: 'sync' });
         let input: unknown;
         store.subscribe(() => {
           input = store.getSnapshot().calls[0]?.input;
         });
-        await store.consume(arrayStream(chunks).pipeThrough(new ProviderEventStream({ provider: 'langchain' })));
+        const decoder = new ProviderEventDecoder({ provider: 'langchain' });
+        const events: StreamEvent[] = [];
+        const apply = (): void => {
+          for (const event of events) void store.push(event);
+          events.length = 0;
+        };
+        for (const chunk of chunks) {
+          decoder.push(chunk, events);
+          apply();
+        }
+        decoder.end(events);
+        apply();
+        void store.end();
         return input as JsonValue;
       };
   }
