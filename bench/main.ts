@@ -59,6 +59,7 @@ import { printReport, type Results } from './report.ts';
 import { printUiReport, runUiBench, UI_ROWS, type UiResults } from './ui.ts';
 import { PARTIAL_JSON_BYTES, PARTIAL_JSON_ROWS, printPartialJsonReport, runPartialJsonBench } from './partial-json.ts';
 import { printAgUiReport, runAgUiBench } from './ag-ui.ts';
+import { LANGCHAIN_ROWS, printLangChainReport, runLangChainBench } from './langchain.ts';
 import { WORKLOAD_IDS, chunkText, makeWorkload, type Workload } from './workloads.ts';
 import type { JsonValue } from '../src/types.ts';
 import * as argstream from '../src/index.ts';
@@ -94,6 +95,8 @@ interface Cli {
   /** The AI SDK's UI rows at 1 MB too (minutes); only in the full run. */
   readonly aiSdk1mb: boolean;
   readonly agUi1mb: boolean;
+  /** LangChain's re-parsing rows at 1 MB too (tens of minutes); only in the full run. */
+  readonly langChain1mb: boolean;
 }
 
 function parseCli(args: readonly string[]): Cli {
@@ -106,6 +109,7 @@ function parseCli(args: readonly string[]): Cli {
   let cpuTime = false;
   let aiSdk1mb = false;
   let agUi1mb = false;
+  let langChain1mb = false;
   /** The value of `--name value` or `--name=value`. */
   const value = (arg: string, name: string, i: number): string => {
     const text = arg === name ? args[i] : arg.slice(name.length + 1);
@@ -118,6 +122,7 @@ function parseCli(args: readonly string[]): Cli {
     else if (arg === '--cpu-time') cpuTime = true;
     else if (arg === '--ai-sdk-1mb') aiSdk1mb = true;
     else if (arg === '--ag-ui-1mb') agUi1mb = true;
+    else if (arg === '--langchain-1mb') langChain1mb = true;
     else if (arg === '--full') quick = false;
     else if (arg === '--filter' || arg.startsWith('--filter=')) {
       const pattern = arg === '--filter' ? args[++i] : arg.slice('--filter='.length);
@@ -138,6 +143,7 @@ function parseCli(args: readonly string[]): Cli {
       process.stdout.write(
         'usage: npm run bench -- [--quick | --full] [--filter <regex>] [--cpu-time] [--relay-before <dist/index.js>] [--relay-streams <n>]\n' +
           '         [--relay-peers-scale <fraction>] [--ai-sdk-1mb] [--ag-ui-1mb] [--cpu-prof]\n' +
+          '         [--relay-peers-scale <fraction>] [--ai-sdk-1mb] [--langchain-1mb] [--cpu-prof]\n' +
           '  --cpu-time: time samples with the process\'s CPU time instead of wall time (for a machine shared with other work)\n' +
           '  --quick: fewer runs, the pipeline at 20 KB and 200 KB only, the UI rows at 46 KB and 200 KB only, 200 relayed streams;\n' +
           '  --full (the default): the pipeline and the UI rows also at 1 MB, 1000 relayed streams\n' +
@@ -146,6 +152,8 @@ function parseCli(args: readonly string[]): Cli {
           '            without it they print "not run"\n' +
           '  --ag-ui-1mb: also the AG-UI re-parse rows at 1 MB (agui/1000000/copilotkit and agui/1000000/ag-ui-client;\n' +
           '            quadratic: minutes per run); without it they print "not run"\n' +
+          '  --langchain-1mb: in the full run, also LangChain\'s re-parsing rows at 1 MB (langchain/1000000/concat and\n' +
+          '            langchain/1000000/parse-partial-json; quadratic: about 20 and 3 minutes a run); without it they print "not run"\n' +
           '  --relay-before: also relay with the argstream build at that path (an earlier commit\'s dist/index.js),\n' +
           '            in the same rounds as this one, and check this build against it\n' +
           '  --relay-peers-scale: multiply the relay-peers stream counts by this fraction (a quick look; the table says so)\n' +
@@ -157,7 +165,8 @@ function parseCli(args: readonly string[]): Cli {
           '            relay/<provider>/<this|before>/<chain|response|plain>, snapshots/shared,\n' +
           `            relay-peers/<20kb|200kb>/<${RELAY_PEERS_ROWS.join('|')}>,\n` +
           `            ui/<bytes>/<${UI_ROWS.join('|')}> (bytes: 46000, 200000, 1000000),\n` +
-          `            partial-json/<bytes>/<${PARTIAL_JSON_ROWS.join('|')}> (bytes: ${PARTIAL_JSON_BYTES.join(', ')})\n` +
+          `            partial-json/<bytes>/<${PARTIAL_JSON_ROWS.join('|')}> (bytes: ${PARTIAL_JSON_BYTES.join(', ')}),\n` +
+          `            langchain/<bytes>/<${LANGCHAIN_ROWS.join('|')}> (bytes: 20000, 200000, 1000000)\n` +
           `  workloads: ${WORKLOAD_IDS.join(', ')}\n` +
           `  contenders: ${[...STREAMING, ...REPARSE].map((c) => c.id).filter(unique).join(', ')}\n` +
           `  pipeline providers: ${PIPELINE_PROVIDERS.join(', ')}; feedings: ${FEEDINGS.join(', ')}\n` +
@@ -169,7 +178,7 @@ function parseCli(args: readonly string[]): Cli {
     }
   }
   if (aiSdk1mb && quick) process.stderr.write('note: --ai-sdk-1mb does nothing with --quick (no 1 MB size)\n');
-  return { quick, filter, filterText, relayBefore, relayStreams, relayPeersScale, cpuTime, aiSdk1mb, agUi1mb };
+  return { quick, filter, filterText, relayBefore, relayStreams, relayPeersScale, cpuTime, aiSdk1mb, agUi1mb, langChain1mb };
 }
 
 function unique<T>(item: T, index: number, items: readonly T[]): boolean {
@@ -383,6 +392,9 @@ async function main(): Promise<void> {
   // 9. AG-UI: one streaming call's arguments as AG-UI events, per TOOL_CALL_ARGS: CopilotKit's and
   //    @ag-ui/client's re-parse against argstream's decoder and parser, at 20 KB, 200 KB, 1 MB.
   const agUi = await runAgUiBench({ quick: cli.quick, reparse1mb: cli.agUi1mb, selected, progress, check: assertSameValue });
+  // 10. One streaming write_file call as LangChain.js AIMessageChunks: LangChain's own re-parse
+  //    (concat then tool_calls, parsePartialJson) against argstream's stream and TurnStore.
+  const langChain = await runLangChainBench({ quick: cli.quick, reparse1mb: cli.langChain1mb, selected, progress, check: assertSameValue });
 
   const seconds = (performance.now() - started) / 1000;
   printReport(results, {
@@ -396,6 +408,7 @@ async function main(): Promise<void> {
   printUiReport(ui);
   printPartialJsonReport(partialJson);
   printAgUiReport(agUi);
+  printLangChainReport(langChain);
 }
 
 main().catch((error: unknown) => {

@@ -96,7 +96,8 @@ export class JsonStreamError extends Error {
  * The provider APIs argstream decodes. `'ai-sdk'` is not a wire format but the parts of the AI
  * SDK's `streamText(…).fullStream`; `'ai-sdk-ui'` is the AI SDK's UI message stream (what an AI
  * SDK server sends to `useChat`); `'ag-ui'` is AG-UI's event stream (what an AG-UI agent sends its
- * UI).
+ * UI); `'langchain'` is not a wire format either but LangChain.js's stream objects
+ * (`AIMessageChunk`s, LangGraph's `[chunk, metadata]` tuples, `streamEvents`).
  */
 export type ProviderName =
   | 'anthropic'
@@ -108,7 +109,8 @@ export type ProviderName =
   | 'cohere'
   | 'ai-sdk'
   | 'ai-sdk-ui'
-  | 'ag-ui';
+  | 'ag-ui'
+  | 'langchain';
 
 /**
  * A provider answered with an HTTP error status (then `status` is set; `type`, `code` and the

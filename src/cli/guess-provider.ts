@@ -33,7 +33,7 @@ const MAX_RECORDS = 20;
  * Returns `undefined` when nothing matches (an OpenAI error body `{"error":{"message","type"}}`
  * is `openai-chat`; pass the provider explicitly for the Responses API).
  */
-export function guessProvider(recording: Uint8Array | string): Exclude<ProviderName, 'ai-sdk'> | undefined {
+export function guessProvider(recording: Uint8Array | string): Exclude<ProviderName, 'ai-sdk' | 'langchain'> | undefined {
   if (typeof recording !== 'string') {
     if (isAwsFrame(recording)) return 'bedrock';
     recording = new TextDecoder('utf-8').decode(recording.subarray(0, HEAD_BYTES));
@@ -102,7 +102,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function guessEventName(event: string): Exclude<ProviderName, 'ai-sdk'> | undefined {
+function guessEventName(event: string): Exclude<ProviderName, 'ai-sdk' | 'langchain'> | undefined {
   if (/^(?:message_start|message_delta|message_stop|content_block_(?:start|delta|stop)|ping)$/.test(event)) return 'anthropic';
   if (event.startsWith('response.')) return 'openai-responses';
   if (/^(?:message-(?:start|end)|content-(?:start|delta|end)|tool-plan-delta|tool-call-(?:start|delta|end)|citation-(?:start|end))$/.test(event)) {
@@ -117,7 +117,7 @@ const AI_SDK_UI_TYPES = /^(?:start|start-step|finish-step|finish|abort|message-m
 /** AG-UI's event types: `RUN_STARTED`, `TEXT_MESSAGE_CONTENT`, `TOOL_CALL_ARGS`, … */
 const AG_UI_TYPES = /^(?:RUN|STEP|TEXT_MESSAGE|TOOL_CALL|REASONING|STATE|MESSAGES|ACTIVITY|SUBAGENT)_[A-Z_]+$|^(?:RAW|CUSTOM)$/;
 
-function guessRecord(record: unknown, event: string | undefined): Exclude<ProviderName, 'ai-sdk'> | undefined {
+function guessRecord(record: unknown, event: string | undefined): Exclude<ProviderName, 'ai-sdk' | 'langchain'> | undefined {
   if (!isObject(record)) return event === undefined ? undefined : guessEventName(event);
   const type = typeof record['type'] === 'string' ? record['type'] : undefined;
   if (type !== undefined) {

@@ -13,8 +13,8 @@ import { guessProvider } from './guess-provider.ts';
 
 export { guessProvider };
 
-/** A provider whose wire format the replay server can serve (every provider API; not the AI SDK's streams). */
-export type ReplayProvider = Exclude<ProviderName, 'ai-sdk' | 'ai-sdk-ui' | 'ag-ui'>;
+/** A provider whose wire format the replay server can serve (every provider API; not the AI SDK's streams, AG-UI's, nor LangChain's objects). */
+export type ReplayProvider = Exclude<ProviderName, 'ai-sdk' | 'ai-sdk-ui' | 'ag-ui' | 'langchain'>;
 
 /** Options of {@link startReplayServer}. */
 export interface ReplayServerOptions {

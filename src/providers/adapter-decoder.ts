@@ -24,7 +24,7 @@ import { isRecord } from './json-access.ts';
  *   terminal one (see {@link ProviderEventDecoder.end}): a proxy or the network cut the turn.
  * - `max-buffered-bytes`: see {@link ProviderEventStreamOptions.maxBufferedBytes}.
  * - `crc-mismatch`, `invalid-frame`: a corrupt AWS event-stream frame.
- * - `invalid-input`: a chunk of the wrong kind (text for Bedrock, text or bytes for `'ai-sdk'`,
+ * - `invalid-input`: a chunk of the wrong kind (text for Bedrock, text or bytes for `'ai-sdk'` and `'langchain'`,
  *   `null`, a number).
  */
 export type InvalidStreamCode =
@@ -116,7 +116,8 @@ export class AdapterDecoder {
    * provider's records are; only an `error` event's data may be a bare message, its adapter's to read).
    */
   record(record: unknown, event?: string): void {
-    if (!isRecord(record) && event !== 'error') {
+    // LangChain's stream parts are tuples too (`[chunk, metadata]`): its adapter reads arrays.
+    if (!isRecord(record) && event !== 'error' && !(this.provider === 'langchain' && Array.isArray(record))) {
       const kind = record === null ? 'null' : Array.isArray(record) ? 'an array' : `a ${typeof record}`;
       throw new ProviderError(this.provider, 'invalid-format', `${this.provider}: expected a record object, got ${kind}`, { cause: record });
     }
@@ -143,7 +144,9 @@ export class AdapterDecoder {
     for (const event of this.#adapter.end()) {
       // A slot the provider never closed is flushed here, at the end of input: say so, so that a
       // call cut before its first argument byte is not taken for a call without arguments.
-      this.#emit(event.type === 'flush' ? { ...event, metadata: { ...event.metadata, endOfInput: true } } : event);
+      // An adapter that knows says it itself (LangGraph's messages end with its stream: `false`).
+      const said = event.type === 'flush' && event.metadata?.['endOfInput'] !== undefined;
+      this.#emit(event.type === 'flush' && !said ? { ...event, metadata: { ...event.metadata, endOfInput: true } } : event);
     }
     if (this.records > 0 && !this.done && !(this.#adapter.complete?.() ?? this.#finished)) {
       const count = `${this.records} record${this.records === 1 ? '' : 's'}`;

@@ -18,6 +18,7 @@ import { createBedrockAdapter } from './bedrock.ts';
 import { createCohereAdapter } from './cohere.ts';
 import { isErrorBody, providerErrorFromBody } from './error-body.ts';
 import { createGeminiAdapter } from './gemini.ts';
+import { createLangChainAdapter } from './langchain.ts';
 import { createOllamaAdapter } from './ollama.ts';
 import { createOpenAIChatAdapter } from './openai-chat.ts';
 import { createOpenAIResponsesAdapter } from './openai-responses.ts';
@@ -27,7 +28,8 @@ import { SseLineBreaks } from './sse-line-breaks.ts';
 /**
  * What a {@link ProviderEventStream} accepts: the response body's bytes (`Uint8Array`), text
  * (after a `TextDecoderStream`; not for Bedrock, whose framing is binary), or event objects an
- * official SDK already decoded (for `'ai-sdk'`, only the part objects of `fullStream`).
+ * official SDK already decoded (for `'ai-sdk'`, only the part objects of `fullStream`; for
+ * `'langchain'`, only LangChain's objects: message chunks, `[chunk, metadata]` tuples, events).
  */
 export type ProviderEventStreamInput = string | Uint8Array | object;
 
@@ -39,6 +41,7 @@ export interface ProviderEventStreamOptions {
    * AI SDK's UI message stream (an AI SDK server's SSE response to `useChat`, or its chunk objects);
    * `'ag-ui'` AG-UI's events (an AG-UI agent's SSE response, as `@ag-ui/encoder` writes it, or the
    * event objects `@ag-ui/client` yields).
+   * `'langchain'` LangChain.js's stream objects (objects only: see `docs/langchain.md`).
    */
   readonly provider: ProviderName;
   /**
@@ -119,6 +122,7 @@ const PROVIDERS: Readonly<Record<ProviderName, { readonly framing: Framing; read
   'ai-sdk': { framing: 'objects', create: () => createAiSdkAdapter(), terminal: 'the `finish` (or `abort`) part' },
   'ai-sdk-ui': { framing: 'sse', create: () => createAiSdkUiAdapter({ updateText: () => new PathUpdateText() }), terminal: AI_SDK_UI_TERMINAL },
   'ag-ui': { framing: 'sse', create: () => createAgUiAdapter(), terminal: '`RUN_FINISHED`' },
+  langchain: { framing: 'objects', create: () => createLangChainAdapter(), terminal: 'the end of every AI message (its finish reason, `on_chat_model_end` or `message-finish`)' },
 };
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
@@ -234,7 +238,9 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     if (this.#framing === 'objects' && (typeof chunk === 'string' || toBytes(chunk) !== undefined)) {
       throw this.#invalid(
         'invalid-input',
-        `the ${this.#provider} input is the stream of part objects (\`streamText(…).fullStream\`), not text or bytes`,
+        this.#provider === 'langchain'
+          ? 'the langchain input is the stream of LangChain objects (`AIMessageChunk`s, `[chunk, metadata]` tuples, `streamEvents` events), not text or bytes'
+          : `the ${this.#provider} input is the stream of part objects (\`streamText(…).fullStream\`), not text or bytes`,
       );
     }
     if (typeof chunk === 'string') {

@@ -57,7 +57,7 @@ const MAX_ERROR_BODY = 64 * 1024;
  * The returned stream is an ordinary `ReadableStream` (`pipeThrough`, `pipeTo`, `tee`, a reader)
  * with a high-water mark of 0: nothing is read from the network before it is asked for.
  *
- * @throws {TypeError} for an unknown provider, `'ai-sdk'` (not an HTTP API), a response whose
+ * @throws {TypeError} for an unknown provider, `'ai-sdk'` or `'langchain'` (not HTTP APIs), a response whose
  * body was already read, or a stage that `chain` would refuse.
  *
  * @example A relay to a browser, one hop and one write per network read:
@@ -106,6 +106,9 @@ export function fromResponse(response: Response, options: FromResponseOptions, .
 export function fromResponse(response: Response, options: FromResponseOptions, ...stages: ChainableStage<unknown, unknown>[]): ReadableStream<unknown> {
   if (options.provider === 'ai-sdk') {
     throw new TypeError("fromResponse: 'ai-sdk' is not an HTTP API; pipe `streamText(…).fullStream` into ProviderEventStream instead");
+  }
+  if (options.provider === 'langchain') {
+    throw new TypeError("fromResponse: 'langchain' is not an HTTP API; pipe LangChain's stream (model.stream(…), a LangGraph graph.stream(…, { streamMode: 'messages' })) into ProviderEventStream instead");
   }
   const decoder = new ProviderEventDecoder(options);
   if (response.bodyUsed || response.body?.locked === true) {

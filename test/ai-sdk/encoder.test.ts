@@ -69,7 +69,7 @@ import { ToolCallProgressStream } from '../../src/transforms/tool-call-progress-
 import type { PipelineEvent, StreamEvent } from '../../src/types.ts';
 import type { ProviderName } from '../../src/errors.ts';
 import { manifestRecordings, readManifest, type ManifestRecording } from '../manifest.ts';
-import { PROVIDER_OF_DIR } from '../providers/event-stream-helpers.ts';
+import { PROVIDER_OF_DIR, recordingInput } from '../providers/event-stream-helpers.ts';
 import { collectTurn, type Turn } from '../../src/sinks/collect-turn.ts';
 import { readAll, readFixture, settle, streamOf } from '../helpers.ts';
 import type { UIPart } from './transport-helpers.ts';
@@ -488,7 +488,8 @@ describe('UIMessageStreamEncoder for every provider argstream reads', () => {
     "%s: chunks ai 5, 6 and 7 accept; the page's message has argstream's text, calls and finish",
     async (file, recording) => {
       const provider = PROVIDER_OF_DIR[recording.dir] as ProviderName;
-      const events = () => streamOf([readFixture(`providers/${file}`)]).pipeThrough(new ProviderEventStream({ provider }));
+      // Bytes, or a `.jsonl` recording's objects (Bedrock's SDK shapes, LangChain's objects).
+      const events = () => streamOf(recordingInput(recording)).pipeThrough(new ProviderEventStream({ provider }));
       const turn: Turn | Error = await collectTurn(events(), { isolateErrors: true }).catch((error: Error) => error);
       for (const reader of MAJORS) {
         const { chunks, rejected } = parsed(reader, events().pipeThrough(new UIMessageStreamEncoder()));

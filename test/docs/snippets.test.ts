@@ -576,6 +576,14 @@ const SNIPPETS: Record<string, Entry> = {
     },
   },
 
+  'docs/langchain.md#0': { contains: 'await model.stream(', runBy: 'test/docs/langchain-snippets.test.ts' },
+  'docs/langchain.md#1': { contains: 'new StateGraph(MessagesAnnotation)', runBy: 'test/docs/langchain-snippets.test.ts' },
+  'docs/langchain.md#2': { contains: "{ version: 'v2' }", runBy: 'test/docs/langchain-snippets.test.ts' },
+  'docs/langchain.md#3': { contains: '{ tools: langChainTools }', runBy: 'test/docs/langchain-snippets.test.ts' },
+  'docs/langchain.md#4': { contains: 'client.runs.stream', runBy: 'test/docs/langchain-snippets.test.ts' },
+  'docs/langchain.md#5': { contains: 'message.concat(chunk)', runBy: 'test/docs/langchain-snippets.test.ts' },
+  'docs/langchain.md#6': { contains: 'store.getSnapshot().calls', runBy: 'test/docs/langchain-snippets.test.ts' },
+
   'docs/sdks.md#0': { contains: 'fromResponse(response', runBy: 'test/sdk/readme.test.ts' },
   'docs/sdks.md#1': { contains: "from '@anthropic-ai/sdk'", runBy: 'test/sdk/readme.test.ts' },
   'docs/sdks.md#2': { contains: 'chat.completions.create', runBy: 'test/sdk/readme.test.ts' },

@@ -67,6 +67,8 @@ import type * as A from 'argstream';
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import type { FunctionDeclaration } from '@google/genai';
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import type { StructuredToolInterface } from '@langchain/core/tools';
 
 declare global {
   /** A provider request's headers and body. */
@@ -100,6 +102,10 @@ declare global {
   const chatTools: OpenAI.Chat.ChatCompletionTool[];
   const responseTools: OpenAI.Responses.Tool[];
   const functionDeclarations: FunctionDeclaration[];
+  /** LangChain.js tools, a chat model and a question for it (docs/langchain.md). */
+  const langChainTools: StructuredToolInterface[];
+  const chatModel: BaseChatModel;
+  const question: string;
   /** A page: the prompt, and the element a file's content goes into. */
   const prompt: string;
   const pre: HTMLElement;

@@ -1,6 +1,6 @@
 /**
  * Records of the wrong shape, for every provider, through `ProviderEventStream` from bytes (the
- * AI SDK's `fullStream`, which has no wire format, from objects): a record that is not an object,
+ * AI SDK's `fullStream` and LangChain's streams, which have no wire format, from objects): a record that is not an object,
  * or a known record missing its members or holding members of the wrong type, ends the stream in
  * a `ProviderError` with type `'invalid-format'` after everything before it — never a `TypeError`
  * or `RangeError` — and a record of a type the adapter does not know is ignored, as a provider may
@@ -33,6 +33,7 @@ function jsonOf(record: WireRecord): string {
 function wire(provider: ProviderName, records: readonly WireRecord[]): ProviderEventStreamInput[] {
   switch (provider) {
     case 'ai-sdk':
+    case 'langchain':
       return records.map((record) => (record.json === undefined ? record.value : JSON.parse(record.json)) as object);
     case 'bedrock':
       return records.map((record) => eventFrame(record.event ?? 'messageStart', record.value));
@@ -112,6 +113,12 @@ const SHAPES: Readonly<Record<ProviderName, ProviderShapes>> = {
     unknown: { value: { type: 'FUTURE_EVENT', x: 1 } },
     terminal: [{ value: { type: 'RUN_FINISHED', threadId: 't', runId: 'r' } }],
   },
+  langchain: {
+    missing: { value: { event: 'on_chat_model_stream', run_id: 'r1', data: {} } },
+    wrongType: { value: { type: 'ai', content: 5, tool_call_chunks: [] } },
+    unknown: { value: { event: 'on_future_event', run_id: 'r1', data: {} } },
+    terminal: [{ value: { type: 'ai', content: 'a', tool_call_chunks: [], response_metadata: { finish_reason: 'stop' } } }],
+  },
 };
 
 const PROVIDERS = Object.keys(SHAPES) as ProviderName[];
@@ -144,8 +151,8 @@ describe('ProviderEventStream records of the wrong shape', () => {
     for (const [name, value] of NOT_OBJECTS) {
       it(`ProviderEventStream ends a ${provider} stream whose record is ${name} in a typed error`, async () => {
         const error = await run(provider, [{ value, event: provider === 'bedrock' ? 'contentBlockDelta' : undefined } as WireRecord]);
-        if (provider === 'ai-sdk' && !Array.isArray(value)) {
-          // `fullStream` yields objects: anything else is input of the wrong kind.
+        if ((provider === 'ai-sdk' || provider === 'langchain') && !Array.isArray(value)) {
+          // `fullStream` and LangChain's streams yield objects: anything else is input of the wrong kind.
           expect(error).toBeInstanceOf(ProviderError);
           expect(error).toMatchObject({ provider, type: 'invalid-stream', code: 'invalid-input' });
         } else {
@@ -207,6 +214,19 @@ const MEMBER_CASES: ReadonlyArray<readonly [ProviderName, string, WireRecord]> =
   ['ag-ui', 'RUN_ERROR whose message is an object', { value: { type: 'RUN_ERROR', message: {} } }],
   ['ag-ui', 'an event whose subagentRunId is a number', { value: { type: 'STEP_STARTED', stepName: 's', subagentRunId: 5 } }],
   ['ag-ui', 'an event without a type', { value: { messageId: 'm', delta: 'x' } }],
+  ['langchain', 'a tool call chunk whose args are an object', { value: { type: 'ai', content: '', tool_call_chunks: [{ index: 0, id: 'c', name: 'f', args: {} }] } }],
+  ['langchain', 'a tool call chunk whose index is a boolean', { value: { type: 'ai', content: '', tool_call_chunks: [{ index: true, id: 'c', name: 'f', args: '{}' }] } }],
+  ['langchain', 'a tool call chunk whose name is a number', { value: { type: 'ai', content: '', tool_call_chunks: [{ index: 0, id: 'c', name: 5, args: '{}' }] } }],
+  ['langchain', 'a tool call chunk that is a string', { value: { type: 'ai', content: '', tool_call_chunks: ['{}'] } }],
+  ['langchain', 'tool_call_chunks that are an object', { value: { type: 'ai', content: '', tool_call_chunks: { index: 0 } } }],
+  ['langchain', 'usage_metadata that is a string', { value: { type: 'ai', content: '', tool_call_chunks: [], usage_metadata: '5' } }],
+  ['langchain', 'a content block that is a number', { value: { type: 'ai', content: [5], tool_call_chunks: [] } }],
+  ['langchain', 'a text block whose text is a number', { value: { type: 'ai', content: [{ type: 'text', text: 5 }], tool_call_chunks: [] } }],
+  ['langchain', 'an on_chat_model_stream whose chunk is a string', { value: { event: 'on_chat_model_stream', run_id: 'r1', data: { chunk: 'Hi' } } }],
+  ['langchain', 'a content-block-delta without its index', { value: { event: 'content-block-delta', delta: { type: 'text-delta', text: 'x' } } }],
+  ['langchain', 'a text-delta whose text is a number', { value: { event: 'content-block-delta', index: 0, delta: { type: 'text-delta', text: 5 } } }],
+  ['langchain', 'an object that is no LangChain stream object', { value: { messages: [] } }],
+  ['langchain', 'a tuple of three objects', { value: [{}, {}, {}] }],
 ];
 
 /** Per provider: records the stream reads before the record of the wrong shape, and the text they carry. */
@@ -221,6 +241,7 @@ const BEFORE: Readonly<Partial<Record<ProviderName, readonly WireRecord[]>>> = {
   'ai-sdk': [{ value: { type: 'text-start', id: 't' } }, { value: { type: 'text-delta', id: 't', text: 'before' } }],
   'ai-sdk-ui': [{ value: { type: 'text-start', id: 't' } }, { value: { type: 'text-delta', id: 't', delta: 'before' } }],
   'ag-ui': [{ value: { type: 'RUN_STARTED', threadId: 't', runId: 'r' } }, { value: { type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' } }, { value: { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'before' } }],
+  langchain: [{ value: { type: 'ai', id: 'msg_1', content: 'before', tool_call_chunks: [] } }],
 };
 
 /** The message text a stream's events carry. */
@@ -283,6 +304,8 @@ const DEEP_CASES: ReadonlyArray<readonly [ProviderName, string, readonly WireRec
   ],
   ['ai-sdk', "a tool-call part's input", [{ json: `{"type":"tool-call","toolCallId":"c","toolName":"f","input":${DEEP_ARGS}}` }]],
   ['ai-sdk-ui', "a tool-input-available chunk's input", [{ json: `{"type":"tool-input-available","toolCallId":"c","toolName":"f","input":${DEEP_ARGS}}` }]],
+  ['langchain', "the tool_calls args of a whole AIMessage (a LangGraph node's output)", [{ json: `{"type":"ai","id":"m","content":"","tool_calls":[{"id":"c","name":"f","args":${DEEP_ARGS}}]}` }]],
+  ['langchain', "a content-block-finish's whole tool call args", [{ value: { event: 'message-start' } }, { json: `{"event":"content-block-finish","index":0,"content":{"type":"tool_call","id":"c","name":"f","args":${DEEP_ARGS}}}` }]],
 ];
 
 describe('ProviderEventStream whole arguments nested too deeply to write as JSON text', () => {

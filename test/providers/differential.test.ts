@@ -3,7 +3,8 @@
  * turn an independent accumulation of the raw wire records states (wire-accumulators.ts, written
  * from the providers' documentation, sharing nothing with `src/`) must be the turn
  * `collectTurn(ProviderEventStream)` assembles, with the bytes fed whole and at random cuts, and
- * the records fed as the objects an SDK yields.
+ * the records fed as the objects an SDK yields. LangChain.js objects (`langchain/`) have no wire:
+ * their oracle is LangChain's own reading of them (langchain-accumulator.ts).
  */
 import { describe, expect, it } from 'vitest';
 import type { ProviderName } from '../../src/errors.ts';
@@ -27,9 +28,10 @@ import {
   openAIResponsesTurn,
   sseRecords,
 } from './wire-accumulators.ts';
+import { langChainTurn } from './langchain-accumulator.ts';
 
 /** Each recording folder: the accumulator of its wire format and the provider API it is read as. */
-const FORMATS: Readonly<Record<string, { readonly provider: ProviderName; readonly read: (bytes: Uint8Array, file: string) => WireTurn }>> = {
+const FORMATS: Readonly<Record<string, { readonly provider: ProviderName; readonly read: (bytes: Uint8Array, file: string) => WireTurn | Promise<WireTurn> }>> = {
   anthropic: { provider: 'anthropic', read: (bytes) => anthropicTurn(textOf(bytes)) },
   'openai-chat': { provider: 'openai-chat', read: (bytes) => openAIChatTurn(textOf(bytes)) },
   'openai-compatible': { provider: 'openai-chat', read: (bytes) => openAIChatTurn(textOf(bytes)) },
@@ -43,6 +45,7 @@ const FORMATS: Readonly<Record<string, { readonly provider: ProviderName; readon
   },
   cohere: { provider: 'cohere', read: (bytes) => cohereTurn(textOf(bytes)) },
   'ag-ui': { provider: 'ag-ui', read: (bytes) => agUiTurn(textOf(bytes)) },
+  langchain: { provider: 'langchain', read: (bytes) => langChainTurn(ndjsonRecords(textOf(bytes))) },
 };
 
 function textOf(bytes: Uint8Array): string {
@@ -143,6 +146,20 @@ function fromTurn(turn: Turn, dir: string): Compared {
  */
 const PENDING: Readonly<Record<string, { readonly bullet: string; readonly turn: (wire: Compared) => Compared }>> = {};
 
+/**
+ * Where an oracle that is the ecosystem's own reader states less than its recording does, by
+ * recording: what it lost and where. `@langchain/core` 1.4.0's conversion of OpenAI Chat chunks to
+ * content-block events (`openai_completions_stream.js`: `if (rawToolCall.id != null) acc.id =
+ * rawToolCall.id`) lets a continuation's `id: ""` (Qwen) replace the call's id, so its
+ * `content-block-finish` and the message `ChatModelStream` assembles carry `id: ''`; the
+ * `content-block-start` before it has the id, which argstream keeps. Asserted exactly: a fix
+ * upstream fails here, to delete the entry.
+ */
+const ORACLE_LOSSES: Readonly<Record<string, string>> = {
+  'langchain/openai-compatible-qwen-dashscope-empty-string-ids.protocol.jsonl': 'the call id',
+  'langchain/openai-compatible-qwen-dashscope-empty-string-ids.graph-protocol.jsonl': 'the call id',
+};
+
 // ---------------------------------------------------------------------------------------------
 // Running both sides.
 
@@ -188,7 +205,7 @@ describe('differential: an independent accumulation of the wire agrees with coll
       const bytes = readFixture(`providers/${recording.file}`);
       let wire: Compared | WireError;
       try {
-        wire = fromWire(format.read(bytes, recording.file), recording.dir);
+        wire = fromWire(await format.read(bytes, recording.file), recording.dir);
       } catch (error) {
         if (!(error instanceof WireError)) throw error;
         wire = error;
@@ -214,7 +231,7 @@ describe('differential: structured output is the JSON of the message text', () =
     const { provider } = format;
     it(recording.file, async () => {
       const bytes = readFixture(`providers/${recording.file}`);
-      const wire = format.read(bytes, recording.file);
+      const wire = await format.read(bytes, recording.file);
       for (const [label, chunks] of feeds(bytes, recording.file)) {
         const turn = await collectTurn(streamOf(chunks).pipeThrough(new ProviderEventStream({ provider, structuredOutput: true })));
         expect(turn.structured, label).toEqual(JSON.parse(wire.text));
@@ -255,8 +272,13 @@ describe('the accumulators agree with the manifest', () => {
   for (const recording of RECORDINGS) {
     const format = FORMATS[recording.dir];
     if (format === undefined || recording.errors !== undefined) continue;
-    it(recording.file, () => {
-      const wire = format.read(readFixture(`providers/${recording.file}`), recording.file);
+    it(recording.file, async () => {
+      const wire = await format.read(readFixture(`providers/${recording.file}`), recording.file);
+      if (ORACLE_LOSSES[recording.file] !== undefined) {
+        // The oracle lost the ids the recording holds (see ORACLE_LOSSES): '' where the manifest has one.
+        expect(wire.toolCalls.map((c) => c.id)).toEqual(recording.toolCalls.map(() => ''));
+        wire.toolCalls = wire.toolCalls.map((c, i) => ({ ...c, id: recording.toolCalls[i]?.id ?? c.id }));
+      }
       const same = (calls: WireTurn['toolCalls'], expected: typeof recording.toolCalls): void => {
         expect(calls.map((c) => ({ id: c.id, name: c.name }))).toEqual(expected.map((c) => ({ id: c.id, name: c.name })));
         expected.forEach((call, i) => {

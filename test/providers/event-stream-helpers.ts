@@ -32,6 +32,8 @@ export const PROVIDER_OF_DIR: Readonly<Record<string, ProviderName>> = {
   bedrock: 'bedrock',
   cohere: 'cohere',
   'ag-ui': 'ag-ui',
+  // LangChain.js objects, one a line (`.jsonl`), made from six of the recordings above.
+  langchain: 'langchain',
 };
 
 /** The text of a recording under `fixtures/providers/`. */

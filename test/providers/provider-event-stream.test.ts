@@ -90,8 +90,9 @@ describe('ProviderEventStream framing', () => {
 
 describe('ProviderEventStream framing of every SSE and NDJSON recording', () => {
   for (const recording of readManifest()) {
-    // SSE and NDJSON only: Bedrock's binary framing is tested in bedrock.test.ts.
-    const provider = recording.dir === 'bedrock' ? undefined : PROVIDER_OF_DIR[recording.dir];
+    // SSE and NDJSON only: Bedrock's binary framing is tested in bedrock.test.ts; LangChain's
+    // objects have no framing (langchain.test.ts).
+    const provider = recording.dir === 'bedrock' || recording.dir === 'langchain' ? undefined : PROVIDER_OF_DIR[recording.dir];
     if (provider === undefined) continue;
     it(`ProviderEventStream reads ${recording.file} the same under every cutting, without a framing error`, async () => {
       const bytes = readFixture(`providers/${recording.file}`);

@@ -99,6 +99,7 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
 function isTerminal(provider: ProviderName, block: WireBlock): boolean {
   const record = block.record;
   if (record === '[DONE]') return true;
+  if (provider === 'langchain') return isLangChainTerminal(record);
   if (!isObject(record)) return false;
   switch (provider) {
     case 'anthropic':
@@ -120,6 +121,25 @@ function isTerminal(provider: ProviderName, block: WireBlock): boolean {
     default:
       throw new Error(`no terminal rule for ${provider}`);
   }
+}
+
+/**
+ * A LangChain object after which its message is whole: a chunk with a finish reason, the end of a
+ * `streamEvents` run, `message-finish`. A LangGraph `[chunk, metadata]` tuple is always: the
+ * messages of a graph's stream end with it (some integrations' finish reasons do not reach it).
+ */
+function isLangChainTerminal(record: unknown): boolean {
+  if (Array.isArray(record)) {
+    if (isObject(record[1]) && typeof record[1]['langgraph_step'] === 'number' && !('event' in Object(record[0]))) return true;
+    return isLangChainTerminal(record[0]);
+  }
+  if (!isObject(record)) return false;
+  if (record['event'] === 'on_chat_model_end' || record['event'] === 'message-finish') return true;
+  const chunk = record['event'] === 'on_chat_model_stream' && isObject(record['data']) ? record['data']['chunk'] : record;
+  if (!isObject(chunk)) return false;
+  const metadata = isObject(chunk['response_metadata']) ? chunk['response_metadata'] : {};
+  const kwargs = isObject(chunk['additional_kwargs']) ? chunk['additional_kwargs'] : {};
+  return typeof (metadata['finish_reason'] ?? metadata['stop_reason'] ?? kwargs['stop_reason']) === 'string' || (metadata['object'] === 'response' && metadata['status'] === 'completed');
 }
 
 function join(blocks: readonly WireBlock[]): Uint8Array {
@@ -151,7 +171,7 @@ const RECORDINGS = readableRecordings();
 describe('every recording: whole, it completes; cut between two records, it is truncated exactly until its terminal record', () => {
   it('covers every provider with a wire format', () => {
     const providers = new Set(RECORDINGS.map((r) => PROVIDER_OF_DIR[r.dir]));
-    expect([...providers].sort()).toEqual(['ag-ui', 'anthropic', 'bedrock', 'cohere', 'gemini', 'ollama', 'openai-chat', 'openai-responses']);
+    expect([...providers].sort()).toEqual(['ag-ui', 'anthropic', 'bedrock', 'cohere', 'gemini', 'langchain', 'ollama', 'openai-chat', 'openai-responses']);
   });
 
   for (const recording of RECORDINGS) {
@@ -176,7 +196,9 @@ describe('every recording: whole, it completes; cut between two records, it is t
         const cut = blocks.slice(0, k);
         if (k > 0) {
           const last = blocks[k - 1] as WireBlock;
-          if (last.record !== undefined && last.record !== '[DONE]') records++;
+          // LangGraph's checkpoint envelope (`{id, step, source}`) is no record of a turn.
+          const envelope = provider === 'langchain' && isObject(last.record) && typeof last.record['step'] === 'number';
+          if (last.record !== undefined && last.record !== '[DONE]' && !envelope) records++;
           if (isTerminal(provider, last)) terminal = true;
         }
         const run = sdkObjects ? runDecoder(provider, cut.map((b) => b.record)) : runDecoder(provider, [join(cut)]);

@@ -24,6 +24,13 @@ export const RECORDING_FILES = [
   'openai-responses/web-search-call-then-message-annotations.sse',
   'ag-ui/anthropic-text-then-2-parallel-tool-use.sse',
   'ag-ui/openai-chat-parallel-2-tool-calls-chunks.sse',
+  // LangChain.js objects, one a line (JSON lines): read as objects, no wire format.
+  'langchain/anthropic-text-then-2-parallel-tool-use.stream-v0.jsonl',
+  'langchain/anthropic-server-tool-use-code-execution-escapes-emoji.events-v1.jsonl',
+  'langchain/anthropic-thinking-signature-then-tool-use-no-args.protocol.jsonl',
+  'langchain/openai-chat-parallel-2-tool-calls.messages-v0.jsonl',
+  'langchain/openai-compatible-qwen-dashscope-empty-string-ids.stream-v1.jsonl',
+  'langchain/openai-responses-reasoning-summary-then-function-call.graph-protocol.jsonl',
 ];
 
 function base64(path: string): string {

@@ -648,6 +648,94 @@ for (const expected of RECORDINGS) {
   });
 }
 
+/**
+ * LangChain.js objects (the real packages' chunks, tuples and events, recorded as JSON lines): read
+ * as objects, with the calls of the provider recording they were made from (MANIFEST.md).
+ */
+const LANGCHAIN_RECORDINGS: ReadonlyArray<RecordingCase & { readonly text: string }> = [
+  {
+    file: 'langchain/anthropic-text-then-2-parallel-tool-use.stream-v0.jsonl',
+    provider: 'langchain',
+    rawFinishReason: 'tool_use',
+    text: "Certainly! I'd be happy",
+    toolCalls: [
+      { id: 'toolu_01YUs66wivdF51ENZFX8gX9S', name: 'get_weather', args: { location: 'New York, NY', unit: 'fahrenheit' } },
+      { id: 'toolu_01NRtod2L7M7TBDj9GCzsZCx', name: 'get_time', args: { timezone: 'America/New_York' } },
+    ],
+  },
+  {
+    file: 'langchain/anthropic-server-tool-use-code-execution-escapes-emoji.events-v1.jsonl',
+    provider: 'langchain',
+    rawFinishReason: 'end_turn',
+    text: "I'll calculate",
+    toolCalls: [],
+    providerToolCalls: [{ id: 'srvtoolu_01MwXaweAHve88x6s3Fc8x6Q', name: 'bash_code_execution', args: { command: 'echo "65465-6544 * 65464-6+1.02255" | bc -l' } }],
+  },
+  {
+    file: 'langchain/anthropic-thinking-signature-then-tool-use-no-args.protocol.jsonl',
+    provider: 'langchain',
+    rawFinishReason: 'tool_use',
+    text: '',
+    toolCalls: [{ id: 'toolu_01825dXWLSoJwCst1qTsiWdb', name: 'fixed_version', args: {} }],
+  },
+  {
+    file: 'langchain/openai-chat-parallel-2-tool-calls.messages-v0.jsonl',
+    provider: 'langchain',
+    // LangGraph's messages mode leaves out ChatOpenAI's finish reason: the graph's stream ends it.
+    rawFinishReason: undefined,
+    text: '',
+    toolCalls: [
+      { id: 'call_JMW1whyEaYG438VE1OIflxA2', name: 'GetWeatherArgs', args: { city: 'Edinburgh', country: 'GB', units: 'c' } },
+      { id: 'call_DNYTawLBoN8fj3KN6qU9N1Ou', name: 'get_stock_price', args: { ticker: 'AAPL', exchange: 'NASDAQ' } },
+    ],
+  },
+  {
+    file: 'langchain/openai-compatible-qwen-dashscope-empty-string-ids.stream-v1.jsonl',
+    provider: 'langchain',
+    rawFinishReason: 'tool_calls',
+    text: '',
+    toolCalls: [{ id: 'call_eee11723464a4b9eb8cee71d', name: 'weather', args: { location: 'San Francisco' } }],
+  },
+  {
+    file: 'langchain/openai-responses-reasoning-summary-then-function-call.graph-protocol.jsonl',
+    provider: 'langchain',
+    rawFinishReason: 'completed',
+    text: '',
+    toolCalls: [{ id: 'call_AB6AaRZ1FYZB2RwS6A5vbdqn', name: 'calculator', args: { a: 12, b: 7, op: 'add' } }],
+  },
+];
+
+/** The objects of a JSON-lines recording. */
+function objectsOf(bytes: Uint8Array): object[] {
+  return new TextDecoder()
+    .decode(bytes)
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as object);
+}
+
+for (const expected of LANGCHAIN_RECORDINGS) {
+  test(`ProviderEventStream (langchain) → collectTurn on ${expected.file}: the source recording's calls, read from plain objects`, async () => {
+    const objects = objectsOf(recording(expected.file));
+    const turn = await collectTurn(streamOf(objects).pipeThrough(new ProviderEventStream({ provider: 'langchain' })));
+    checkTurn(turn, expected, 'objects');
+    assert(turn.text.startsWith(expected.text), `the text begins ${show(expected.text)} (got ${show(turn.text.slice(0, 40))})`);
+    // Cut before its last object, a turn is incomplete: a typed error, or (a LangGraph stream ends
+    // with the graph) the same calls.
+    const { error } = await settle(streamOf(objects.slice(0, -1)).pipeThrough(new ProviderEventStream({ provider: 'langchain' })));
+    if (error !== undefined) {
+      assert(error instanceof ProviderError, `a ProviderError (got ${String(error)})`);
+      assertEqual([error.type, error.code], ['invalid-stream', 'truncated'], 'the cut stream');
+    }
+  });
+}
+
+test('ProviderEventStream (langchain) refuses text: LangChain\'s streams are objects', async () => {
+  const { error } = await settle(streamOf(['{"type":"ai","content":"x"}']).pipeThrough(new ProviderEventStream({ provider: 'langchain' })));
+  assert(error instanceof ProviderError, `a ProviderError (got ${String(error)})`);
+  assertEqual([error.provider, error.type, error.code], ['langchain', 'invalid-stream', 'invalid-input'], 'the error');
+});
+
 test('ProviderEventStream after TextDecoderStream on a Response body (anthropic): an emoji split across deltas and bytes reads the same', async () => {
   const expected = RECORDINGS[1]!;
   const bytes = recording(expected.file);

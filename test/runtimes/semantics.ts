@@ -63,7 +63,7 @@ import { AgUiEncoder } from '../../src/bindings/ag-ui.ts';
 type Pair = ReadableWritablePair<unknown, unknown>;
 
 /** What a source emits, and what a stage takes and gives. */
-type Kind = 'sse' | 'events' | 'relay-sse' | 'relay-ndjson' | 'relay-ag-ui' | 'json' | 'fragments' | 'snapshots';
+type Kind = 'sse' | 'langchain' | 'events' | 'relay-sse' | 'relay-ndjson' | 'relay-ag-ui' | 'json' | 'fragments' | 'snapshots';
 
 const utf8 = new TextEncoder();
 
@@ -87,6 +87,21 @@ function anthropicSse(): Uint8Array[] {
   events.push(['message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 120 } }]);
   events.push(['message_stop', { type: 'message_stop' }]);
   return events.map(([name, data]) => utf8.encode(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`));
+}
+
+/** LangChain.js message chunks (plain objects, as a LangGraph server sends them): text and tool calls taking turns. */
+function langChainChunks(): object[] {
+  const chunks: object[] = [{ type: 'ai', id: 'msg_1', content: '', tool_call_chunks: [] }];
+  for (let index = 0; index < 8; index++) {
+    if (index % 2 === 0) {
+      for (const text of [`Block ${index}: `, 'some text ', 'and more.']) chunks.push({ type: 'ai', content: [{ type: 'text', text, index }], tool_call_chunks: [] });
+    } else {
+      chunks.push({ type: 'ai', content: [], tool_call_chunks: [{ index, id: `call_${index}`, name: 'write_file', args: '' }] });
+      for (const args of ['{"path":"src/', `f${index}.rs","content":"fn `, 'main() {}\\n"', ',"n":[1,2]}']) chunks.push({ type: 'ai', content: [], tool_call_chunks: [{ index, args }] });
+    }
+  }
+  chunks.push({ type: 'ai', content: [], tool_call_chunks: [], additional_kwargs: { stop_reason: 'tool_use' }, usage_metadata: { input_tokens: 10, output_tokens: 120, total_tokens: 130 } });
+  return chunks;
 }
 
 /** A JSON document (an array of records) in 12-character pieces. */
@@ -140,7 +155,7 @@ function prepareInputs(): Promise<Inputs> {
     const relaySse = await collect(arrayStream(events).pipeThrough(new EventStreamEncoder()));
     const relayNdjson = await collect(arrayStream(events).pipeThrough(new NdjsonEncoder()));
     const relayAgUi = await collect(arrayStream(events).pipeThrough(new AgUiEncoder()));
-    return { chunks: { sse, events, json, fragments, 'relay-sse': relaySse, 'relay-ndjson': relayNdjson, 'relay-ag-ui': relayAgUi } };
+    return { chunks: { sse, langchain: langChainChunks(), events, json, fragments, 'relay-sse': relaySse, 'relay-ndjson': relayNdjson, 'relay-ag-ui': relayAgUi } };
   })();
   return inputs;
 }
@@ -170,6 +185,8 @@ function stage(label: string, input: Kind, output: Kind, make: () => Pair, ident
 }
 
 const provider = stage('ProviderEventStream', 'sse', 'events', () => new ProviderEventStream({ provider: 'anthropic' }));
+/** The same class reading objects (LangChain's chunks), not bytes. */
+const langChainProvider = stage('ProviderEventStream (langchain)', 'langchain', 'events', () => new ProviderEventStream({ provider: 'langchain' }));
 const progress = stage('ToolCallProgressStream', 'events', 'events', () => new ToolCallProgressStream());
 const conversation = stage('ConversationEventStream', 'events', 'events', () => new ConversationEventStream());
 const delta = stage('ToolCallDeltaStream', 'events', 'events', () => new ToolCallDeltaStream());
@@ -451,6 +468,7 @@ function groups(): Array<{ readonly name: string; readonly shapes: Shape[] }> {
   const group = (x: StageSpec, ...chains: StageSpec[][]) => ({ name: x.label, shapes: [shape([x]), ...chains.map((stages) => shape(stages))] });
   return [
     group(provider, [provider, progress, fields], [provider, foreign, conversation]),
+    group(langChainProvider, [langChainProvider, progress, fields]),
     group(progress, [provider, progress, fields]),
     group(conversation, [provider, conversation, fields]),
     group(delta, [provider, delta, conversation]),

@@ -14,6 +14,8 @@ const encode = (text: string) => new TextEncoder().encode(text);
 function recordings(): Array<[string, Exclude<ProviderName, 'ai-sdk'>]> {
   const out: Array<[string, Exclude<ProviderName, 'ai-sdk'>]> = [];
   for (const [dir, provider] of Object.entries(PROVIDER_OF_DIR) as Array<[string, Exclude<ProviderName, 'ai-sdk'>]>) {
+    // LangChain's objects have no HTTP response (fromResponse refuses 'langchain').
+    if (provider === 'langchain') continue;
     for (const file of listFixtures(`providers/${dir}`)) if (!file.endsWith('.jsonl')) out.push([`providers/${dir}/${file}`, provider]);
   }
   return out;
@@ -207,8 +209,9 @@ describe('fromResponse', () => {
     expect(joinText(fused)).toEqual(joinText(separate));
   });
 
-  it('fromResponse refuses ai-sdk, unknown providers and a body already read', async () => {
+  it('fromResponse refuses ai-sdk, langchain, unknown providers and a body already read', async () => {
     expect(() => fromResponse(new Response('x'), { provider: 'ai-sdk' })).toThrow(TypeError);
+    expect(() => fromResponse(new Response('x'), { provider: 'langchain' })).toThrow(/'langchain' is not an HTTP API/);
     expect(() => fromResponse(new Response('x'), { provider: 'mistral' as never })).toThrow(TypeError);
     const used = new Response('data: {}\n\n');
     await used.text();
