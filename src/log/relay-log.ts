@@ -450,6 +450,8 @@ export async function serveStream(log: EventLog, streamId: string, request: Requ
           if (entry.kind !== 'event') {
             stop();
             controller.close();
+            // The log's reader is done with: whatever it holds for it (a follower, a connection) goes now.
+            await tail.return?.();
           }
         } catch (error) {
           if (finished) return;

@@ -462,6 +462,8 @@ const SNIPPETS: Record<string, Entry> = {
     },
   },
 
+  'docs/relay.md#3': { contains: "from '@hono/node-server'", runBy: 'test/redis/node-http.test.ts' },
+
   'docs/sdks.md#0': { contains: 'fromResponse(response', runBy: 'test/sdk/readme.test.ts' },
   'docs/sdks.md#1': { contains: "from '@anthropic-ai/sdk'", runBy: 'test/sdk/readme.test.ts' },
   'docs/sdks.md#2': { contains: 'chat.completions.create', runBy: 'test/sdk/readme.test.ts' },
