@@ -366,9 +366,9 @@ export class RedisEventLog implements EventLog {
     let page: typeof firstPage | undefined = firstPage;
     // The entries there are now, page by page.
     for (;;) {
-      if (page === undefined) throw new EventLogError('unavailable', `the stream ${streamId} is gone from Redis after event ${at} (it expired, or Redis lost it)`);
+      if (page === undefined) throw new EventLogError('lost', `the stream ${streamId} is gone from Redis after event ${at} (Redis lost it, or it expired)`);
       for (const { id, entry } of page.entries) {
-        if (id !== at + 1) throw new EventLogError('unavailable', `the log of stream ${streamId} skipped from event ${at} to ${id}`);
+        if (id !== at + 1) throw new EventLogError('lost', `the log of stream ${streamId} skipped from event ${at} to ${id}`);
         if (entry.kind !== 'event') {
           yield entry;
           return;
@@ -458,7 +458,7 @@ class Follower {
     for (const { id, entry } of entries) {
       if (id <= this.fetched) continue; // read for another follower of the stream that is behind
       if (id !== this.fetched + 1) {
-        this.fail(new EventLogError('unavailable', `the log of stream ${this.streamId} skipped from event ${this.fetched} to ${id}`));
+        this.fail(new EventLogError('lost', `the log of stream ${this.streamId} skipped from event ${this.fetched} to ${id}`));
         return;
       }
       this.fetched = id;
@@ -730,7 +730,7 @@ class Tail {
       return; // Redis unreachable: the blocking read's retry bound reports it.
     }
     if (reply === null || reply === undefined || reply === false) {
-      for (const follower of waiting) follower.fail(new EventLogError('unavailable', `the stream ${follower.streamId} is gone from Redis after event ${follower.fetched} (Redis lost it, or it expired)`));
+      for (const follower of waiting) follower.fail(new EventLogError('lost', `the stream ${follower.streamId} is gone from Redis after event ${follower.fetched} (Redis lost it, or it expired)`));
       return;
     }
     const [lastRaw, state, leased] = reply as [unknown, unknown, unknown];
@@ -738,7 +738,7 @@ class Tail {
     for (const [i, follower] of waiting.entries()) {
       const fetched = seen[i] as number;
       if (fetched > last + (state === 'open' ? 0 : 1)) {
-        follower.fail(new EventLogError('unavailable', `the stream ${follower.streamId} holds ${last} events in Redis but ${fetched} were read: Redis lost events`));
+        follower.fail(new EventLogError('lost', `the stream ${follower.streamId} holds ${last} events in Redis but ${fetched} were read: Redis lost events`));
       } else if (state === 'open' && Number(leased) !== 1 && fetched >= last) {
         follower.fail(new EventLogError('producer-lost', `the producer of stream ${follower.streamId} stopped before the stream's end (its lease ran out)`));
       } else if (follower.fetched < last + (state === 'open' ? 0 : 1)) {
@@ -896,7 +896,7 @@ class RedisProducer implements EventLogProducer {
           status === 'lost'
             ? new EventLogError('producer-lost', `the lease of the producer of stream ${this.streamId} ran out (or Redis lost the stream)`)
             : status === 'gap'
-              ? new EventLogError('unavailable', `Redis holds fewer events of stream ${this.streamId} than the ${first - 1} written: Redis lost events`)
+              ? new EventLogError('lost', `Redis holds fewer events of stream ${this.streamId} than the ${first - 1} written: Redis lost events`)
               : new EventLogError('unavailable', `the stream ${this.streamId} cannot be appended to: ${APPEND_REFUSED[status] ?? 'Redis gave an answer the event log does not write'}`);
         for (const pending of batch) pending.reject(error);
         this.#lose(error);

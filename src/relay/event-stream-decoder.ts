@@ -12,7 +12,21 @@ import { BatchReader } from './batch-reader.ts';
 import { errorClasses, expandSnapshot, readError, readEvent, snapshotOf, type ErrorClass } from './wire.ts';
 
 /** Options of {@link EventStreamDecoder}. */
-export type EventStreamDecoderOptions = RelayDecoderOptions;
+export interface EventStreamDecoderOptions extends RelayDecoderOptions {
+  /**
+   * Where this response starts: the `Last-Event-ID` its request was sent with (`0` or nothing for a
+   * first request). The decoder's {@link EventStreamDecoder.lastEventId} starts there (so a resume
+   * that is cut before its first event still knows where it is), and with a decimal id the first
+   * record's id is checked to continue it — a server that skips or repeats events from the start
+   * is a `RelayError` `out-of-sequence`, as one that does so later is. Without it, the first
+   * record sets the position, and the ids after it are checked.
+   * @default undefined
+   */
+  readonly lastEventId?: string | number | undefined;
+}
+
+/** An id the decoder can count with: a decimal integer, as argstream's encoders and logs write them. */
+const COUNTED_ID = /^\d{1,16}$/;
 
 /** The decoding, without a stream. Internal (`TurnStore.consume` reads a body with it). */
 export class EventStreamDecoderCore<T> implements DecoderCore<T> {
@@ -27,6 +41,12 @@ export class EventStreamDecoderCore<T> implements DecoderCore<T> {
   #closed = false;
   readonly #batches: BatchReader;
   readonly #maxDepth: number;
+  /** The id of the last event, as a number, while ids are counted (decimal); `undefined` before the first or once they are not. */
+  #position: number | undefined;
+  /** Whether ids are counted: until an id that is not a decimal integer (another server's). */
+  #counting = true;
+  /** Events since the last id (records without one, from another server): the next id counts them too. */
+  #unnumbered = 0;
 
   constructor(options: EventStreamDecoderOptions) {
     this.#classes = errorClasses(options.errorClasses);
@@ -38,6 +58,14 @@ export class EventStreamDecoderCore<T> implements DecoderCore<T> {
       onError: (error) => this.#parseError(error),
       maxBufferSize: this.#max,
     });
+    const start = options.lastEventId;
+    if (start !== undefined) {
+      const text = String(start);
+      if (typeof start === 'number' && !(Number.isSafeInteger(start) && start >= 0)) throw new RangeError(`EventStreamDecoder: lastEventId must be a non-negative integer or an id as the server sent it, got ${text}`);
+      if (text !== '' && text !== '0') this.#lastEventId = text;
+      if (COUNTED_ID.test(text)) this.#position = Number(text);
+      else if (text !== '') this.#counting = false;
+    }
   }
 
   get lastEventId(): string | undefined {
@@ -93,23 +121,68 @@ export class EventStreamDecoderCore<T> implements DecoderCore<T> {
       throw new RelayError('after-end', `an event came after the end event${message.id === undefined ? '' : ` (id ${message.id})`}`, { lastEventId: this.#lastEventId });
     }
     let event: unknown;
-    let snapshot: unknown[] | undefined;
+    let events: unknown[] | undefined;
+    /** How many ids the record stands for: a batch one per event, a single event one; a snapshot any number. */
+    let count: number | undefined = 1;
     try {
       event = readEvent(message.data, this.#classes);
       // A batch: the events one network read made, keys and paths by reference.
-      if (Array.isArray(event)) this.#batches.read(event, (snapshot = []));
-      // Many events as one (the turn so far, to a client that resumed far behind): its events, in its place.
-      else if (message.event === 'snapshot' || snapshotOf(event) !== undefined) expandSnapshot(event, (snapshot = []), this.#maxDepth);
+      if (Array.isArray(event)) {
+        this.#batches.read(event, (events = []));
+        // A snapshot's batch is its compacted events: its id says which events it stands for.
+        count = message.event === 'snapshot' ? undefined : events.length;
+      } else if (message.event === 'snapshot' || snapshotOf(event) !== undefined) {
+        // Many events as one (the turn so far, to a client that resumed far behind): its events, in its place.
+        expandSnapshot(event, (events = []), this.#maxDepth);
+        count = undefined;
+      }
     } catch (error) {
       if (error instanceof RelayError) throw new RelayError(error.code, `${error.message}${message.id === undefined ? '' : ` (event ${message.id})`}`, { lastEventId: this.#lastEventId, cause: error.cause });
       throw error;
     }
-    if (message.id !== undefined) this.#lastEventId = message.id;
-    if (snapshot !== undefined) {
-      for (const inner of snapshot) this.#out?.push(inner as T);
+    if (message.id === undefined) this.#unnumbered += count ?? 0;
+    else {
+      this.#count(message.id, count);
+      this.#lastEventId = message.id;
+    }
+    if (events !== undefined) {
+      for (const inner of events) this.#out?.push(inner as T);
       return;
     }
     this.#out?.push(event as T);
+  }
+
+  /**
+   * Check a record's id against the last: ids count one per event, and a record's id is its last
+   * event's, so a record of `count` events after id p carries p + count (a snapshot: any id after
+   * p). Its events are not delivered otherwise: a page never shows a turn with a hole in it, or a
+   * piece twice.
+   */
+  #count(id: string, count: number | undefined): void {
+    if (!this.#counting) return;
+    if (!COUNTED_ID.test(id)) {
+      // Another server's ids (not decimal): nothing to count with from here on.
+      this.#counting = false;
+      this.#position = undefined;
+      return;
+    }
+    const n = Number(id);
+    const previous = this.#position;
+    const unnumbered = this.#unnumbered;
+    this.#unnumbered = 0;
+    if (previous !== undefined) {
+      const expected = count === undefined ? undefined : previous + unnumbered + count;
+      if (expected === undefined ? n <= previous : n !== expected) {
+        const what =
+          n <= previous
+            ? `a step back: event ${id} came after event ${previous} (events sent again)`
+            : expected !== undefined && n < expected
+              ? `events sent again: a record of ${count} event${count === 1 ? '' : 's'} after event ${previous} ends at event ${id}, not ${expected}`
+              : `a gap: a record of ${count} event${count === 1 ? '' : 's'} after event ${previous} ends at event ${id}, not ${expected} — ${n - (expected as number)} event${n - (expected as number) === 1 ? ' is' : 's are'} missing`;
+        throw new RelayError('out-of-sequence', `the event stream's ids are out of sequence, ${what}; resume from event ${previous}`, { lastEventId: this.#lastEventId });
+      }
+    }
+    this.#position = n;
   }
 
   #parseError(error: ParseError): void {

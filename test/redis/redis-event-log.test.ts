@@ -347,11 +347,11 @@ describe.skipIf(skip)('RedisEventLog on redis-server', () => {
         await volatile.restart();
         const outcome = await kept.done;
         expect(outcome.status).toBe('log-failed');
-        expect(['producer-lost', 'unavailable']).toContain((outcome as { error: EventLogError }).error.code);
+        expect(['producer-lost', 'unavailable', 'lost']).toContain((outcome as { error: EventLogError }).error.code);
         expect(cancelled).toBeInstanceOf(EventLogError);
         const got = await reader;
         expect(got.error).toBeInstanceOf(EventLogError);
-        expect(['producer-lost', 'unavailable']).toContain((got.error as EventLogError).code);
+        expect(['producer-lost', 'unavailable', 'lost']).toContain((got.error as EventLogError).code);
         expect(got.at - killed).toBeLessThan(options.retryMs + options.leaseMs);
         expect(consecutive(got.entries)).toBe(true);
         expect(got.entries.every((e) => e.kind === 'event')).toBe(true);
