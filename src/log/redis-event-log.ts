@@ -449,7 +449,17 @@ export class RedisEventLog implements EventLog {
     const keys = this.keys(streamId);
     const first = await this.#page(streamId, keys, after);
     if (first === undefined) throw new EventLogError('not-found', `no stream ${streamId}: it never existed or it expired`);
-    if (after > first.last) throw new EventLogError('invalid-id', `the stream ${streamId} has ${first.last} events so far: there is no event ${after}`);
+    if (after > first.last) {
+      // A stream failed after Redis lost events a page had read (a failover): the page resumes
+      // from beyond what is left, and learns why the stream failed rather than a 400.
+      if (first.state === 'failed') {
+        const terminal = (await this.#page(streamId, keys, first.last))?.entries[0]?.entry;
+        if (terminal?.kind === 'error') return (async function* () {
+          yield terminal;
+        })();
+      }
+      throw new EventLogError('invalid-id', `the stream ${streamId} has ${first.last} events so far: there is no event ${after}`);
+    }
     return this.#entries(streamId, keys, after, first, options.follow ?? true, options.signal);
   }
 
@@ -1032,6 +1042,7 @@ class RedisProducer implements EventLogProducer {
   #renewal: ReturnType<typeof setInterval> | undefined;
   #lastWrite = Date.now();
   #tooLarge: string | undefined;
+  #lostRecord: string | undefined;
 
   constructor(log: RedisEventLog, tail: Tail, streamId: string, keys: Keys, token: string, leaseMs: number, retryMs: number) {
     this.#log = log;
@@ -1103,7 +1114,7 @@ class RedisProducer implements EventLogProducer {
         const first = (batch[0] as Pending).id;
         // What the script writes when the batch goes beyond the size limit (made once: an error is not free).
         this.#tooLarge ??= writeError(new EventLogError('too-large', `the stream ${this.streamId} would hold more than its size limit of event data`));
-        const args = [this.#token, String(this.#leaseMs), String(first), String(batch.length), this.#tooLarge];
+        const args = [this.#token, String(this.#leaseMs), String(first), String(batch.length), this.#tooLarge, this.#lost()];
         for (const pending of batch) args.push(pending.type, pending.data);
         let reply: unknown[];
         // The lease runs from when the script runs: at the earliest when it is sent, not when its answer is read.
@@ -1148,7 +1159,7 @@ class RedisProducer implements EventLogProducer {
           status === 'lost'
             ? new EventLogError('producer-lost', `the lease of the producer of stream ${this.streamId} ran out (or Redis lost the stream)`)
             : status === 'gap'
-              ? new EventLogError('lost', `Redis holds fewer events of stream ${this.streamId} than the ${first - 1} written: Redis lost events`)
+              ? this.#lostError(Number(reply[1]), first - 1)
               : new EventLogError('unavailable', `the stream ${this.streamId} cannot be appended to: ${APPEND_REFUSED[status] ?? 'Redis gave an answer the event log does not write'}`);
         for (const pending of batch) pending.reject(error);
         this.#lose(error);
@@ -1159,6 +1170,17 @@ class RedisProducer implements EventLogProducer {
       // append made after it starts a new flush instead of waiting in the queue forever.
       this.#flushing = undefined;
     }
+  }
+
+  /** What Redis lost: written, acknowledged, then gone (a failover before replication). The stream was failed with it. */
+  #lostError(held: number, written: number): EventLogError {
+    return new EventLogError('lost', `Redis holds ${held} events of stream ${this.streamId} but ${written} were written: Redis lost events (a failover before they were replicated)`);
+  }
+
+  /** The record a stream that lost events is failed with (made once). */
+  #lost(): string {
+    this.#lostRecord ??= writeError(new EventLogError('lost', `the stream ${this.streamId} lost events in Redis`));
+    return this.#lostRecord;
   }
 
   /** Run a write, retrying while Redis cannot be reached (or replicas do not acknowledge), for at most `retryMs`. */
@@ -1199,15 +1221,15 @@ class RedisProducer implements EventLogProducer {
     if (this.#finished) return;
     const what = `${kind === 'end' ? 'end' : 'fail'} the stream ${this.streamId}`;
     const reply = await this.#retrying(async () => {
-      const answer = await this.#log.eval('finish', [this.#keys.events, this.#keys.meta, this.#keys.lease], [this.#token, kind, data], what);
+      const answer = await this.#log.eval('finish', [this.#keys.events, this.#keys.meta, this.#keys.lease], [this.#token, kind, data, String(this.#lastId), this.#lost()], what);
       if (answer !== 'lost') await this.#log.replicated(this.#keys.events, what);
       return answer;
     }).catch((error: unknown) => {
       this.#lose(error);
       throw error;
     });
-    if (reply === 'lost') {
-      const error = new EventLogError('producer-lost', `the lease of the producer of stream ${this.streamId} ran out (or Redis lost the stream)`);
+    if (reply === 'lost' || reply === 'gap') {
+      const error = reply === 'gap' ? new EventLogError('lost', `Redis holds fewer events of stream ${this.streamId} than the ${this.#lastId} written: Redis lost events (a failover before they were replicated)`) : new EventLogError('producer-lost', `the lease of the producer of stream ${this.streamId} ran out (or Redis lost the stream)`);
       this.#lose(error);
       throw error;
     }

@@ -28,6 +28,12 @@ export interface ClusterNode {
   alive(): boolean;
   /** Kill it at once (SIGKILL), as a crash does. */
   kill(): Promise<void>;
+  /** Start it again, on its port with its cluster config: a master that was failed over rejoins as a replica. */
+  restart(): Promise<void>;
+  /** Stop it (SIGSTOP): it neither answers nor replicates; its connections stay open. */
+  pause(): void;
+  /** Let it run again (SIGCONT). */
+  resume(): void;
 }
 
 export interface RedisCluster {
@@ -42,6 +48,8 @@ export interface RedisCluster {
   replicaOf(master: ClusterNode): Promise<ClusterNode>;
   /** Poll `check` every 50 ms until it holds, for at most `ms`. */
   waitFor(check: () => Promise<boolean>, ms: number, what: string): Promise<void>;
+  /** Wait until every live node says `cluster_state:ok`, every master that serves slots has its replicas, and every replica is in sync. */
+  healthy(ms: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -65,6 +73,7 @@ export async function startCluster(options: { masters?: number; replicas?: numbe
     });
   const processes: GroupProcess[] = [];
   const ports: number[] = [];
+  const argsOf: string[][] = [];
   try {
     for (let i = 0; i < count; i++) {
       // The cluster bus on a port of its own (not port + 10000, which may be taken or out of range).
@@ -73,8 +82,7 @@ export async function startCluster(options: { masters?: number; replicas?: numbe
       while (bus === port) bus = await freePort();
       const nodeDir = join(dir, String(port));
       mkdirSync(nodeDir);
-      processes.push(
-        spawnGroup(binary, [
+      const args = [
           '--port', String(port),
           '--cluster-port', String(bus),
           '--bind', '127.0.0.1',
@@ -89,8 +97,9 @@ export async function startCluster(options: { masters?: number; replicas?: numbe
           '--daemonize', 'no',
           '--protected-mode', 'yes',
           '--loglevel', 'warning',
-        ]),
-      );
+        ];
+      argsOf.push(args);
+      processes.push(spawnGroup(binary, args));
       ports.push(port);
     }
     for (const [i, port] of ports.entries()) {
@@ -120,10 +129,21 @@ export async function startCluster(options: { masters?: number; replicas?: numbe
     },
     alive: () => (processes[i] as GroupProcess).alive(),
     kill: () => (processes[i] as GroupProcess).stop(),
+    async restart() {
+      processes[i] = spawnGroup(binary, argsOf[i] as string[]);
+      const deadline = Date.now() + 10_000;
+      while ((await cli(port, 'PING').catch(() => '')).trim() !== 'PONG') {
+        if (!(processes[i] as GroupProcess).alive() || Date.now() > deadline) throw new Error(`redis-server on ${port} did not come back: ${(processes[i] as GroupProcess).output()}`);
+        await sleep(25);
+      }
+    },
+    pause: () => process.kill((processes[i] as GroupProcess).pid, 'SIGSTOP'),
+    resume: () => process.kill((processes[i] as GroupProcess).pid, 'SIGCONT'),
   }));
   const live = () => nodes.filter((node) => node.alive());
 
   const cluster: RedisCluster = {
+    healthy: async () => {},
     nodes,
     rootNodes: ports.slice(0, masters).map((port) => ({ host: '127.0.0.1', port })),
     cli,
@@ -163,19 +183,22 @@ export async function startCluster(options: { masters?: number; replicas?: numbe
       }
     },
     async stop() {
+      for (const node of nodes) if (node.alive()) node.resume();
       for (const process of processes) await process.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+  cluster.healthy = (ms) =>
+    cluster.waitFor(async () => {
+      for (const node of live()) {
+        if ((await info(node.port))['cluster_state'] !== 'ok') return false;
+        const replication = await cli(node.port, 'INFO', 'replication');
+        if (/^role:slave/m.test(replication) && !/^master_link_status:up/m.test(replication)) return false;
+        if (/^role:master/m.test(replication) && Number(/^connected_slaves:(\d+)/m.exec(replication)?.[1] ?? 0) < replicas) return false;
+      }
+      return true;
+    }, ms, 'cluster_state:ok on every node, every master with its replicas, every replica in sync');
   // Ready: every node sees the cluster ok, and every replica has caught up with its master.
-  await cluster.waitFor(async () => {
-    for (const port of ports) {
-      if ((await info(port))['cluster_state'] !== 'ok') return false;
-      const replication = await cli(port, 'INFO', 'replication');
-      if (/^role:slave/m.test(replication) && !/^master_link_status:up/m.test(replication)) return false;
-      if (/^role:master/m.test(replication) && Number(/^connected_slaves:(\d+)/m.exec(replication)?.[1] ?? 0) < replicas) return false;
-    }
-    return true;
-  }, 30_000, 'cluster_state:ok on every node, every replica in sync');
+  await cluster.healthy(30_000);
   return cluster;
 }
