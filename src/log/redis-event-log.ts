@@ -46,11 +46,13 @@ export interface RedisEventLogOptions {
    */
   readonly maxBytes?: number;
   /**
-   * The producer's lease, in milliseconds: it renews it every third of this while it runs (and
-   * at each append). A producer that dies stops renewing: readers report `producer-lost` at most
-   * a quarter of this after the lease runs out — so within 1.25 × `leaseMs` of its death. A
-   * producer whose process stalls (a blocked event loop, a paused VM) keeps its lease for two
-   * thirds of this at least. On a cluster, make it longer than a failover (see `retryMs`).
+   * The producer's lease, in milliseconds: each append extends it, and while no event comes the
+   * producer renews it every quarter of this. A producer that dies stops renewing: readers report
+   * `producer-lost` at most a quarter of this after the lease runs out — so within 1.25 ×
+   * `leaseMs` of its death. A producer whose process stalls (a blocked event loop, a paused VM)
+   * keeps its lease for 5/8 of this at least (6.25 s by default), and is not reported lost while
+   * it does; stalled beyond the lease, it is (and learns it, `producer-lost`, when it runs again).
+   * On a cluster, make it longer than a failover (see `retryMs`).
    * @default 10_000
    */
   readonly leaseMs?: number;
@@ -1053,7 +1055,9 @@ class RedisProducer implements EventLogProducer {
     this.#leaseMs = leaseMs;
     this.#retryMs = retryMs;
     tail.addProducer(this);
-    this.#renewal = setInterval(() => void this.#renew(), Math.max(10, Math.floor(leaseMs / 3)));
+    // Every quarter lease, unless a write went out in the last eighth: the lease is extended at
+    // least every 3/8 of it, so a process that stalls keeps its lease for 5/8 of it at least.
+    this.#renewal = setInterval(() => void this.#renew(), Math.max(10, Math.floor(leaseMs / 4)));
   }
 
   get lastId(): number {
@@ -1199,7 +1203,7 @@ class RedisProducer implements EventLogProducer {
   }
 
   async #renew(): Promise<void> {
-    if (this.#finished || Date.now() - this.#lastWrite < this.#leaseMs / 3 - 5) return;
+    if (this.#finished || Date.now() - this.#lastWrite < this.#leaseMs / 8) return;
     let reply: unknown;
     const sent = Date.now();
     try {
