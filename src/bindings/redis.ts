@@ -1,9 +1,9 @@
 /**
  * `argstream/redis`: the event log on Redis or a Redis Cluster, so that a client cut off mid-turn
  * resumes on any instance. Bring your own client: node-redis (`createClient`, `createCluster`
- * from the `redis` package, version 5 or 6) or ioredis (`new Redis()`, `new Cluster()`, version 5
- * or 6) — optional peer dependencies; nothing here imports them — or anything implementing
- * {@link RedisEventLogClient} (another client, a Valkey client).
+ * from the `redis` package, version 5 or 6) or ioredis (`new Redis()`, `new Cluster()`; tested
+ * with version 6) — optional peer dependencies; nothing here imports them — or anything
+ * implementing {@link RedisEventLogClient} (another client, a Valkey client).
  *
  * Runtimes: Node ≥ 20, Bun and Deno (through their Node compatibility) — wherever those clients
  * run; tested on all three against a real redis-server, and on Node against a real Redis Cluster.

@@ -86,7 +86,16 @@ function crc16(key: string): number {
   return crc;
 }
 
-/** The hash slot of `key` (0–16383): of its hash tag, the text between its first `{` and the next `}`, when that is not empty. */
+/**
+ * The Redis Cluster hash slot of `key` (0–16383): CRC16 of its hash tag — the text between its
+ * first `{` and the next `}`, when that is not empty — or of the whole key. Every key of a
+ * `RedisEventLog` stream has the tag `{<stream id>}`: one slot.
+ * @example
+ * ```ts
+ * hashSlot('chat:{Q3v0xYqT9cS5oWb1nLr2hA}:e') === hashSlot('chat:{Q3v0xYqT9cS5oWb1nLr2hA}:m'); // true
+ * hashSlot('foo'); // 12182, as `CLUSTER KEYSLOT foo` says
+ * ```
+ */
 export function hashSlot(key: string): number {
   const open = key.indexOf('{');
   if (open !== -1) {
