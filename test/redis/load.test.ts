@@ -47,7 +47,7 @@ const ids = (list: readonly LogEntry[]) => list.flatMap((e) => (e.kind === 'even
 
 describe.skipIf(skip)('RedisEventLog under a loaded event loop', () => {
   let server: RedisServer;
-  const clients: Array<ReturnType<typeof createClient>> = [];
+  const clients: Array<{ isOpen: boolean; destroy(): void }> = [];
 
   beforeAll(async () => {
     server = await startRedis();
