@@ -233,9 +233,10 @@ function misconfigured(cause: unknown): string | undefined {
  * cluster node's address — since the message reaches pages (the 503 body, an `event: error`
  * record); the failure stays on the error's `cause`, on the server, for logs.
  */
-function unavailable(what: string, cause: unknown): EventLogError {
+function unavailable(what: string, cause: unknown, cluster = false): EventLogError {
   const within = cause instanceof NoAnswer ? ` within ${cause.ms} ms` : '';
-  const wrong = misconfigured(cause);
+  // A cluster client meets these replies in a failover (CLUSTERDOWN) or a resharding: not a misconfiguration.
+  const wrong = cluster ? undefined : misconfigured(cause);
   return new EventLogError('unavailable', wrong === undefined ? `Redis did not ${what}${within}` : `Redis did not ${what}: it ${wrong}`, { cause });
 }
 
@@ -408,7 +409,7 @@ export class RedisEventLog implements EventLog {
         return await deadline(this.#redis.send(key, ['EVAL', s.source, ...argv], options), this.#timeoutMs);
       }
     } catch (error) {
-      throw error instanceof EventLogError ? error : unavailable(what, error);
+      throw error instanceof EventLogError ? error : unavailable(what, error, this.#redis.cluster);
     }
   }
 
@@ -424,7 +425,7 @@ export class RedisEventLog implements EventLog {
     try {
       acknowledged = Number(await deadline(this.#redis.send(key, ['WAIT', String(this.#replicas), String(waitMs)], { timeoutMs: waitMs + this.#timeoutMs }), waitMs + this.#timeoutMs));
     } catch (error) {
-      throw unavailable(what, error);
+      throw unavailable(what, error, this.#redis.cluster);
     }
     if (!(acknowledged >= this.#replicas)) {
       throw new EventLogError('unavailable', `Redis did not ${what} on ${this.#replicas} replica${this.#replicas === 1 ? '' : 's'} within ${waitMs} ms (${acknowledged} acknowledged)`);
