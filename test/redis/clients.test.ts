@@ -15,10 +15,10 @@ import { RedisEventLog, type RedisEventLogClient, type RedisEventLogOptions } fr
 import { hashSlot, redisEventLogClient } from '../../src/log/redis-client.ts';
 import { EventLogError, keepStream, newStreamId, serveStream, type EventLog, type EventLogProducer, type LogEntry } from '../../src/index.ts';
 import { logContract } from '../log/contract.ts';
-import { startCluster, type RedisCluster } from './redis-cluster.ts';
-import { skipWithoutRedis, startRedis, type RedisServer } from './redis-server.ts';
+import { skipWithoutCluster, startCluster, type RedisCluster } from './redis-cluster.ts';
+import { startRedis, type RedisServer } from './redis-server.ts';
 
-const skip = skipWithoutRedis();
+const skip = skipWithoutCluster();
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Kind = 'node-redis single' | 'node-redis cluster' | 'ioredis single' | 'ioredis cluster';

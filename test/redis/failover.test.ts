@@ -18,10 +18,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisEventLog, type RedisEventLogOptions } from '../../src/bindings/redis.ts';
 import { EventLogError, EventStreamDecoder, newStreamId, serveStream, type EventLog, type LogEntry } from '../../src/index.ts';
 import { settle } from '../helpers.ts';
-import { startCluster, type ClusterNode, type RedisCluster } from './redis-cluster.ts';
-import { skipWithoutRedis } from './redis-server.ts';
+import { skipWithoutCluster, startCluster, type ClusterNode, type RedisCluster } from './redis-cluster.ts';
 
-const skip = skipWithoutRedis();
+const skip = skipWithoutCluster();
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Kind = 'node-redis cluster' | 'ioredis cluster';

@@ -6,16 +6,36 @@
  * crash does, for the failover tests.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { freePort, spawnGroup, type GroupProcess } from '../runtimes/harness.ts';
-import { redisServerBinary, redisMissing } from './redis-server.ts';
+import { IN_CI, redisMissing, redisServerBinary, skipWithoutRedis } from './redis-server.ts';
 
-/** redis-cli beside redis-server (Debian and Homebrew install both). */
+/** redis-cli beside redis-server (Debian's redis-server brings redis-tools; Homebrew installs both). */
 export function redisCliBinary(): string | undefined {
   const server = redisServerBinary();
-  return server === undefined ? undefined : join(dirname(server), 'redis-cli');
+  if (server === undefined) return undefined;
+  const cli = join(dirname(server), 'redis-cli');
+  try {
+    accessSync(cli, constants.X_OK);
+    return cli;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `describe`'s skip flag for the cluster tests: as `skipWithoutRedis`, and redis-cli is needed
+ * too (to join the nodes) — skipped with a warning where it is missing, a failure in CI.
+ */
+export function skipWithoutCluster(): boolean {
+  if (skipWithoutRedis()) return true;
+  if (redisCliBinary() !== undefined) return false;
+  const why = 'redis-cli is not installed beside redis-server: `apt-get install redis-tools` (Debian/Ubuntu) to run the Redis Cluster tests';
+  if (IN_CI) throw new Error(`redis-cli is required in CI: ${why}`);
+  console.warn(`skipped: ${why}`);
+  return true;
 }
 
 export interface ClusterNode {
