@@ -43,10 +43,8 @@ export class EventStreamDecoderCore<T> implements DecoderCore<T> {
   readonly #maxDepth: number;
   /** The id of the last event, as a number, while ids are counted (decimal); `undefined` before the first or once they are not. */
   #position: number | undefined;
-  /** Whether ids are counted: until an id that is not a decimal integer (another server's). */
+  /** Whether ids are counted: until an id that is not a decimal integer, or an event without one (another server's). */
   #counting = true;
-  /** Events since the last id (records without one, from another server): the next id counts them too. */
-  #unnumbered = 0;
 
   constructor(options: EventStreamDecoderOptions) {
     this.#classes = errorClasses(options.errorClasses);
@@ -61,7 +59,7 @@ export class EventStreamDecoderCore<T> implements DecoderCore<T> {
     const start = options.lastEventId;
     if (start !== undefined) {
       const text = String(start);
-      if (typeof start === 'number' && !(Number.isSafeInteger(start) && start >= 0)) throw new RangeError(`EventStreamDecoder: lastEventId must be a non-negative integer or an id as the server sent it, got ${text}`);
+      if (typeof start === 'number' && !(Number.isSafeInteger(start) && start >= 0)) throw new RangeError(`EventStreamDecoder: lastEventId ${text}`);
       if (text !== '' && text !== '0') this.#lastEventId = text;
       if (COUNTED_ID.test(text)) this.#position = Number(text);
       else if (text !== '') this.#counting = false;
@@ -140,7 +138,7 @@ export class EventStreamDecoderCore<T> implements DecoderCore<T> {
       if (error instanceof RelayError) throw new RelayError(error.code, `${error.message}${message.id === undefined ? '' : ` (event ${message.id})`}`, { lastEventId: this.#lastEventId, cause: error.cause });
       throw error;
     }
-    if (message.id === undefined) this.#unnumbered += count ?? 0;
+    if (message.id === undefined) this.#counting = false;
     else {
       this.#count(message.id, count);
       this.#lastEventId = message.id;
@@ -160,27 +158,13 @@ export class EventStreamDecoderCore<T> implements DecoderCore<T> {
    */
   #count(id: string, count: number | undefined): void {
     if (!this.#counting) return;
-    if (!COUNTED_ID.test(id)) {
-      // Another server's ids (not decimal): nothing to count with from here on.
-      this.#counting = false;
-      this.#position = undefined;
-      return;
-    }
+    // Another server's ids (not decimal): nothing to count with from here on.
+    if (!COUNTED_ID.test(id)) return void (this.#counting = false);
     const n = Number(id);
-    const previous = this.#position;
-    const unnumbered = this.#unnumbered;
-    this.#unnumbered = 0;
-    if (previous !== undefined) {
-      const expected = count === undefined ? undefined : previous + unnumbered + count;
-      if (expected === undefined ? n <= previous : n !== expected) {
-        const what =
-          n <= previous
-            ? `a step back: event ${id} came after event ${previous} (events sent again)`
-            : expected !== undefined && n < expected
-              ? `events sent again: a record of ${count} event${count === 1 ? '' : 's'} after event ${previous} ends at event ${id}, not ${expected}`
-              : `a gap: a record of ${count} event${count === 1 ? '' : 's'} after event ${previous} ends at event ${id}, not ${expected} — ${n - (expected as number)} event${n - (expected as number) === 1 ? ' is' : 's are'} missing`;
-        throw new RelayError('out-of-sequence', `the event stream's ids are out of sequence, ${what}; resume from event ${previous}`, { lastEventId: this.#lastEventId });
-      }
+    const last = this.#position;
+    const expected = last === undefined || count === undefined ? undefined : last + count;
+    if (last !== undefined && (expected === undefined ? n <= last : n !== expected)) {
+      throw new RelayError('out-of-sequence', `event ids out of sequence: ${count ?? 'a snapshot of'} events up to ${id} after event ${last}, ${n > (expected ?? last) ? 'a gap' : 'a step back'}`, { lastEventId: this.#lastEventId });
     }
     this.#position = n;
   }
@@ -210,8 +194,13 @@ export class EventStreamDecoderCore<T> implements DecoderCore<T> {
  * - An `event: snapshot` (`data: {"events":[…]}`: the turn so far, sent to a client that resumed
  *   far behind) gives out its events in its place, as if each had come; its id (that of the last
  *   event it stands for) becomes {@link EventStreamDecoder.lastEventId}.
+ * - Ids are checked: they count one per event and a record's `id` is its last event's, so a record
+ *   that skips events (a gap) or repeats some (a step back) errors the stream with a
+ *   {@link RelayError} `out-of-sequence` — its events not delivered, `lastEventId` the last good
+ *   one — never a clean end. With the `lastEventId` option, the first record is checked too.
  * - Events from another server decode too: those without `id` count as events (unless named
- *   `end` or `error`), `retry` is ignored, comments (keep-alive) are skipped.
+ *   `end` or `error`), `retry` is ignored, comments (keep-alive) are skipped; ids that are not
+ *   decimal, or an event without one, end the checking of ids.
  *
  * @typeParam T - the events the server sends; argstream's {@link PipelineEvent}s by default.
  * @example
