@@ -50,6 +50,7 @@ import { BatchReader } from '../../src/relay/batch-reader.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { redisMissing, startRedis } from '../../test/redis/redis-server.ts';
 import { startCluster, type ClusterNode } from '../../test/redis/redis-cluster.ts';
+import { hashSlot } from '../../src/log/redis-client.ts';
 import { loadTurns, RECORDINGS, rng, SCRIPTED_SIZES, type ProviderRequest, type Turn } from './turns.ts';
 
 // Bundled into node_modules/.cache: bench/resume.mjs says where the checkout is.
@@ -688,6 +689,8 @@ async function main(): Promise<void> {
   });
   // With --cluster: a master killed (SIGKILL), its replica promoted by the cluster, the master started again later.
   let masterKill: { port: number; killedAt: number; promotedAfterMs: number; backAfterMs: number; healthyAfterMs: number } | undefined;
+  /** The slots the killed master served: the streams there lived through its failover. */
+  let killedSlots: Array<[number, number]> = [];
   const masterKiller =
     cluster === undefined
       ? Promise.resolve()
@@ -695,6 +698,8 @@ async function main(): Promise<void> {
           if (finished) return;
           const master = cluster.nodes[0] as ClusterNode;
           const replica = await cluster.replicaOf(master);
+          const own = (await cluster.cli(master.port, 'CLUSTER', 'NODES')).split('\n').find((line) => line.startsWith(master.id)) ?? '';
+          killedSlots = own.trim().split(' ').slice(8).map((range) => range.split('-').map(Number) as [number, number]).map(([from, to]) => [from, to ?? from]);
           const killedAt = Date.now();
           await master.kill();
           console.log(`master ${master.port} killed at ${killedAt - startedAt} ms`);
@@ -888,6 +893,10 @@ async function main(): Promise<void> {
   console.log(`asked again after a passing outage (as a page that resumes by itself): ${postRetries} first requests answered 503 sent again (by ${outcomes.filter((o) => o.retried.post > 0).length} clients), ${unavailableRetries} unavailable while reading resumed (by ${outcomes.filter((o) => o.retried.unavailable > 0).length} clients)`);
   console.log(`Redis${cluster === undefined ? '' : ' (the masters, summed; the killed one counted from its restart)'}: ${((memoryAfter - memoryBefore) / 1e6).toFixed(1)} MB for ${streams} streams holding ${(dataBytes / 1e6).toFixed(1)} MB of event JSON (${(dataBytes / Math.max(1, streams) / 1024).toFixed(1)} KB a stream); CPU ${(infoAfter.cpu - infoBefore.cpu).toFixed(1)} s`);
   if (cluster !== undefined) {
+    const onKilled = outcomes.filter((o) => o.streamId !== undefined && killedSlots.some(([from, to]) => hashSlot(`bench:{${o.streamId}}:e`) >= from && hashSlot(`bench:{${o.streamId}}:e`) <= to));
+    const exactThere = onKilled.filter((o) => o.ended && o.error === undefined && o.failure === undefined).length;
+    const typedThere = onKilled.filter((o) => o.error?.code !== undefined).length;
+    console.log(`streams on the killed master's slots: ${onKilled.length} (${exactThere} ended whole, ${typedThere} with their typed error — producer-lost or stopped —, ${onKilled.length - exactThere - typedThere} neither)`);
     console.log(`the master kill: ${masterKill === undefined ? 'did not happen (the run ended first)' : `${masterKill.port} killed at ${masterKill.killedAt - startedAt} ms, its replica promoted after ${masterKill.promotedAfterMs} ms, the master back (a replica) after ${masterKill.backAfterMs} ms, the cluster whole after ${masterKill.healthyAfterMs} ms`}; the relays' Redis client errors: A ${JSON.stringify(aAfter.redisErrors)}, B (a second before it died) ${JSON.stringify(bAtKill?.redisErrors)}`);
   }
   console.log(`relay CPU per relayed MB (bytes sent to clients): A ${(aCpuMs / 1000).toFixed(1)} s for ${aMb.toFixed(1)} MB over the run, B ${(bCpuMs / 1000).toFixed(1)} s for ${bMb.toFixed(1)} MB until a second before it was killed; heap after the run (A, after a GC) ${(heap.memory.heapUsed / 1e6).toFixed(1)} MB, rss ${(heap.memory.rss / 1e6).toFixed(0)} MB`);
