@@ -5,7 +5,9 @@
 // or leave and come back; one relay killed mid-run. Bundles the TypeScript (and argstream from
 // `src/`) with esbuild into node_modules/.cache, then runs it. Needs redis-server (`apt-get
 // install redis-server`). Options (bench/README.md): --clients N, --pace ms, --spread ms,
-// --kill-at ms, --lease ms, --recorded share, --timeout ms. Its last line: `resume: N/M exact,
+// --kill-at ms, --lease ms, --recorded share, --timeout ms; --cluster (a Redis Cluster of three
+// masters with a replica each, a master killed at --master-kill-at ms and started again
+// --master-down ms later). Its last line: `resume: N/M exact,
 // D duplicates, G gaps, L/K producer-lost reported, …`; it exits 1 unless every check holds.
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';

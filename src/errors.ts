@@ -196,6 +196,9 @@ const MAX_RELAY_MESSAGE = 300;
  * - `invalid-last-event-id`: a `Last-Event-ID` that is not an id the encoder wrote.
  * - `invalid-input`: a chunk that is neither a string nor bytes.
  * - `max-depth`: a relayed path or value nested deeper than the decoder's `maxDepth`.
+ * - `out-of-sequence`: an event's id is not the one after the last (ids count one per event): the
+ *   stream skipped events (a gap) or repeated some (a step back). Not a cut: resuming from
+ *   {@link RelayError.lastEventId} asks the server again for what follows the last good event.
  */
 export type RelayErrorCode =
   | 'incomplete'
@@ -206,7 +209,8 @@ export type RelayErrorCode =
   | 'invalid-event'
   | 'invalid-last-event-id'
   | 'invalid-input'
-  | 'max-depth';
+  | 'max-depth'
+  | 'out-of-sequence';
 
 /**
  * A relay stream could not be encoded or decoded, or was cut before its end. The message is at

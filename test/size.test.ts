@@ -145,7 +145,9 @@ describe('bundle size', () => {
 
   // 9 KB since issue 28: the batch reader (2.5 KB), the page error records and EventLogError (8.7 KB measured).
   // 9.5 KB since issue 29: runs of repeated entries (9.1 KB measured).
-  it('a browser relay client (EventStreamDecoder, NdjsonDecoder) stays under 9.5 KB', async () => {
-    expect(await bundledSize(['EventStreamDecoder', 'NdjsonDecoder'])).toBeLessThan(9.5 * 1024);
+  // 9.75 KB since issue 32: event ids counted per event (a gap or a step back is 'out-of-sequence'),
+  // the lastEventId option, EventLogError 'lost' (+0.25 KB: 9.35 → 9.6 KB measured).
+  it('a browser relay client (EventStreamDecoder, NdjsonDecoder) stays under 9.75 KB', async () => {
+    expect(await bundledSize(['EventStreamDecoder', 'NdjsonDecoder'])).toBeLessThan(9.75 * 1024);
   });
 });

@@ -27,6 +27,13 @@
  * producer was lost (open in Redis at the end) must be the streams relay B was producing when it
  * died, by the provider's own record.
  *
+ * With `--cluster`, Redis is a Redis Cluster of three masters with a replica each (six
+ * redis-server processes, bench/../test/redis/redis-cluster.ts), the relays use node-redis's
+ * `createCluster` and the log's `replicas: 1`, and besides relay B a master is SIGKILLed mid-run
+ * (`--master-kill-at` ms) — its replica takes over — and started again `--master-down` ms later
+ * (it rejoins as a replica, as a supervisor would restart it). Every turn must still be exact or
+ * end in a typed error: what the log acknowledged survives the failover.
+ *
  * The last line reads `resume: N/M exact, D duplicates, G gaps, L/K producer-lost reported, …`;
  * the process exits 1 unless every check holds.
  */
@@ -36,12 +43,14 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { createClient } from 'redis';
+import { createClient, createCluster } from 'redis';
 import { collectTurn, FieldEventStream, fromResponse, type PipelineEvent } from '../../src/index.ts';
 import { errorClasses, readEvent } from '../../src/relay/wire.ts';
 import { BatchReader } from '../../src/relay/batch-reader.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { redisMissing, startRedis } from '../../test/redis/redis-server.ts';
+import { startCluster, type ClusterNode } from '../../test/redis/redis-cluster.ts';
+import { hashSlot } from '../../src/log/redis-client.ts';
 import { loadTurns, RECORDINGS, rng, SCRIPTED_SIZES, type ProviderRequest, type Turn } from './turns.ts';
 
 // Bundled into node_modules/.cache: bench/resume.mjs says where the checkout is.
@@ -53,13 +62,19 @@ function option(name: string, fallback: number): number {
   return at === -1 ? fallback : Number(process.argv[at + 1]);
 }
 
+/** A Redis Cluster (three masters with a replica each) instead of one redis-server, and a master killed mid-run. */
+const CLUSTER = process.argv.includes('--cluster');
 const CLIENTS = option('clients', 1000);
 /** Milliseconds between two provider events of a scripted turn. */
 const PACE_MS = option('pace', 800);
 /** The window in which every client starts. */
 const SPREAD_MS = option('spread', 1000);
 const KILL_AT_MS = option('kill-at', 30_000);
-const LEASE_MS = option('lease', 10_000);
+/** On a cluster the lease outlasts a failover (the node timeout, the election, the client's refresh of its map). */
+const LEASE_MS = option('lease', CLUSTER ? 20_000 : 10_000);
+/** When a master is killed (with --cluster), and how long it stays down before it is started again. */
+const MASTER_KILL_AT_MS = option('master-kill-at', 20_000);
+const MASTER_DOWN_MS = option('master-down', 5_000);
 const TIMEOUT_MS = option('timeout', 240_000);
 /** Of the clients, the share given a recording (the others a scripted call). */
 const RECORDED_SHARE = option('recorded', 0.1);
@@ -98,8 +113,8 @@ async function startProcess(name: string, bundle: string, env: Record<string, st
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-async function startRelay(name: string, redisUrl: string, providerUrl: string): Promise<Relay> {
-  const { url, child } = await startProcess(name, RELAY_BUNDLE, { REDIS_URL: redisUrl, PROVIDER_URL: providerUrl, LEASE_MS: String(LEASE_MS) });
+async function startRelay(name: string, redis: Record<string, string>, providerUrl: string): Promise<Relay> {
+  const { url, child } = await startProcess(name, RELAY_BUNDLE, { ...redis, PROVIDER_URL: providerUrl, LEASE_MS: String(LEASE_MS) });
   return { name, url, child, dead: false };
 }
 
@@ -114,6 +129,7 @@ interface RelayStats {
   lagP99Ms: number;
   lagMaxMs: number;
   serveTimes: number[];
+  redisErrors: Record<string, number>;
 }
 
 async function stats(relay: Relay, gc = false): Promise<RelayStats> {
@@ -174,6 +190,12 @@ interface Outcome {
   state: 'reading' | 'away' | 'done' | 'not started';
   /** The first request: until the relay answered (the provider request made, the stream opened). */
   postLatency: number;
+  /**
+   * What the client took for a passing outage and asked again after, as a page that resumes by
+   * itself does: a first request answered 503 (no stream yet: sent again), and `unavailable` while
+   * reading (an `event: error`, or a resume answered 503: resumed). A failover makes them.
+   */
+  retried: { post: number; unavailable: number };
 }
 
 // The clients speak HTTP with node:http (fetch's web streams would cost the client process more
@@ -269,7 +291,7 @@ function readFrames(response: IncomingMessage, onFrame: (frame: Frame) => boolea
 function newOutcome(plan: Plan): Outcome {
   return {
     plan, streamId: undefined, producer: undefined, data: [], batches: new BatchReader(classes, 256), snapshots: 0, last: 0, duplicates: 0, gaps: 0, ended: false, error: undefined, errorVia: undefined, errorAt: 0,
-    failure: undefined, resumes: [], stop: undefined, leftAt: 0, backAt: 0, atKill: 'not started', state: 'not started', postLatency: Number.NaN,
+    failure: undefined, resumes: [], stop: undefined, leftAt: 0, backAt: 0, atKill: 'not started', state: 'not started', postLatency: Number.NaN, retried: { post: 0, unavailable: 0 },
   };
 }
 
@@ -288,11 +310,18 @@ async function runClient(outcome: Outcome, relays: readonly Relay[], random: () 
       return;
     }
     if (frame.event === 'error' && frame.id === undefined) {
+      let error: Outcome['error'];
       try {
-        outcome.error = JSON.parse(frame.data ?? '{}') as Outcome['error'];
+        error = JSON.parse(frame.data ?? '{}') as Outcome['error'];
       } catch {
-        outcome.error = { message: frame.data ?? '' };
+        error = { message: frame.data ?? '' };
       }
+      // Redis unavailable (a failover): a passing outage — the client resumes, as a page that resumes by itself does.
+      if (error?.name === 'EventLogError' && error.code === 'unavailable') {
+        outcome.retried.unavailable++;
+        return;
+      }
+      outcome.error = error;
       outcome.errorVia = 'event';
       outcome.errorAt = Date.now();
       return;
@@ -328,18 +357,26 @@ async function runClient(outcome: Outcome, relays: readonly Relay[], random: () 
     }
   };
 
-  // The first request (to the other process when its own is dead).
+  // The first request (to the other process when its own is dead); answered 503 (the log could
+  // not open the stream: a failover), sent again a little later, at most 8 times.
   let response: IncomingMessage | undefined;
-  for (const relay of [home, away]) {
-    if (relay.dead) continue;
-    try {
-      const sent = performance.now();
-      response = await send(`${relay.url}/chat`, { method: 'POST', stream: true, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ turn: plan.turn, pace: plan.pace, client: index }) });
-      outcome.postLatency = performance.now() - sent;
-      break;
-    } catch {
-      // killed meanwhile: try the other
+  for (let attempt = 0; attempt < 8; attempt++) {
+    response = undefined;
+    for (const relay of [home, away]) {
+      if (relay.dead) continue;
+      try {
+        const sent = performance.now();
+        response = await send(`${relay.url}/chat`, { method: 'POST', stream: true, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ turn: plan.turn, pace: plan.pace, client: index }) });
+        outcome.postLatency = performance.now() - sent;
+        break;
+      } catch {
+        // killed meanwhile: try the other
+      }
     }
+    if (response?.statusCode !== 503 || attempt === 7) break;
+    await text(response);
+    outcome.retried.post++;
+    await delay(250 * 2 ** Math.min(attempt, 3) * (0.5 + random()));
   }
   if (response === undefined || response.statusCode !== 200) {
     outcome.failure = `POST /chat: ${response === undefined ? 'no relay answered' : `${response.statusCode} ${await text(response)}`}`;
@@ -423,6 +460,14 @@ async function runClient(outcome: Outcome, relays: readonly Relay[], random: () 
       const resumed = await send(`${target.url}/chat/${outcome.streamId}`, { stream: true, ...(outcome.last === 0 ? {} : { headers: { 'last-event-id': String(outcome.last) } }) });
       // The resume's latency: until the relay answers (the stream found, what it holds read from Redis).
       outcome.resumes.push({ kind, ms: performance.now() - sent });
+      if (resumed.statusCode === 503) {
+        // Redis unavailable (a failover): resumed again a little later.
+        await text(resumed);
+        outcome.retried.unavailable++;
+        how = 'closed';
+        await delay(250 + 250 * random());
+        continue;
+      }
       if (resumed.statusCode !== 200) {
         const body = await text(resumed);
         // A resume after the producer's lease ran out: the typed error as a status and its code.
@@ -496,8 +541,9 @@ interface Logged {
 }
 
 /** A stream's events as the log holds them (the original events), and how it ended. */
-async function logged(raw: { sendCommand(args: string[]): Promise<unknown> }, streamId: string): Promise<Logged> {
-  const entries = (await raw.sendCommand(['XRANGE', `bench:{${streamId}}:e`, '-', '+'])) as Array<[string, string[]]>;
+async function logged(command: (key: string, args: string[]) => Promise<unknown>, streamId: string): Promise<Logged> {
+  const key = `bench:{${streamId}}:e`;
+  const entries = (await command(key, ['XRANGE', key, '-', '+'])) as Array<[string, string[]]>;
   const data: string[] = [];
   let terminal: string | undefined;
   let bytes = 0;
@@ -553,22 +599,47 @@ async function main(): Promise<void> {
     plans.push({ index: i, role, turn, pace, cutAfter, awayMs: 2000 + Math.floor(random() * 6000), startAt: (i / CLIENTS) * SPREAD_MS });
   }
 
-  const redis = await startRedis();
+  // One redis-server, or a cluster of three masters with a replica each.
+  const redis = CLUSTER ? undefined : await startRedis();
+  const cluster = CLUSTER ? await startCluster({ masters: 3, replicas: 1, nodeTimeoutMs: 1000 }) : undefined;
   const provider = await startProcess('provider', PROVIDER_BUNDLE, { FIXTURES });
   const providerUrl = `${provider.url}/v1/messages`;
-  const raw = createClient({ url: redis.url });
-  raw.on('error', () => {});
-  await raw.connect();
-  const relays = [await startRelay('A', redis.url, providerUrl), await startRelay('B', redis.url, providerUrl)];
+  let command: (key: string, args: string[]) => Promise<unknown>;
+  let closeRaw: () => void;
+  if (cluster !== undefined) {
+    const raw = createCluster({ rootNodes: cluster.nodes.map((node) => ({ url: node.url })) });
+    raw.on('error', () => {});
+    await raw.connect();
+    command = (key, args) => raw.sendCommand(key, false, args);
+    closeRaw = () => raw.destroy();
+  } else {
+    const raw = createClient({ url: redis!.url });
+    raw.on('error', () => {});
+    await raw.connect();
+    command = (_key, args) => raw.sendCommand(args);
+    closeRaw = () => raw.destroy();
+  }
+  /** INFO of every master (one server: itself), summed: used memory, CPU seconds. */
+  const redisInfo = async (): Promise<{ memory: number; cpu: number }> => {
+    const infos = cluster === undefined ? [String(await command('', ['INFO']))] : await Promise.all((await Promise.all(cluster.nodes.filter((n) => n.alive()).map(async (n) => ((await n.master()) ? n : undefined)))).flatMap((n) => (n === undefined ? [] : [cluster.cli(n.port, 'INFO')])));
+    let memory = 0;
+    let cpu = 0;
+    for (const info of infos) {
+      memory += Number(/used_memory:(\d+)/.exec(info)?.[1]);
+      cpu += Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1]);
+    }
+    return { memory, cpu };
+  };
+  const target: Record<string, string> = cluster === undefined ? { REDIS_URL: redis!.url } : { REDIS_CLUSTER: cluster.nodes.map((n) => n.url).join(','), REPLICAS: '1' };
+  const relays = [await startRelay('A', target, providerUrl), await startRelay('B', target, providerUrl)];
   const [a, b] = relays as [Relay, Relay];
-  const memoryBefore = Number(/used_memory:(\d+)/.exec(String(await raw.sendCommand(['INFO', 'memory'])))?.[1]);
-  const redisCpuBefore = String(await raw.sendCommand(['INFO', 'cpu']));
+  const infoBefore = await redisInfo();
   const statsBefore = [await stats(a), await stats(b)] as const;
 
   const recorded = plans.filter((p) => turns.get(p.turn)?.recorded === true).length;
   const count = (role: Role) => plans.filter((p) => p.role === role).length;
   console.log(
-    `resume bench: ${CLIENTS} clients started within ${SPREAD_MS} ms on relays A and B (one redis-server); turns of ${(shortest / 1000).toFixed(0)}–${(longest / 1000).toFixed(0)} s ` +
+    `resume bench: ${CLIENTS} clients started within ${SPREAD_MS} ms on relays A and B (${CLUSTER ? `a Redis Cluster of three masters with a replica each, replicas: 1; a master killed at ${MASTER_KILL_AT_MS} ms, started again ${MASTER_DOWN_MS} ms later` : 'one redis-server'}); turns of ${(shortest / 1000).toFixed(0)}–${(longest / 1000).toFixed(0)} s ` +
       `(${CLIENTS - recorded} scripted write_file calls, one provider event per ${PACE_MS} ms; ${recorded} recordings spread over as long); ` +
       `${count('reconnect')} reconnect, ${count('reload')} reload, ${count('stop')} stop, ${count('leave')} leave and come back, ${count('read')} read; lease ${LEASE_MS} ms; relay B killed at ${KILL_AT_MS} ms`,
   );
@@ -616,6 +687,31 @@ async function main(): Promise<void> {
     for (const o of outcomes) o.atKill = o.state;
     console.log(`relay B killed at ${killAt - startedAt} ms (${killOpen} client connections open)`);
   });
+  // With --cluster: a master killed (SIGKILL), its replica promoted by the cluster, the master started again later.
+  let masterKill: { port: number; killedAt: number; promotedAfterMs: number; backAfterMs: number; healthyAfterMs: number } | undefined;
+  /** The slots the killed master served: the streams there lived through its failover. */
+  let killedSlots: Array<[number, number]> = [];
+  const masterKiller =
+    cluster === undefined
+      ? Promise.resolve()
+      : delay(MASTER_KILL_AT_MS).then(async () => {
+          if (finished) return;
+          const master = cluster.nodes[0] as ClusterNode;
+          const replica = await cluster.replicaOf(master);
+          const own = (await cluster.cli(master.port, 'CLUSTER', 'NODES')).split('\n').find((line) => line.startsWith(master.id)) ?? '';
+          killedSlots = own.trim().split(' ').slice(8).map((range) => range.split('-').map(Number) as [number, number]).map(([from, to]) => [from, to ?? from]);
+          const killedAt = Date.now();
+          await master.kill();
+          console.log(`master ${master.port} killed at ${killedAt - startedAt} ms`);
+          await cluster.waitFor(() => replica.master(), 60_000, `${replica.port} promoted`);
+          const promotedAfterMs = Date.now() - killedAt;
+          await delay(Math.max(0, MASTER_DOWN_MS - promotedAfterMs));
+          await master.restart();
+          const backAfterMs = Date.now() - killedAt;
+          await cluster.healthy(60_000);
+          masterKill = { port: master.port, killedAt, promotedAfterMs, backAfterMs, healthyAfterMs: Date.now() - killedAt };
+          console.log(`master ${master.port}: its replica ${replica.port} promoted ${promotedAfterMs} ms after the kill; started again at ${backAfterMs} ms, the cluster whole again at ${masterKill.healthyAfterMs} ms`);
+        });
   const clients = outcomes.map((outcome) => delay(outcome.plan.startAt).then(() => runClient(outcome, relays, rng(1000 + outcome.plan.index))));
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([
@@ -625,6 +721,7 @@ async function main(): Promise<void> {
   clearTimeout(timer);
   finished = true;
   if (KILL_AT_MS < performance.now() - started) await killer;
+  if (MASTER_KILL_AT_MS < performance.now() - started) await masterKiller;
   if (KILL_AT_MS - 1000 < performance.now() - started) await lastStats;
   clearInterval(sampler);
   relaySampling = false;
@@ -636,16 +733,16 @@ async function main(): Promise<void> {
   let dataBytes = 0;
   for (const o of outcomes) {
     if (o.streamId === undefined) continue;
-    const log = await logged(raw as never, o.streamId);
+    const log = await logged(command, o.streamId);
     logs.set(o.streamId, log);
     dataBytes += log.bytes;
   }
-  if (process.argv.includes('--commandstats')) {
-    for (const line of String(await raw.sendCommand(['INFO', 'commandstats'])).split('\n')) if (line.startsWith('cmdstat_')) console.log(`  ${line.trim()}`);
+  if (process.argv.includes('--commandstats') && cluster === undefined) {
+    for (const line of String(await command('', ['INFO', 'commandstats'])).split('\n')) if (line.startsWith('cmdstat_')) console.log(`  ${line.trim()}`);
   }
-  const redisCpuAfter = String(await raw.sendCommand(['INFO', 'cpu']));
-  const redisCpu = (info: string) => Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1]);
-  const memoryAfter = Number(/used_memory:(\d+)/.exec(String(await raw.sendCommand(['INFO', 'memory'])))?.[1]);
+  const infoAfter = await redisInfo();
+  const memoryBefore = infoBefore.memory;
+  const memoryAfter = infoAfter.memory;
   const streams = logs.size;
   const providerRequests = ((await (await fetch(`${provider.url}/stats`)).json()) as { requests: ProviderRequest[] }).requests;
   const requestsOf = new Map<number, ProviderRequest[]>();
@@ -791,7 +888,17 @@ async function main(): Promise<void> {
   console.log(`stops: ${stopsCancelled}/${stopsExpected} cancelled their provider request and ended their stream as stopped (${stopsTooLate} crossed the turn's end); provider requests cancelled by B's death ${cancelledByKill}, without a stop ${cancelledWithoutStop}; left and came back: ${leftBackLive} during the turn, ${leftBackAfterEnd} after its end`);
   console.log(`how the streams kept ended: A ${JSON.stringify(aAfter.keptOutcomes)}; B a second before it died ${JSON.stringify(bAtKill?.keptOutcomes)}`);
   console.log(`snapshots received: ${outcomes.reduce((n, o) => n + o.snapshots, 0)} (by ${outcomes.filter((o) => o.snapshots > 0).length} clients)`);
-  console.log(`Redis: ${((memoryAfter - memoryBefore) / 1e6).toFixed(1)} MB for ${streams} streams holding ${(dataBytes / 1e6).toFixed(1)} MB of event JSON (${(dataBytes / Math.max(1, streams) / 1024).toFixed(1)} KB a stream); CPU ${(redisCpu(redisCpuAfter) - redisCpu(redisCpuBefore)).toFixed(1)} s`);
+  const postRetries = outcomes.reduce((n, o) => n + o.retried.post, 0);
+  const unavailableRetries = outcomes.reduce((n, o) => n + o.retried.unavailable, 0);
+  console.log(`asked again after a passing outage (as a page that resumes by itself): ${postRetries} first requests answered 503 sent again (by ${outcomes.filter((o) => o.retried.post > 0).length} clients), ${unavailableRetries} unavailable while reading resumed (by ${outcomes.filter((o) => o.retried.unavailable > 0).length} clients)`);
+  console.log(`Redis${cluster === undefined ? '' : ' (the masters, summed; the killed one counted from its restart)'}: ${((memoryAfter - memoryBefore) / 1e6).toFixed(1)} MB for ${streams} streams holding ${(dataBytes / 1e6).toFixed(1)} MB of event JSON (${(dataBytes / Math.max(1, streams) / 1024).toFixed(1)} KB a stream); CPU ${(infoAfter.cpu - infoBefore.cpu).toFixed(1)} s`);
+  if (cluster !== undefined) {
+    const onKilled = outcomes.filter((o) => o.streamId !== undefined && killedSlots.some(([from, to]) => hashSlot(`bench:{${o.streamId}}:e`) >= from && hashSlot(`bench:{${o.streamId}}:e`) <= to));
+    const exactThere = onKilled.filter((o) => o.ended && o.error === undefined && o.failure === undefined).length;
+    const typedThere = onKilled.filter((o) => o.error?.code !== undefined).length;
+    console.log(`streams on the killed master's slots: ${onKilled.length} (${exactThere} ended whole, ${typedThere} with their typed error — producer-lost or stopped —, ${onKilled.length - exactThere - typedThere} neither)`);
+    console.log(`the master kill: ${masterKill === undefined ? 'did not happen (the run ended first)' : `${masterKill.port} killed at ${masterKill.killedAt - startedAt} ms, its replica promoted after ${masterKill.promotedAfterMs} ms, the master back (a replica) after ${masterKill.backAfterMs} ms, the cluster whole after ${masterKill.healthyAfterMs} ms`}; the relays' Redis client errors: A ${JSON.stringify(aAfter.redisErrors)}, B (a second before it died) ${JSON.stringify(bAtKill?.redisErrors)}`);
+  }
   console.log(`relay CPU per relayed MB (bytes sent to clients): A ${(aCpuMs / 1000).toFixed(1)} s for ${aMb.toFixed(1)} MB over the run, B ${(bCpuMs / 1000).toFixed(1)} s for ${bMb.toFixed(1)} MB until a second before it was killed; heap after the run (A, after a GC) ${(heap.memory.heapUsed / 1e6).toFixed(1)} MB, rss ${(heap.memory.rss / 1e6).toFixed(0)} MB`);
   console.log(`wall ${(wall / 1000).toFixed(1)} s; ${problems.length} problems`);
   console.log(
@@ -807,8 +914,9 @@ async function main(): Promise<void> {
   b.child.kill('SIGKILL');
   provider.child.kill('SIGTERM');
   await Promise.race([new Promise((resolve) => a.child.once('exit', resolve)), delay(10_000)]);
-  raw.destroy();
-  await redis.stop();
+  closeRaw();
+  await redis?.stop();
+  await cluster?.stop();
   const ok =
     problems.length === 0 && exact === shouldBeExact && duplicates === 0 && gaps === 0 && lostReported === lostInLog && lostInLog >= runningOnB && lostInLog <= runningOnB + boundary &&
     stopsCancelled === stopsExpected && cancelledWithoutStop === 0 && stillRunning === 0;

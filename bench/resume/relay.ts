@@ -11,22 +11,42 @@
  * - `GET /stats[?gc][?brief]`: CPU time, heap (after a GC with `?gc`), bytes sent to clients,
  *   event streams open now and at most; `?brief`: only the streams open.
  *
- * Environment: REDIS_URL, PROVIDER_URL, NAME, LEASE_MS. Prints `listening <port>` when ready.
+ * Environment: REDIS_URL (one redis-server) or REDIS_CLUSTER (a Redis Cluster: its nodes' URLs,
+ * comma-separated), REPLICAS (the log's `replicas`), PROVIDER_URL, NAME, LEASE_MS. Prints
+ * `listening <port>` when ready.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createClient } from 'redis';
+import { createClient, createCluster } from 'redis';
 import { RedisEventLog } from '../../src/bindings/redis.ts';
-import { FieldEventStream, fromResponse, keepStream, newStreamId, serveStream, stopStream } from '../../src/index.ts';
+import { eventLogErrorResponse, FieldEventStream, fromResponse, keepStream, newStreamId, serveStream, stopStream } from '../../src/index.ts';
 
 const env = process.env;
 const NAME = env['NAME'] ?? 'relay';
-const client = createClient({ url: env['REDIS_URL'] ?? 'redis://127.0.0.1:6379' });
-client.on('error', (error: Error) => console.error(`${NAME}: redis: ${error.message}`));
-await client.connect();
-const log = new RedisEventLog(client, { prefix: 'bench', leaseMs: Number(env['LEASE_MS'] ?? 2000), ttlMs: 120_000, commandTimeoutMs: 5_000 });
+/** How many failures of each kind the Redis client reported (a failover makes many: they are counted, not printed). */
+const redisErrors: Record<string, number> = {};
+const onRedisError = (error: Error) => {
+  const kind = error.message.replace(/\d+\.\d+\.\d+\.\d+:\d+/g, '<node>').slice(0, 80);
+  if ((redisErrors[kind] = (redisErrors[kind] ?? 0) + 1) === 1) console.error(`${NAME}: redis: ${kind}`);
+};
+// REDIS_CLUSTER: the cluster's nodes (comma-separated URLs); else REDIS_URL, one redis-server.
+const cluster = env['REDIS_CLUSTER'];
+let client;
+if (cluster !== undefined && cluster !== '') {
+  const nodes = createCluster({ rootNodes: cluster.split(',').map((url) => ({ url })) });
+  nodes.on('error', onRedisError);
+  await nodes.connect();
+  client = nodes;
+} else {
+  const one = createClient({ url: env['REDIS_URL'] ?? 'redis://127.0.0.1:6379' });
+  one.on('error', onRedisError);
+  await one.connect();
+  client = one;
+}
+const leaseMs = Number(env['LEASE_MS'] ?? 2000);
+const log = new RedisEventLog(client, { prefix: 'bench', leaseMs, ttlMs: 120_000, commandTimeoutMs: 5_000, replicas: Number(env['REPLICAS'] ?? 0) });
 
 const lag = monitorEventLoopDelay({ resolution: 10 });
 lag.enable();
@@ -43,14 +63,25 @@ async function handle(request: Request): Promise<Response> {
   const url = new URL(request.url);
   if (request.method === 'POST' && url.pathname === '/chat') {
     const { turn, pace, client: who } = (await request.json()) as { turn: string; pace: number; client: number };
-    // Not tied to this request: the generation goes on when the client leaves; only a stop cancels it.
-    const upstream = await fetch(env['PROVIDER_URL'] as string, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-client': String(who), 'x-turn': turn, 'x-pace-ms': String(pace), 'x-relay': NAME },
-      body: '{}',
-    });
     const id = newStreamId();
-    const keeping = await keepStream(log, id, fromResponse(upstream, { provider: 'anthropic' }, new FieldEventStream({ keepProgress: false })));
+    let keeping;
+    try {
+      // As docs/relay.md's recipe: the provider is asked only once the stream is open in the log
+      // (a log that cannot open it — Redis down, a failover — is a 503, and no provider request),
+      // with the producer's signal (a stop cancels it). Not tied to this request: the generation
+      // goes on when the client leaves.
+      keeping = await keepStream(log, id, async (signal) => {
+        const upstream = await fetch(env['PROVIDER_URL'] as string, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-client': String(who), 'x-turn': turn, 'x-pace-ms': String(pace), 'x-relay': NAME },
+          body: '{}',
+          signal,
+        });
+        return fromResponse(upstream, { provider: 'anthropic' }, new FieldEventStream({ keepProgress: false }));
+      });
+    } catch (error) {
+      return eventLogErrorResponse(error);
+    }
     kept++;
     void keeping.done.then((outcome) => {
       const key = outcome.status === 'ended' ? 'ended' : `${outcome.status}: ${(outcome.error as { code?: string }).code ?? String(outcome.error)}`;
@@ -77,7 +108,7 @@ async function handle(request: Request): Promise<Response> {
   if (url.pathname === '/stats') {
     if (url.searchParams.has('brief')) return Response.json({ open });
     if (url.searchParams.has('gc')) (globalThis as { gc?: () => void }).gc?.();
-    return Response.json({ name: NAME, cpu: process.cpuUsage(), memory: process.memoryUsage(), bytesOut, kept, keptOutcomes, open, openPeak, lagP99Ms: lag.percentile(99) / 1e6, lagMaxMs: lag.max / 1e6, serveTimes });
+    return Response.json({ name: NAME, cpu: process.cpuUsage(), memory: process.memoryUsage(), bytesOut, kept, keptOutcomes, open, openPeak, lagP99Ms: lag.percentile(99) / 1e6, lagMaxMs: lag.max / 1e6, serveTimes, redisErrors });
   }
   return new Response('not found\n', { status: 404 });
 }

@@ -1,6 +1,7 @@
 /**
  * The event log on Redis: streams kept in Redis Streams, so that a client resumes on any
- * instance. The entry point `argstream/redis`.
+ * instance — on one Redis or a Redis Cluster, through node-redis or ioredis. The entry point
+ * `argstream/redis`.
  *
  * @module
  */
@@ -17,35 +18,18 @@ import {
   type OpenOptions,
   type ReadOptions,
 } from './event-log.ts';
+import { redisEventLogClient, type RedisClientLike, type RedisConnection, type RedisEventLogClient } from './redis-client.ts';
 import { APPEND, CONTROL, FINISH, OPEN, READ, RENEW, STATUS, STOP } from './redis-scripts.ts';
 import type { PageErrorOptions } from '../relay/error-record.ts';
 import { writeError } from '../relay/wire.ts';
-
-/**
- * What `RedisEventLog` needs of a Redis client: a node-redis client (`createClient({ url })`
- * from the `redis` package, version 5 or later) has it. Commands go through `sendCommand`, with
- * node-redis's per-command `timeout`. Use a client without `keyPrefix` (the log has its own
- * `prefix`), speaking RESP2 or RESP3.
- */
-export interface RedisClientLike {
-  /** Whether `connect()` was called (and `close()`/`destroy()` not since). */
-  readonly isOpen: boolean;
-  /** Whether the connection is up and commands are sent at once. */
-  readonly isReady: boolean;
-  connect(): Promise<unknown>;
-  sendCommand<T = unknown>(args: ReadonlyArray<string>, options?: { timeout?: number }): Promise<T>;
-  /** A new client with the same options, not connected. */
-  duplicate(): RedisClientLike;
-  on(event: 'error', listener: (error: Error) => void): unknown;
-  destroy(): void;
-}
 
 /** Options of {@link RedisEventLog}. */
 export interface RedisEventLogOptions {
   /**
    * What every key of this log starts with, so that applications sharing a Redis do not meet:
    * `<prefix>:{<streamId>}:e` (the events), `:m` (the state), `:l` (the lease), `:s` (a stop
-   * request), and `<prefix>:c:<instance>` (an instance's control stream).
+   * request), `:w:<instance>` (a wake-up for an instance's blocking read of the stream, on a
+   * cluster), and `<prefix>:c:<instance>` (an instance's control stream).
    * @default 'argstream'
    */
   readonly prefix?: string;
@@ -62,22 +46,30 @@ export interface RedisEventLogOptions {
    */
   readonly maxBytes?: number;
   /**
-   * The producer's lease, in milliseconds: it renews it every third of this while it runs (and
-   * at each append). A producer that dies stops renewing: readers report `producer-lost` at most
-   * a quarter of this after the lease runs out — so within 1.25 × `leaseMs` of its death.
+   * The producer's lease, in milliseconds: each append extends it, and while no event comes the
+   * producer renews it every quarter of this. A producer that dies stops renewing: readers report
+   * `producer-lost` at most a quarter of this after the lease runs out — so within 1.25 ×
+   * `leaseMs` of its death. A producer whose process stalls (a blocked event loop, a paused VM)
+   * keeps its lease for 5/8 of this at least (6.25 s by default), and is not reported lost while
+   * it does; stalled beyond the lease, it is (and learns it, `producer-lost`, when it runs again).
+   * On a cluster, make it longer than a failover (see `retryMs`).
    * @default 10_000
    */
   readonly leaseMs?: number;
   /**
-   * How long one Redis command may take (connecting included) before it counts as failed:
-   * milliseconds. Redis down at the start of a request is `unavailable` after this.
+   * How long Redis may take to answer one command before it counts as failed, in milliseconds of
+   * time this process could hear the answer: a stall of the event loop (a long synchronous task, a
+   * loaded machine) does not count, so a reply that came during it is read, not timed out. Redis
+   * down at the start of a request is `unavailable` after this.
    * @default 2_000
    */
   readonly commandTimeoutMs?: number;
   /**
    * How long a producer goes on retrying a write, and a reader re-reading, while Redis cannot be
-   * reached (a restart), in milliseconds; after it, the producer's stream and its readers fail
-   * with `unavailable`. Retries never duplicate an event (ids are explicit and checked).
+   * reached (a restart; on a cluster, a failover: `cluster-node-timeout` and the election, then
+   * the client finding the new master), in milliseconds; after it, the producer's stream and its
+   * readers fail with `unavailable`. Retries never duplicate an event (ids are explicit and
+   * checked).
    * @default the lease time
    */
   readonly retryMs?: number;
@@ -87,6 +79,17 @@ export interface RedisEventLogOptions {
    * @default 5_000
    */
   readonly blockMs?: number;
+  /**
+   * How many replicas must hold a write before it counts as done: after each write the producer
+   * sends `WAIT <replicas>`, and an append resolves only once that many replicas acknowledged it.
+   * Redis replicates asynchronously: without this, a write a master acknowledged can be lost when
+   * a replica takes over (the producer then fails with `lost`, readers get `lost` — never a
+   * silent hole). With it, what was acknowledged survives a failover to one of those replicas; a
+   * write whose replicas do not acknowledge it within `retryMs` (a replica down, a master left
+   * without one after a failover) fails the stream with `unavailable`. `0`: no `WAIT`.
+   * @default 0
+   */
+  readonly replicas?: number;
 }
 
 /** A script with its SHA-1, for `EVALSHA`. */
@@ -119,20 +122,90 @@ async function sha1(text: string): Promise<string> {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+// ---------------------------------------------------------------------------------------------
+// Deadlines that a stalled event loop does not eat
+
+/** How often the stall clock ticks while commands wait. */
+const TICK_MS = 50;
+/** A timer this late (or a tick this much later than due) was held up by a stall. */
+const STALL_SLACK_MS = 20;
+
 /**
- * `promise`, or a rejection after `ms`. node-redis's own `timeout` ends only a command still
- * waiting to be sent: one sent to a server that stopped answering (a partition, a paused
- * process) would wait forever. The command itself goes on; the log's writes are idempotent, so a
- * late reply is harmless.
+ * The time this process's event loop spent stalled — when no reply could be read — as a timer
+ * ticking every 50 ms sees it (how much later than due each tick ran). It ticks only while
+ * commands wait.
+ */
+const stalls = {
+  total: 0,
+  lastTick: 0,
+  waiting: 0,
+  timer: undefined as ReturnType<typeof setInterval> | undefined,
+  start(): void {
+    if (this.waiting++ > 0) return;
+    this.lastTick = Date.now();
+    this.timer = setInterval(() => {
+      const now = Date.now();
+      const late = now - this.lastTick - TICK_MS;
+      if (late > STALL_SLACK_MS) this.total += late;
+      this.lastTick = now;
+    }, TICK_MS);
+  },
+  stop(): void {
+    if (--this.waiting > 0) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+  },
+};
+
+/**
+ * `promise`, or a rejection (`NoAnswer`) after `ms` of time the process could have read its
+ * reply. A timer fires as soon as a stalled event loop runs again, before the loop reads the
+ * sockets: a reply that came during the stall would wait behind it, and a command queued before
+ * it (node-redis writes on the next turn) was sent only after it. So the time the loop was stalled
+ * while the command waited is given back, and the deadline moves on by as much — the command had
+ * `ms` of time it could be answered in. node-redis's own `timeout` only ends a command not yet
+ * sent: one sent to a server that stopped answering (a partition, a paused process) would wait
+ * forever. The command itself goes on; the log's writes are idempotent, so a late reply is
+ * harmless.
  */
 function deadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new NoAnswer(ms)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
+  return new Promise<T>((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let done = false;
+    stalls.start();
+    const finish = () => {
+      done = true;
+      if (timer !== undefined) clearTimeout(timer);
+      stalls.stop();
+    };
+    const arm = (wait: number) => {
+      const due = Date.now() + wait;
+      const stalledBefore = stalls.total;
+      timer = setTimeout(() => {
+        if (done) return;
+        const given = Math.max(stalls.total - stalledBefore, Date.now() - due);
+        if (given > STALL_SLACK_MS) {
+          arm(Math.min(given, ms));
+          return;
+        }
+        finish();
+        reject(new NoAnswer(ms));
+      }, wait);
+    };
+    arm(ms);
+    promise.then(
+      (value) => {
+        if (done) return;
+        finish();
+        resolve(value);
+      },
+      (error: unknown) => {
+        if (done) return;
+        finish();
+        reject(error);
+      },
+    );
+  });
 }
 
 /** The log's own deadline ran out: Redis did not answer a command in time. */
@@ -146,6 +219,13 @@ class NoAnswer extends Error {
   }
 }
 
+/** What Redis's error says, when it is one of the replies that mean the log was given the wrong client. */
+function misconfigured(cause: unknown): string | undefined {
+  const message = cause instanceof Error ? cause.message : '';
+  if (/^(MOVED|ASK|CROSSSLOT|CLUSTERDOWN) /.test(message)) return 'is a Redis Cluster: the log needs a cluster client (createCluster from redis, or Cluster from ioredis)';
+  return undefined;
+}
+
 /**
  * `unavailable`, in the log's own words: what it asked of Redis, and for how long when the log's
  * deadline ran out. Never the failure's text — a client's connection error names Redis's address
@@ -153,9 +233,11 @@ class NoAnswer extends Error {
  * cluster node's address — since the message reaches pages (the 503 body, an `event: error`
  * record); the failure stays on the error's `cause`, on the server, for logs.
  */
-function unavailable(what: string, cause: unknown): EventLogError {
+function unavailable(what: string, cause: unknown, cluster = false): EventLogError {
   const within = cause instanceof NoAnswer ? ` within ${cause.ms} ms` : '';
-  return new EventLogError('unavailable', `Redis did not ${what}${within}`, { cause });
+  // A cluster client meets these replies in a failover (CLUSTERDOWN) or a resharding: not a misconfiguration.
+  const wrong = cluster ? undefined : misconfigured(cause);
+  return new EventLogError('unavailable', wrong === undefined ? `Redis did not ${what}${within}` : `Redis did not ${what}: it ${wrong}`, { cause });
 }
 
 /** Why the append script refused a batch, for the statuses not handled on their own (Redis's reply is never quoted). */
@@ -169,6 +251,8 @@ const BATCH = 256;
 const BATCH_BYTES = 512 * 1024;
 /** A follower whose reader lags this many entries is left out of the blocking reads until it catches up. */
 const FOLLOWER_HIGH_WATER = 1024;
+/** The longest `WAIT` for replicas, in milliseconds (it is repeated within `retryMs`). */
+const MAX_WAIT_MS = 1_000;
 
 /** The keys of one stream. */
 interface Keys {
@@ -202,42 +286,57 @@ function toEntry(raw: unknown): { id: number; entry: LogEntry } {
   return { id: n, entry: { kind: 'event', id: n, type, data } };
 }
 
-/** `XREAD`'s reply, RESP2 (`[[key, entries], …]`) or RESP3 (a map): [key, entries] pairs. */
+/**
+ * `XREAD`'s reply, RESP2 (`[[key, entries], …]`) or RESP3 (a map; ioredis gives a map as a flat
+ * array, `[key, entries, key, entries, …]`): [key, entries] pairs.
+ */
 function streamsOf(reply: unknown): Array<[string, unknown[]]> {
   if (reply === null || reply === undefined) return [];
-  if (Array.isArray(reply)) return reply.map((item) => [String((item as unknown[])[0]), (item as unknown[])[1] as unknown[]]);
+  if (Array.isArray(reply)) {
+    if (reply.length > 0 && !Array.isArray(reply[0])) {
+      const pairs: Array<[string, unknown[]]> = [];
+      for (let i = 0; i + 1 < reply.length; i += 2) pairs.push([String(reply[i]), reply[i + 1] as unknown[]]);
+      return pairs;
+    }
+    return reply.map((item) => [String((item as unknown[])[0]), (item as unknown[])[1] as unknown[]]);
+  }
   if (reply instanceof Map) return [...reply].map(([key, value]) => [String(key), value as unknown[]]);
   return Object.entries(reply as Record<string, unknown[]>);
 }
 
 /**
- * An {@link EventLog} on Redis (≥ 6.2; Redis 7 in the tests), for a relay that runs on several
- * instances: a client that reconnects lands anywhere and resumes from the log.
+ * An {@link EventLog} on Redis (≥ 6.2; Redis 7 in the tests) or a Redis Cluster, for a relay that
+ * runs on several instances: a client that reconnects lands anywhere and resumes from the log.
  *
+ * - **Clients.** node-redis (`createClient`, `createCluster`), ioredis (`new Redis`, `new
+ *   Cluster`), or anything implementing `RedisEventLogClient` (another client, a Valkey client):
+ *   each is recognised by its shape at construction, and anything else is a `TypeError` saying
+ *   what to pass.
  * - **Layout.** Each stream is a Redis Stream `<prefix>:{<id>}:e` whose entry `0-<n>` is event
  *   n, written with an explicit id (`XADD … 0-<n>`), so the relay's SSE ids are the log's ids and
  *   a retried write can never add an event twice. Next to it: a hash of its state (`:m`), the
- *   producer's lease (`:l`, `SET NX PX`-style, renewed while it runs) and a stop request
- *   (`:s`). Writes are Lua scripts: atomic, one round trip each; appends made while one is in
+ *   producer's lease (`:l`, renewed while it runs) and a stop request (`:s`). All of a stream's
+ *   keys share the hash tag `{<id>}`, so they live in one slot of a cluster. Writes are Lua
+ *   scripts over one stream's keys: atomic, one round trip each; appends made while one is in
  *   flight go in the next script together. Keys expire (`PEXPIRE`) `ttlMs` after the stream ends
  *   or its producer stops renewing.
- * - **Live tail.** Readers that follow streams share one blocking `XREAD BLOCK` over all the
- *   streams they follow, on a connection of its own — a duplicate of the client given. A
- *   blocking command holds its connection until it returns, and node-redis sends every command
- *   of a client over one connection in order: on the client given, each `XREAD BLOCK` would hold
- *   up every other command of the application (and of the log) behind it. The same read also
- *   follows this instance's control stream, where a new reader wakes it and where a stop from
- *   another instance reaches a producer at once.
- * - **Faults.** Every command has a timeout (`commandTimeoutMs`): Redis down is `unavailable`,
- *   never a hang. A producer retries across a Redis restart for `retryMs`, without duplicates;
- *   readers check that ids are consecutive and report a gap as `unavailable`; a producer that dies
- *   is reported as `producer-lost` when its lease runs out.
- * - **One primary, not Cluster.** A stream's keys share a hash tag, but the one blocking read of
- *   an instance spans several streams and its control stream: keys in different hash slots, which
- *   Redis Cluster refuses. Runtimes: Node ≥ 20, Bun, Deno (see `argstream/redis`).
+ * - **Live tail.** A blocking read (`XREAD BLOCK`) holds its connection until it returns, so it
+ *   goes on a connection of the log's own, never on the client given (where it would hold up
+ *   every other command of the application, and of the log). On one Redis, readers that follow
+ *   streams share one blocking read over all of them and this instance's control stream (where a
+ *   new reader wakes it, and a stop from another instance reaches a producer at once). On a
+ *   cluster, one command may only name keys of one slot (else `CROSSSLOT`): each stream followed
+ *   has a blocking read (and a connection) of its own, and the control stream another.
+ * - **Faults.** Every command has a deadline (`commandTimeoutMs`): Redis down is `unavailable`,
+ *   never a hang. A producer retries across a Redis restart or a failover for `retryMs`, without
+ *   duplicates; readers check that ids are consecutive, and report events Redis lost (a failover
+ *   before replication, a restart without persistence) as `lost`; a producer that dies is
+ *   reported as `producer-lost` when its lease runs out. With `replicas`, what an append
+ *   acknowledged survives a failover.
  *
- * The log does not own the client: `close()` closes the connection it made (the blocking one)
- * and leaves the client given open.
+ * Runtimes: Node ≥ 20, Bun, Deno (see `argstream/redis`). The log does not own the client:
+ * `close()` closes the connections it made (the blocking ones) and leaves the client given open.
+ * @throws {TypeError} (constructor) for a client the log cannot use, saying what to pass.
  * @example
  * ```ts
  * import { createClient } from 'redis';
@@ -247,30 +346,40 @@ function streamsOf(reply: unknown): Array<[string, unknown[]]> {
  * client.on('error', (error) => console.error('redis', error.message));
  * await client.connect();
  * const log = new RedisEventLog(client, { prefix: 'chat' });
+ * // A cluster: createCluster({ rootNodes: [{ url }] }), and { replicas: 1 } to keep what was acknowledged across a failover.
  * ```
  */
 export class RedisEventLog implements EventLog {
-  readonly #client: RedisClientLike;
+  readonly #redis: RedisEventLogClient;
   readonly #prefix: string;
   readonly #ttlMs: number;
   readonly #maxBytes: number;
   readonly #leaseMs: number;
   readonly #timeoutMs: number;
   readonly #retryMs: number;
+  readonly #replicas: number;
   readonly #tail: Tail;
   #closed = false;
 
-  /** @throws {RangeError} for a bad prefix or a limit that is not a positive integer. */
+  /**
+   * @throws {TypeError} for a client the log cannot use (not a node-redis or ioredis client, nor a
+   * `RedisEventLogClient`; an ioredis client with a `keyPrefix`), saying what to pass.
+   * @throws {RangeError} for a bad prefix or a limit that is not a positive integer.
+   */
   constructor(client: RedisClientLike, options: RedisEventLogOptions = {}) {
-    this.#client = client;
+    this.#redis = redisEventLogClient(client);
     this.#prefix = checkPrefix(options.prefix ?? 'argstream');
     this.#ttlMs = positive(options.ttlMs ?? 600_000, 'RedisEventLog: ttlMs');
     this.#maxBytes = positive(options.maxBytes ?? 16 * 1024 * 1024, 'RedisEventLog: maxBytes');
     this.#leaseMs = positive(options.leaseMs ?? 10_000, 'RedisEventLog: leaseMs');
     this.#timeoutMs = positive(options.commandTimeoutMs ?? 2_000, 'RedisEventLog: commandTimeoutMs');
     this.#retryMs = positive(options.retryMs ?? this.#leaseMs, 'RedisEventLog: retryMs');
+    const replicas = options.replicas ?? 0;
+    if (!Number.isSafeInteger(replicas) || replicas < 0) throw new RangeError(`RedisEventLog: replicas must be a non-negative integer, got ${String(replicas)}`);
+    this.#replicas = replicas;
     const blockMs = positive(options.blockMs ?? 5_000, 'RedisEventLog: blockMs');
-    this.#tail = new Tail(this, `${this.#prefix}:c:${newStreamId()}`, blockMs, this.#leaseMs, this.#retryMs, this.#timeoutMs);
+    const instance = newStreamId();
+    this.#tail = new Tail(this, this.#prefix, instance, blockMs, this.#leaseMs, this.#retryMs, this.#timeoutMs);
   }
 
   /** @internal The keys of a stream (its id checked already). */
@@ -279,47 +388,48 @@ export class RedisEventLog implements EventLog {
     return { events: `${base}:e`, meta: `${base}:m`, lease: `${base}:l`, stop: `${base}:s` };
   }
 
-  /** @internal The client given. */
-  get client(): RedisClientLike {
-    return this.#client;
-  }
-
-  /** @internal A command on the client given, with the timeout; a failure is `unavailable`. */
-  async command<T = unknown>(args: readonly string[], what: string): Promise<T> {
-    this.#open();
-    try {
-      return await deadline(this.#client.sendCommand<T>(args, { timeout: this.#timeoutMs }), this.#timeoutMs);
-    } catch (error) {
-      throw this.#unavailable(error, what);
-    }
+  /** @internal The client, adapted. */
+  get redis(): RedisEventLogClient {
+    return this.#redis;
   }
 
   /** @internal Run a script (EVALSHA, then EVAL when Redis does not have it); a failure is `unavailable`. */
   async eval(name: keyof typeof SCRIPTS, keys: readonly string[], args: readonly string[], what: string): Promise<unknown> {
-    this.#open();
+    if (this.#closed) throw new EventLogError('unavailable', 'the event log is closed');
     const s = SCRIPTS[name];
     s.sha ??= sha1(s.source);
+    const key = keys[0] as string;
     const argv = [String(keys.length), ...keys, ...args];
+    const options = { timeoutMs: this.#timeoutMs };
     try {
       try {
-        return await deadline(this.#client.sendCommand(['EVALSHA', await s.sha, ...argv], { timeout: this.#timeoutMs }), this.#timeoutMs);
+        return await deadline(this.#redis.send(key, ['EVALSHA', await s.sha, ...argv], options), this.#timeoutMs);
       } catch (error) {
         if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) throw error;
-        return await deadline(this.#client.sendCommand(['EVAL', s.source, ...argv], { timeout: this.#timeoutMs }), this.#timeoutMs);
+        return await deadline(this.#redis.send(key, ['EVAL', s.source, ...argv], options), this.#timeoutMs);
       }
     } catch (error) {
-      throw this.#unavailable(error, what);
+      throw error instanceof EventLogError ? error : unavailable(what, error, this.#redis.cluster);
     }
   }
 
-  #unavailable(error: unknown, what: string): EventLogError {
-    return error instanceof EventLogError ? error : unavailable(what, error);
-  }
-
-  /** Connect the client given if nobody has (commands then wait in its queue, within their timeout). */
-  #open(): void {
-    if (this.#closed) throw new EventLogError('unavailable', 'the event log is closed');
-    if (!this.#client.isOpen) this.#client.connect().catch(() => {});
+  /**
+   * @internal With `replicas`: wait until that many replicas hold the writes made so far to
+   * `key`'s node (`WAIT`, repeated within the retry bound by the caller).
+   * @throws {EventLogError} `unavailable` when fewer acknowledged them.
+   */
+  async replicated(key: string, what: string): Promise<void> {
+    if (this.#replicas === 0) return;
+    const waitMs = Math.min(this.#timeoutMs, MAX_WAIT_MS);
+    let acknowledged: number;
+    try {
+      acknowledged = Number(await deadline(this.#redis.send(key, ['WAIT', String(this.#replicas), String(waitMs)], { timeoutMs: waitMs + this.#timeoutMs }), waitMs + this.#timeoutMs));
+    } catch (error) {
+      throw unavailable(what, error, this.#redis.cluster);
+    }
+    if (!(acknowledged >= this.#replicas)) {
+      throw new EventLogError('unavailable', `Redis did not ${what} on ${this.#replicas} replica${this.#replicas === 1 ? '' : 's'} within ${waitMs} ms (${acknowledged} acknowledged)`);
+    }
   }
 
   async open(streamId: string, options: OpenOptions = {}): Promise<EventLogProducer> {
@@ -332,8 +442,8 @@ export class RedisEventLog implements EventLog {
     const reply = await this.eval('open', [keys.events, keys.meta, keys.lease], [token, String(this.#leaseMs), String(ttlMs), String(maxBytes), this.#tail.controlKey], 'open the stream');
     if (reply === 'exists') throw new EventLogError('exists', `the stream ${streamId} exists: it has a producer already`);
     if (reply !== 'ok') throw new EventLogError('unavailable', 'Redis gave an answer the event log does not write, to open the stream');
-    const producer = new RedisProducer(this, this.#tail, streamId, keys, token, this.#leaseMs, this.#retryMs);
-    return producer;
+    await this.replicated(keys.events, 'open the stream');
+    return new RedisProducer(this, this.#tail, streamId, keys, token, this.#leaseMs, this.#retryMs);
   }
 
   async read(streamId: string, after: number, options: ReadOptions = {}): Promise<AsyncIterableIterator<LogEntry>> {
@@ -342,7 +452,17 @@ export class RedisEventLog implements EventLog {
     const keys = this.keys(streamId);
     const first = await this.#page(streamId, keys, after);
     if (first === undefined) throw new EventLogError('not-found', `no stream ${streamId}: it never existed or it expired`);
-    if (after > first.last) throw new EventLogError('invalid-id', `the stream ${streamId} has ${first.last} events so far: there is no event ${after}`);
+    if (after > first.last) {
+      // A stream failed after Redis lost events a page had read (a failover): the page resumes
+      // from beyond what is left, and learns why the stream failed rather than a 400.
+      if (first.state === 'failed') {
+        const terminal = (await this.#page(streamId, keys, first.last))?.entries[0]?.entry;
+        if (terminal?.kind === 'error') return (async function* () {
+          yield terminal;
+        })();
+      }
+      throw new EventLogError('invalid-id', `the stream ${streamId} has ${first.last} events so far: there is no event ${after}`);
+    }
     return this.#entries(streamId, keys, after, first, options.follow ?? true, options.signal);
   }
 
@@ -366,9 +486,9 @@ export class RedisEventLog implements EventLog {
     let page: typeof firstPage | undefined = firstPage;
     // The entries there are now, page by page.
     for (;;) {
-      if (page === undefined) throw new EventLogError('unavailable', `the stream ${streamId} is gone from Redis after event ${at} (it expired, or Redis lost it)`);
+      if (page === undefined) throw new EventLogError('lost', `the stream ${streamId} is gone from Redis after event ${at} (Redis lost it, or it expired)`);
       for (const { id, entry } of page.entries) {
-        if (id !== at + 1) throw new EventLogError('unavailable', `the log of stream ${streamId} skipped from event ${at} to ${id}`);
+        if (id !== at + 1) throw new EventLogError('lost', `the log of stream ${streamId} skipped from event ${at} to ${id}`);
         if (entry.kind !== 'event') {
           yield entry;
           return;
@@ -458,7 +578,7 @@ class Follower {
     for (const { id, entry } of entries) {
       if (id <= this.fetched) continue; // read for another follower of the stream that is behind
       if (id !== this.fetched + 1) {
-        this.fail(new EventLogError('unavailable', `the log of stream ${this.streamId} skipped from event ${this.fetched} to ${id}`));
+        this.fail(new EventLogError('lost', `the log of stream ${this.streamId} skipped from event ${this.fetched} to ${id}`));
         return;
       }
       this.fetched = id;
@@ -502,7 +622,7 @@ class Follower {
         yield this.#queue.shift() as LogEntry;
         if (this.paused && this.#queue.length < FOLLOWER_HIGH_WATER / 4) {
           this.paused = false;
-          this.#tail.wake();
+          this.#tail.wake(this);
         }
       }
       if (this.#error !== undefined) throw this.#error;
@@ -515,74 +635,68 @@ class Follower {
 }
 
 /**
- * The blocking reads of one `RedisEventLog`: one `XREAD BLOCK` at a time, on a connection of its
- * own, over this instance's control stream and every stream a follower waits on. A new follower
- * (or one that caught up) ends the read in flight by writing to the control stream; a stop for a
- * producer of this instance arrives there too. While followers wait, their producers' leases are
- * checked every quarter lease.
+ * One blocking read loop (`XREAD BLOCK`, one at a time) on a connection of its own, over the
+ * streams of its followers and its own keys: the control stream (stops for this instance's
+ * producers) and a wake-up key (a reader that joins behind the read in flight, or catches up,
+ * writes there to end it). On one Redis a single group reads everything; on a cluster each
+ * stream followed has its group (its keys and wake-up key in the stream's slot), and the control
+ * stream one of its own.
  */
-class Tail {
-  readonly controlKey: string;
-  readonly #log: RedisEventLog;
-  readonly #blockMs: number;
-  readonly #leaseMs: number;
-  readonly #retryMs: number;
-  readonly #timeoutMs: number;
-  readonly #followers = new Map<string, Set<Follower>>();
-  readonly #producers = new Map<string, RedisProducer>();
+class Group {
+  readonly #tail: Tail;
+  /** The key that routes the group's connection (to the node of its slot). */
+  readonly #route: string;
+  /** Where a wake-up is written: a stream in the read, on the group's slot. */
+  readonly wakeKey: string | undefined;
+  /** Whether the group reads the control stream (and lives while this instance has producers). */
+  readonly #control: boolean;
+  /** Whether an error means the node may have changed (a cluster): a new connection then. */
+  readonly #reconnectOnError: boolean;
+  /** A stream's group on a cluster: gone (with its connection) once nobody follows the stream. */
+  readonly disposable: boolean;
+  readonly followers = new Map<string, Set<Follower>>();
   /** The position per key of the read in flight, to know whether a new follower needs a new read. */
   readonly #reading = new Map<string, number>();
-  #controlId = '0-0';
-  #connection: RedisClientLike | undefined;
+  /** The last id read of each of the group's own streams (control, wake-up). */
+  readonly #ownIds = new Map<string, string>();
+  #connection: Promise<RedisConnection> | undefined;
   #running: Promise<void> | undefined;
   #inFlight = false;
   #woken = false;
-  #checks: ReturnType<typeof setInterval> | undefined;
-  #checking = false;
   #closed = false;
 
-  constructor(log: RedisEventLog, controlKey: string, blockMs: number, leaseMs: number, retryMs: number, timeoutMs: number) {
-    this.#log = log;
-    this.controlKey = controlKey;
-    this.#blockMs = blockMs;
-    this.#leaseMs = leaseMs;
-    this.#retryMs = retryMs;
-    this.#timeoutMs = timeoutMs;
+  constructor(tail: Tail, route: string, wakeKey: string | undefined, control: boolean, cluster: boolean) {
+    this.#tail = tail;
+    this.#route = route;
+    this.wakeKey = wakeKey;
+    this.#control = control;
+    this.#reconnectOnError = cluster;
+    this.disposable = cluster && !control;
+    if (control) this.#ownIds.set(tail.controlKey, '0-0');
+    if (wakeKey !== undefined && wakeKey !== tail.controlKey) this.#ownIds.set(wakeKey, '0-0');
   }
 
-  /** How long a control stream lives after its last message: well beyond a blocking read. */
-  get controlTtlMs(): number {
-    return Math.max(60_000, this.#blockMs * 4);
+  get active(): boolean {
+    return !this.#closed && (this.followers.size > 0 || (this.#control && this.#tail.producing));
   }
 
   add(follower: Follower): void {
-    let set = this.#followers.get(follower.keys.events);
-    if (set === undefined) this.#followers.set(follower.keys.events, (set = new Set()));
+    let set = this.followers.get(follower.keys.events);
+    if (set === undefined) this.followers.set(follower.keys.events, (set = new Set()));
     set.add(follower);
-    this.#checks ??= setInterval(() => void this.#checkLeases(), Math.max(25, Math.floor(this.#leaseMs / 4)));
-    this.#start();
+    this.start();
     const reading = this.#reading.get(follower.keys.events);
     if (reading === undefined || reading > follower.fetched) this.wake();
   }
 
-  remove(follower: Follower): void {
-    const set = this.#followers.get(follower.keys.events);
-    if (set === undefined) return;
-    set.delete(follower);
-    if (set.size === 0) this.#followers.delete(follower.keys.events);
-    if (this.#followers.size === 0 && this.#checks !== undefined) {
-      clearInterval(this.#checks);
-      this.#checks = undefined;
+  /** Whether the group has no followers left. */
+  remove(follower: Follower): boolean {
+    const set = this.followers.get(follower.keys.events);
+    if (set !== undefined) {
+      set.delete(follower);
+      if (set.size === 0) this.followers.delete(follower.keys.events);
     }
-  }
-
-  addProducer(producer: RedisProducer): void {
-    this.#producers.set(producer.streamId, producer);
-    this.#start();
-  }
-
-  removeProducer(producer: RedisProducer): void {
-    if (this.#producers.get(producer.streamId) === producer) this.#producers.delete(producer.streamId);
+    return this.followers.size === 0;
   }
 
   /** End the blocking read in flight (a follower joined or caught up). */
@@ -591,46 +705,51 @@ class Tail {
       this.#woken = true;
       return;
     }
-    if (this.#woken) return;
+    if (this.#woken || this.wakeKey === undefined) return;
     this.#woken = true;
-    this.#log.eval('control', [this.controlKey], [String(this.controlTtlMs), 'w', '1'], 'wake a reader').catch(() => {});
+    this.#tail.log.eval('control', [this.wakeKey], [String(this.#tail.controlTtlMs), 'w', '1'], 'wake a reader').catch(() => {});
   }
 
-  #start(): void {
-    if (this.#running !== undefined || this.#closed) return;
+  start(): void {
+    if (this.#running !== undefined || !this.active) return;
     this.#running = this.#run()
       .catch((error: unknown) => {
         // Not expected: fail the readers rather than leave them waiting.
         const failure = error instanceof EventLogError ? error : new EventLogError('unavailable', 'the blocking reads failed', { cause: error });
-        for (const set of [...this.#followers.values()]) for (const follower of [...set]) follower.fail(failure);
+        this.failAll(failure);
       })
       .finally(() => {
         this.#running = undefined;
-        // Something joined while the loop was ending.
-        if (!this.#closed && (this.#followers.size > 0 || this.#producers.size > 0)) this.#start();
+        if (this.active) this.start(); // something joined while the loop was ending
+        else this.#tail.ended(this);
       });
   }
 
-  async #connect(): Promise<RedisClientLike> {
-    if (this.#connection === undefined) {
-      const connection = this.#log.client.duplicate();
-      // Without a listener an 'error' event would throw; the failures show in the reads.
-      connection.on('error', () => {});
-      connection.connect().catch(() => {});
-      this.#connection = connection;
-    }
-    return this.#connection;
+  failAll(failure: unknown): void {
+    for (const set of [...this.followers.values()]) for (const follower of [...set]) follower.fail(failure);
+  }
+
+  #dropConnection(): void {
+    const connection = this.#connection;
+    this.#connection = undefined;
+    connection?.then((c) => c.close(), () => {});
   }
 
   async #run(): Promise<void> {
     let failingSince: number | undefined;
     let backoff = 50;
-    while (!this.#closed && (this.#followers.size > 0 || this.#producers.size > 0)) {
-      const keys = [this.controlKey];
-      const ids = [this.#controlId];
+    const blockMs = this.#tail.blockMs;
+    const timeoutMs = this.#tail.timeoutMs;
+    while (this.active) {
+      const keys: string[] = [];
+      const ids: string[] = [];
+      for (const [key, id] of this.#ownIds) {
+        keys.push(key);
+        ids.push(id);
+      }
       this.#reading.clear();
       const round = this.#reading;
-      for (const [key, set] of this.#followers) {
+      for (const [key, set] of this.followers) {
         let from = Infinity;
         for (const follower of set) if (!follower.paused && !follower.finished) from = Math.min(from, follower.fetched);
         if (from === Infinity) continue;
@@ -638,30 +757,37 @@ class Tail {
         ids.push(`0-${from}`);
         this.#reading.set(key, from);
       }
+      if (keys.length === 0) {
+        // Nothing to read (every follower paused, no control stream): wait to be woken.
+        this.#woken = false;
+        await sleep(25);
+        continue;
+      }
       this.#woken = false;
       this.#inFlight = true;
       let reply: unknown;
       try {
-        const connection = await this.#connect();
-        reply = await deadline(
-          connection.sendCommand(['XREAD', 'COUNT', String(PAGE), 'BLOCK', String(this.#blockMs), 'STREAMS', ...keys, ...ids], { timeout: this.#blockMs + this.#timeoutMs }),
-          this.#blockMs + this.#timeoutMs,
-        );
+        let connection: RedisConnection;
+        try {
+          this.#connection ??= this.#tail.log.redis.connection(this.#route);
+          connection = await deadline(this.#connection, timeoutMs);
+        } catch (error) {
+          this.#dropConnection();
+          throw error;
+        }
+        reply = await deadline(connection.send(['XREAD', 'COUNT', String(PAGE), 'BLOCK', String(blockMs), 'STREAMS', ...keys, ...ids]), blockMs + timeoutMs);
         failingSince = undefined;
         backoff = 50;
       } catch (error) {
         this.#inFlight = false;
-        if (this.#closed) return;
-        if (error instanceof NoAnswer) {
-          // A server that stopped answering: a new connection, rather than a read queued behind the stuck one.
-          this.#connection?.destroy();
-          this.#connection = undefined;
-        }
+        if (this.#closed || !this.active) return;
+        // A server that stopped answering: a new connection, rather than a read queued behind the
+        // stuck one; on a cluster, after any error (the slot's master may have changed).
+        if (error instanceof NoAnswer || this.#reconnectOnError) this.#dropConnection();
         const now = Date.now();
         failingSince ??= now;
-        if (now - failingSince > this.#retryMs) {
-          const failure = new EventLogError('unavailable', `Redis could not be read for ${now - failingSince} ms`, { cause: error });
-          for (const set of [...this.#followers.values()]) for (const follower of [...set]) follower.fail(failure);
+        if (now - failingSince > this.#tail.retryMs) {
+          this.failAll(new EventLogError('unavailable', `Redis could not be read for ${now - failingSince} ms`, { cause: error }));
           failingSince = undefined;
         }
         await sleep(backoff);
@@ -670,29 +796,154 @@ class Tail {
       }
       this.#inFlight = false;
       for (const [key, raw] of streamsOf(reply)) {
-        if (key === this.controlKey) {
-          this.#control(raw);
+        const own = this.#ownIds.get(key);
+        if (own !== undefined) {
+          const last = raw.at(-1) as [unknown, unknown] | undefined;
+          if (last !== undefined) this.#ownIds.set(key, String(last[0]));
+          if (key === this.#tail.controlKey) this.#tail.control(raw);
           continue;
         }
         let entries: Array<{ id: number; entry: LogEntry }>;
         try {
           entries = raw.map(toEntry);
         } catch (error) {
-          for (const follower of [...(this.#followers.get(key) ?? [])]) follower.fail(error);
+          for (const follower of [...(this.followers.get(key) ?? [])]) follower.fail(error);
           continue;
         }
         // Only to the followers this read covered: one that joined behind its position gets the next read.
         const from = round.get(key) ?? Infinity;
-        for (const follower of [...(this.#followers.get(key) ?? [])]) if (follower.fetched >= from) follower.take(entries);
+        for (const follower of [...(this.followers.get(key) ?? [])]) if (follower.fetched >= from) follower.take(entries);
       }
     }
   }
 
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#dropConnection();
+    await this.#running?.catch(() => {});
+  }
+
+  /** A stream's group that nobody follows any more lets go of its connection at once (its read in flight is abandoned). */
+  release(): void {
+    if (this.disposable && !this.active) this.#dropConnection();
+  }
+}
+
+/**
+ * The blocking reads of one `RedisEventLog`: its groups ({@link Group}), the followers and the
+ * producers of this instance. While followers wait, their producers' leases are checked every
+ * quarter lease.
+ */
+class Tail {
+  readonly controlKey: string;
+  readonly log: RedisEventLog;
+  readonly blockMs: number;
+  readonly retryMs: number;
+  readonly timeoutMs: number;
+  readonly #prefix: string;
+  readonly #instance: string;
+  readonly #leaseMs: number;
+  /** One Redis: the one group; a cluster: the control stream's group, and one per stream followed. */
+  readonly #groups = new Map<string, Group>();
+  readonly #producers = new Map<string, RedisProducer>();
+  #checks: ReturnType<typeof setInterval> | undefined;
+  #checking = false;
+  #closed = false;
+
+  constructor(log: RedisEventLog, prefix: string, instance: string, blockMs: number, leaseMs: number, retryMs: number, timeoutMs: number) {
+    this.log = log;
+    this.#prefix = prefix;
+    this.#instance = instance;
+    this.controlKey = `${prefix}:c:${instance}`;
+    this.blockMs = blockMs;
+    this.#leaseMs = leaseMs;
+    this.retryMs = retryMs;
+    this.timeoutMs = timeoutMs;
+  }
+
+  /** How long a control stream (or a wake-up key) lives after its last message: well beyond a blocking read. */
+  get controlTtlMs(): number {
+    return Math.max(60_000, this.blockMs * 4);
+  }
+
+  /** Whether this instance has producers (whose stops arrive on the control stream). */
+  get producing(): boolean {
+    return !this.#closed && this.#producers.size > 0;
+  }
+
+  get #cluster(): boolean {
+    return this.log.redis.cluster;
+  }
+
+  /** The group that reads the control stream (on one Redis: the one group). */
+  #controlGroup(): Group {
+    const name = this.#cluster ? 'control' : 'all';
+    let group = this.#groups.get(name);
+    if (group === undefined) this.#groups.set(name, (group = new Group(this, this.controlKey, this.controlKey, true, this.#cluster)));
+    return group;
+  }
+
+  #groupOf(follower: Follower): Group {
+    if (!this.#cluster) return this.#controlGroup();
+    const name = follower.keys.events;
+    let group = this.#groups.get(name);
+    if (group === undefined) {
+      // The wake-up key shares the stream's hash tag: one slot, one read.
+      const wakeKey = `${this.#prefix}:{${follower.streamId}}:w:${this.#instance}`;
+      this.#groups.set(name, (group = new Group(this, follower.keys.events, wakeKey, false, true)));
+    }
+    return group;
+  }
+
+  add(follower: Follower): void {
+    if (this.#closed) {
+      follower.fail(new EventLogError('unavailable', 'the event log is closed'));
+      return;
+    }
+    this.#groupOf(follower).add(follower);
+    this.#checks ??= setInterval(() => void this.#checkLeases(), Math.max(25, Math.floor(this.#leaseMs / 4)));
+  }
+
+  remove(follower: Follower): void {
+    const group = this.#cluster ? this.#groups.get(follower.keys.events) : this.#groups.get('all');
+    if (group !== undefined && group.remove(follower)) group.release();
+    if (this.#followerCount() === 0 && this.#checks !== undefined) {
+      clearInterval(this.#checks);
+      this.#checks = undefined;
+    }
+  }
+
+  #followerCount(): number {
+    let n = 0;
+    for (const group of this.#groups.values()) n += group.followers.size;
+    return n;
+  }
+
+  /** A group's loop ended with nothing left to read: a stream's group (on a cluster) goes with its connection; the others keep theirs for the next reads. */
+  ended(group: Group): void {
+    if (!group.disposable || group.active) return;
+    group.release();
+    for (const [name, g] of this.#groups) if (g === group) this.#groups.delete(name);
+  }
+
+  addProducer(producer: RedisProducer): void {
+    this.#producers.set(producer.streamId, producer);
+    if (!this.#closed) this.#controlGroup().start();
+  }
+
+  removeProducer(producer: RedisProducer): void {
+    if (this.#producers.get(producer.streamId) === producer) this.#producers.delete(producer.streamId);
+  }
+
+  /** End the blocking read in flight that `follower` needs (it joined behind it, or caught up). */
+  wake(follower: Follower): void {
+    (this.#cluster ? this.#groups.get(follower.keys.events) : this.#groups.get('all'))?.wake();
+  }
+
   /** Messages on the control stream: wake-ups (nothing to do) and stops. */
-  #control(raw: unknown[]): void {
+  control(raw: unknown[]): void {
     for (const item of raw) {
-      const [id, fields] = item as [unknown, unknown];
-      this.#controlId = String(id);
+      const [, fields] = item as [unknown, unknown];
       const list = Array.isArray(fields) ? fields : Object.entries(fields as Record<string, unknown>).flat();
       for (let i = 0; i + 1 < list.length; i += 2) {
         if (String(list[i]) === 's') this.#producers.get(String(list[i + 1]))?.stopRequested();
@@ -705,16 +956,16 @@ class Tail {
     if (this.#checking) return;
     this.#checking = true;
     try {
-      await this.#checkEach();
+      const quiet = Date.now() - Math.max(25, Math.floor(this.#leaseMs / 4));
+      // One script per quiet stream, all sent at once (the clients pipeline them).
+      const checks: Array<Promise<void>> = [];
+      for (const group of this.#groups.values()) {
+        for (const set of group.followers.values()) checks.push(this.#check([...set].filter((f) => !f.finished && !f.paused && f.lastEntryAt <= quiet)));
+      }
+      await Promise.all(checks);
     } finally {
       this.#checking = false;
     }
-  }
-
-  async #checkEach(): Promise<void> {
-    const quiet = Date.now() - Math.max(25, Math.floor(this.#leaseMs / 4));
-    // One script per quiet stream, all sent at once (node-redis pipelines them).
-    await Promise.all([...this.#followers.values()].map((set) => this.#check([...set].filter((f) => !f.finished && !f.paused && f.lastEntryAt <= quiet))));
   }
 
   async #check(waiting: readonly Follower[]): Promise<void> {
@@ -725,24 +976,29 @@ class Tail {
     const seen = waiting.map((follower) => follower.fetched);
     let reply: unknown;
     try {
-      reply = await this.#log.eval('status', [first.keys.meta, first.keys.lease], [], `check the producer of ${first.streamId}`);
+      reply = await this.log.eval('status', [first.keys.meta, first.keys.lease], [], `check the producer of ${first.streamId}`);
     } catch {
       return; // Redis unreachable: the blocking read's retry bound reports it.
     }
     if (reply === null || reply === undefined || reply === false) {
-      for (const follower of waiting) follower.fail(new EventLogError('unavailable', `the stream ${follower.streamId} is gone from Redis after event ${follower.fetched} (Redis lost it, or it expired)`));
+      for (const follower of waiting) follower.fail(new EventLogError('lost', `the stream ${follower.streamId} is gone from Redis after event ${follower.fetched} (Redis lost it, or it expired)`));
       return;
     }
-    const [lastRaw, state, leased] = reply as [unknown, unknown, unknown];
+    const [lastRaw, state, leasedRaw] = reply as [unknown, unknown, unknown];
     const last = Number(lastRaw);
+    const leased = Number(leasedRaw) === 1;
     for (const [i, follower] of waiting.entries()) {
       const fetched = seen[i] as number;
       if (fetched > last + (state === 'open' ? 0 : 1)) {
-        follower.fail(new EventLogError('unavailable', `the stream ${follower.streamId} holds ${last} events in Redis but ${fetched} were read: Redis lost events`));
-      } else if (state === 'open' && Number(leased) !== 1 && fetched >= last) {
+        // Redis holds fewer events than were read (a failover before they were replicated). A
+        // producer that holds its lease writes them again (its batch is retried until it is
+        // acknowledged): wait for it. Without one, they are gone.
+        if (state === 'open' && leased) continue;
+        follower.fail(new EventLogError('lost', `the stream ${follower.streamId} holds ${last} events in Redis but ${fetched} were read: Redis lost events`));
+      } else if (state === 'open' && !leased && fetched >= last) {
         follower.fail(new EventLogError('producer-lost', `the producer of stream ${follower.streamId} stopped before the stream's end (its lease ran out)`));
       } else if (follower.fetched < last + (state === 'open' ? 0 : 1)) {
-        this.wake(); // entries it has not read yet: a read is due
+        this.wake(follower); // entries it has not read yet: a read is due
       }
     }
   }
@@ -752,11 +1008,10 @@ class Tail {
     if (this.#checks !== undefined) clearInterval(this.#checks);
     this.#checks = undefined;
     const closed = new EventLogError('unavailable', 'the event log was closed');
-    for (const set of [...this.#followers.values()]) for (const follower of [...set]) follower.fail(closed);
+    for (const group of this.#groups.values()) group.failAll(closed);
     for (const producer of [...this.#producers.values()]) producer.release();
-    this.#connection?.destroy();
-    this.#connection = undefined;
-    await this.#running?.catch(() => {});
+    await Promise.all([...this.#groups.values()].map((group) => group.close()));
+    this.#groups.clear();
   }
 }
 
@@ -790,6 +1045,7 @@ class RedisProducer implements EventLogProducer {
   #renewal: ReturnType<typeof setInterval> | undefined;
   #lastWrite = Date.now();
   #tooLarge: string | undefined;
+  #lostRecord: string | undefined;
 
   constructor(log: RedisEventLog, tail: Tail, streamId: string, keys: Keys, token: string, leaseMs: number, retryMs: number) {
     this.#log = log;
@@ -800,7 +1056,9 @@ class RedisProducer implements EventLogProducer {
     this.#leaseMs = leaseMs;
     this.#retryMs = retryMs;
     tail.addProducer(this);
-    this.#renewal = setInterval(() => void this.#renew(), Math.max(10, Math.floor(leaseMs / 3)));
+    // Every quarter lease, unless a write went out in the last eighth: the lease is extended at
+    // least every 3/8 of it, so a process that stalls keeps its lease for 5/8 of it at least.
+    this.#renewal = setInterval(() => void this.#renew(), Math.max(10, Math.floor(leaseMs / 4)));
   }
 
   get lastId(): number {
@@ -861,13 +1119,23 @@ class RedisProducer implements EventLogProducer {
         const first = (batch[0] as Pending).id;
         // What the script writes when the batch goes beyond the size limit (made once: an error is not free).
         this.#tooLarge ??= writeError(new EventLogError('too-large', `the stream ${this.streamId} would hold more than its size limit of event data`));
-        const args = [this.#token, String(this.#leaseMs), String(first), String(batch.length), this.#tooLarge];
+        const args = [this.#token, String(this.#leaseMs), String(first), String(batch.length), this.#tooLarge, this.#lost()];
         for (const pending of batch) args.push(pending.type, pending.data);
         let reply: unknown[];
         // The lease runs from when the script runs: at the earliest when it is sent, not when its answer is read.
-        const sent = Date.now();
+        let sent = Date.now();
+        const what = `append to the stream ${this.streamId}`;
         try {
-          reply = (await this.#retrying(() => this.#log.eval('append', [this.#keys.events, this.#keys.meta, this.#keys.lease, this.#keys.stop], args, `append to the stream ${this.streamId}`))) as unknown[];
+          // With `replicas`, a batch counts as written once replicas hold it: until then it is
+          // written again after a failure (the new master of a failover may not have it; `dup`
+          // when it has).
+          reply = (await this.#retrying(async () => {
+            sent = Date.now();
+            const answer = (await this.#log.eval('append', [this.#keys.events, this.#keys.meta, this.#keys.lease, this.#keys.stop], args, what)) as unknown[];
+            const status = String(answer[0]);
+            if (status === 'ok' || status === 'dup' || status === 'too-large') await this.#log.replicated(this.#keys.events, `keep events ${first} to ${first + batch.length - 1} of the stream ${this.streamId}`);
+            return answer;
+          })) as unknown[];
         } catch (error) {
           for (const pending of batch) pending.reject(error);
           this.#lose(error);
@@ -896,7 +1164,7 @@ class RedisProducer implements EventLogProducer {
           status === 'lost'
             ? new EventLogError('producer-lost', `the lease of the producer of stream ${this.streamId} ran out (or Redis lost the stream)`)
             : status === 'gap'
-              ? new EventLogError('unavailable', `Redis holds fewer events of stream ${this.streamId} than the ${first - 1} written: Redis lost events`)
+              ? this.#lostError(Number(reply[1]), first - 1)
               : new EventLogError('unavailable', `the stream ${this.streamId} cannot be appended to: ${APPEND_REFUSED[status] ?? 'Redis gave an answer the event log does not write'}`);
         for (const pending of batch) pending.reject(error);
         this.#lose(error);
@@ -909,7 +1177,18 @@ class RedisProducer implements EventLogProducer {
     }
   }
 
-  /** Run a write, retrying while Redis cannot be reached, for at most `retryMs`. */
+  /** What Redis lost: written, acknowledged, then gone (a failover before replication). The stream was failed with it. */
+  #lostError(held: number, written: number): EventLogError {
+    return new EventLogError('lost', `Redis holds ${held} events of stream ${this.streamId} but ${written} were written: Redis lost events (a failover before they were replicated)`);
+  }
+
+  /** The record a stream that lost events is failed with (made once). */
+  #lost(): string {
+    this.#lostRecord ??= writeError(new EventLogError('lost', `the stream ${this.streamId} lost events in Redis`));
+    return this.#lostRecord;
+  }
+
+  /** Run a write, retrying while Redis cannot be reached (or replicas do not acknowledge), for at most `retryMs`. */
   async #retrying<T>(write: () => Promise<T>): Promise<T> {
     const deadline = Date.now() + this.#retryMs;
     let backoff = 25;
@@ -925,7 +1204,7 @@ class RedisProducer implements EventLogProducer {
   }
 
   async #renew(): Promise<void> {
-    if (this.#finished || Date.now() - this.#lastWrite < this.#leaseMs / 3 - 5) return;
+    if (this.#finished || Date.now() - this.#lastWrite < this.#leaseMs / 8) return;
     let reply: unknown;
     const sent = Date.now();
     try {
@@ -945,14 +1224,17 @@ class RedisProducer implements EventLogProducer {
     while (this.#flushing !== undefined) await this.#flushing;
     if (this.#failure !== undefined) throw this.#failure;
     if (this.#finished) return;
-    const reply = await this.#retrying(() =>
-      this.#log.eval('finish', [this.#keys.events, this.#keys.meta, this.#keys.lease], [this.#token, kind, data], `${kind === 'end' ? 'end' : 'fail'} the stream ${this.streamId}`),
-    ).catch((error: unknown) => {
+    const what = `${kind === 'end' ? 'end' : 'fail'} the stream ${this.streamId}`;
+    const reply = await this.#retrying(async () => {
+      const answer = await this.#log.eval('finish', [this.#keys.events, this.#keys.meta, this.#keys.lease], [this.#token, kind, data, String(this.#lastId), this.#lost()], what);
+      if (answer !== 'lost') await this.#log.replicated(this.#keys.events, what);
+      return answer;
+    }).catch((error: unknown) => {
       this.#lose(error);
       throw error;
     });
-    if (reply === 'lost') {
-      const error = new EventLogError('producer-lost', `the lease of the producer of stream ${this.streamId} ran out (or Redis lost the stream)`);
+    if (reply === 'lost' || reply === 'gap') {
+      const error = reply === 'gap' ? new EventLogError('lost', `Redis holds fewer events of stream ${this.streamId} than the ${this.#lastId} written: Redis lost events (a failover before they were replicated)`) : new EventLogError('producer-lost', `the lease of the producer of stream ${this.streamId} ran out (or Redis lost the stream)`);
       this.#lose(error);
       throw error;
     }

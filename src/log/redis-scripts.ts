@@ -31,11 +31,14 @@ return 'ok'
 `;
 
 /**
- * append(events, meta, lease, stop; token, leaseMs, first, count, tooLargeRecord, type1, data1, …)
+ * append(events, meta, lease, stop; token, leaseMs, first, count, tooLargeRecord, lostRecord, type1, data1, …)
  * → {'ok', stopFlag} | {'dup'} | {'lost'} | {'closed', state} | {'gap', last} | {'too-large', appended} | {'conflict'}
  *
  * A batch is retried as a whole after a connection error; when the stream already holds its last
  * event with the same data, the first try went through: 'dup', not an error and not a duplicate.
+ * 'gap': Redis holds fewer events than the producer wrote before this batch (a failover before
+ * they were replicated): the stream is failed with `lostRecord`, after the events Redis holds, so
+ * that no reader takes what is left for the whole stream.
  */
 export const APPEND = `
 local first = tonumber(ARGV[3])
@@ -49,22 +52,30 @@ if last >= final then
   if #entry == 1 then
     local fields = entry[1][2]
     for i = 1, #fields, 2 do
-      if fields[i] == 'd' and fields[i + 1] == ARGV[5 + 2 * count] then return {'dup'} end
+      if fields[i] == 'd' and fields[i + 1] == ARGV[6 + 2 * count] then return {'dup'} end
     end
   end
   return {'conflict'}
 end
 if meta[5] ~= 'open' then return {'closed', meta[5]} end
 if redis.call('GET', KEYS[3]) ~= ARGV[1] then return {'lost'} end
-if last ~= first - 1 then return {'gap', tostring(last)} end
-local lease = tonumber(ARGV[2])
+if last > first - 1 then return {'conflict'} end
 local ttl = tonumber(meta[4])
+if last < first - 1 then
+  redis.call('XADD', KEYS[1], '0-' .. (last + 1), 'x', 'error', 'd', ARGV[6])
+  redis.call('HSET', KEYS[2], 'state', 'failed')
+  redis.call('DEL', KEYS[3])
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  redis.call('PEXPIRE', KEYS[2], ttl)
+  return {'gap', tostring(last)}
+end
+local lease = tonumber(ARGV[2])
 local bytes = tonumber(meta[2])
 local max = tonumber(meta[3])
 local appended = 0
 for i = 0, count - 1 do
-  local kind = ARGV[6 + 2 * i]
-  local data = ARGV[7 + 2 * i]
+  local kind = ARGV[7 + 2 * i]
+  local data = ARGV[8 + 2 * i]
   if bytes + #data > max then
     redis.call('XADD', KEYS[1], '0-' .. (last + 1), 'x', 'error', 'd', ARGV[5])
     redis.call('HSET', KEYS[2], 'last', last, 'bytes', bytes, 'state', 'failed')
@@ -90,8 +101,11 @@ return {'ok', redis.call('EXISTS', KEYS[4])}
 `;
 
 /**
- * finish(events, meta, lease; token, kind ('end' | 'error'), data) → 'ok' | 'lost' | 'done-ended' | 'done-failed'
- * ('done-…': the stream was finished already — by a first try of this call, or by the size limit).
+ * finish(events, meta, lease; token, kind ('end' | 'error'), data, lastId, lostRecord)
+ * → 'ok' | 'lost' | 'gap' | 'done-ended' | 'done-failed'
+ * ('done-…': the stream was finished already — by a first try of this call, or by the size limit;
+ * 'gap': Redis holds fewer events than the producer's `lastId` — lost in a failover — and the
+ * stream is failed with `lostRecord` instead: never an end after a hole).
  */
 export const FINISH = `
 local meta = redis.call('HMGET', KEYS[2], 'last', 'state', 'ttl')
@@ -99,7 +113,12 @@ if not meta[1] then return 'lost' end
 if meta[2] ~= 'open' then return 'done-' .. meta[2] end
 if redis.call('GET', KEYS[3]) ~= ARGV[1] then return 'lost' end
 local id = '0-' .. (tonumber(meta[1]) + 1)
-if ARGV[2] == 'end' then
+local status = 'ok'
+if tonumber(meta[1]) ~= tonumber(ARGV[4]) then
+  redis.call('XADD', KEYS[1], id, 'x', 'error', 'd', ARGV[5])
+  redis.call('HSET', KEYS[2], 'state', 'failed')
+  status = 'gap'
+elseif ARGV[2] == 'end' then
   redis.call('XADD', KEYS[1], id, 'x', 'end')
   redis.call('HSET', KEYS[2], 'state', 'ended')
 else
@@ -110,7 +129,7 @@ redis.call('DEL', KEYS[3])
 local ttl = tonumber(meta[3])
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[2], ttl)
-return 'ok'
+return status
 `;
 
 /** renew(meta, lease, stop, events; token, leaseMs) → 'ok' | 'stop' | 'lost' */

@@ -277,6 +277,17 @@ function snapshotFrame(writer: BatchWriter, after: number, backlog: ReadonlyArra
 }
 
 /**
+ * Check that a log's entry is the event after `last`: any log's (a custom one too), so that a page
+ * is never served a turn with a hole in it, or a piece twice, as if it were whole.
+ * @throws {EventLogError} `lost`.
+ */
+function checkNext(streamId: string, last: number, id: number): void {
+  if (id === last + 1) return;
+  const what = Number.isSafeInteger(id) && id > last ? `skipped from event ${last} to ${id}` : `gave event ${printable(String(id))} after event ${last}`;
+  throw new EventLogError('lost', `the log of stream ${streamId} ${what}: its ids are out of sequence`);
+}
+
+/**
  * Where a request resumes: its `Last-Event-ID` header, else its `?lastEventId=` query parameter
  * (for `fetch` callers that cannot set headers); 0 when neither.
  * @throws {EventLogError} `invalid-id`.
@@ -297,7 +308,7 @@ export function resumeAfter(request: Request): number {
 const MAX_ERROR_LINE = 500;
 
 /**
- * The answer to an event log error: its status (400, 404, 409, 413, 502, 503) and a short plain
+ * The answer to an event log error: its status (400, 404, 409, 413, 500, 502, 503) and a short plain
  * text body, `<code>: <message>` — the log's own wording (never its cause's: an address, a
  * command, a key), on one line of at most 500 characters with control characters escaped; 500
  * without details for any other error (its message stays on the server).
@@ -326,9 +337,13 @@ export function eventLogErrorResponse(error: unknown): Response {
  *
  * A failure before the first byte is an HTTP status with a short body: 400 for a hostile stream
  * id or `Last-Event-ID` (`invalid-id`, checked before the log sees it), 404 for an unknown or
- * expired stream, 503 when the log's backend is down. A failure while following (the producer
- * died: `producer-lost`; the backend stayed down) is a last `event: error` with the
- * `EventLogError`, so the page stops instead of reconnecting forever.
+ * expired stream, 503 when the log's backend is down, 500 (`lost`) when the log's ids are out of
+ * sequence. A failure while following (the producer died: `producer-lost`; the backend stayed
+ * down: `unavailable`; the log skipped or repeated an id, or lost events: `lost`) is a last
+ * `event: error` with the `EventLogError`, so the page stops instead of reconnecting forever.
+ * Ids are checked whatever the log — one of your own too: each event is the one after the last
+ * (after `Last-Event-ID` for the first), or the response ends with `lost`, never as if the turn
+ * were whole.
  *
  * Whoever knows a stream id can read it (ids from `newStreamId` are unguessable): check that the
  * caller may read `streamId` — the user's session owns it — before calling this.
@@ -356,8 +371,10 @@ export async function serveStream(log: EventLog, streamId: string, request: Requ
     // What the stream holds now: a snapshot may replace it. The 404 / 503 come from here.
     const now = await log.read(streamId, after, { follow: false, signal: request.signal });
     for await (const entry of now) {
-      if (entry.kind === 'event') backlog.push(entry);
-      else terminal = entry;
+      if (entry.kind === 'event') {
+        checkNext(streamId, backlog.length > 0 ? (backlog[backlog.length - 1] as LogEntry & { kind: 'event' }).id : after, entry.id);
+        backlog.push(entry);
+      } else terminal = entry;
     }
   } catch (error) {
     return eventLogErrorResponse(error);
@@ -443,6 +460,7 @@ export async function serveStream(log: EventLog, streamId: string, request: Requ
           }
           const entry = result.value;
           if (entry.kind === 'event') {
+            checkNext(streamId, lastId, entry.id);
             lastId = entry.id;
             writer.write(readEvent(entry.data, classes));
             write(`id: ${entry.id}\ndata: ${writer.take() as string}\n\n`);
@@ -450,6 +468,8 @@ export async function serveStream(log: EventLog, streamId: string, request: Requ
           if (entry.kind !== 'event') {
             stop();
             controller.close();
+            // The log's reader is done with: whatever it holds for it (a follower, a connection) goes now.
+            await tail.return?.();
           }
         } catch (error) {
           if (finished) return;

@@ -193,6 +193,7 @@ const RELAY_PROBLEMS: Readonly<Record<string, string>> = {
   'invalid-event': 'an event could not be relayed',
   'invalid-last-event-id': 'the Last-Event-ID is not an id of the stream',
   'invalid-input': 'the relay was given neither text nor bytes',
+  'out-of-sequence': "the relayed stream's event ids skipped or repeated events",
 };
 
 const LOG_PROBLEMS: Readonly<Record<string, string>> = {
@@ -203,6 +204,7 @@ const LOG_PROBLEMS: Readonly<Record<string, string>> = {
   'invalid-id': 'an id that is not one of the stream',
   'too-large': 'the stream grew beyond its size limit',
   stopped: 'the stream was stopped',
+  lost: 'the event log lost events of the stream',
 };
 
 const PROVIDER_PROBLEMS: Readonly<Record<string, string>> = {

@@ -20,8 +20,12 @@
  *   that is not an id of the stream: 400. Checked before any backend command is built.
  * - `too-large`: the stream grew beyond its size limit; it was failed with this error: 413.
  * - `stopped`: the stream was stopped by `EventLog.stop` (a user's stop button): 409.
+ * - `lost`: the log does not hold what it acknowledged or gave out: events a producer wrote or a
+ *   reader read are missing (a Redis failover that lost writes not yet replicated, a restart
+ *   without persistence), or a log gave ids out of sequence (a gap, or a step back). Final: the
+ *   stream cannot be served whole again: 500.
  */
-export type EventLogErrorCode = 'unavailable' | 'not-found' | 'exists' | 'producer-lost' | 'invalid-id' | 'too-large' | 'stopped';
+export type EventLogErrorCode = 'unavailable' | 'not-found' | 'exists' | 'producer-lost' | 'invalid-id' | 'too-large' | 'stopped' | 'lost';
 
 const STATUS: Readonly<Record<EventLogErrorCode, number>> = {
   unavailable: 503,
@@ -31,6 +35,7 @@ const STATUS: Readonly<Record<EventLogErrorCode, number>> = {
   'invalid-id': 400,
   'too-large': 413,
   stopped: 409,
+  lost: 500,
 };
 
 /** An event log operation failed; {@link EventLogError.code} says why and {@link EventLogError.status} what to answer. */
@@ -44,7 +49,7 @@ export class EventLogError extends Error {
     this.code = code;
   }
 
-  /** The HTTP status a handler answers with for this error (400, 404, 409, 413, 502, 503). */
+  /** The HTTP status a handler answers with for this error (400, 404, 409, 413, 500, 502, 503). */
   get status(): number {
     return STATUS[this.code];
   }

@@ -12,7 +12,21 @@ import { BatchReader } from './batch-reader.ts';
 import { errorClasses, expandSnapshot, readError, readEvent, snapshotOf, type ErrorClass } from './wire.ts';
 
 /** Options of {@link EventStreamDecoder}. */
-export type EventStreamDecoderOptions = RelayDecoderOptions;
+export interface EventStreamDecoderOptions extends RelayDecoderOptions {
+  /**
+   * Where this response starts: the `Last-Event-ID` its request was sent with (`0` or nothing for a
+   * first request). The decoder's {@link EventStreamDecoder.lastEventId} starts there (so a resume
+   * that is cut before its first event still knows where it is), and with a decimal id the first
+   * record's id is checked to continue it — a server that skips or repeats events from the start
+   * is a `RelayError` `out-of-sequence`, as one that does so later is. Without it, the first
+   * record sets the position, and the ids after it are checked.
+   * @default undefined
+   */
+  readonly lastEventId?: string | number | undefined;
+}
+
+/** An id the decoder can count with: a decimal integer, as argstream's encoders and logs write them. */
+const COUNTED_ID = /^\d{1,16}$/;
 
 /** The decoding, without a stream. Internal (`TurnStore.consume` reads a body with it). */
 export class EventStreamDecoderCore<T> implements DecoderCore<T> {
@@ -27,6 +41,10 @@ export class EventStreamDecoderCore<T> implements DecoderCore<T> {
   #closed = false;
   readonly #batches: BatchReader;
   readonly #maxDepth: number;
+  /** The id of the last event, as a number, while ids are counted (decimal); `undefined` before the first or once they are not. */
+  #position: number | undefined;
+  /** Whether ids are counted: until an id that is not a decimal integer, or an event without one (another server's). */
+  #counting = true;
 
   constructor(options: EventStreamDecoderOptions) {
     this.#classes = errorClasses(options.errorClasses);
@@ -38,6 +56,14 @@ export class EventStreamDecoderCore<T> implements DecoderCore<T> {
       onError: (error) => this.#parseError(error),
       maxBufferSize: this.#max,
     });
+    const start = options.lastEventId;
+    if (start !== undefined) {
+      const text = String(start);
+      if (typeof start === 'number' && !(Number.isSafeInteger(start) && start >= 0)) throw new RangeError(`EventStreamDecoder: lastEventId ${text}`);
+      if (text !== '' && text !== '0') this.#lastEventId = text;
+      if (COUNTED_ID.test(text)) this.#position = Number(text);
+      else if (text !== '') this.#counting = false;
+    }
   }
 
   get lastEventId(): string | undefined {
@@ -93,23 +119,54 @@ export class EventStreamDecoderCore<T> implements DecoderCore<T> {
       throw new RelayError('after-end', `an event came after the end event${message.id === undefined ? '' : ` (id ${message.id})`}`, { lastEventId: this.#lastEventId });
     }
     let event: unknown;
-    let snapshot: unknown[] | undefined;
+    let events: unknown[] | undefined;
+    /** How many ids the record stands for: a batch one per event, a single event one; a snapshot any number. */
+    let count: number | undefined = 1;
     try {
       event = readEvent(message.data, this.#classes);
       // A batch: the events one network read made, keys and paths by reference.
-      if (Array.isArray(event)) this.#batches.read(event, (snapshot = []));
-      // Many events as one (the turn so far, to a client that resumed far behind): its events, in its place.
-      else if (message.event === 'snapshot' || snapshotOf(event) !== undefined) expandSnapshot(event, (snapshot = []), this.#maxDepth);
+      if (Array.isArray(event)) {
+        this.#batches.read(event, (events = []));
+        // A snapshot's batch is its compacted events: its id says which events it stands for.
+        count = message.event === 'snapshot' ? undefined : events.length;
+      } else if (message.event === 'snapshot' || snapshotOf(event) !== undefined) {
+        // Many events as one (the turn so far, to a client that resumed far behind): its events, in its place.
+        expandSnapshot(event, (events = []), this.#maxDepth);
+        count = undefined;
+      }
     } catch (error) {
       if (error instanceof RelayError) throw new RelayError(error.code, `${error.message}${message.id === undefined ? '' : ` (event ${message.id})`}`, { lastEventId: this.#lastEventId, cause: error.cause });
       throw error;
     }
-    if (message.id !== undefined) this.#lastEventId = message.id;
-    if (snapshot !== undefined) {
-      for (const inner of snapshot) this.#out?.push(inner as T);
+    if (message.id === undefined) this.#counting = false;
+    else {
+      this.#count(message.id, count);
+      this.#lastEventId = message.id;
+    }
+    if (events !== undefined) {
+      for (const inner of events) this.#out?.push(inner as T);
       return;
     }
     this.#out?.push(event as T);
+  }
+
+  /**
+   * Check a record's id against the last: ids count one per event, and a record's id is its last
+   * event's, so a record of `count` events after id p carries p + count (a snapshot: any id after
+   * p). Its events are not delivered otherwise: a page never shows a turn with a hole in it, or a
+   * piece twice.
+   */
+  #count(id: string, count: number | undefined): void {
+    if (!this.#counting) return;
+    // Another server's ids (not decimal): nothing to count with from here on.
+    if (!COUNTED_ID.test(id)) return void (this.#counting = false);
+    const n = Number(id);
+    const last = this.#position;
+    const expected = last === undefined || count === undefined ? undefined : last + count;
+    if (last !== undefined && (expected === undefined ? n <= last : n !== expected)) {
+      throw new RelayError('out-of-sequence', `event ids out of sequence: ${count ?? 'a snapshot of'} events up to ${id} after event ${last}, ${n > (expected ?? last) ? 'a gap' : 'a step back'}`, { lastEventId: this.#lastEventId });
+    }
+    this.#position = n;
   }
 
   #parseError(error: ParseError): void {
@@ -137,8 +194,13 @@ export class EventStreamDecoderCore<T> implements DecoderCore<T> {
  * - An `event: snapshot` (`data: {"events":[…]}`: the turn so far, sent to a client that resumed
  *   far behind) gives out its events in its place, as if each had come; its id (that of the last
  *   event it stands for) becomes {@link EventStreamDecoder.lastEventId}.
+ * - Ids are checked: they count one per event and a record's `id` is its last event's, so a record
+ *   that skips events (a gap) or repeats some (a step back) errors the stream with a
+ *   {@link RelayError} `out-of-sequence` — its events not delivered, `lastEventId` the last good
+ *   one — never a clean end. With the `lastEventId` option, the first record is checked too.
  * - Events from another server decode too: those without `id` count as events (unless named
- *   `end` or `error`), `retry` is ignored, comments (keep-alive) are skipped.
+ *   `end` or `error`), `retry` is ignored, comments (keep-alive) are skipped; ids that are not
+ *   decimal, or an event without one, end the checking of ids.
  *
  * @typeParam T - the events the server sends; argstream's {@link PipelineEvent}s by default.
  * @example

@@ -583,6 +583,7 @@ const SNIPPETS: Record<string, Entry> = {
   'docs/langchain.md#4': { contains: 'client.runs.stream', runBy: 'test/docs/langchain-snippets.test.ts' },
   'docs/langchain.md#5': { contains: 'message.concat(chunk)', runBy: 'test/docs/langchain-snippets.test.ts' },
   'docs/langchain.md#6': { contains: 'store.getSnapshot().calls', runBy: 'test/docs/langchain-snippets.test.ts' },
+  'docs/relay.md#3': { contains: "from '@hono/node-server'", runBy: 'test/redis/node-http.test.ts' },
 
   'docs/sdks.md#0': { contains: 'fromResponse(response', runBy: 'test/sdk/readme.test.ts' },
   'docs/sdks.md#1': { contains: "from '@anthropic-ai/sdk'", runBy: 'test/sdk/readme.test.ts' },

@@ -120,6 +120,10 @@ declare global {
   function handle(event: unknown): void;
   function abort(toolCallId: string | undefined, issues: readonly A.ArgumentIssue[]): void;
   function subscribe(listener: () => void): () => void;
+  /** The resume recipe's handlers (docs/relay.md), served by a Node adapter. */
+  function chat(request: Request): Promise<Response>;
+  function resume(request: Request, streamId: string): Promise<Response>;
+  function stop(streamId: string): Promise<Response>;
   /** Deno's global, as much of it as the snippets use (Node's type-check has no Deno types). */
   const Deno: {
     readonly stdout: { readonly writable: WritableStream<Uint8Array>; isTerminal(): boolean };

@@ -9,7 +9,7 @@
  */
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisEventLog, type RedisClientLike } from '../../src/bindings/redis.ts';
+import { RedisEventLog, type NodeRedisClientLike } from '../../src/bindings/redis.ts';
 import { checkStreamId, EventLogError, eventLogErrorResponse, newStreamId, parseEventId, serveStream, stopStream } from '../../src/index.ts';
 import { skipWithoutRedis, startRedis, type RedisServer } from '../redis/redis-server.ts';
 
@@ -31,10 +31,9 @@ async function rejection(run: () => Promise<unknown>): Promise<unknown> {
 }
 
 /** A client whose every command fails with `error` (or answers `reply`): what a broken or hostile backend sends. */
-function failingClient(outcome: { error: Error } | { reply: unknown }): RedisClientLike {
-  const client: RedisClientLike = {
+function failingClient(outcome: { error: Error } | { reply: unknown }): NodeRedisClientLike {
+  const client: NodeRedisClientLike = {
     isOpen: true,
-    isReady: true,
     connect: () => Promise.resolve(),
     sendCommand: <T>() => ('error' in outcome ? Promise.reject(outcome.error) : Promise.resolve(outcome.reply as T)),
     duplicate: () => failingClient(outcome),
@@ -64,10 +63,12 @@ describe('RedisEventLog errors name nothing of the backend (client double)', () 
           expect(error).toMatchObject({ code: 'unavailable', cause });
           messages.push((error as EventLogError).message);
         }
-        expect(messages).toEqual(['Redis did not open the stream', `Redis did not read the stream ${id}`, `Redis did not stop the stream ${id}`]);
+        // A MOVED reply: the log was given one node of a cluster — it says what to pass instead.
+        const wrong = cause.message.startsWith('MOVED') ? ': it is a Redis Cluster: the log needs a cluster client (createCluster from redis, or Cluster from ioredis)' : '';
+        expect(messages).toEqual([`Redis did not open the stream${wrong}`, `Redis did not read the stream ${id}${wrong}`, `Redis did not stop the stream ${id}${wrong}`]);
         const response = await serveStream(log, id, new Request('http://relay/s'));
         expect(response.status).toBe(503);
-        expect(await response.text()).toBe(`unavailable: Redis did not read the stream ${id}\n`);
+        expect(await response.text()).toBe(`unavailable: Redis did not read the stream ${id}${wrong}\n`);
       } finally {
         await log.close();
       }

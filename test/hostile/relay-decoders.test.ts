@@ -124,8 +124,12 @@ describe('EventStreamDecoder and NdjsonDecoder refuse forged batches with a type
   });
 
   it('a batch written by a new encoder resets the tables: two responses read by one decoder come back whole', async () => {
+    // The second continues the first's ids, as a resume does (a new encoder, a new response).
+    let firstId = 1;
     const encode = async (events: unknown[]) => {
-      const { values } = await settle(streamOf(events).pipeThrough(new EventStreamEncoder<unknown>()));
+      const encoder = new EventStreamEncoder<unknown>({ firstId });
+      firstId += events.length;
+      const { values } = await settle(streamOf(events).pipeThrough(encoder));
       return new TextDecoder().decode(Buffer.concat(values as Uint8Array[])).replace('event: end\ndata: {}\n\n', '');
     };
     const a = { type: 'field-delta', key: 'content', text: 'one', index: 1, toolCallId: 'call_a', toolName: 'write_file' };
