@@ -64,7 +64,7 @@ export interface ReadRelayOptions extends RelayDecoderOptions {
 }
 
 /** What ends the reading for good: the relay's answer cannot change by asking again. */
-const FINAL_LOG_ERRORS: ReadonlySet<EventLogErrorCode> = new Set(['not-found', 'producer-lost', 'invalid-id', 'too-large', 'stopped', 'exists']);
+const FINAL_LOG_ERRORS: ReadonlySet<EventLogErrorCode> = new Set(['not-found', 'producer-lost', 'invalid-id', 'too-large', 'stopped', 'exists', 'lost']);
 
 /**
  * Read a relayed turn that survives cuts: the events of the relay's response to `input`/`init`
@@ -77,7 +77,7 @@ const FINAL_LOG_ERRORS: ReadonlySet<EventLogErrorCode> = new Set(['not-found', '
  * or queued: never one twice, never a gap), after a wait that doubles with jitter. Nothing was
  * received yet: it asks with id 0, and gets the turn so far. It stops, erroring the stream, on an
  * answer that asking again cannot change: the relay's own error (`ProviderError`, …), an event
- * log error that is final (`producer-lost`, `not-found`, `stopped`, …, as an `EventLogError`), a
+ * log error that is final (`producer-lost`, `lost`, `not-found`, `stopped`, …, as an `EventLogError`), a
  * 4xx (`RelayError` `'invalid-input'`), or once `maxAttempts` or `maxReconnectMs` ran out
  * (`RelayError` `'incomplete'`, the last failure as `cause`). A network error always surfaces as a
  * `RelayError` `'incomplete'` whose `cause` is the engine's own error (`TypeError: terminated`,
@@ -165,7 +165,8 @@ export function readRelay(input: string | URL | Request, init: RequestInit = {},
       core = new NdjsonDecoderCore<PipelineEvent>(decoderOptions);
       sse = undefined;
     } else {
-      sse = new EventStreamDecoderCore<PipelineEvent>(decoderOptions);
+      // Where this response starts: its first record is checked to continue what the page has.
+      sse = new EventStreamDecoderCore<PipelineEvent>({ ...decoderOptions, lastEventId: lastId });
       core = sse;
     }
     reader = response.body.getReader();
@@ -292,7 +293,7 @@ function statusError(response: Response, text: string, lastId: string | undefine
   return new RelayError('invalid-input', status, { lastEventId: lastId });
 }
 
-const LOG_CODES: ReadonlySet<string> = new Set<EventLogErrorCode>(['unavailable', 'not-found', 'exists', 'producer-lost', 'invalid-id', 'too-large', 'stopped']);
+const LOG_CODES: ReadonlySet<string> = new Set<EventLogErrorCode>(['unavailable', 'not-found', 'exists', 'producer-lost', 'invalid-id', 'too-large', 'stopped', 'lost']);
 function isLogCode(code: string): code is EventLogErrorCode {
   return LOG_CODES.has(code);
 }
