@@ -27,7 +27,7 @@ export interface MemoryEventLogOptions {
   readonly ttlMs?: number;
   /**
    * The most bytes of event data (UTF-8 JSON) one stream may hold.
-   * @default 16_777_216 (16 MiB)
+   * @default 16 MiB (16 777 216)
    */
   readonly maxBytes?: number;
   /**

@@ -42,7 +42,7 @@ export interface RedisEventLogOptions {
   /**
    * The most bytes of event data (UTF-8 JSON) a stream may hold; an append beyond it fails the
    * stream with `too-large` (readers get that error after the events that fit).
-   * @default 16_777_216 (16 MiB)
+   * @default 16 MiB (16 777 216)
    */
   readonly maxBytes?: number;
   /**
