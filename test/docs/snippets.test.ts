@@ -10,6 +10,8 @@ import * as zod from 'zod';
 import * as argstream from '../../src/index.ts';
 import * as aiSdkServer from '../../src/bindings/ai-sdk/server.ts';
 import * as argstreamRedis from '../../src/bindings/redis.ts';
+import * as mcpApps from '../../src/bindings/mcp-apps.ts';
+import { connectApp } from '../mcp-apps/app-harness.ts';
 import { createClient } from 'redis';
 import { redisMissing, skipWithoutRedis, startRedis } from '../redis/redis-server.ts';
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
@@ -18,7 +20,7 @@ import { pacedStreamOf, readAll, readFixture, settle, streamOf } from '../helper
 import { manifestEntry } from '../manifest.ts';
 import { allSnippets, runSnippet, type Modules, type Snippet } from './snippets.ts';
 
-const modules: Modules = { argstream, 'argstream/ai-sdk/server': aiSdkServer, 'jsr:@argstream/argstream': argstream, 'npm:argstream': argstream, zod };
+const modules: Modules = { argstream, 'argstream/ai-sdk/server': aiSdkServer, 'argstream/mcp-apps': mcpApps, 'jsr:@argstream/argstream': argstream, 'npm:argstream': argstream, zod };
 
 /** A recording with text, then one get_weather call: {"location": "Paris"}. */
 const ANTHROPIC = 'anthropic/text-then-tool-use.sse';
@@ -66,6 +68,27 @@ function recorder(result?: unknown): ((...args: unknown[]) => unknown) & { calls
 }
 const fetchOf = (make: () => Response) => async () => make();
 const placeholders = { headers: {}, body: '{}' };
+
+/**
+ * The checks of an MCP Apps host: a real `AppBridge` and `App` (over the in-memory transport), the
+ * write_file call's partials in the view while it streams, then its exact arguments.
+ */
+const mcpAppsHost = (snippet: Snippet, renders: boolean) => async () => {
+  const view = await connectApp();
+  try {
+    const render = recorder();
+    await runSnippet(snippet.code, { modules, scope: { response: writeFile(), toolCallId: 'toolu_1', bridge: view.bridge, render, handle: recorder() } });
+    await view.settle();
+    expect(view.errors).toEqual([]);
+    const partials = view.received.filter((received) => received.kind === 'partial');
+    expect(partials.length).toBeGreaterThan(1);
+    expect(partials.some((partial) => (partial.arguments as { content?: string }).content === 'fn main() {\n')).toBe(true);
+    expect(view.received.at(-1)).toEqual({ kind: 'input', arguments: WRITE_FILE_ARGS });
+    if (renders) expect(render.calls.length).toBeGreaterThan(5);
+  } finally {
+    await view.close();
+  }
+};
 
 type Runner = (context: { skip(note?: string): void }) => Promise<void>;
 /** Where a snippet runs: here, in another test file, or nowhere (and why). */
@@ -264,6 +287,9 @@ const SNIPPETS: Record<string, Entry> = {
       expect(reportError.calls).toEqual([]);
     },
   },
+
+  'docs/mcp-apps.md#0': { contains: 'new ToolInputNotificationStream({ toolCallId })', run: (snippet) => mcpAppsHost(snippet, false) },
+  'docs/mcp-apps.md#1': { contains: 'new ToolInputNotificationCore({ toolCallId })', run: (snippet) => mcpAppsHost(snippet, true) },
 
   'CHANGELOG.md#0': {
     contains: '// before: fused implicitly',

@@ -67,6 +67,7 @@ import type * as A from 'argstream';
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import type { FunctionDeclaration } from '@google/genai';
+import type { AppBridge } from '@modelcontextprotocol/ext-apps/app-bridge';
 
 declare global {
   /** A provider request's headers and body. */
@@ -100,6 +101,9 @@ declare global {
   const chatTools: OpenAI.Chat.ChatCompletionTool[];
   const responseTools: OpenAI.Responses.Tool[];
   const functionDeclarations: FunctionDeclaration[];
+  /** An MCP Apps host's bridge to the view of one call, and that call's id. */
+  const bridge: AppBridge;
+  const toolCallId: string;
   /** A page: the prompt, and the element a file's content goes into. */
   const prompt: string;
   const pre: HTMLElement;

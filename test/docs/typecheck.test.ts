@@ -59,7 +59,7 @@ describe('the snippets of README.md, CHANGELOG.md and docs/', () => {
       allowImportingTsExtensions: true,
       noEmit: true,
       skipLibCheck: true,
-      paths: { argstream: [index], 'argstream/ai-sdk/server': [`${root}src/bindings/ai-sdk/server.ts`], 'jsr:@argstream/argstream': [index], 'npm:argstream': [index] },
+      paths: { argstream: [index], 'argstream/ai-sdk/server': [`${root}src/bindings/ai-sdk/server.ts`], 'argstream/mcp-apps': [`${root}src/bindings/mcp-apps.ts`], 'jsr:@argstream/argstream': [index], 'npm:argstream': [index] },
     };
     const program = ts.createProgram([...files.keys(), `${dir}placeholders.d.ts`, control], options);
     const diagnostics = ts.getPreEmitDiagnostics(program);
