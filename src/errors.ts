@@ -95,7 +95,8 @@ export class JsonStreamError extends Error {
 /**
  * The provider APIs argstream decodes. `'ai-sdk'` is not a wire format but the parts of the AI
  * SDK's `streamText(…).fullStream`; `'ai-sdk-ui'` is the AI SDK's UI message stream (what an AI
- * SDK server sends to `useChat`).
+ * SDK server sends to `useChat`); `'gemini-interactions'` is Gemini's Interactions API
+ * (`interactions.create({ stream: true })`), apart from `'gemini'`'s `streamGenerateContent`.
  */
 export type ProviderName =
   | 'anthropic'
@@ -106,7 +107,8 @@ export type ProviderName =
   | 'bedrock'
   | 'cohere'
   | 'ai-sdk'
-  | 'ai-sdk-ui';
+  | 'ai-sdk-ui'
+  | 'gemini-interactions';
 
 /**
  * A provider answered with an HTTP error status (then `status` is set; `type`, `code` and the

@@ -5,11 +5,11 @@ import { manifestEntry, readManifest } from './manifest.ts';
 describe('readManifest', () => {
   it('finds every recording and every tool call the manifest lists', () => {
     const recordings = readManifest();
-    expect(recordings).toHaveLength(68);
-    expect(recordings.reduce((n, r) => n + r.toolCalls.length, 0)).toBe(66);
+    expect(recordings).toHaveLength(75);
+    expect(recordings.reduce((n, r) => n + r.toolCalls.length, 0)).toBe(71);
     // Calls the provider runs (Anthropic server tools, a Responses web search) are listed apart.
-    expect(recordings.reduce((n, r) => n + r.providerToolCalls.length, 0)).toBe(3);
-    expect(recordings.filter((r) => r.toolCalls.length === 0)).toHaveLength(22);
+    expect(recordings.reduce((n, r) => n + r.providerToolCalls.length, 0)).toBe(4);
+    expect(recordings.filter((r) => r.toolCalls.length === 0)).toHaveLength(25);
   });
 
   it('names only files that exist', () => {

@@ -18,6 +18,7 @@ import { createCohereAdapter } from './cohere.ts';
 import { isErrorBody, providerErrorFromBody } from './error-body.ts';
 import { isRecord } from './json-access.ts';
 import { createGeminiAdapter } from './gemini.ts';
+import { createGeminiInteractionsAdapter } from './gemini-interactions.ts';
 import { createOllamaAdapter } from './ollama.ts';
 import { createOpenAIChatAdapter } from './openai-chat.ts';
 import { createOpenAIResponsesAdapter } from './openai-responses.ts';
@@ -133,6 +134,7 @@ const PROVIDERS: Readonly<Record<ProviderName, { readonly framing: Framing; read
   cohere: { framing: 'sse', create: () => createCohereAdapter() },
   'ai-sdk': { framing: 'objects', create: () => createAiSdkAdapter() },
   'ai-sdk-ui': { framing: 'sse', create: () => createAiSdkUiAdapter() },
+  'gemini-interactions': { framing: 'sse', create: () => createGeminiInteractionsAdapter() },
 };
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
@@ -151,6 +153,7 @@ const TERMINAL_RECORDS: Readonly<Partial<Record<ProviderName, string>>> = {
   cohere: '`message-end`',
   'ai-sdk': 'the `finish` (or `abort`) part',
   'ai-sdk-ui': 'the `finish` (or `abort`) chunk, or `[DONE]`',
+  'gemini-interactions': '`interaction.completed`',
 };
 
 /**

@@ -31,6 +31,7 @@ export const PROVIDER_OF_DIR: Readonly<Record<string, ProviderName>> = {
   ollama: 'ollama',
   bedrock: 'bedrock',
   cohere: 'cohere',
+  'gemini-interactions': 'gemini-interactions',
 };
 
 /** The text of a recording under `fixtures/providers/`. */
