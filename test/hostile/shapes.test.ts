@@ -106,6 +106,12 @@ const SHAPES: Readonly<Record<ProviderName, ProviderShapes>> = {
     unknown: { value: { type: 'future-chunk' } },
     terminal: [{ value: { type: 'finish' } }],
   },
+  'gemini-interactions': {
+    missing: { value: { event_type: 'step.delta', index: 0 } },
+    wrongType: { value: { event_type: 'step.delta', index: '0', delta: { type: 'text', text: 5 } } },
+    unknown: { value: { event_type: 'interaction.future_event', x: 1 } },
+    terminal: [{ value: { event_type: 'interaction.completed', interaction: { id: 'v1_x', status: 'completed' } } }],
+  },
 };
 
 const PROVIDERS = Object.keys(SHAPES) as ProviderName[];
@@ -194,6 +200,12 @@ const MEMBER_CASES: ReadonlyArray<readonly [ProviderName, string, WireRecord]> =
   ['ai-sdk-ui', 'tool-input-delta whose inputTextDelta is a number', { value: { type: 'tool-input-delta', toolCallId: 'c1', inputTextDelta: 5 } }],
   ['ai-sdk-ui', 'tool-input-start without toolCallId', { value: { type: 'tool-input-start', toolName: 'f' } }],
   ['ai-sdk-ui', 'reasoning-delta whose delta is an object', { value: { type: 'reasoning-delta', id: 'r', delta: {} } }],
+  ['gemini-interactions', 'step.start without its step', { value: { event_type: 'step.start', index: 1 } }],
+  ['gemini-interactions', 'a step.delta whose delta is a string', { value: { event_type: 'step.delta', index: 0, delta: 'Hi' } }],
+  ['gemini-interactions', 'an arguments_delta whose arguments are an object', { value: { event_type: 'step.delta', index: 1, delta: { type: 'arguments_delta', arguments: {} } } }],
+  ['gemini-interactions', 'a step.stop whose index is a string', { value: { event_type: 'step.stop', index: '0' } }],
+  ['gemini-interactions', 'a function_call step whose name is a number', { value: { event_type: 'step.start', index: 1, step: { type: 'function_call', id: 'f', name: 5 } } }],
+  ['gemini-interactions', 'a thought_summary whose text is a number', { value: { event_type: 'step.delta', index: 0, delta: { type: 'thought_summary', content: { type: 'text', text: 5 } } } }],
 ];
 
 /** Per provider: records the stream reads before the record of the wrong shape, and the text they carry. */
@@ -207,6 +219,7 @@ const BEFORE: Readonly<Partial<Record<ProviderName, readonly WireRecord[]>>> = {
   cohere: [{ value: { type: 'content-delta', index: 0, delta: { message: { content: { text: 'before' } } } } }],
   'ai-sdk': [{ value: { type: 'text-start', id: 't' } }, { value: { type: 'text-delta', id: 't', text: 'before' } }],
   'ai-sdk-ui': [{ value: { type: 'text-start', id: 't' } }, { value: { type: 'text-delta', id: 't', delta: 'before' } }],
+  'gemini-interactions': [{ value: { event_type: 'step.start', index: 0, step: { type: 'model_output' } } }, { value: { event_type: 'step.delta', index: 0, delta: { type: 'text', text: 'before' } } }],
 };
 
 /** The message text a stream's events carry. */
@@ -269,6 +282,11 @@ const DEEP_CASES: ReadonlyArray<readonly [ProviderName, string, readonly WireRec
   ],
   ['ai-sdk', "a tool-call part's input", [{ json: `{"type":"tool-call","toolCallId":"c","toolName":"f","input":${DEEP_ARGS}}` }]],
   ['ai-sdk-ui', "a tool-input-available chunk's input", [{ json: `{"type":"tool-input-available","toolCallId":"c","toolName":"f","input":${DEEP_ARGS}}` }]],
+  [
+    'gemini-interactions',
+    "a function_call step's arguments that never streamed",
+    [{ json: `{"event_type":"step.start","index":0,"step":{"type":"function_call","id":"f","name":"f","arguments":${DEEP_ARGS}}}` }, { value: { event_type: 'step.stop', index: 0 } }],
+  ],
 ];
 
 describe('ProviderEventStream whole arguments nested too deeply to write as JSON text', () => {

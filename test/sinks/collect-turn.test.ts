@@ -25,6 +25,7 @@ const FINISH: Readonly<Record<string, Readonly<Record<string, FinishReason>>>> =
   ollama: { stop: 'stop' },
   bedrock: { end_turn: 'stop', tool_use: 'tool-calls' },
   cohere: { COMPLETE: 'stop', TOOL_CALL: 'tool-calls', MAX_TOKENS: 'length' },
+  'gemini-interactions': { completed: 'stop', requires_action: 'tool-calls', incomplete: 'length' },
 };
 
 const RECORDINGS = readManifest().filter((r) => r.dir in PROVIDER_OF_DIR);
@@ -113,6 +114,17 @@ function oracleTexts(recording: ManifestRecording, objects: readonly object[]): 
           add(reasoning, `content/${object.index}`, object.delta?.message?.content?.thinking);
         }
         break;
+      case 'gemini-interactions': {
+        // Steps (and the earlier revision's contents) by index: `text` deltas are text, a thought's
+        // summaries reasoning; a thought that is only a signature is a reasoning of no text.
+        const delta = object.delta ?? {};
+        const start = object.step ?? object.content;
+        if (start?.type === 'text') add(messages, `${object.index}`, start.text);
+        if (delta.type === 'text') add(messages, `${object.index}`, delta.text);
+        if (delta.type === 'thought_summary') add(reasoning, `${object.index}`, delta.content?.text);
+        if (delta.type === 'thought_signature' && !reasoning.has(`${object.index}`)) reasoning.set(`${object.index}`, '');
+        break;
+      }
       case 'bedrock': {
         const delta = object.contentBlockDelta;
         if (delta !== undefined) {
@@ -354,6 +366,13 @@ const PROVIDER_RUN_TYPES: ReadonlySet<string> = new Set([
   'code_interpreter_call',
   'image_generation_call',
   'mcp_call',
+  // Gemini Interactions steps (Gemini's own tools).
+  'code_execution_call',
+  'google_search_call',
+  'url_context_call',
+  'file_search_call',
+  'google_maps_call',
+  'mcp_server_tool_call',
 ]);
 
 /** The ids of the provider-run calls anywhere in a recording's records (walked, not adapted). */
@@ -386,8 +405,8 @@ describe('turn.toolCalls holds only the calls the application runs', () => {
         expect(new Set(turn.providerToolCalls.map((call) => call.toolCallId)), recording.file).toEqual(ids);
       }
     }
-    // The three recordings with server tools (two Anthropic, one Responses web search).
-    expect(providerRun).toBe(3);
+    // The four recordings with server tools (two Anthropic, one Responses web search, one Gemini Interactions code execution).
+    expect(providerRun).toBe(4);
   });
 });
 
