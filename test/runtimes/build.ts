@@ -22,6 +22,8 @@ export const RECORDING_FILES = [
   'openai-chat/single-tool-call.sse',
   'openai-chat/refusal.sse',
   'openai-responses/web-search-call-then-message-annotations.sse',
+  'gemini-interactions/constructed-thought-text-function-call-arguments-delta.sse',
+  'gemini-interactions/constructed-code-execution-then-text.sse',
 ];
 
 function base64(path: string): string {
