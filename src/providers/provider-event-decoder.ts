@@ -796,6 +796,7 @@ function isCompleteResponse(provider: ProviderName, record: unknown): boolean {
     (provider === 'anthropic' && type === 'message') ||
     (provider === 'openai-chat' && object === 'chat.completion') ||
     (provider === 'openai-responses' && object === 'response') ||
+    (provider === 'gemini-interactions' && object === 'interaction') ||
     (provider === 'cohere' && type === undefined && 'finish_reason' in record && 'message' in record)
   );
 }

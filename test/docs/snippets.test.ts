@@ -441,7 +441,21 @@ const SNIPPETS: Record<string, Entry> = {
     },
   },
 
-  'docs/providers.md#0': { contains: 'structuredOutput: true', runBy: 'test/transforms/structured-output.test.ts' },
+  'docs/providers.md#0': {
+    contains: "fromResponse(response, { provider: 'gemini-interactions' })",
+    run: (snippet) => async () => {
+      const file = 'gemini-interactions/constructed-thought-text-function-call-arguments-delta.sse';
+      let requested: { url: string; body: unknown } | undefined;
+      const fetch = async (url: string, init: RequestInit) => {
+        requested = { url, body: JSON.parse(String(init.body)) };
+        return recording(file);
+      };
+      const printed = await runSnippet(snippet.code, { modules, scope: { fetch, prompt: 'write it' } });
+      expect(requested?.body).toMatchObject({ stream: true, tools: [{ type: 'function', name: 'write_file' }] });
+      expect(printed.log).toEqual(manifestEntry(`${file}`).toolCalls.map((call) => [call.id, call.name, JSON.parse(call.args)]));
+    },
+  },
+  'docs/providers.md#1': { contains: 'structuredOutput: true', runBy: 'test/transforms/structured-output.test.ts' },
 
   'docs/relay.md#0': { contains: 'new EventStreamEncoder({ keepAliveMs: 15_000 })', run: relayServer },
   'docs/relay.md#1': { contains: 'new EventStreamDecoder()', run: relayPage },

@@ -205,6 +205,13 @@ describe('createGeminiInteractionsAdapter refuses what is not its wire format, w
     expect(error).toMatchObject({ provider: 'gemini-interactions', type: 'invalid-format' });
   });
 
+  it('a complete Interaction (a request without stream: true): not-sse, saying how to ask for a stream', async () => {
+    const body = JSON.stringify({ id: 'v1_x', object: 'interaction', status: 'requires_action', steps: [{ type: 'function_call', id: 'f', name: 'n', arguments: { a: 1 } }] });
+    const { error } = await runStream('gemini-interactions', [body]);
+    expect(error).toMatchObject({ provider: 'gemini-interactions', type: 'invalid-stream', code: 'not-sse' });
+    expect((error as Error).message).toContain('stream: true');
+  });
+
   it('an interaction that completes with status failed: a ProviderError failed, after what came before', async () => {
     const { events, error } = await runStream('gemini-interactions', [sse([['step.start', { index: 0, step: { type: 'model_output' } }], ['step.delta', { index: 0, delta: { type: 'text', text: 'a' } }], completed('failed')])]);
     expect(events.filter((e) => e.type === 'part')).toHaveLength(1);
