@@ -57,6 +57,7 @@ import { runRelayBench, type RelayApi, type RelayBuild } from './relay.ts';
 import { RELAY_PEERS_ROWS, runRelayPeersBench } from './relay-peers.ts';
 import { printReport, type Results } from './report.ts';
 import { printUiReport, runUiBench, UI_ROWS, type UiResults } from './ui.ts';
+import { MCP_APPS_ROWS, printMcpAppsReport, runMcpAppsBench } from './mcp-apps.ts';
 import { WORKLOAD_IDS, chunkText, makeWorkload, type Workload } from './workloads.ts';
 import type { JsonValue } from '../src/types.ts';
 import * as argstream from '../src/index.ts';
@@ -91,6 +92,8 @@ interface Cli {
   readonly cpuTime: boolean;
   /** The AI SDK's UI rows at 1 MB too (minutes); only in the full run. */
   readonly aiSdk1mb: boolean;
+  /** The AI SDK's MCP Apps row at 1 MB too (minutes). */
+  readonly mcpApps1mb: boolean;
 }
 
 function parseCli(args: readonly string[]): Cli {
@@ -102,6 +105,7 @@ function parseCli(args: readonly string[]): Cli {
   let relayPeersScale = 1;
   let cpuTime = false;
   let aiSdk1mb = false;
+  let mcpApps1mb = false;
   /** The value of `--name value` or `--name=value`. */
   const value = (arg: string, name: string, i: number): string => {
     const text = arg === name ? args[i] : arg.slice(name.length + 1);
@@ -113,6 +117,7 @@ function parseCli(args: readonly string[]): Cli {
     if (arg === '--quick') quick = true;
     else if (arg === '--cpu-time') cpuTime = true;
     else if (arg === '--ai-sdk-1mb') aiSdk1mb = true;
+    else if (arg === '--mcp-apps-1mb') mcpApps1mb = true;
     else if (arg === '--full') quick = false;
     else if (arg === '--filter' || arg.startsWith('--filter=')) {
       const pattern = arg === '--filter' ? args[++i] : arg.slice('--filter='.length);
@@ -132,13 +137,14 @@ function parseCli(args: readonly string[]): Cli {
     } else if (arg === '--help' || arg === '-h') {
       process.stdout.write(
         'usage: npm run bench -- [--quick | --full] [--filter <regex>] [--cpu-time] [--relay-before <dist/index.js>] [--relay-streams <n>]\n' +
-          '         [--relay-peers-scale <fraction>] [--ai-sdk-1mb] [--cpu-prof]\n' +
+          '         [--relay-peers-scale <fraction>] [--ai-sdk-1mb] [--mcp-apps-1mb] [--cpu-prof]\n' +
           '  --cpu-time: time samples with the process\'s CPU time instead of wall time (for a machine shared with other work)\n' +
           '  --quick: fewer runs, the pipeline at 20 KB and 200 KB only, the UI rows at 46 KB and 200 KB only, 200 relayed streams;\n' +
           '  --full (the default): the pipeline and the UI rows also at 1 MB, 1000 relayed streams\n' +
           '  --ai-sdk-1mb: in the full run, also the AI SDK UI rows at 1 MB (ai-sdk/<major> and transport/ai-sdk/<major>;\n' +
           '            quadratic: minutes per run);\n' +
           '            without it they print "not run"\n' +
+          '  --mcp-apps-1mb: also the AI SDK\'s parsePartialJson row of the MCP Apps table at 1 MB (quadratic: minutes)\n' +
           '  --relay-before: also relay with the argstream build at that path (an earlier commit\'s dist/index.js),\n' +
           '            in the same rounds as this one, and check this build against it\n' +
           '  --relay-peers-scale: multiply the relay-peers stream counts by this fraction (a quick look; the table says so)\n' +
@@ -150,6 +156,7 @@ function parseCli(args: readonly string[]): Cli {
           '            relay/<provider>/<this|before>/<chain|response|plain>, snapshots/shared,\n' +
           `            relay-peers/<20kb|200kb>/<${RELAY_PEERS_ROWS.join('|')}>,\n` +
           `            ui/<bytes>/<${UI_ROWS.join('|')}> (bytes: 46000, 200000, 1000000)\n` +
+          `            mcp-apps/<bytes>/<${MCP_APPS_ROWS.join('|')}> (bytes: 20000, 200000, 1000000)\n` +
           `  workloads: ${WORKLOAD_IDS.join(', ')}\n` +
           `  contenders: ${[...STREAMING, ...REPARSE].map((c) => c.id).filter(unique).join(', ')}\n` +
           `  pipeline providers: ${PIPELINE_PROVIDERS.join(', ')}; feedings: ${FEEDINGS.join(', ')}\n` +
@@ -161,7 +168,7 @@ function parseCli(args: readonly string[]): Cli {
     }
   }
   if (aiSdk1mb && quick) process.stderr.write('note: --ai-sdk-1mb does nothing with --quick (no 1 MB size)\n');
-  return { quick, filter, filterText, relayBefore, relayStreams, relayPeersScale, cpuTime, aiSdk1mb };
+  return { quick, filter, filterText, relayBefore, relayStreams, relayPeersScale, cpuTime, aiSdk1mb, mcpApps1mb };
 }
 
 function unique<T>(item: T, index: number, items: readonly T[]): boolean {
@@ -369,6 +376,10 @@ async function main(): Promise<void> {
     check: assertSameValue,
   });
 
+  // 8. MCP Apps: a host's partial input notifications for one streaming call, argstream's against
+  //    the re-parse a host does today, at 20 KB, 200 KB and 1 MB.
+  const mcpApps = await runMcpAppsBench({ quick: cli.quick, aiSdk1mb: cli.mcpApps1mb, selected, progress, check: assertSameValue });
+
   const seconds = (performance.now() - started) / 1000;
   printReport(results, {
     quick: cli.quick,
@@ -379,6 +390,7 @@ async function main(): Promise<void> {
   });
   // The UI tables and their targets, after the report (bench/report.ts has no UI section).
   printUiReport(ui);
+  printMcpAppsReport(mcpApps);
 }
 
 main().catch((error: unknown) => {

@@ -31,7 +31,7 @@ import { ToolCallDeltaStream } from '../../src/transforms/tool-call-delta-stream
 import type { PipelineEvent, StreamEvent } from '../../src/types.ts';
 import type { ProviderName } from '../../src/errors.ts';
 import { args, cuttings, finished, flush, readAll, settle, start, streamOf, text } from '../helpers.ts';
-import { isProviderExecuted, manifestRecordings, readManifest, type ManifestRecording } from '../manifest.ts';
+import { isProviderExecuted, manifestRecordings, readManifest, type ManifestRecording, type ManifestToolCall } from '../manifest.ts';
 import { expectedArguments, PROVIDER_OF_DIR, readableRecordings, recordingInput } from '../providers/event-stream-helpers.ts';
 import { connectApp } from './app-harness.ts';
 
@@ -156,7 +156,8 @@ describe('ToolInputNotificationStream on every provider recording with a call', 
 
 describe('ToolInputNotificationStream chooses its call', () => {
   const parallel = manifestRecordings('anthropic').find((r) => r.file === 'anthropic/text-then-2-parallel-tool-use.sse') as ManifestRecording;
-  const [weather, time] = parallel.toolCalls as [{ id: string; args: string }, { id: string; args: string }];
+  const weather = parallel.toolCalls[0] as ManifestToolCall;
+  const time = parallel.toolCalls[1] as ManifestToolCall;
 
   it('by toolName: the first call of that tool', async () => {
     const notifications = await notificationsOf(providerEvents(parallel), { toolName: 'get_time' });
@@ -173,7 +174,7 @@ describe('ToolInputNotificationStream chooses its call', () => {
     expect(recording.toolCalls).toEqual([]);
     const notifications = await notificationsOf(providerEvents(recording));
     expect(notifications).toEqual([{ jsonrpc: '2.0', method: 'ui/notifications/tool-cancelled', params: { reason: 'The stream ended without the tool call' } }]);
-    const hosted = recording.providerToolCalls[0] as { id: string; args: string };
+    const hosted = recording.providerToolCalls[0] as ManifestToolCall;
     expect(isProviderExecuted(hosted)).toBe(true);
     const byId = await notificationsOf(providerEvents(recording), { toolCallId: hosted.id });
     expect(byId.at(-1)?.params).toEqual({ arguments: expectedArguments(hosted.args) });

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../src/errors.ts';
 import { createGeminiInteractionsAdapter } from '../../src/providers/gemini-interactions.ts';
 import { collectTurn } from '../../src/sinks/collect-turn.ts';
-import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
+import { ProviderEventStream, type ProviderEventStreamInput } from '../../src/transforms/provider-event-stream.ts';
 import type { StreamEvent } from '../../src/types.ts';
 import { settle, streamOf } from '../helpers.ts';
 import { manifestRecordings, type ManifestRecording } from '../manifest.ts';
@@ -83,7 +83,7 @@ describe('createGeminiInteractionsAdapter on every recording', () => {
       const expectedCalls = recording.toolCalls.filter((c) => !c.remark?.startsWith('NOT valid JSON')).map((c) => ({ toolCallId: c.id, toolName: c.name, arguments: expectedArguments(c.args) }));
       const fromObjects = await collectTurn(streamOf(sseObjects(textOf(file)) as object[]).pipeThrough(new ProviderEventStream({ provider: 'gemini-interactions' })));
       for (const [label, chunks] of [...streamCuttings(bytesOf(file)), ['objects', sseObjects(textOf(file)) as object[]] as const]) {
-        const turn = await collectTurn(streamOf(chunks).pipeThrough(new ProviderEventStream({ provider: 'gemini-interactions' })));
+        const turn = await collectTurn(streamOf<ProviderEventStreamInput>(chunks).pipeThrough(new ProviderEventStream({ provider: 'gemini-interactions' })));
         expect(turn.toolCalls.map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, arguments: c.arguments })), label).toEqual(expectedCalls);
         expect(turn.text, label).toBe(fromObjects.text);
         expect(turn.reasoning, label).toBe(fromObjects.reasoning);
