@@ -58,12 +58,14 @@ describe('bundle size', () => {
   // content after the terminal record is refused (provider-to-turn 32.4 → 37.5 KB); the relay's
   // batch writer and reader and the page error records (the whole library 75.4 KB measured then).
   // The whole library under 79 KB since issue 29: an encoder ends a chain or `fromResponse`, runs
-  // of entries made from earlier ones in the relay's batches (78.2 KB measured then).
-  it('the provider-to-turn pipeline stays under 38 KB, the whole library under 79 KB', async () => {
-    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(38 * 1024);
+  // of entries made from earlier ones in the relay's batches (78.2 KB measured then). 40 KB and
+  // 81 KB since issue 31: the Gemini Interactions adapter is in every pipeline's table (+1.75 KB:
+  // provider-to-turn 37.61 → 39.36 KB measured then).
+  it('the provider-to-turn pipeline stays under 40 KB, the whole library under 81 KB', async () => {
+    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(40 * 1024);
     const { readFileSync } = await import('node:fs');
     const all = [...readFileSync(new URL('../src/index.ts', import.meta.url), 'utf8').matchAll(/^export \{([^}]*)\}/gm)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter(Boolean));
-    expect(await bundledSize(all)).toBeLessThan(79 * 1024);
+    expect(await bundledSize(all)).toBeLessThan(81 * 1024);
   });
 
   // What a page that shows a relayed turn with a framework binding pulls in (the bindings add a few
