@@ -14,7 +14,7 @@ import { FieldFragments, PathUpdateFragments } from '../store/fragments.ts';
 import { Stage } from '../transforms/stage.ts';
 import { TurnBuilder } from '../turn/turn-builder.ts';
 import type { FieldEvent, JsonObject, JsonValue, PathUpdate, PipelineEvent, StreamFragment } from '../types.ts';
-import type { StageCore } from '../core.ts';
+import type { PushCore } from '../core.ts';
 
 /** A partial input: the arguments so far (MCP Apps' `McpUiToolInputPartialNotification`). */
 export interface ToolInputPartialNotification {
@@ -163,7 +163,7 @@ function isObject(value: JsonValue | undefined): value is JsonObject {
  * for (const notification of core.end()) await transport.send(notification);
  * ```
  */
-export class ToolInputNotificationCore implements StageCore<PipelineEvent, ToolInputNotification> {
+export class ToolInputNotificationCore implements PushCore<PipelineEvent, ToolInputNotification> {
   readonly #builder: TurnBuilder;
   readonly #toolCallId: string | undefined;
   readonly #toolName: string | undefined;

@@ -451,6 +451,27 @@ describe('ToolInputNotificationStream refuses bad options and bad input with typ
     ]);
   });
 
+  it('nothing of an error reaches the view: a failed call\'s reason is a fixed sentence, whatever its error says', async () => {
+    const secret = 'sk-live-0123456789 at https://internal.example/v1?key=abc';
+    const events: PipelineEvent[] = [
+      { type: 'tool-call-failed', index: 0, toolCallId: 'c', toolName: 'w', error: new ProviderError('anthropic', 'invalid', secret) },
+    ];
+    const notifications = await notificationsOf(streamOf(events));
+    expect(notifications).toEqual([{ jsonrpc: '2.0', method: 'ui/notifications/tool-cancelled', params: { reason: 'The tool call failed' } }]);
+    expect(JSON.stringify(notifications)).not.toContain('sk-live');
+  });
+
+  it('a `__proto__` member is an own member of the partial and final arguments, and no prototype changes', async () => {
+    const events: StreamEvent[] = [start(0, 'c', 'w'), args(0, '{"__proto__":{"polluted":'), args(0, 'true},"a":1}'), flush(0)];
+    const notifications = await notificationsOf(streamOf(events), { minGrowth: 0 });
+    const final = notifications.at(-1)?.params as { arguments: Record<string, unknown> };
+    expect(Object.hasOwn(final.arguments, '__proto__')).toBe(true);
+    expect(JSON.stringify(final.arguments)).toBe('{"__proto__":{"polluted":true},"a":1}');
+    const partial = notifications[0]?.params as { arguments: Record<string, unknown> };
+    expect(Object.hasOwn(partial.arguments, '__proto__')).toBe(true);
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+
   it('nothing after the final notification, whatever comes', async () => {
     const events: StreamEvent[] = [start(0, 'c', 'w'), args(0, '{}'), flush(0), start(1, 'd', 'w'), args(1, '{"x":1}'), flush(1), { type: 'nonsense' } as unknown as StreamEvent];
     const notifications = await notificationsOf(streamOf(events));
