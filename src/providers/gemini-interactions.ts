@@ -97,12 +97,18 @@ function stepKind(type: string): StepKind {
  *   `function_call` delta with the whole `{id, name, arguments}`.
  * - `interaction.created`, `interaction.status_update` and types the adapter does not know are
  *   ignored.
+ * - Steps carry their `index`: a second `step.start` of an index errors with a `ProviderError` of
+ *   type `'invalid-stream'` and code `'duplicate'`, a delta or a stop before its step's start or a
+ *   delta after its stop with code `'out-of-order'` (a record lost, repeated or swapped on the
+ *   way), after everything before it; a repeated `step.stop` changes nothing and is ignored. A
+ *   delta lost, repeated or swapped inside an open step cannot be noticed (deltas carry no number).
  *
  * `end()` flushes the steps still open (a call cut off stays incomplete) and emits no `finished`
  * when `interaction.completed` never came: `ProviderEventDecoder` reports the stream as cut.
  *
  * @throws {ProviderError} for an `error` event (type `error`, the error's `code` and `message`),
- *   with type `'failed'` for an interaction that completes with status `failed`, and with type
+ *   with type `'failed'` for an interaction that completes with status `failed`, with type
+ *   `'invalid-stream'` for steps out of order (above), and with type
  *   `'invalid-format'` for an event of a known type whose members are of the wrong type (a step
  *   without a numeric `index`, a `step` or `delta` that is not an object, a delta's text that is not
  *   a string, …), or a provider-run call's arguments that cannot be written as JSON text.
@@ -110,6 +116,8 @@ function stepKind(type: string): StepKind {
 export function createGeminiInteractionsAdapter(_options: GeminiInteractionsAdapterOptions = {}): ProviderAdapter {
   const members = membersOf(PROVIDER);
   const steps = new Map<number, Step>();
+  /** The indexes of the steps that have stopped: a step's events never come after its stop. */
+  const stopped = new Set<number>();
   let nextSlot = 0;
   let sawFunctionCall = false;
   let interactionId: string | undefined;
@@ -153,19 +161,16 @@ export function createGeminiInteractionsAdapter(_options: GeminiInteractionsAdap
     return step;
   }
 
-  /** The step a delta belongs to; one its `step.start` never announced is opened from the delta's type. */
-  function stepOf(index: number, deltaType: string, out: StreamEvent[]): Step {
+  /**
+   * The open step a delta (or a stop) belongs to. Steps carry their `index`, so a delta before its
+   * step's start or after its stop (a record lost, repeated or swapped on the way) is noticed.
+   * @throws {ProviderError} type `'invalid-stream'`, code `'out-of-order'`.
+   */
+  function openStep(index: number, type: string, data: JsonRecord): Step {
     const step = steps.get(index);
     if (step !== undefined) return step;
-    const type =
-      deltaType === 'text' || deltaType === 'text_annotation_delta' || deltaType === 'text_annotation'
-        ? 'model_output'
-        : deltaType.startsWith('thought_')
-          ? 'thought'
-          : deltaType === 'arguments_delta'
-            ? 'function_call'
-            : deltaType;
-    return open(index, type, out);
+    const when = stopped.has(index) ? 'after its step.stop' : 'before its step.start';
+    throw new ProviderError(PROVIDER, 'invalid-stream', `${PROVIDER}: a ${type} of step ${index} ${when}`, { code: 'out-of-order', cause: data });
   }
 
   function text(step: Step, kind: 'message' | 'reasoning', value: string, out: StreamEvent[]): void {
@@ -274,6 +279,7 @@ export function createGeminiInteractionsAdapter(_options: GeminiInteractionsAdap
   /** `step.stop`: the call's arguments if they never streamed, a result's part, then the flush. */
   function close(step: Step, out: StreamEvent[]): void {
     steps.delete(step.index);
+    stopped.add(step.index);
     switch (step.kind) {
       case 'call':
       case 'provider-call':
@@ -373,8 +379,9 @@ export function createGeminiInteractionsAdapter(_options: GeminiInteractionsAdap
           const index = members.requiredNumber(data, 'index', where);
           const source = members.requiredRecord(data, type === 'step.start' ? 'step' : 'content', where);
           const stepType = members.requiredString(source, 'type', `the step of ${where}`);
-          const previous = steps.get(index);
-          if (previous !== undefined) close(previous, out); // a step restarted at an index it held: the old one ends
+          if (steps.has(index) || stopped.has(index)) {
+            throw new ProviderError(PROVIDER, 'invalid-stream', `${PROVIDER}: a second ${type} of step ${index}`, { code: 'duplicate', cause: data });
+          }
           started(open(index, stepType, out, source), source, out);
           return out;
         }
@@ -384,15 +391,16 @@ export function createGeminiInteractionsAdapter(_options: GeminiInteractionsAdap
           const index = members.requiredNumber(data, 'index', where);
           const payload = members.requiredRecord(data, 'delta', where);
           readUsage(recordAt(members.optionalRecord(data, 'metadata', where), 'total_usage'));
-          delta(stepOf(index, members.requiredString(payload, 'type', 'a step delta'), out), payload, out);
+          members.requiredString(payload, 'type', 'a step delta');
+          delta(openStep(index, type, data), payload, out);
           return out;
         }
         case 'step.stop':
         case 'content.stop': {
           const index = members.requiredNumber(data, 'index', `a ${type} event`);
           readUsage(members.optionalRecord(data, 'usage', `a ${type} event`));
-          const step = steps.get(index);
-          if (step !== undefined) close(step, out);
+          // A second stop changes nothing; a stop of a step never started is a lost start.
+          if (!stopped.has(index)) close(openStep(index, type, data), out);
           return out;
         }
         case 'interaction.completed':

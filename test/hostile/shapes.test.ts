@@ -202,7 +202,7 @@ const MEMBER_CASES: ReadonlyArray<readonly [ProviderName, string, WireRecord]> =
   ['ai-sdk-ui', 'reasoning-delta whose delta is an object', { value: { type: 'reasoning-delta', id: 'r', delta: {} } }],
   ['gemini-interactions', 'step.start without its step', { value: { event_type: 'step.start', index: 1 } }],
   ['gemini-interactions', 'a step.delta whose delta is a string', { value: { event_type: 'step.delta', index: 0, delta: 'Hi' } }],
-  ['gemini-interactions', 'an arguments_delta whose arguments are an object', { value: { event_type: 'step.delta', index: 1, delta: { type: 'arguments_delta', arguments: {} } } }],
+  ['gemini-interactions', 'an arguments_delta whose arguments are an object', { value: { event_type: 'step.delta', index: 0, delta: { type: 'arguments_delta', arguments: {} } } }],
   ['gemini-interactions', 'a step.stop whose index is a string', { value: { event_type: 'step.stop', index: '0' } }],
   ['gemini-interactions', 'a function_call step whose name is a number', { value: { event_type: 'step.start', index: 1, step: { type: 'function_call', id: 'f', name: 5 } } }],
   ['gemini-interactions', 'a thought_summary whose text is a number', { value: { event_type: 'step.delta', index: 0, delta: { type: 'thought_summary', content: { type: 'text', text: 5 } } } }],

@@ -163,23 +163,33 @@ describe('createGeminiInteractionsAdapter reads', () => {
     expect(events.at(-1)).toEqual({ type: 'finished', reason, rawReason: status, metadata: { interactionId: 'v1_x' } });
   });
 
-  it('the first revision\'s partial_arguments, and a delta whose step.start was lost', async () => {
+  it('the first revision\'s partial_arguments', async () => {
     const text = sse([
+      ['step.start', { index: 0, step: { type: 'model_output' } }],
       ['step.delta', { index: 0, delta: { type: 'text', text: 'Hi. ' } }],
+      ['step.stop', { index: 0 }],
       ['step.start', { index: 1, step: { type: 'function_call', id: 'f1', name: 'get', arguments: {} } }],
       ['step.delta', { index: 1, delta: { type: 'arguments_delta', partial_arguments: '{"a":' } }],
       ['step.delta', { index: 1, delta: { type: 'arguments_delta', partial_arguments: '[1]}' } }],
       ['step.stop', { index: 1 }],
-      ['step.delta', { index: 2, delta: { type: 'arguments_delta', arguments: '{"b":2}' } }],
-      ['step.stop', { index: 2 }],
+      ['step.stop', { index: 1 }],
       completed('requires_action'),
     ]);
     const turn = await turnOf(text);
     expect(turn.text).toBe('Hi. ');
-    expect(turn.toolCalls.map((c) => [c.toolCallId, c.toolName, c.arguments])).toEqual([
-      ['f1', 'get', { a: [1] }],
-      ['', '', { b: 2 }],
-    ]);
+    expect(turn.toolCalls.map((c) => [c.toolCallId, c.toolName, c.arguments])).toEqual([['f1', 'get', { a: [1] }]]);
+  });
+
+  it.each([
+    ['a delta whose step.start was lost', [['step.delta', { index: 2, delta: { type: 'arguments_delta', arguments: '{"b":2}' } }]], 'out-of-order', 'a step.delta of step 2 before its step.start'],
+    ['a stop whose step.start was lost', [['step.stop', { index: 2 }]], 'out-of-order', 'a step.stop of step 2 before its step.start'],
+    ['a delta after its step.stop', [['step.start', { index: 2, step: { type: 'model_output' } }], ['step.stop', { index: 2 }], ['step.delta', { index: 2, delta: { type: 'text', text: 'x' } }]], 'out-of-order', 'a step.delta of step 2 after its step.stop'],
+    ['a second step.start', [['step.start', { index: 2, step: { type: 'model_output' } }], ['step.start', { index: 2, step: { type: 'function_call', id: 'f', name: 'n' } }]], 'duplicate', 'a second step.start of step 2'],
+  ] as const)('%s: a ProviderError invalid-stream, after what came before', async (_what, records, code, message) => {
+    const before = [['step.start', { index: 0, step: { type: 'model_output' } }], ['step.delta', { index: 0, delta: { type: 'text', text: 'before' } }]] as const;
+    const { events, error } = await runStream('gemini-interactions', [sse([...before, ...records] as unknown as Array<readonly [string, Record<string, unknown>]>)]);
+    expect(error).toMatchObject({ provider: 'gemini-interactions', type: 'invalid-stream', code, message: `gemini-interactions: ${message}` });
+    expect(events.filter((e) => e.type === 'part').map((e) => (e as { part: { text?: string } }).part.text)).toEqual(['before']);
   });
 
   it('a function call whose arguments come whole with its start and never stream', async () => {
@@ -194,7 +204,7 @@ describe('createGeminiInteractionsAdapter refuses what is not its wire format, w
     ['a step.start whose step is not an object', [['step.start', { index: 0, step: 'model_output' }]]],
     ['a step without a type', [['step.start', { index: 0, step: {} }]]],
     ['a delta that is not an object', [['step.delta', { index: 0, delta: [1] }]]],
-    ['a text delta whose text is a number', [['step.delta', { index: 0, delta: { type: 'text', text: 3 } }]]],
+    ['a text delta whose text is a number', [['step.start', { index: 0, step: { type: 'model_output' } }], ['step.delta', { index: 0, delta: { type: 'text', text: 3 } }]]],
     ['argument text in a model_output step', [['step.start', { index: 0, step: { type: 'model_output' } }], ['step.delta', { index: 0, delta: { type: 'arguments_delta', arguments: '{}' } }]]],
     ['text in a function_call step', [['step.start', { index: 0, step: { type: 'function_call', id: 'f', name: 'n' } }], ['step.delta', { index: 0, delta: { type: 'text', text: 'x' } }]]],
     ['an interaction.completed without its interaction', [['interaction.completed', {}]]],
@@ -231,7 +241,9 @@ describe('createGeminiInteractionsAdapter refuses what is not its wire format, w
   it('content after interaction.completed is refused (after-end); unknown event types are ignored', async () => {
     const after = await runStream('gemini-interactions', [sse([completed('completed'), ['step.start', { index: 0, step: { type: 'model_output', content: [{ type: 'text', text: 'late' }] } }]])]);
     expect(after.error).toMatchObject({ provider: 'gemini-interactions', type: 'after-end' });
-    const unknown = await runStream('gemini-interactions', [sse([['interaction.something_new', { x: 1 }], ['step.delta', { index: 0, delta: { type: 'image', data: 'AAAA' } }], completed('completed')])]);
+    const unknown = await runStream('gemini-interactions', [
+      sse([['interaction.something_new', { x: 1 }], ['step.start', { index: 0, step: { type: 'model_output' } }], ['step.delta', { index: 0, delta: { type: 'image', data: 'AAAA' } }], ['step.stop', { index: 0 }], completed('completed')]),
+    ]);
     expect(unknown.error).toBeUndefined();
     expect(unknown.events.at(-1)).toMatchObject({ type: 'finished', reason: 'stop' });
   });
