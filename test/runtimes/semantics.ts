@@ -190,7 +190,20 @@ const jsonFragments = stage('JsonFragmentStream', 'json', 'fragments', () => new
 const jsonValue = stage('JsonValueStream', 'json', 'snapshots', () => new JsonValueStream({ snapshots: true }));
 const fragmentValue = stage('FragmentValueStream', 'fragments', 'snapshots', () => new FragmentValueStream({ snapshots: true }));
 const jsonText = stage('JsonTextStream', 'fragments', 'json', () => new JsonTextStream());
-const mcpApps = stage('ToolInputNotificationStream', 'events', 'notifications', () => new ToolInputNotificationStream({ minGrowth: 0 }));
+// It follows one call: it writes while the first call streams and ends, then nothing more (its
+// documented contract). Its counterpart is a plain TransformStream that does the same in kind: the
+// first chunks through, then none (whether a pipe waits on a read or a write at rest depends on it).
+const mcpApps = stage('ToolInputNotificationStream', 'events', 'notifications', () => new ToolInputNotificationStream({ minGrowth: 0 }), firstChunksModel);
+
+/** A standard TransformStream that passes its first 12 chunks on, then writes nothing. */
+function firstChunksModel(): Pair {
+  let seen = 0;
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (seen++ < 12) controller.enqueue(chunk);
+    },
+  });
+}
 /** A plain `TransformStream` between argstream stages: a foreign stage in the middle. */
 const foreign = stage('TransformStream', 'events', 'events', () => new TransformStream());
 
