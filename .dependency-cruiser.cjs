@@ -23,7 +23,10 @@ const LAYERS = [
     { name: 'store', path: '^src/store/' }, // typed tools and one snapshot of a turn, for any UI
     { name: 'log', path: '^src/log/' }, // an event log a relay keeps and resumes from (memory, Redis)
   ],
-  [{ name: 'ai-sdk', path: '^src/ai-sdk/' }], // the AI SDK's UI message stream: a chat transport, an encoder
+  [
+    { name: 'ai-sdk', path: '^src/ai-sdk/' }, // the AI SDK's UI message stream: a chat transport, an encoder
+    { name: 'mcp-apps', path: '^src/mcp-apps/' }, // MCP Apps: a tool call's input as the notifications a host sends its view
+  ],
   [
     { name: 'entry', path: '^src/index\\.ts$' }, // the package's main entry point
     { name: 'bindings', path: '^src/bindings/' }, // argstream/react, argstream/vue, argstream/svelte: one thin file each

@@ -60,6 +60,7 @@ import { printUiReport, runUiBench, UI_ROWS, type UiResults } from './ui.ts';
 import { PARTIAL_JSON_BYTES, PARTIAL_JSON_ROWS, printPartialJsonReport, runPartialJsonBench } from './partial-json.ts';
 import { printAgUiReport, runAgUiBench } from './ag-ui.ts';
 import { LANGCHAIN_ROWS, printLangChainReport, runLangChainBench } from './langchain.ts';
+import { MCP_APPS_ROWS, printMcpAppsReport, runMcpAppsBench } from './mcp-apps.ts';
 import { WORKLOAD_IDS, chunkText, makeWorkload, type Workload } from './workloads.ts';
 import type { JsonValue } from '../src/types.ts';
 import * as argstream from '../src/index.ts';
@@ -97,6 +98,8 @@ interface Cli {
   readonly agUi1mb: boolean;
   /** LangChain's re-parsing rows at 1 MB too (tens of minutes); only in the full run. */
   readonly langChain1mb: boolean;
+  /** The AI SDK's MCP Apps row at 1 MB too (minutes). */
+  readonly mcpApps1mb: boolean;
 }
 
 function parseCli(args: readonly string[]): Cli {
@@ -110,6 +113,7 @@ function parseCli(args: readonly string[]): Cli {
   let aiSdk1mb = false;
   let agUi1mb = false;
   let langChain1mb = false;
+  let mcpApps1mb = false;
   /** The value of `--name value` or `--name=value`. */
   const value = (arg: string, name: string, i: number): string => {
     const text = arg === name ? args[i] : arg.slice(name.length + 1);
@@ -123,6 +127,7 @@ function parseCli(args: readonly string[]): Cli {
     else if (arg === '--ai-sdk-1mb') aiSdk1mb = true;
     else if (arg === '--ag-ui-1mb') agUi1mb = true;
     else if (arg === '--langchain-1mb') langChain1mb = true;
+    else if (arg === '--mcp-apps-1mb') mcpApps1mb = true;
     else if (arg === '--full') quick = false;
     else if (arg === '--filter' || arg.startsWith('--filter=')) {
       const pattern = arg === '--filter' ? args[++i] : arg.slice('--filter='.length);
@@ -142,8 +147,7 @@ function parseCli(args: readonly string[]): Cli {
     } else if (arg === '--help' || arg === '-h') {
       process.stdout.write(
         'usage: npm run bench -- [--quick | --full] [--filter <regex>] [--cpu-time] [--relay-before <dist/index.js>] [--relay-streams <n>]\n' +
-          '         [--relay-peers-scale <fraction>] [--ai-sdk-1mb] [--ag-ui-1mb] [--cpu-prof]\n' +
-          '         [--relay-peers-scale <fraction>] [--ai-sdk-1mb] [--langchain-1mb] [--cpu-prof]\n' +
+          '         [--relay-peers-scale <fraction>] [--ai-sdk-1mb] [--ag-ui-1mb] [--langchain-1mb] [--mcp-apps-1mb] [--cpu-prof]\n' +
           '  --cpu-time: time samples with the process\'s CPU time instead of wall time (for a machine shared with other work)\n' +
           '  --quick: fewer runs, the pipeline at 20 KB and 200 KB only, the UI rows at 46 KB and 200 KB only, 200 relayed streams;\n' +
           '  --full (the default): the pipeline and the UI rows also at 1 MB, 1000 relayed streams\n' +
@@ -154,6 +158,7 @@ function parseCli(args: readonly string[]): Cli {
           '            quadratic: minutes per run); without it they print "not run"\n' +
           '  --langchain-1mb: in the full run, also LangChain\'s re-parsing rows at 1 MB (langchain/1000000/concat and\n' +
           '            langchain/1000000/parse-partial-json; quadratic: about 20 and 3 minutes a run); without it they print "not run"\n' +
+          '  --mcp-apps-1mb: also the AI SDK\'s parsePartialJson row of the MCP Apps table at 1 MB (quadratic: minutes)\n' +
           '  --relay-before: also relay with the argstream build at that path (an earlier commit\'s dist/index.js),\n' +
           '            in the same rounds as this one, and check this build against it\n' +
           '  --relay-peers-scale: multiply the relay-peers stream counts by this fraction (a quick look; the table says so)\n' +
@@ -166,7 +171,8 @@ function parseCli(args: readonly string[]): Cli {
           `            relay-peers/<20kb|200kb>/<${RELAY_PEERS_ROWS.join('|')}>,\n` +
           `            ui/<bytes>/<${UI_ROWS.join('|')}> (bytes: 46000, 200000, 1000000),\n` +
           `            partial-json/<bytes>/<${PARTIAL_JSON_ROWS.join('|')}> (bytes: ${PARTIAL_JSON_BYTES.join(', ')}),\n` +
-          `            langchain/<bytes>/<${LANGCHAIN_ROWS.join('|')}> (bytes: 20000, 200000, 1000000)\n` +
+          `            langchain/<bytes>/<${LANGCHAIN_ROWS.join('|')}> (bytes: 20000, 200000, 1000000),\n` +
+          `            mcp-apps/<bytes>/<${MCP_APPS_ROWS.join('|')}> (bytes: 20000, 200000, 1000000)\n` +
           `  workloads: ${WORKLOAD_IDS.join(', ')}\n` +
           `  contenders: ${[...STREAMING, ...REPARSE].map((c) => c.id).filter(unique).join(', ')}\n` +
           `  pipeline providers: ${PIPELINE_PROVIDERS.join(', ')}; feedings: ${FEEDINGS.join(', ')}\n` +
@@ -178,7 +184,7 @@ function parseCli(args: readonly string[]): Cli {
     }
   }
   if (aiSdk1mb && quick) process.stderr.write('note: --ai-sdk-1mb does nothing with --quick (no 1 MB size)\n');
-  return { quick, filter, filterText, relayBefore, relayStreams, relayPeersScale, cpuTime, aiSdk1mb, agUi1mb, langChain1mb };
+  return { quick, filter, filterText, relayBefore, relayStreams, relayPeersScale, cpuTime, aiSdk1mb, agUi1mb, langChain1mb, mcpApps1mb };
 }
 
 function unique<T>(item: T, index: number, items: readonly T[]): boolean {
@@ -395,6 +401,9 @@ async function main(): Promise<void> {
   // 10. One streaming write_file call as LangChain.js AIMessageChunks: LangChain's own re-parse
   //    (concat then tool_calls, parsePartialJson) against argstream's stream and TurnStore.
   const langChain = await runLangChainBench({ quick: cli.quick, reparse1mb: cli.langChain1mb, selected, progress, check: assertSameValue });
+  // 11. MCP Apps: a host's partial input notifications for one streaming call, argstream's against
+  //    the re-parse a host does today, at 20 KB, 200 KB and 1 MB.
+  const mcpApps = await runMcpAppsBench({ quick: cli.quick, aiSdk1mb: cli.mcpApps1mb, selected, progress, check: assertSameValue });
 
   const seconds = (performance.now() - started) / 1000;
   printReport(results, {
@@ -409,6 +418,7 @@ async function main(): Promise<void> {
   printPartialJsonReport(partialJson);
   printAgUiReport(agUi);
   printLangChainReport(langChain);
+  printMcpAppsReport(mcpApps);
 }
 
 main().catch((error: unknown) => {

@@ -110,7 +110,8 @@ export type ProviderName =
   | 'ai-sdk'
   | 'ai-sdk-ui'
   | 'ag-ui'
-  | 'langchain';
+  | 'langchain'
+  | 'gemini-interactions';
 
 /**
  * A provider answered with an HTTP error status (then `status` is set; `type`, `code` and the

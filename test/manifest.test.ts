@@ -5,13 +5,13 @@ import { manifestEntry, readManifest } from './manifest.ts';
 describe('readManifest', () => {
   it('finds every recording and every tool call the manifest lists', () => {
     const recordings = readManifest();
-    // 68 wire recordings, 7 AG-UI streams made from some of them (ag-ui/), and 54 of LangChain.js
-    // objects made from six of them (langchain/).
-    expect(recordings).toHaveLength(68 + 7 + 54);
-    expect(recordings.reduce((n, r) => n + r.toolCalls.length, 0)).toBe(66 + 7 + 56);
+    // 68 wire recordings, 7 AG-UI streams made from some of them (ag-ui/), 54 of LangChain.js
+    // objects made from six of them (langchain/), and 7 Gemini Interactions streams.
+    expect(recordings).toHaveLength(68 + 7 + 54 + 7);
+    expect(recordings.reduce((n, r) => n + r.toolCalls.length, 0)).toBe(66 + 7 + 56 + 5);
     // Calls the provider runs (Anthropic server tools, a Responses web search) are listed apart.
-    expect(recordings.reduce((n, r) => n + r.providerToolCalls.length, 0)).toBe(3 + 8);
-    expect(recordings.filter((r) => r.toolCalls.length === 0)).toHaveLength(22 + 2 + 14);
+    expect(recordings.reduce((n, r) => n + r.providerToolCalls.length, 0)).toBe(3 + 8 + 1);
+    expect(recordings.filter((r) => r.toolCalls.length === 0)).toHaveLength(22 + 2 + 14 + 3);
   });
 
   it('names only files that exist', () => {

@@ -88,16 +88,17 @@ describe('bundle size', () => {
   // content after the terminal record is refused (provider-to-turn 32.4 → 37.5 KB); the relay's
   // batch writer and reader and the page error records (the whole library 75.4 KB measured then).
   // The whole library under 79 KB since issue 29: an encoder ends a chain or `fromResponse`, runs
-  // of entries made from earlier ones in the relay's batches (78.2 KB measured then). 46 KB and
-  // 89 KB since issue 31's providers, in every pipeline's table: 'ag-ui' (+1.7 KB: its *_CHUNK
-  // lanes and the checks of its events' members) and 'langchain' (+4.7 KB: LangChain's chunks,
-  // LangGraph's tuples and steps, streamEvents v2 and core 1.4's content-block events); and in the
-  // whole library ObjectStore (+1.6 KB), readRelay (+1.6 KB) and a complete call's own arguments.
-  it('the provider-to-turn pipeline stays under 46 KB, the whole library under 89 KB', async () => {
-    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(46 * 1024);
+  // of entries made from earlier ones in the relay's batches (78.2 KB measured then). 47 KB and
+  // 91 KB since issue 31's providers, in every pipeline's table: 'ag-ui' (+1.7 KB: its *_CHUNK
+  // lanes and the checks of its events' members), 'langchain' (+4.7 KB: LangChain's chunks,
+  // LangGraph's tuples and steps, streamEvents v2 and core 1.4's content-block events) and
+  // 'gemini-interactions' (+1.75 KB): provider-to-turn 37.6 → 46.1 KB; and in the whole library
+  // ObjectStore (+1.6 KB), readRelay (+1.6 KB) and a complete call's own arguments (89.9 KB).
+  it('the provider-to-turn pipeline stays under 47 KB, the whole library under 91 KB', async () => {
+    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThan(47 * 1024);
     const { readFileSync } = await import('node:fs');
     const all = [...readFileSync(new URL('../src/index.ts', import.meta.url), 'utf8').matchAll(/^export \{([^}]*)\}/gm)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter(Boolean));
-    expect(await bundledSize(all)).toBeLessThan(89 * 1024);
+    expect(await bundledSize(all)).toBeLessThan(91 * 1024);
   });
 
   // What a page that shows a relayed turn with a framework binding pulls in (the bindings add a few

@@ -25,6 +25,8 @@ const MAX_RECORDS = 20;
  * - `done` with `message` or `response`, or `{"error":"…"}`: `ollama`
  * - `message-start`, `content-*`, `tool-plan-delta`, `tool-call-*`, `citation-*`, `message-end`
  *   types: `cohere`
+ * - `interaction.*`, `step.*` or `content.*` event types (in `event_type` or the SSE `event:`
+ *   name): `gemini-interactions`
  * - the AI SDK's UI message stream chunks (`start`, `start-step`, `text-*`, `reasoning-*`,
  *   `tool-input-*`, `tool-output-*`, `finish-step`, `finish`, `message-metadata`, `abort`, or an
  *   `error` with `errorText`): `ai-sdk-ui`
@@ -108,6 +110,9 @@ function guessEventName(event: string): Exclude<ProviderName, 'ai-sdk' | 'langch
   if (/^(?:message-(?:start|end)|content-(?:start|delta|end)|tool-plan-delta|tool-call-(?:start|delta|end)|citation-(?:start|end))$/.test(event)) {
     return 'cohere';
   }
+  if (/^(?:interaction\.(?:created|start|status_update|completed|complete)|step\.(?:start|delta|stop)|content\.(?:start|delta|stop))$/.test(event)) {
+    return 'gemini-interactions';
+  }
   return undefined;
 }
 
@@ -119,6 +124,11 @@ const AG_UI_TYPES = /^(?:RUN|STEP|TEXT_MESSAGE|TOOL_CALL|REASONING|STATE|MESSAGE
 
 function guessRecord(record: unknown, event: string | undefined): Exclude<ProviderName, 'ai-sdk' | 'langchain'> | undefined {
   if (!isObject(record)) return event === undefined ? undefined : guessEventName(event);
+  // Gemini's Interactions API names each event in `event_type` (its `error` event too).
+  if (typeof record['event_type'] === 'string') {
+    const byEventType = record['event_type'] === 'error' ? 'gemini-interactions' : guessEventName(record['event_type']);
+    if (byEventType !== undefined) return byEventType;
+  }
   const type = typeof record['type'] === 'string' ? record['type'] : undefined;
   if (type !== undefined) {
     if (type === 'error' && isObject(record['error'])) return 'anthropic';

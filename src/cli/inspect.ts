@@ -27,7 +27,7 @@ import { formatEvent, formatEventJson } from './format.ts';
 import { guessProvider } from './guess-provider.ts';
 
 /** The provider APIs whose wire bytes `inspect` reads. */
-export const PROVIDERS: readonly ProviderName[] = ['anthropic', 'openai-chat', 'openai-responses', 'gemini', 'ollama', 'bedrock', 'cohere', 'ai-sdk-ui', 'ag-ui'];
+export const PROVIDERS: readonly ProviderName[] = ['anthropic', 'openai-chat', 'openai-responses', 'gemini', 'ollama', 'bedrock', 'cohere', 'ai-sdk-ui', 'ag-ui', 'gemini-interactions'];
 
 /** What `--view` chooses: which stage's output is printed. */
 export type View = 'events' | 'fragments' | 'fields' | 'paths' | 'turn';

@@ -173,6 +173,8 @@ function howToReach(provider: ReplayProvider, url: string): { path: string; sdk:
       return { path: '/model/replay/converse-stream', sdk: `new BedrockRuntimeClient({ endpoint: '${url}' })` };
     case 'cohere':
       return { path: '/v2/chat', sdk: `new CohereClientV2({ token: 'replay', environment: '${url}' })` };
+    case 'gemini-interactions':
+      return { path: '/v1beta/interactions', sdk: `new GoogleGenAI({ apiKey: 'replay', httpOptions: { baseUrl: '${url}' } })` };
     default:
       return { path: '/', sdk: '' };
   }

@@ -87,6 +87,7 @@ const ENDPOINTS: Readonly<Record<ReplayProvider, readonly Endpoint[]>> = {
   ],
   bedrock: [{ display: 'POST /model/{modelId}/converse-stream', pattern: /^\/model\/[^/]+\/converse-stream$/ }],
   cohere: [{ display: 'POST /v2/chat', pattern: /^\/v2\/chat$/ }],
+  'gemini-interactions': [{ display: 'POST /v1beta/interactions', pattern: /(?:^|\/)interactions$/ }],
 };
 
 const CONTENT_TYPES: Readonly<Record<ReplayProvider, string>> = {
@@ -97,6 +98,7 @@ const CONTENT_TYPES: Readonly<Record<ReplayProvider, string>> = {
   ollama: 'application/x-ndjson',
   bedrock: 'application/vnd.amazon.eventstream',
   cohere: 'text/event-stream; charset=utf-8',
+  'gemini-interactions': 'text/event-stream; charset=utf-8',
 };
 
 /**
@@ -113,6 +115,7 @@ const CONTENT_TYPES: Readonly<Record<ReplayProvider, string>> = {
  * | `ollama` | `/api/chat`, `/api/generate` | `application/x-ndjson` |
  * | `bedrock` | `/model/{modelId}/converse-stream` | `application/vnd.amazon.eventstream` |
  * | `cohere` | `/v2/chat` | `text/event-stream` |
+ * | `gemini-interactions` | `/v1beta/interactions` (any prefix) | `text/event-stream` |
  *
  * @throws {TypeError} for a provider without a wire format (`'ai-sdk'`) or an unknown one.
  * @throws {RangeError} for a `chunkSize` or `chunkDelayMs` that is not a non-negative number.

@@ -19,6 +19,7 @@ import { createCohereAdapter } from './cohere.ts';
 import { isErrorBody, providerErrorFromBody } from './error-body.ts';
 import { createGeminiAdapter } from './gemini.ts';
 import { createLangChainAdapter } from './langchain.ts';
+import { createGeminiInteractionsAdapter } from './gemini-interactions.ts';
 import { createOllamaAdapter } from './ollama.ts';
 import { createOpenAIChatAdapter } from './openai-chat.ts';
 import { createOpenAIResponsesAdapter } from './openai-responses.ts';
@@ -123,6 +124,7 @@ const PROVIDERS: Readonly<Record<ProviderName, { readonly framing: Framing; read
   'ai-sdk-ui': { framing: 'sse', create: () => createAiSdkUiAdapter({ updateText: () => new PathUpdateText() }), terminal: AI_SDK_UI_TERMINAL },
   'ag-ui': { framing: 'sse', create: () => createAgUiAdapter(), terminal: '`RUN_FINISHED`' },
   langchain: { framing: 'objects', create: () => createLangChainAdapter(), terminal: 'the end of every AI message (its finish reason, `on_chat_model_end` or `message-finish`)' },
+  'gemini-interactions': { framing: 'sse', create: () => createGeminiInteractionsAdapter(), terminal: '`interaction.completed`' },
 };
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
@@ -699,6 +701,7 @@ function isCompleteResponse(provider: ProviderName, record: unknown): boolean {
     (provider === 'anthropic' && type === 'message') ||
     (provider === 'openai-chat' && object === 'chat.completion') ||
     (provider === 'openai-responses' && object === 'response') ||
+    (provider === 'gemini-interactions' && object === 'interaction') ||
     (provider === 'cohere' && type === undefined && 'finish_reason' in record && 'message' in record)
   );
 }

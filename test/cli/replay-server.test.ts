@@ -40,6 +40,7 @@ describe('startReplayServer', () => {
       ['ollama', 'ollama/docs-chat-stream-tool-call.ndjson', '/api/chat', 'application/x-ndjson'],
       ['bedrock', 'bedrock/text-then-tool-use.eventstream', '/model/anthropic.claude-3-haiku-20240307-v1%3A0/converse-stream', 'application/vnd.amazon.eventstream'],
       ['cohere', 'cohere/v2-tool-call-no-args.sse', '/v2/chat', 'text/event-stream; charset=utf-8'],
+      ['gemini-interactions', 'gemini-interactions/docs-streaming-count-to-25.sse', '/v1beta/interactions', 'text/event-stream; charset=utf-8'],
     ];
     for (const [provider, file, path, contentType] of cases) {
       const recording = readFixture(`providers/${file}`);
@@ -148,9 +149,10 @@ describe('guessProvider', () => {
       ollama: 'ollama',
       mistral: 'openai-chat',
       cohere: 'cohere',
+      'gemini-interactions': 'gemini-interactions',
     };
     for (const [dir, provider] of Object.entries(expected)) {
-      for (const file of listFixtures(`providers/${dir}`)) {
+      for (const file of listFixtures(`providers/${dir}`).filter((name) => !/\.(?:md|mjs)$/.test(name))) {
         expect(guessProvider(readFixture(`providers/${dir}/${file}`)), `${dir}/${file}`).toBe(provider);
       }
     }
@@ -172,6 +174,10 @@ describe('guessProvider', () => {
     expect(guessProvider('[{"error":{"code":429,"message":"Quota","status":"RESOURCE_EXHAUSTED"}}]')).toBe('gemini');
     expect(guessProvider('{"error":"model \\"x\\" not found"}')).toBe('ollama');
     expect(guessProvider('{"type":"message_start","message":{"id":"m"}}\n{"type":"content_block_start","index":0}\n')).toBe('anthropic');
+    // Gemini's Interactions API: by `event_type` (its error event too), or by the SSE event name alone.
+    expect(guessProvider('{"index":0,"step":{"type":"thought"},"event_type":"step.start"}\n')).toBe('gemini-interactions');
+    expect(guessProvider('data: {"error":{"code":"resource_exhausted","message":"Quota"},"event_type":"error"}\n\n')).toBe('gemini-interactions');
+    expect(guessProvider('event: content.delta\ndata: {"index":0,"delta":{"type":"text","text":"a"}}\n\n')).toBe('gemini-interactions');
     expect(guessProvider('<html>Bad gateway</html>')).toBeUndefined();
     expect(guessProvider('')).toBeUndefined();
   });

@@ -18,6 +18,8 @@ import * as aiSdkServer from '../../src/bindings/ai-sdk/server.ts';
 import * as agUi from '../../src/bindings/ag-ui.ts';
 import * as argstreamRedis from '../../src/bindings/redis.ts';
 import * as argstreamPartialJson from '../../src/bindings/partial-json.ts';
+import * as mcpApps from '../../src/bindings/mcp-apps.ts';
+import { connectApp } from '../mcp-apps/app-harness.ts';
 import { createClient } from 'redis';
 import { redisMissing, skipWithoutRedis, startRedis } from '../redis/redis-server.ts';
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
@@ -36,7 +38,7 @@ function structuredOutputOf(sdk: typeof ai6 | typeof ai7) {
   return (sdk as typeof ai7).streamText({ model: model as never, prompt: 'crêpes', output: (sdk as typeof ai7).Output.object({ schema }), maxRetries: 0 });
 }
 
-const modules: Modules = { argstream, 'argstream/ai-sdk/server': aiSdkServer, 'argstream/partial-json': argstreamPartialJson, 'argstream/ag-ui': agUi, 'jsr:@argstream/argstream': argstream, 'npm:argstream': argstream, zod };
+const modules: Modules = { argstream, 'argstream/ai-sdk/server': aiSdkServer, 'argstream/partial-json': argstreamPartialJson, 'argstream/ag-ui': agUi, 'argstream/mcp-apps': mcpApps, 'jsr:@argstream/argstream': argstream, 'npm:argstream': argstream, zod };
 
 /** A tool call's argument text in four deltas, and what parsePartialJson gives after each (`ai` 7). */
 const PARTIAL_DELTAS = ['{"path":"a.t', 'xt","tags":["x', '"],"n":1', '2}'];
@@ -101,6 +103,27 @@ function recorder(result?: unknown): ((...args: unknown[]) => unknown) & { calls
 }
 const fetchOf = (make: () => Response) => async () => make();
 const placeholders = { headers: {}, body: '{}' };
+
+/**
+ * The checks of an MCP Apps host: a real `AppBridge` and `App` (over the in-memory transport), the
+ * write_file call's partials in the view while it streams, then its exact arguments.
+ */
+const mcpAppsHost = (snippet: Snippet, renders: boolean) => async () => {
+  const view = await connectApp();
+  try {
+    const render = recorder();
+    await runSnippet(snippet.code, { modules, scope: { response: writeFile(), toolCallId: 'toolu_1', bridge: view.bridge, render, handle: recorder() } });
+    await view.settle();
+    expect(view.errors).toEqual([]);
+    const partials = view.received.filter((received) => received.kind === 'partial');
+    expect(partials.length).toBeGreaterThan(1);
+    expect(partials.some((partial) => (partial.arguments as { content?: string }).content === 'fn main() {\n')).toBe(true);
+    expect(view.received.at(-1)).toEqual({ kind: 'input', arguments: WRITE_FILE_ARGS });
+    if (renders) expect(render.calls.length).toBeGreaterThan(5);
+  } finally {
+    await view.close();
+  }
+};
 
 type Runner = (context: { skip(note?: string): void }) => Promise<void>;
 /** Where a snippet runs: here, in another test file, or nowhere (and why). */
@@ -366,6 +389,8 @@ const SNIPPETS: Record<string, Entry> = {
       }
     },
   },
+  'docs/mcp-apps.md#0': { contains: 'new ToolInputNotificationStream({ toolCallId })', run: (snippet) => mcpAppsHost(snippet, false) },
+  'docs/mcp-apps.md#1': { contains: 'new ToolInputNotificationCore({ toolCallId })', run: (snippet) => mcpAppsHost(snippet, true) },
 
   'CHANGELOG.md#0': {
     contains: '// before: fused implicitly',
@@ -529,7 +554,21 @@ const SNIPPETS: Record<string, Entry> = {
     },
   },
 
-  'docs/providers.md#0': { contains: 'structuredOutput: true', runBy: 'test/transforms/structured-output.test.ts' },
+  'docs/providers.md#0': {
+    contains: "fromResponse(response, { provider: 'gemini-interactions' })",
+    run: (snippet) => async () => {
+      const file = 'gemini-interactions/constructed-thought-text-function-call-arguments-delta.sse';
+      let requested: { url: string; body: unknown } | undefined;
+      const fetch = async (url: string, init: RequestInit) => {
+        requested = { url, body: JSON.parse(String(init.body)) };
+        return recording(file);
+      };
+      const printed = await runSnippet(snippet.code, { modules, scope: { fetch, prompt: 'write it' } });
+      expect(requested?.body).toMatchObject({ stream: true, tools: [{ type: 'function', name: 'write_file' }] });
+      expect(printed.log).toEqual(manifestEntry(`${file}`).toolCalls.map((call) => [call.id, call.name, JSON.parse(call.args)]));
+    },
+  },
+  'docs/providers.md#1': { contains: 'structuredOutput: true', runBy: 'test/transforms/structured-output.test.ts' },
 
   'docs/relay.md#0': { contains: 'new EventStreamEncoder({ keepAliveMs: 15_000 })', run: relayServer },
   'docs/relay.md#1': { contains: "readRelay('/api/chat'", run: relayPage },

@@ -69,6 +69,7 @@ import type OpenAI from 'openai';
 import type { FunctionDeclaration } from '@google/genai';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { StructuredToolInterface } from '@langchain/core/tools';
+import type { AppBridge } from '@modelcontextprotocol/ext-apps/app-bridge';
 
 declare global {
   /** A provider request's headers and body. */
@@ -106,6 +107,9 @@ declare global {
   const langChainTools: StructuredToolInterface[];
   const chatModel: BaseChatModel;
   const question: string;
+  /** An MCP Apps host's bridge to the view of one call, and that call's id. */
+  const bridge: AppBridge;
+  const toolCallId: string;
   /** A page: the prompt, and the element a file's content goes into. */
   const prompt: string;
   const pre: HTMLElement;

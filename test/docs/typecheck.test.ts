@@ -64,6 +64,7 @@ describe('the snippets of README.md, CHANGELOG.md and docs/', () => {
         'argstream/ai-sdk/server': [`${root}src/bindings/ai-sdk/server.ts`],
         'argstream/ag-ui': [`${root}src/bindings/ag-ui.ts`],
         'argstream/partial-json': [`${root}src/bindings/partial-json.ts`],
+        'argstream/mcp-apps': [`${root}src/bindings/mcp-apps.ts`],
         'jsr:@argstream/argstream': [index],
         'npm:argstream': [index],
       },

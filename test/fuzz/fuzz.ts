@@ -685,9 +685,10 @@ export async function checkProvider(c: ProviderCase): Promise<Failure[]> {
     // call with arguments other than the recording's.
     // Where the wire carries no order (OpenAI Chat, Ollama, Cohere, Gemini without partialArgs),
     // a dropped, duplicated or swapped record cannot be noticed: those count as notes, not failures.
-    // So can Anthropic and Bedrock deltas swapped, repeated or lost inside an open block.
+    // So can Anthropic and Bedrock deltas swapped, repeated or lost inside an open block, and
+    // Gemini Interactions' inside an open step.
     const recordMutation = /record/.test(c.mutation) && !c.mutation.startsWith('truncate-record');
-    const deltasOnly = /\[(content_block_delta|contentBlockDelta)(,(content_block_delta|contentBlockDelta))?\]/.test(c.mutation);
+    const deltasOnly = /\[(content_block_delta|contentBlockDelta|step\.delta|content\.delta)(,(content_block_delta|contentBlockDelta|step\.delta|content\.delta))?\]/.test(c.mutation);
     const noted = recordMutation && (ORDERLESS.has(c.provider) || deltasOnly) ? 'note:' : '';
     if (c.mutation !== 'bytes' && c.mutation !== 'none') {
       for (const [id, args] of turn.calls) {

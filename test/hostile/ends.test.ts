@@ -53,6 +53,20 @@ describe('ProviderEventStream refuses what comes after the end', () => {
     await expect(collectTurn(streamOf([ANTHROPIC + after]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })))).rejects.toMatchObject({ type: 'after-end' });
   });
 
+  it('ProviderEventStream gemini-interactions: a function call after interaction.completed is an after-end error, after the whole turn; a status update after it is ignored', async () => {
+    const turn = text('providers/gemini-interactions/constructed-parallel-function-calls-one-without-arguments.sse');
+    const after = sse(
+      ['step.start', '{"index":9,"step":{"type":"function_call","id":"fc_forged","name":"delete_everything","arguments":{}},"event_type":"step.start"}'],
+      ['step.delta', '{"index":9,"delta":{"arguments":"{\\"path\\":\\"/\\"}","type":"arguments_delta"},"event_type":"step.delta"}'],
+    );
+    const { events, error } = await run('gemini-interactions', [turn + after]);
+    expectAfterEnd(error, 'gemini-interactions', 'step.start', 'interaction.completed');
+    expect(events.at(-1)).toMatchObject({ type: 'finished', reason: 'tool-calls' });
+    expect(events.some((e) => e.type === 'part' && e.part.type === 'tool-call-start' && e.part.toolCallId === 'fc_forged')).toBe(false);
+    const status = sse(['interaction.status_update', '{"interaction_id":"v1_x","status":"completed","event_type":"interaction.status_update"}']);
+    expect((await run('gemini-interactions', [turn + status])).error).toBeUndefined();
+  });
+
   it('ProviderEventStream anthropic: text after message_stop is an after-end error', async () => {
     const after = sse(
       ['content_block_start', '{"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}'],

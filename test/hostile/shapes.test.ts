@@ -119,6 +119,12 @@ const SHAPES: Readonly<Record<ProviderName, ProviderShapes>> = {
     unknown: { value: { event: 'on_future_event', run_id: 'r1', data: {} } },
     terminal: [{ value: { type: 'ai', content: 'a', tool_call_chunks: [], response_metadata: { finish_reason: 'stop' } } }],
   },
+  'gemini-interactions': {
+    missing: { value: { event_type: 'step.delta', index: 0 } },
+    wrongType: { value: { event_type: 'step.delta', index: '0', delta: { type: 'text', text: 5 } } },
+    unknown: { value: { event_type: 'interaction.future_event', x: 1 } },
+    terminal: [{ value: { event_type: 'interaction.completed', interaction: { id: 'v1_x', status: 'completed' } } }],
+  },
 };
 
 const PROVIDERS = Object.keys(SHAPES) as ProviderName[];
@@ -227,6 +233,12 @@ const MEMBER_CASES: ReadonlyArray<readonly [ProviderName, string, WireRecord]> =
   ['langchain', 'a text-delta whose text is a number', { value: { event: 'content-block-delta', index: 0, delta: { type: 'text-delta', text: 5 } } }],
   ['langchain', 'an object that is no LangChain stream object', { value: { messages: [] } }],
   ['langchain', 'a tuple of three objects', { value: [{}, {}, {}] }],
+  ['gemini-interactions', 'step.start without its step', { value: { event_type: 'step.start', index: 1 } }],
+  ['gemini-interactions', 'a step.delta whose delta is a string', { value: { event_type: 'step.delta', index: 0, delta: 'Hi' } }],
+  ['gemini-interactions', 'an arguments_delta whose arguments are an object', { value: { event_type: 'step.delta', index: 0, delta: { type: 'arguments_delta', arguments: {} } } }],
+  ['gemini-interactions', 'a step.stop whose index is a string', { value: { event_type: 'step.stop', index: '0' } }],
+  ['gemini-interactions', 'a function_call step whose name is a number', { value: { event_type: 'step.start', index: 1, step: { type: 'function_call', id: 'f', name: 5 } } }],
+  ['gemini-interactions', 'a thought_summary whose text is a number', { value: { event_type: 'step.delta', index: 0, delta: { type: 'thought_summary', content: { type: 'text', text: 5 } } } }],
 ];
 
 /** Per provider: records the stream reads before the record of the wrong shape, and the text they carry. */
@@ -242,6 +254,7 @@ const BEFORE: Readonly<Partial<Record<ProviderName, readonly WireRecord[]>>> = {
   'ai-sdk-ui': [{ value: { type: 'text-start', id: 't' } }, { value: { type: 'text-delta', id: 't', delta: 'before' } }],
   'ag-ui': [{ value: { type: 'RUN_STARTED', threadId: 't', runId: 'r' } }, { value: { type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' } }, { value: { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'before' } }],
   langchain: [{ value: { type: 'ai', id: 'msg_1', content: 'before', tool_call_chunks: [] } }],
+  'gemini-interactions': [{ value: { event_type: 'step.start', index: 0, step: { type: 'model_output' } } }, { value: { event_type: 'step.delta', index: 0, delta: { type: 'text', text: 'before' } } }],
 };
 
 /** The message text a stream's events carry. */
@@ -306,6 +319,11 @@ const DEEP_CASES: ReadonlyArray<readonly [ProviderName, string, readonly WireRec
   ['ai-sdk-ui', "a tool-input-available chunk's input", [{ json: `{"type":"tool-input-available","toolCallId":"c","toolName":"f","input":${DEEP_ARGS}}` }]],
   ['langchain', "the tool_calls args of a whole AIMessage (a LangGraph node's output)", [{ json: `{"type":"ai","id":"m","content":"","tool_calls":[{"id":"c","name":"f","args":${DEEP_ARGS}}]}` }]],
   ['langchain', "a content-block-finish's whole tool call args", [{ value: { event: 'message-start' } }, { json: `{"event":"content-block-finish","index":0,"content":{"type":"tool_call","id":"c","name":"f","args":${DEEP_ARGS}}}` }]],
+  [
+    'gemini-interactions',
+    "a function_call step's arguments that never streamed",
+    [{ json: `{"event_type":"step.start","index":0,"step":{"type":"function_call","id":"f","name":"f","arguments":${DEEP_ARGS}}}` }, { value: { event_type: 'step.stop', index: 0 } }],
+  ],
 ];
 
 describe('ProviderEventStream whole arguments nested too deeply to write as JSON text', () => {

@@ -302,7 +302,7 @@ function check(order: readonly View[], output: readonly PipelineEvent[], alone: 
 
 describe('Every order of the views after each provider', () => {
   it('one recording of each provider folder, each with tool calls', () => {
-    expect(recordings.map((r) => r.dir)).toEqual(['ag-ui', 'anthropic', 'bedrock', 'cohere', 'gemini', 'langchain', 'mistral', 'ollama', 'openai-chat', 'openai-compatible', 'openai-responses']);
+    expect(recordings.map((r) => r.dir)).toEqual(['ag-ui', 'anthropic', 'bedrock', 'cohere', 'gemini', 'gemini-interactions', 'langchain', 'mistral', 'ollama', 'openai-chat', 'openai-compatible', 'openai-responses']);
   });
 
   for (const recording of recordings) {

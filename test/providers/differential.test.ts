@@ -21,6 +21,7 @@ import {
   awsEventStreamRecords,
   bedrockTurn,
   cohereTurn,
+  geminiInteractionsTurn,
   geminiTurn,
   ndjsonRecords,
   ollamaTurn,
@@ -46,6 +47,7 @@ const FORMATS: Readonly<Record<string, { readonly provider: ProviderName; readon
   cohere: { provider: 'cohere', read: (bytes) => cohereTurn(textOf(bytes)) },
   'ag-ui': { provider: 'ag-ui', read: (bytes) => agUiTurn(textOf(bytes)) },
   langchain: { provider: 'langchain', read: (bytes) => langChainTurn(ndjsonRecords(textOf(bytes))) },
+  'gemini-interactions': { provider: 'gemini-interactions', read: (bytes) => geminiInteractionsTurn(textOf(bytes)) },
 };
 
 function textOf(bytes: Uint8Array): string {
@@ -83,7 +85,7 @@ interface Compared {
  * (Anthropic's server tool input and result blocks, Gemini's `executableCode` and
  * `codeExecutionResult`). Of OpenAI's hosted calls, the identity is compared.
  */
-const DETAILED_PROVIDER_CALLS: ReadonlySet<string> = new Set(['anthropic', 'gemini']);
+const DETAILED_PROVIDER_CALLS: ReadonlySet<string> = new Set(['anthropic', 'gemini', 'gemini-interactions']);
 
 /** An id the adapter made up where the wire has none: any non-empty string. */
 const ANY_ID = expect.stringMatching(/./);
@@ -102,7 +104,7 @@ function fromWire(wire: WireTurn, dir: string): Compared {
     ...(c.result !== undefined ? { result: c.result } : {}),
   });
   let usage = wire.usage === undefined ? undefined : { ...wire.usage };
-  if (usage !== undefined && dir === 'gemini' && usage.reasoningTokens !== undefined) {
+  if (usage !== undefined && (dir === 'gemini' || dir === 'gemini-interactions') && usage.reasoningTokens !== undefined) {
     usage.outputTokens = (usage.outputTokens ?? 0) + usage.reasoningTokens;
   }
   if (usage?.totalTokens === undefined && usage?.inputTokens !== undefined && usage.outputTokens !== undefined) {

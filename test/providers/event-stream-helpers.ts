@@ -34,6 +34,7 @@ export const PROVIDER_OF_DIR: Readonly<Record<string, ProviderName>> = {
   'ag-ui': 'ag-ui',
   // LangChain.js objects, one a line (`.jsonl`), made from six of the recordings above.
   langchain: 'langchain',
+  'gemini-interactions': 'gemini-interactions',
 };
 
 /** The text of a recording under `fixtures/providers/`. */

@@ -584,3 +584,62 @@ export function agUiTurn(text: string): WireTurn {
   turn.toolCalls = [...calls].map(([id, call]) => toolCall(id, call.name, call.args));
   return turn;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Gemini Interactions API.
+
+/**
+ * Gemini Interactions SSE: steps by `index` (`step.start` / `step.delta` / `step.stop`, or the
+ * earlier revision's `content.*`); `text` deltas are text, `thought_summary` contents reasoning, a
+ * `function_call` step's `arguments_delta` texts its arguments (its start's `arguments` when none
+ * stream, or the earlier revision's whole `function_call` delta), a `*_call` step of Gemini's own
+ * tools a server call whose `*_result` step follows; the terminal `interaction.completed` (or
+ * `.complete`) gives the status and the usage, an `error` event the stream's error.
+ */
+export function geminiInteractionsTurn(text: string): WireTurn {
+  const turn = emptyTurn();
+  const calls = new Map<number, { id: string; name: string; text: string; whole: Json | undefined }>();
+  const servers = new Map<string, WireToolCall>();
+  for (const { data } of sseRecords(text)) {
+    const step = data['step'] ?? data['content'];
+    const delta = data['delta'];
+    switch (data['event_type']) {
+      case 'error':
+        throw new WireError(String(data['error']['message']));
+      case 'step.start':
+      case 'content.start':
+        if (step['type'] === 'text') turn.text += step['text'] ?? '';
+        if (step['type'] === 'function_call') calls.set(data['index'], { id: step['id'], name: step['name'], text: '', whole: step['arguments'] });
+        else if (step['type'].endsWith('_call')) {
+          const call: WireToolCall = { id: step['id'], name: step['name'] ?? step['type'].slice(0, -'_call'.length), arguments: step['arguments'], complete: true };
+          servers.set(step['id'], call);
+          turn.serverToolCalls.push(call);
+        } else if (step['type'].endsWith('_result') && servers.has(step['call_id'])) (servers.get(step['call_id']) as WireToolCall).result = step['result'];
+        break;
+      case 'step.delta':
+      case 'content.delta':
+        if (delta['type'] === 'text') turn.text += delta['text'];
+        if (delta['type'] === 'thought_summary') turn.reasoning += delta['content']?.['text'] ?? '';
+        if (delta['type'] === 'arguments_delta') (calls.get(data['index']) as { text: string }).text += delta['arguments'] ?? '';
+        if (delta['type'] === 'function_call') (calls.get(data['index']) as { whole: Json | undefined }).whole = delta['arguments'];
+        break;
+      case 'interaction.completed':
+      case 'interaction.complete': {
+        turn.finishReason = data['interaction']['status'];
+        const counts = data['interaction']['usage'];
+        if (counts) {
+          turn.usage = usage({
+            inputTokens: counts['total_input_tokens'],
+            outputTokens: counts['total_output_tokens'],
+            totalTokens: counts['total_tokens'],
+            reasoningTokens: counts['total_thought_tokens'],
+            cachedInputTokens: counts['total_cached_tokens'],
+          });
+        }
+        break;
+      }
+    }
+  }
+  turn.toolCalls = [...calls.values()].map((c) => toolCall(c.id, c.name, c.text !== '' ? c.text : JSON.stringify(c.whole ?? {})));
+  return turn;
+}

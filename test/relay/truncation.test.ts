@@ -118,6 +118,8 @@ function isTerminal(provider: ProviderName, block: WireBlock): boolean {
       return record['type'] === 'message-end';
     case 'ag-ui':
       return record['type'] === 'RUN_FINISHED';
+    case 'gemini-interactions':
+      return record['event_type'] === 'interaction.completed' || record['event_type'] === 'interaction.complete';
     default:
       throw new Error(`no terminal rule for ${provider}`);
   }
@@ -171,7 +173,7 @@ const RECORDINGS = readableRecordings();
 describe('every recording: whole, it completes; cut between two records, it is truncated exactly until its terminal record', () => {
   it('covers every provider with a wire format', () => {
     const providers = new Set(RECORDINGS.map((r) => PROVIDER_OF_DIR[r.dir]));
-    expect([...providers].sort()).toEqual(['ag-ui', 'anthropic', 'bedrock', 'cohere', 'gemini', 'langchain', 'ollama', 'openai-chat', 'openai-responses']);
+    expect([...providers].sort()).toEqual(['ag-ui', 'anthropic', 'bedrock', 'cohere', 'gemini', 'gemini-interactions', 'langchain', 'ollama', 'openai-chat', 'openai-responses']);
   });
 
   for (const recording of RECORDINGS) {
@@ -249,7 +251,7 @@ function expectTruncated(error: unknown, provider: ProviderName, message?: strin
   if (message !== undefined) expect((error as Error).message).toBe(message);
 }
 
-const PROVIDERS: readonly ProviderName[] = ['anthropic', 'openai-chat', 'openai-responses', 'gemini', 'ollama', 'bedrock', 'cohere'];
+const PROVIDERS: readonly ProviderName[] = ['anthropic', 'openai-chat', 'openai-responses', 'gemini', 'ollama', 'bedrock', 'cohere', 'gemini-interactions'];
 
 describe('a provider stream cut between two records, before its terminal one, end to end', () => {
   for (const provider of PROVIDERS) {

@@ -31,6 +31,8 @@ export const RECORDING_FILES = [
   'langchain/openai-chat-parallel-2-tool-calls.messages-v0.jsonl',
   'langchain/openai-compatible-qwen-dashscope-empty-string-ids.stream-v1.jsonl',
   'langchain/openai-responses-reasoning-summary-then-function-call.graph-protocol.jsonl',
+  'gemini-interactions/constructed-thought-text-function-call-arguments-delta.sse',
+  'gemini-interactions/constructed-code-execution-then-text.sse',
 ];
 
 function base64(path: string): string {

@@ -43,6 +43,7 @@ import {
   type ToolCallArgumentProgress,
   type Turn,
 } from '../../src/index.ts';
+import { ToolInputNotificationStream, type ToolInputNotification } from '../../src/bindings/mcp-apps.ts';
 import { errorClasses, errorRecord, pageErrorRecord, reviveError } from '../../src/relay/error-record.ts';
 import { AG_UI_HEADERS, AgUiEncoder } from '../../src/bindings/ag-ui.ts';
 import { iterableStream } from '../../src/sources/iterable.ts';
@@ -556,6 +557,13 @@ interface RecordingCase {
   readonly providerToolCalls?: readonly ExpectedCall[];
 }
 
+/** The write_file call of the Gemini Interactions recording (MANIFEST.md). */
+const WRITE_FILE: JsonValue = {
+  path: 'src/main.rs',
+  content: 'fn main() {\n    println!("héllo, \\"wörld\\" 🚀");\n}\n',
+  options: { create_dirs: true, mode: 420, tags: ['rust', null, 1500] },
+};
+
 const RECORDINGS: readonly RecordingCase[] = [
   {
     file: 'anthropic/text-then-2-parallel-tool-use.sse',
@@ -613,6 +621,19 @@ const RECORDINGS: readonly RecordingCase[] = [
       { id: 'call_JMW1whyEaYG438VE1OIflxA2', name: 'GetWeatherArgs', args: { city: 'Edinburgh', country: 'GB', units: 'c' } },
       { id: 'call_DNYTawLBoN8fj3KN6qU9N1Ou', name: 'get_stock_price', args: { ticker: 'AAPL', exchange: 'NASDAQ' } },
     ],
+  },
+  {
+    file: 'gemini-interactions/constructed-thought-text-function-call-arguments-delta.sse',
+    provider: 'gemini-interactions',
+    rawFinishReason: 'requires_action',
+    toolCalls: [{ id: 'fc_7d1c0b2e', name: 'write_file', args: WRITE_FILE }],
+  },
+  {
+    file: 'gemini-interactions/constructed-code-execution-then-text.sse',
+    provider: 'gemini-interactions',
+    rawFinishReason: 'completed',
+    toolCalls: [],
+    providerToolCalls: [{ id: 'ce_3f9a', name: 'code_execution', args: { language: 'PYTHON', code: 'print(sum(i * i for i in range(1, 11)))' } }],
   },
 ];
 
@@ -734,6 +755,27 @@ test('ProviderEventStream (langchain) refuses text: LangChain\'s streams are obj
   const { error } = await settle(streamOf(['{"type":"ai","content":"x"}']).pipeThrough(new ProviderEventStream({ provider: 'langchain' })));
   assert(error instanceof ProviderError, `a ProviderError (got ${String(error)})`);
   assertEqual([error.provider, error.type, error.code], ['langchain', 'invalid-stream', 'invalid-input'], 'the error');
+});
+
+test('ToolInputNotificationStream (argstream/mcp-apps) on the Gemini Interactions recording, one byte at a time: partials that only grow, then the exact arguments', async () => {
+  const bytes = recording('gemini-interactions/constructed-thought-text-function-call-arguments-delta.sse');
+  const notifications: ToolInputNotification[] = [];
+  const reader = streamOf(oneByOne(bytes))
+    .pipeThrough(new ProviderEventStream({ provider: 'gemini-interactions' }))
+    .pipeThrough(new ToolInputNotificationStream({ minGrowth: 0 }))
+    .getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) notifications.push(read.value);
+  const final = notifications.at(-1);
+  assertEqual(final, { jsonrpc: '2.0', method: 'ui/notifications/tool-input', params: { arguments: WRITE_FILE } }, 'the final tool-input');
+  const partials = notifications.slice(0, -1);
+  assert(partials.length > 5, `partials while the arguments stream (got ${partials.length})`);
+  let content = '';
+  for (const partial of partials) {
+    assertEqual(partial.method, 'ui/notifications/tool-input-partial', 'a partial');
+    const next = ((partial.params as { arguments: { content?: string } }).arguments.content ?? '');
+    assert(next.startsWith(content) && (WRITE_FILE as { content: string }).content.startsWith(next), `the content only grows (${show(next.slice(-20))})`);
+    content = next;
+  }
 });
 
 test('ProviderEventStream after TextDecoderStream on a Response body (anthropic): an emoji split across deltas and bytes reads the same', async () => {

@@ -56,6 +56,7 @@ import {
   type StreamFragment,
 } from '../../src/index.ts';
 import { AgUiEncoder } from '../../src/bindings/ag-ui.ts';
+import { ToolInputNotificationStream } from '../../src/bindings/mcp-apps.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Inputs: small, valid, long enough that every stage emits early and often
@@ -63,7 +64,10 @@ import { AgUiEncoder } from '../../src/bindings/ag-ui.ts';
 type Pair = ReadableWritablePair<unknown, unknown>;
 
 /** What a source emits, and what a stage takes and gives. */
-type Kind = 'sse' | 'langchain' | 'events' | 'relay-sse' | 'relay-ndjson' | 'relay-ag-ui' | 'json' | 'fragments' | 'snapshots';
+type Kind = 'sse' | 'langchain' | 'events' | 'relay-sse' | 'relay-ndjson' | 'relay-ag-ui' | 'json' | 'fragments' | 'snapshots' | 'notifications';
+
+/** What no source gives and no stage reads: the value snapshots, MCP Apps notifications. */
+type EndKind = 'snapshots' | 'notifications';
 
 const utf8 = new TextEncoder();
 
@@ -114,7 +118,7 @@ function jsonPieces(): string[] {
 }
 
 interface Inputs {
-  readonly chunks: Readonly<Record<Exclude<Kind, 'snapshots'>, readonly unknown[]>>;
+  readonly chunks: Readonly<Record<Exclude<Kind, EndKind>, readonly unknown[]>>;
 }
 
 async function collect(stream: ReadableStream<unknown>): Promise<unknown[]> {
@@ -206,6 +210,20 @@ const jsonFragments = stage('JsonFragmentStream', 'json', 'fragments', () => new
 const jsonValue = stage('JsonValueStream', 'json', 'snapshots', () => new JsonValueStream({ snapshots: true }));
 const fragmentValue = stage('FragmentValueStream', 'fragments', 'snapshots', () => new FragmentValueStream({ snapshots: true }));
 const jsonText = stage('JsonTextStream', 'fragments', 'json', () => new JsonTextStream());
+// It follows one call: it writes while the first call streams and ends, then nothing more (its
+// documented contract). Its counterpart is a plain TransformStream that does the same in kind: the
+// first chunks through, then none (whether a pipe waits on a read or a write at rest depends on it).
+const mcpApps = stage('ToolInputNotificationStream', 'events', 'notifications', () => new ToolInputNotificationStream({ minGrowth: 0 }), firstChunksModel);
+
+/** A standard TransformStream that passes its first 12 chunks on, then writes nothing. */
+function firstChunksModel(): Pair {
+  let seen = 0;
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (seen++ < 12) controller.enqueue(chunk);
+    },
+  });
+}
 /** A plain `TransformStream` between argstream stages: a foreign stage in the middle. */
 const foreign = stage('TransformStream', 'events', 'events', () => new TransformStream());
 
@@ -371,7 +389,7 @@ interface HeadSpec {
   readonly argstream: (source: SourceHandle) => ReadableStream<unknown>;
   readonly identity: (source: SourceHandle) => ReadableStream<unknown>;
   /** What the source gives. */
-  readonly input: Exclude<Kind, 'snapshots'>;
+  readonly input: Exclude<Kind, EndKind>;
   readonly output: Kind;
   readonly needsChain: boolean;
 }
@@ -442,14 +460,14 @@ const resumeHead: HeadSpec = {
 /** A chain: a source of `input`, an optional head, then stages. */
 interface Shape {
   readonly label: string;
-  readonly input: Exclude<Kind, 'snapshots'>;
+  readonly input: Exclude<Kind, EndKind>;
   readonly head: HeadSpec | undefined;
   readonly stages: readonly StageSpec[];
 }
 
 function shape(stages: StageSpec[], head?: HeadSpec): Shape {
   const input = head?.input ?? (stages[0] as StageSpec).input;
-  if (input === 'snapshots') throw new Error('semantics: no source gives snapshots');
+  if (input === 'snapshots' || input === 'notifications') throw new Error(`semantics: no source gives ${input}`);
   let kind: Kind = head?.output ?? input;
   for (const next of stages) {
     if (next.input !== kind) throw new Error(`semantics: ${kind} does not feed ${next.label}`);
@@ -486,6 +504,7 @@ function groups(): Array<{ readonly name: string; readonly shapes: Shape[] }> {
     group(jsonValue, [jsonFragments, jsonText, jsonValue]),
     group(fragmentValue, [jsonText, jsonFragments, fragmentValue]),
     group(jsonText, [jsonFragments, jsonText, jsonFragments]),
+    group(mcpApps, [provider, mcpApps], [provider, progress, fields, mcpApps]),
     {
       name: 'chain()',
       shapes: [
@@ -1646,7 +1665,7 @@ export async function runScenario(scenario: Scenario): Promise<Outcome> {
   const prepared = (await prepareInputs()).chunks;
   const input = prepared[scenario.shape.input];
   const first = scenario.shape.stages[0]?.input;
-  const stageInput = first === undefined || first === 'snapshots' ? [] : prepared[first];
+  const stageInput = first === undefined || first === 'snapshots' || first === 'notifications' ? [] : prepared[first];
   const argstream = await runSide(scenario, 'argstream', input, stageInput);
   const identity = await runSide(scenario, 'identity', input, stageInput);
   // A script that threw tested nothing, even if it threw the same way on both sides.

@@ -27,6 +27,7 @@ const FINISH: Readonly<Record<string, Readonly<Record<string, FinishReason>>>> =
   cohere: { COMPLETE: 'stop', TOOL_CALL: 'tool-calls', MAX_TOKENS: 'length' },
   // AG-UI's RUN_FINISHED states no finish reason: tool-calls when the run left calls unanswered.
   'ag-ui': { RUN_FINISHED: 'stop' },
+  'gemini-interactions': { completed: 'stop', requires_action: 'tool-calls', incomplete: 'length' },
 };
 
 /**
@@ -125,6 +126,17 @@ function oracleTexts(recording: ManifestRecording, objects: readonly object[]): 
           add(reasoning, `content/${object.index}`, object.delta?.message?.content?.thinking);
         }
         break;
+      case 'gemini-interactions': {
+        // Steps (and the earlier revision's contents) by index: `text` deltas are text, a thought's
+        // summaries reasoning; a thought that is only a signature is a reasoning of no text.
+        const delta = object.delta ?? {};
+        const start = object.step ?? object.content;
+        if (start?.type === 'text') add(messages, `${object.index}`, start.text);
+        if (delta.type === 'text') add(messages, `${object.index}`, delta.text);
+        if (delta.type === 'thought_summary') add(reasoning, `${object.index}`, delta.content?.text);
+        if (delta.type === 'thought_signature' && !reasoning.has(`${object.index}`)) reasoning.set(`${object.index}`, '');
+        break;
+      }
       case 'bedrock': {
         const delta = object.contentBlockDelta;
         if (delta !== undefined) {
@@ -370,6 +382,13 @@ const PROVIDER_RUN_TYPES: ReadonlySet<string> = new Set([
   // LangChain's standard content blocks (v1, the content-block events).
   'server_tool_call_chunk',
   'server_tool_call',
+  // Gemini Interactions steps (Gemini's own tools).
+  'code_execution_call',
+  'google_search_call',
+  'url_context_call',
+  'file_search_call',
+  'google_maps_call',
+  'mcp_server_tool_call',
 ]);
 
 /** The ids of the provider-run calls anywhere in a recording's records (walked, not adapted). */
@@ -402,9 +421,9 @@ describe('turn.toolCalls holds only the calls the application runs', () => {
         expect(new Set(turn.providerToolCalls.map((call) => call.toolCallId)), recording.file).toEqual(ids);
       }
     }
-    // The three recordings with server tools (two Anthropic, one Responses web search), and the
-    // eight LangChain recordings made from one of them with the server tool's definition bound.
-    expect(providerRun).toBe(3 + 8);
+    // The recordings with server tools (two Anthropic, one Responses web search, one Gemini
+    // Interactions code execution), and the eight LangChain recordings made from one of them.
+    expect(providerRun).toBe(4 + 8);
   });
 });
 

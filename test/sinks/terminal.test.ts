@@ -314,9 +314,13 @@ describe('TerminalSink on every recording', () => {
         const value = expectedArguments(call.args) as Record<string, unknown>;
         expect(out).toContain(`✓ ${name} ${JSON.stringify(value)}\n`);
         if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+          // write_file has a renderer of its own: `creating <path>`, then the content in a box.
+          const writeFile = call.name === 'write_file';
+          if (writeFile) expect(out).toContain(`  creating ${String(value['path'])}\n`);
           for (const [key, member] of Object.entries(value)) {
             const first = typeof member === 'string' ? (member.split('\n')[0] as string) : '';
-            expect(out).toContain(`  ${key}: ${first}`);
+            if (writeFile && key === 'content') expect(out).toContain(`\n${first}`);
+            else if (!writeFile || key !== 'path') expect(out).toContain(`  ${key}: ${first}`);
           }
         }
       }

@@ -336,7 +336,7 @@ describe('ToolCallRebuilder on arbitrary interleaved calls', () => {
 // Provider recordings: ProviderEventStream → ToolCallProgressStream → PathUpdateStream → rebuilder.
 
 /** How the manifest's cut arguments close (written by hand from the manifest text). */
-const CLOSERS: Record<string, string> = { 'anthropic/tool-use-truncated-max-tokens.sse': '"]}', 'ag-ui/anthropic-tool-use-truncated-max-tokens.sse': '"]}' };
+const CLOSERS: Record<string, string> = { 'anthropic/tool-use-truncated-max-tokens.sse': '"]}', 'ag-ui/anthropic-tool-use-truncated-max-tokens.sse': '"]}', 'gemini-interactions/constructed-function-call-incomplete.sse': '"}' };
 
 const recordings = readableRecordings();
 

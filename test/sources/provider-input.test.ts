@@ -14,6 +14,7 @@ const SSE_DIRS: Record<string, Exclude<ProviderName, 'ai-sdk'>> = {
   'openai-chat': 'openai-chat',
   'openai-responses': 'openai-responses',
   gemini: 'gemini',
+  'gemini-interactions': 'gemini-interactions',
 };
 
 /** The JSON `data` of each SSE event of a recording (what an SDK yields as objects). */

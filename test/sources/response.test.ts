@@ -16,7 +16,8 @@ function recordings(): Array<[string, Exclude<ProviderName, 'ai-sdk'>]> {
   for (const [dir, provider] of Object.entries(PROVIDER_OF_DIR) as Array<[string, Exclude<ProviderName, 'ai-sdk'>]>) {
     // LangChain's objects have no HTTP response (fromResponse refuses 'langchain').
     if (provider === 'langchain') continue;
-    for (const file of listFixtures(`providers/${dir}`)) if (!file.endsWith('.jsonl')) out.push([`providers/${dir}/${file}`, provider]);
+    // Recordings only: not the SDK-shaped `.jsonl` objects, nor a folder's README or record script.
+    for (const file of listFixtures(`providers/${dir}`)) if (!/\.(?:jsonl|md|mjs)$/.test(file)) out.push([`providers/${dir}/${file}`, provider]);
   }
   return out;
 }

@@ -158,13 +158,18 @@ describe('FieldEventStream on the provider recordings', () => {
         // A truncated call: its complete fields, and the text of the open one.
         return open === undefined ? Object.fromEntries(fields) : [Object.fromEntries(fields), open];
       });
-      const expected = recording.toolCalls.map((call) =>
-        call.remark?.startsWith('NOT valid JSON')
-          ? // The manifest's text stops inside a string of the array: the open field holds the
-            // array's JSON text (compact) up to there, without the closing '"]'.
-            [{ filename: 'taxes.txt' }, ['lines_of_text', JSON.stringify(JSON.parse(call.args + '"]}').lines_of_text).slice(0, -2)]]
-          : expectedArguments(call.args),
-      );
+      const expected = recording.toolCalls.map((call) => {
+        if (!call.remark?.startsWith('NOT valid JSON')) return expectedArguments(call.args);
+        // Gemini Interactions: the text stops inside the string `content`, whose open field holds
+        // the decoded text up to there.
+        if (recording.dir === 'gemini-interactions') {
+          const cut = JSON.parse(call.args + '"}') as { path: string; content: string };
+          return [{ path: cut.path }, ['content', cut.content]];
+        }
+        // The manifest's text stops inside a string of the array: the open field holds the
+        // array's JSON text (compact) up to there, without the closing '"]'.
+        return [{ filename: 'taxes.txt' }, ['lines_of_text', JSON.stringify(JSON.parse(call.args + '"]}').lines_of_text).slice(0, -2)]];
+      });
       expect(calls).toEqual(expected);
     });
   }

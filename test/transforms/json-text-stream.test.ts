@@ -206,8 +206,9 @@ describe('JsonTextStream on the provider recordings', () => {
       }
       const expected = recording.toolCalls.map((call) =>
         call.remark?.startsWith('NOT valid JSON')
-          ? // Closed by hand: the manifest's text stops inside a string, in an array, in the object.
-            [true, JSON.parse(call.args + '"]}')]
+          ? // Closed by hand: the manifest's text stops inside a string, in an array (Anthropic's) or
+            // in the object (Gemini Interactions').
+            [true, JSON.parse(call.args + (recording.dir === 'gemini-interactions' ? '"}' : '"]}'))]
           : [false, expectedArguments(call.args)],
       );
       expect(results).toEqual(expected);
