@@ -685,10 +685,11 @@ export async function checkProvider(c: ProviderCase): Promise<Failure[]> {
     // call with arguments other than the recording's.
     // Where the wire carries no order (OpenAI Chat, Ollama, Cohere, Gemini without partialArgs),
     // a dropped, duplicated or swapped record cannot be noticed: those count as notes, not failures.
-    // So can Anthropic and Bedrock deltas swapped, repeated or lost inside an open block, and
-    // Gemini Interactions' inside an open step.
+    // So can Anthropic and Bedrock deltas swapped, repeated or lost inside an open block, Gemini
+    // Interactions' inside an open step, and AG-UI's TOOL_CALL_ARGS / TOOL_CALL_CHUNK inside an
+    // open call (its events carry no sequence number or offset).
     const recordMutation = /record/.test(c.mutation) && !c.mutation.startsWith('truncate-record');
-    const deltasOnly = /\[(content_block_delta|contentBlockDelta|step\.delta|content\.delta)(,(content_block_delta|contentBlockDelta|step\.delta|content\.delta))?\]/.test(c.mutation);
+    const deltasOnly = /\[(content_block_delta|contentBlockDelta|step\.delta|content\.delta|TOOL_CALL_ARGS|TOOL_CALL_CHUNK)(,(content_block_delta|contentBlockDelta|step\.delta|content\.delta|TOOL_CALL_ARGS|TOOL_CALL_CHUNK))?\]/.test(c.mutation);
     const noted = recordMutation && (ORDERLESS.has(c.provider) || deltasOnly) ? 'note:' : '';
     if (c.mutation !== 'bytes' && c.mutation !== 'none') {
       for (const [id, args] of turn.calls) {
