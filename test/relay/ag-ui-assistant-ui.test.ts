@@ -19,7 +19,8 @@
  * nothing logged as an error or a warning. Two recordings are cross-checked against MANIFEST.md's
  * expected calls. An upstream error (an HTTP 401 whose body has a key in it; a provider error in
  * the stream) is the message's error state, shown on the page with argstream's message and
- * nothing of the provider's. With `toolInputs: 'path-updates'`, the text, calls and screen are
+ * nothing of the provider's; a call cut off by `max_tokens` stays in the message with the text
+ * that came and no arguments, the message in the same error state. With `toolInputs: 'path-updates'`, the text, calls and screen are
  * the same; assistant-ui keeps each `CUSTOM` event as a `data` part of the message (its documented
  * mapping), which the page does not render.
  */
@@ -373,6 +374,25 @@ describe.skipIf(skipAll)('an assistant-ui page (useAgUiRuntime, HttpAgent) on an
         expect(JSON.stringify(next)).not.toContain('argstream.tool-input');
         await until(page, messagesOf, (list) => list.filter((message) => message.role === 'assistant').length === 2 && list.at(-1)!.status?.type !== 'running', 'the second run settled');
         expect(await consoleProblems(page)).toEqual([]);
+      }, 90_000);
+
+      it('a call cut off by max_tokens is never complete on the page: the message\'s error state (tool-call-incomplete), the call with its partial text and no arguments', async (context) => {
+        const page = browserOf(engine, session, context);
+        const file = 'anthropic/tool-use-truncated-max-tokens.sse';
+        const turn = await turnOf(recordingUpstream(file));
+        const cut = turn.incompleteToolCalls[0]!;
+        expect(cut).toBeDefined();
+        const { messages, logs } = await runPage(page, recordingUpstream(file));
+        expect(logs).toEqual([]);
+        const last = messages.filter((message) => message.role === 'assistant').at(-1)!;
+        expect(last.status).toMatchObject({ type: 'incomplete', reason: 'error' });
+        expect(last.status!.error).toBe(`tool call ${JSON.stringify(cut.toolCallId)} was cut before its arguments were complete`);
+        const calls = last.content.filter((part) => part.type === 'tool-call');
+        expect(calls).toHaveLength(1);
+        // The text that came, never parsed into arguments: assistant-ui's args stay empty.
+        expect(calls[0]).toMatchObject({ toolCallId: cut.toolCallId, toolName: cut.toolName, args: {} });
+        expect(() => JSON.parse(calls[0]!.argsText!)).toThrow();
+        expect((await screenOf(page)).error).toBe(String(last.status!.error));
       }, 90_000);
 
       it('an upstream HTTP error is the message\'s error state on the page (RUN_ERROR), with argstream\'s message and nothing of the provider\'s', async (context) => {
