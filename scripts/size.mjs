@@ -14,14 +14,22 @@ const sets = [
   ['parser + aggregator', ['IncrementalJsonParser', 'FragmentAggregator']],
   ['fused engine', ['IncrementalJsonValueParser']],
   ['JSON engine and its streams', ['IncrementalJsonParser', 'FragmentAggregator', 'IncrementalJsonValueParser', 'JsonFragmentStream', 'JsonValueStream']],
-  ['provider to turn', ['ProviderEventStream', 'ConversationEventStream', 'collectTurn']],
   ['browser relay client', ['EventStreamDecoder', 'NdjsonDecoder']],
   ['UI page', ['TurnStore', 'defineTools']],
 ];
 
 /** Pages: what they import, and the chunks they load later that count (none: only what loads first). */
 const PAGE_EXTERNALS = ['ai', 'react', 'react-dom', '@ai-sdk/*'];
+const TO_TURN = `export { ProviderEventStream, ConversationEventStream, collectTurn } from './src/index.ts';`;
 const pages = [
+  // The providers at entry points of their own are chunks a pipeline loads when it reads one by name.
+  ['provider to turn (ProviderEventStream, ConversationEventStream, collectTurn)', TO_TURN, []],
+  ['provider to turn + the ag-ui provider', TO_TURN, ['ag-ui.ts']],
+  ['provider to turn + the langchain provider', TO_TURN, ['langchain.ts']],
+  ['provider to turn + the gemini-interactions provider', TO_TURN, ['gemini-interactions.ts']],
+  ['argstream/ag-ui (AgUiEncoder, AG_UI_PROVIDER, …)', `export * from './src/bindings/ag-ui.ts';`, []],
+  ['argstream/langchain (LANGCHAIN_PROVIDER)', `export * from './src/bindings/langchain.ts';`, []],
+  ['argstream/gemini-interactions (GEMINI_INTERACTIONS_PROVIDER)', `export * from './src/bindings/gemini-interactions.ts';`, []],
   ['page: AI SDK chat transport + useTurn', `export { ArgstreamChatTransport } from './src/bindings/ai-sdk/index.ts'; export { useTurn } from './src/bindings/react.ts';`, []],
   ['page: useTurn of a relay', `export { useTurn } from './src/bindings/react.ts';`, []],
   ['page: useTurn of a relay + relay decoders', `export { useTurn } from './src/bindings/react.ts';`, ['relay-response.ts']],

@@ -61,6 +61,8 @@ export interface ProviderDefinition {
    * adapter emits `finished`. @internal
    */
   readonly terminal: string;
+  /** For `objects` framing: what its objects are, for the message of text or bytes given instead. @internal */
+  readonly objects?: string;
 }
 
 /**

@@ -824,4 +824,10 @@ function langChainUsage(raw: Record<string, unknown>): Usage {
 /**
  * The `'langchain'` provider: LangChain.js's stream objects (message chunks, LangGraph's `[chunk, metadata]` tuples, `streamEvents`' events; objects only). Internal: exported as `LANGCHAIN_PROVIDER` from its own entry point.
  */
-export const LANGCHAIN_PROVIDER: ProviderDefinition = { name: 'langchain', framing: 'objects', create: () => createLangChainAdapter(), terminal: 'the end of every AI message (its finish reason, `on_chat_model_end` or `message-finish`)' };
+export const LANGCHAIN_PROVIDER: ProviderDefinition = {
+  name: 'langchain',
+  framing: 'objects',
+  create: () => createLangChainAdapter(),
+  terminal: 'the end of every AI message (its finish reason, `on_chat_model_end` or `message-finish`)',
+  objects: 'LangChain objects (`AIMessageChunk`s, `[chunk, metadata]` tuples, `streamEvents` events)',
+};

@@ -114,97 +114,71 @@ const STRING_STOP = /["\\]/g;
 /** The providers at an entry point of their own: known by name, loaded when a stream needs one. */
 type EntryProviderName = 'ag-ui' | 'langchain' | 'gemini-interactions';
 
-/** The providers of the main entry. */
-type CoreProviderName = Exclude<ProviderName, EntryProviderName>;
-
-/** A provider of the main entry, as `define` makes it. */
-interface CoreDefinition extends ProviderDefinition {
-  readonly name: CoreProviderName;
-}
-
-function define(name: CoreProviderName, framing: Framing, create: () => ProviderAdapter, terminal: string): CoreDefinition {
-  return { name, framing, create, terminal };
-}
-
 /**
  * Each provider API of the main entry: its framing, adapter factory, and what ends its stream (for
  * the message of a stream cut before it: the record after which its adapter emits `finished`).
  * A provider added here costs every pipeline; one that few users need gets an entry point of its
- * own and a line in `LOADERS`.
+ * own (named as the provider: `argstream/<name>`) and a line in `LOADERS`.
  */
-const PROVIDERS: Readonly<Record<CoreProviderName, ProviderDefinition>> = {
-  anthropic: { name: 'anthropic', framing: 'sse', create: () => createAnthropicAdapter(), terminal: '`message_stop` (or a `message_delta` with a `stop_reason`)' },
-  'openai-chat': { name: 'openai-chat', framing: 'sse', create: () => createOpenAIChatAdapter(), terminal: 'a chunk with a `finish_reason`, or `[DONE]`' },
-  'openai-responses': { name: 'openai-responses', framing: 'sse', create: () => createOpenAIResponsesAdapter(), terminal: '`response.completed`, `response.incomplete` or `response.failed`' },
-  gemini: { name: 'gemini', framing: 'sse', create: () => createGeminiAdapter(), terminal: 'a candidate with a `finishReason`' },
-  ollama: { name: 'ollama', framing: 'ndjson', create: () => createOllamaAdapter(), terminal: 'a line with `"done": true`' },
-  bedrock: { name: 'bedrock', framing: 'aws-event-stream', create: () => createBedrockAdapter(), terminal: '`messageStop`' },
-  cohere: { name: 'cohere', framing: 'sse', create: () => createCohereAdapter(), terminal: '`message-end`' },
-  'ai-sdk': { name: 'ai-sdk', framing: 'objects', create: () => createAiSdkAdapter(), terminal: 'the `finish` (or `abort`) part' },
-  'ai-sdk-ui': { name: 'ai-sdk-ui', framing: 'sse', create: () => createAiSdkUiAdapter({ updateText: () => new PathUpdateText() }), terminal: AI_SDK_UI_TERMINAL },
+const PROVIDERS: Readonly<Record<Exclude<ProviderName, EntryProviderName>, Omit<ProviderDefinition, 'name'>>> = {
+  anthropic: { framing: 'sse', create: () => createAnthropicAdapter(), terminal: '`message_stop` (or a `message_delta` with a `stop_reason`)' },
+  'openai-chat': { framing: 'sse', create: () => createOpenAIChatAdapter(), terminal: 'a chunk with a `finish_reason`, or `[DONE]`' },
+  'openai-responses': { framing: 'sse', create: () => createOpenAIResponsesAdapter(), terminal: '`response.completed`, `response.incomplete` or `response.failed`' },
+  gemini: { framing: 'sse', create: () => createGeminiAdapter(), terminal: 'a candidate with a `finishReason`' },
+  ollama: { framing: 'ndjson', create: () => createOllamaAdapter(), terminal: 'a line with `"done": true`' },
+  bedrock: { framing: 'aws-event-stream', create: () => createBedrockAdapter(), terminal: '`messageStop`' },
+  cohere: { framing: 'sse', create: () => createCohereAdapter(), terminal: '`message-end`' },
+  'ai-sdk': { framing: 'objects', create: () => createAiSdkAdapter(), terminal: 'the `finish` (or `abort`) part', objects: 'part objects (`streamText(…).fullStream`)' },
+  'ai-sdk-ui': { framing: 'sse', create: () => createAiSdkUiAdapter({ updateText: () => new PathUpdateText() }), terminal: AI_SDK_UI_TERMINAL },
 };
 
 /**
  * The providers at an entry point of their own, loaded by name (a dynamic import: a bundler makes
- * each a chunk of its own, which a page loads only when it reads that provider). The entry points
- * export the same definitions.
+ * each a chunk of its own, which a page loads only when it reads that provider). The module and
+ * the entry point `argstream/<name>` export its definition as {@link definitionName}.
  */
-const LOADERS: Readonly<Record<EntryProviderName, () => Promise<ProviderDefinition>>> = {
-  'ag-ui': () => import('./ag-ui.ts').then((module) => module.AG_UI_PROVIDER),
-  langchain: () => import('./langchain.ts').then((module) => module.LANGCHAIN_PROVIDER),
-  'gemini-interactions': () => import('./gemini-interactions.ts').then((module) => module.GEMINI_INTERACTIONS_PROVIDER),
+const LOADERS: Readonly<Record<EntryProviderName, () => Promise<Readonly<Record<string, unknown>>>>> = {
+  'ag-ui': () => import('./ag-ui.ts'),
+  langchain: () => import('./langchain.ts'),
+  'gemini-interactions': () => import('./gemini-interactions.ts'),
 };
 
-/** Where each entry point's provider is, for the message that says what to pass instead of its name. */
-const ENTRY_POINTS: Readonly<Record<EntryProviderName, readonly [definition: string, entry: string]>> = {
-  'ag-ui': ['AG_UI_PROVIDER', 'argstream/ag-ui'],
-  langchain: ['LANGCHAIN_PROVIDER', 'argstream/langchain'],
-  'gemini-interactions': ['GEMINI_INTERACTIONS_PROVIDER', 'argstream/gemini-interactions'],
-};
+/** `'gemini-interactions'` → `GEMINI_INTERACTIONS_PROVIDER`. */
+const definitionName = (name: EntryProviderName): string => `${name.replace(/-/g, '_').toUpperCase()}_PROVIDER`;
 
-/** Each loaded definition (a failed load is tried again by the next stream: a chunk the network lost). */
+const has = (table: object, name: string): boolean => Object.prototype.hasOwnProperty.call(table, name);
+
+/** Each provider loading or loaded (a failed load is tried again by the next stream: a chunk the network lost). */
 const loading = new Map<EntryProviderName, Promise<ProviderDefinition>>();
 
 function load(name: EntryProviderName): Promise<ProviderDefinition> {
   let promise = loading.get(name);
   if (promise === undefined) {
-    promise = LOADERS[name]().catch((error: unknown) => {
-      loading.delete(name);
-      throw new ProviderError(name, 'unavailable', `${name}: the provider's module could not be loaded`, { cause: error });
-    });
+    promise = LOADERS[name]().then(
+      (module) => module[definitionName(name)] as ProviderDefinition,
+      (error: unknown) => {
+        loading.delete(name);
+        throw new ProviderError(name, 'unavailable', `${name}: the provider's module could not be loaded`, { cause: error });
+      },
+    );
     loading.set(name, promise);
   }
   return promise;
 }
 
-function isEntryProvider(name: string): name is EntryProviderName {
-  return Object.prototype.hasOwnProperty.call(LOADERS, name);
-}
-
-const FRAMINGS: readonly string[] = ['sse', 'ndjson', 'aws-event-stream', 'objects'];
-
 /**
  * The definition `provider` names or is, or the name of a provider to load first.
- * @throws {TypeError} for an unknown name or something that is not a definition.
+ * @throws {TypeError} for an unknown name or an object that is not a definition.
  */
 function providerOf(provider: ProviderName | ProviderDefinition, who: string): ProviderDefinition | EntryProviderName {
   if (typeof provider === 'string') {
-    const known = (PROVIDERS as Readonly<Record<string, ProviderDefinition | undefined>>)[provider];
-    if (known !== undefined && Object.prototype.hasOwnProperty.call(PROVIDERS, provider)) return known;
-    if (isEntryProvider(provider)) return provider;
-  } else if (
-    typeof provider === 'object' &&
-    provider !== null &&
-    typeof provider.name === 'string' &&
-    typeof provider.create === 'function' &&
-    typeof provider.terminal === 'string' &&
-    FRAMINGS.includes(provider.framing)
-  ) {
+    if (has(PROVIDERS, provider)) return { ...PROVIDERS[provider as keyof typeof PROVIDERS], name: provider };
+    if (has(LOADERS, provider)) return provider as EntryProviderName;
+  } else if (typeof provider?.create === 'function' && typeof provider.name === 'string') {
     return provider;
   }
-  const names = [...Object.keys(PROVIDERS), ...Object.keys(LOADERS)].join(', ');
   throw new TypeError(
-    `${who}: unknown provider ${typeof provider === 'string' ? JSON.stringify(provider) : 'object'}; use one of ${names}, or a provider definition argstream exports (such as AG_UI_PROVIDER from argstream/ag-ui)`,
+    `${who}: unknown provider ${typeof provider === 'string' ? JSON.stringify(provider) : String(provider)}; use one of ${[...Object.keys(PROVIDERS), ...Object.keys(LOADERS)].join(', ')}, or a definition argstream exports`,
   );
 }
 
@@ -239,27 +213,24 @@ function checkMaxBuffered(options: ProviderEventStreamOptions): number {
  * of type `'unavailable'` (the import's error as its `cause`) at the first chunk or at the end.
  */
 class LoadingDecoder implements StageCore<ProviderEventStreamInput, StreamEvent> {
-  readonly #options: ProviderEventStreamOptions;
   readonly #loaded: Promise<ProviderEventDecoder>;
   #decoder: ProviderEventDecoder | undefined;
 
   constructor(name: EntryProviderName, options: ProviderEventStreamOptions) {
-    this.#options = { ...options };
-    this.#loaded = load(name).then((definition) => (this.#decoder = new ProviderEventDecoder(this.#options, definition)));
+    const copy = { ...options };
+    this.#loaded = load(name).then((definition) => (this.#decoder = new ProviderEventDecoder(copy, definition)));
     // Told at the first chunk or the end; a stream never read leaves no unhandled rejection.
     this.#loaded.catch(() => undefined);
   }
 
   push(chunk: ProviderEventStreamInput, out: StreamEvent[] = []): StreamEvent[] | Promise<StreamEvent[]> {
     const decoder = this.#decoder;
-    if (decoder !== undefined) return decoder.push(chunk, out);
-    return this.#loaded.then((loaded) => loaded.push(chunk, out));
+    return decoder !== undefined ? decoder.push(chunk, out) : this.#loaded.then((loaded) => loaded.push(chunk, out));
   }
 
   end(out: StreamEvent[] = []): StreamEvent[] | Promise<StreamEvent[]> {
     const decoder = this.#decoder;
-    if (decoder !== undefined) return decoder.end(out);
-    return this.#loaded.then((loaded) => loaded.end(out));
+    return decoder !== undefined ? decoder.end(out) : this.#loaded.then((loaded) => loaded.end(out));
   }
 }
 
@@ -290,6 +261,8 @@ const SSE_LINE = /^(?:(?:data|event|id|retry)?:|(?:data|event|id|retry)$)/;
 export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, StreamEvent> {
   readonly #provider: ProviderName;
   readonly #framing: Framing;
+  /** What the objects of an `objects` provider are, for the message of text given instead. */
+  readonly #objects: string | undefined;
   /** The records, once framed: through the adapter, and the checks of the end. */
   readonly #records: AdapterDecoder;
   readonly #maxBuffered: number;
@@ -326,14 +299,15 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   constructor(options: ProviderEventStreamOptions, loaded?: ProviderDefinition) {
     const provider = loaded ?? providerOf(options.provider, 'ProviderEventDecoder');
     if (typeof provider === 'string') {
-      const [definition, entry] = ENTRY_POINTS[provider];
+      const definition = definitionName(provider);
       throw new TypeError(
-        `ProviderEventDecoder: provider ${JSON.stringify(provider)} is at an entry point of its own, and a decoder cannot wait for its module: import { ${definition} } from '${entry}' and pass { provider: ${definition} } (ProviderEventStream and fromResponse load it by name)`,
+        `ProviderEventDecoder: provider "${provider}" is at an entry point of its own, and a decoder cannot wait for its module: import { ${definition} } from 'argstream/${provider}' and pass { provider: ${definition} } (ProviderEventStream and fromResponse load it by name)`,
       );
     }
     const max = checkMaxBuffered(options);
     this.#provider = provider.name;
     this.#framing = provider.framing;
+    this.#objects = provider.objects;
     this.#records = new AdapterDecoder(provider.name, provider.create(), provider.terminal, options.structuredOutput === true ? structuredOutput() : undefined);
     this.#maxBuffered = max;
   }
@@ -385,9 +359,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     if (this.#framing === 'objects' && (typeof chunk === 'string' || toBytes(chunk) !== undefined)) {
       throw this.#invalid(
         'invalid-input',
-        this.#provider === 'langchain'
-          ? 'the langchain input is the stream of LangChain objects (`AIMessageChunk`s, `[chunk, metadata]` tuples, `streamEvents` events), not text or bytes'
-          : `the ${this.#provider} input is the stream of part objects (\`streamText(…).fullStream\`), not text or bytes`,
+        `the ${this.#provider} input is the stream of ${this.#objects ?? 'objects'}, not text or bytes`,
       );
     }
     if (typeof chunk === 'string') {
