@@ -11,7 +11,7 @@
  * - `ag-ui-client`: what `@ag-ui/client` 1.0 runs per `TOOL_CALL_ARGS` for a subscriber's
  *   `partialToolCallArgs`: `untruncate-json` on the buffer so far (before the delta), and the
  *   `JSON.parse` a page needs to read it; `JSON.parse` of the whole at `TOOL_CALL_END`. Quadratic.
- * - `argstream`: the same event objects through `ProviderEventDecoder({ provider: 'ag-ui' })`,
+ * - `argstream`: the same event objects through `ProviderEventDecoder({ provider: AG_UI_PROVIDER })`,
  *   each call's argument text into an `IncrementalJsonValueParser`, its `snapshot()` read after
  *   every `TOOL_CALL_ARGS` (a partial value per event, like for like), `end()` at the call's end.
  *   Linear.
@@ -23,6 +23,7 @@
 import * as PartialJSON from 'partial-json';
 import untruncateModule from 'untruncate-json';
 import { IncrementalJsonValueParser, ProviderEventDecoder, type JsonValue, type StreamEvent } from '../src/index.ts';
+import { AG_UI_PROVIDER } from '../src/bindings/ag-ui.ts';
 import { measureGroup, type MeasureOptions } from './measure.ts';
 import { argumentDeltas, TOOL_NAME } from './pipeline.ts';
 import { makeWorkload } from './workloads.ts';
@@ -32,7 +33,7 @@ export const AG_UI_ROWS: readonly AgUiRowId[] = ['copilotkit', 'ag-ui-client', '
 export const AG_UI_ROW_LABELS: Readonly<Record<AgUiRowId, string>> = {
   copilotkit: "CopilotKit's `partialJSONParse` (`partial-json` `parse`) of the buffer per `TOOL_CALL_ARGS`",
   'ag-ui-client': '`@ag-ui/client`: `untruncate-json` of the buffer per `TOOL_CALL_ARGS`, `JSON.parse`d',
-  argstream: "`ProviderEventDecoder({ provider: 'ag-ui' })` → `IncrementalJsonValueParser`, `snapshot()` per `TOOL_CALL_ARGS`",
+  argstream: "`ProviderEventDecoder({ provider: AG_UI_PROVIDER })` → `IncrementalJsonValueParser`, `snapshot()` per `TOOL_CALL_ARGS`",
 };
 /** The sizes of the call's arguments (UTF-8 bytes of JSON text). `--quick`: no 1 MB. */
 export const AG_UI_BYTES_FULL = [20_000, 200_000, 1_000_000] as const;
@@ -91,7 +92,7 @@ function reparser(partial: (buffer: string) => unknown, before: boolean): (event
 
 /** argstream: the events decoded, the arguments parsed once, a snapshot per event. */
 function argstream(events: readonly object[]): JsonValue {
-  const decoder = new ProviderEventDecoder({ provider: 'ag-ui' });
+  const decoder = new ProviderEventDecoder({ provider: AG_UI_PROVIDER });
   const out: StreamEvent[] = [];
   let parser: IncrementalJsonValueParser | undefined;
   let final: JsonValue = null;

@@ -15,7 +15,7 @@
  *   (`+=` per chunk) and `parsePartialJson(text)` from `@langchain/core/output_parsers` per chunk.
  * - `argstream/stream`: the chunks through `new ProviderEventStream({ provider: 'langchain' })` into
  *   a `WritableStream` that does nothing: the least argstream does before a UI gets anything.
- * - `argstream/store`: each chunk through `new ProviderEventDecoder({ provider: 'langchain' })` and its
+ * - `argstream/store`: each chunk through `new ProviderEventDecoder({ provider: LANGCHAIN_PROVIDER })` and its
  *   events into `new TurnStore({ schedule: 'sync' })` (`push`), a listener reading `getSnapshot()`
  *   (the call's partial input) at every notification: synchronous per chunk, no stream between,
  *   like for like with the LangChain rows' loop and the partial arguments they make per chunk.
@@ -29,6 +29,7 @@
 import { AIMessageChunk } from '@langchain/core/messages';
 import { parsePartialJson } from '@langchain/core/output_parsers';
 import { ProviderEventDecoder, ProviderEventStream, TurnStore, type JsonValue, type StreamEvent } from '../src/index.ts';
+import { LANGCHAIN_PROVIDER } from '../src/bindings/langchain.ts';
 import { clockNow, measureGroup, type MeasureOptions } from './measure.ts';
 import { TOOL_NAME } from './pipeline.ts';
 import { uiWriteFileCall } from './ui.ts';
@@ -45,7 +46,7 @@ const ROW_LABELS: Readonly<Record<LangChainRowId, string>> = {
   concat: 'LangChain: `message.concat(chunk)`, then `message.tool_calls` (`parsePartialJson` of the whole text) per chunk',
   'parse-partial-json': 'LangChain: the argument text `+=` per chunk, then `parsePartialJson(text)` (`@langchain/core/output_parsers`)',
   'argstream/stream': "`ProviderEventStream({ provider: 'langchain' })` → a `WritableStream` that does nothing",
-  'argstream/store': "`ProviderEventDecoder({ provider: 'langchain' })` per chunk → `TurnStore({ schedule: 'sync' }).push`, `getSnapshot()` per notification",
+  'argstream/store': "`ProviderEventDecoder({ provider: LANGCHAIN_PROVIDER })` per chunk → `TurnStore({ schedule: 'sync' }).push`, `getSnapshot()` per notification",
 };
 
 /** Argstream's store ÷ LangChain's `concat` at 200 KB: at least this many times faster. */
@@ -125,7 +126,7 @@ function rowWork(row: LangChainRowId, chunks: readonly AIMessageChunk[]): () => 
         store.subscribe(() => {
           input = store.getSnapshot().calls[0]?.input;
         });
-        const decoder = new ProviderEventDecoder({ provider: 'langchain' });
+        const decoder = new ProviderEventDecoder({ provider: LANGCHAIN_PROVIDER });
         const events: StreamEvent[] = [];
         const apply = (): void => {
           for (const event of events) void store.push(event);

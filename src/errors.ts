@@ -97,7 +97,10 @@ export class JsonStreamError extends Error {
  * SDK's `streamText(…).fullStream`; `'ai-sdk-ui'` is the AI SDK's UI message stream (what an AI
  * SDK server sends to `useChat`); `'ag-ui'` is AG-UI's event stream (what an AG-UI agent sends its
  * UI); `'langchain'` is not a wire format either but LangChain.js's stream objects
- * (`AIMessageChunk`s, LangGraph's `[chunk, metadata]` tuples, `streamEvents`).
+ * (`AIMessageChunk`s, LangGraph's `[chunk, metadata]` tuples, `streamEvents`);
+ * `'gemini-interactions'` is Gemini's Interactions API. `'ag-ui'`, `'langchain'` and
+ * `'gemini-interactions'` are at entry points of their own: by name, a stream loads their module
+ * before it decodes (see `ProviderEventStreamOptions.provider`).
  */
 export type ProviderName =
   | 'anthropic'
@@ -131,6 +134,9 @@ export class ProviderError extends Error {
    * continue the streamed ones), `'http-error'` (an HTTP error body with no provider error).
    * The AI SDK's UI message stream (`'ai-sdk-ui'`) has `'error'` (an `error` chunk),
    * `'tool-input-error'` and `'aborted'` (an `abort` chunk: the server's request was aborted).
+   * `'unavailable'`: the module of a provider read by name (`'ag-ui'`, `'langchain'`,
+   * `'gemini-interactions'`, each at an entry point of its own) could not be loaded; the import's
+   * error is the `cause`.
    */
   readonly type: string;
   /** The provider's error code, where it sends one apart from the type. */

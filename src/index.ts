@@ -84,7 +84,7 @@ export type {
   ProviderEventStreamInput,
   ProviderEventStreamOptions,
 } from './providers/provider-event-decoder.ts';
-export type { ProviderAdapter } from './providers/adapter.ts';
+export type { ProviderAdapter, ProviderDefinition } from './providers/adapter.ts';
 
 // Turns: StreamEvents → progress and conversation events
 export { ToolCallProgressStream } from './transforms/tool-call-progress-stream.ts';

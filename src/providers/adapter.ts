@@ -33,6 +33,39 @@ export interface ProviderAdapter {
 }
 
 /**
+ * How a provider's input is framed: its SSE, NDJSON, AWS event-stream binary frames, or only
+ * objects (no wire format: the AI SDK's stream parts, LangChain's objects). Internal.
+ */
+export type Framing = 'sse' | 'ndjson' | 'aws-event-stream' | 'objects';
+
+/**
+ * A provider as `ProviderEventStream`, `ProviderEventDecoder` and `fromResponse` accept it in
+ * place of its name: what the name stands for, as a value. The providers of the main entry are
+ * known by name everywhere; a provider at an entry point of its own (`AG_UI_PROVIDER` from
+ * `argstream/ag-ui`, `LANGCHAIN_PROVIDER` from `argstream/langchain`,
+ * `GEMINI_INTERACTIONS_PROVIDER` from `argstream/gemini-interactions`) is passed so where its name
+ * cannot wait for its module (a `ProviderEventDecoder`), or to bundle it statically.
+ *
+ * Opaque: only argstream makes these. It is not an extension point (its members other than `name`
+ * may change in any release); use the definitions argstream exports.
+ */
+export interface ProviderDefinition {
+  /** The provider's name: the same as its string form, and `ProviderError.provider` of its errors. */
+  readonly name: ProviderName;
+  /** @internal */
+  readonly framing: Framing;
+  /** A new adapter for one stream. @internal */
+  readonly create: () => ProviderAdapter;
+  /**
+   * What ends its stream, for the message of a stream cut before it: the record after which its
+   * adapter emits `finished`. @internal
+   */
+  readonly terminal: string;
+  /** For `objects` framing: what its objects are, for the message of text or bytes given instead. @internal */
+  readonly objects?: string;
+}
+
+/**
  * Another library's part objects, read among argstream's events as a provider's records (the AI
  * SDK's `fullStream` parts, which `TurnBuilder` and `TurnStore` take directly). Internal.
  */

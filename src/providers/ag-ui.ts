@@ -8,7 +8,7 @@
  */
 import { ProviderError, excerpt } from '../errors.ts';
 import type { FinishReason, StreamEvent, Usage } from '../types.ts';
-import { type ProviderAdapter, partEvent } from './adapter.ts';
+import { type ProviderAdapter, type ProviderDefinition, partEvent } from './adapter.ts';
 import { addCounts, type JsonRecord, isRecord, membersOf, metadataOf, numberAt, recordAt, stringAt, usageOf, type UsageFields } from './json-access.ts';
 
 /** What a content slot carries: text, reasoning or a tool call's arguments. */
@@ -316,3 +316,8 @@ function usageOfRun(list: unknown): Usage | undefined {
   }
   return usageOf({ ...(sums as Omit<UsageFields, 'raw'>), raw: list });
 }
+
+/**
+ * The `'ag-ui'` provider: AG-UI's events (an AG-UI agent's SSE, as `@ag-ui/encoder` writes it, or the event objects `@ag-ui/client` yields). Internal: exported as `AG_UI_PROVIDER` from its own entry point.
+ */
+export const AG_UI_PROVIDER: ProviderDefinition = { name: 'ag-ui', framing: 'sse', create: () => createAgUiAdapter(), terminal: '`RUN_FINISHED`' };

@@ -7,7 +7,7 @@
  */
 import { ProviderError } from '../errors.ts';
 import type { EventMetadata, FinishReason, JsonValue, StreamEvent, Usage } from '../types.ts';
-import { type ProviderAdapter, partEvent, providerErrorOf } from './adapter.ts';
+import { type ProviderAdapter, type ProviderDefinition, partEvent, providerErrorOf } from './adapter.ts';
 import { type JsonRecord, isRecord, jsonTextOf, membersOf, metadataOf, numberAt, recordAt, stringAt, usageOf } from './json-access.ts';
 
 /** Options of {@link createGeminiInteractionsAdapter} (none yet). */
@@ -443,3 +443,8 @@ function finishReason(status: string | undefined, sawFunctionCall: boolean): Fin
       return 'other';
   }
 }
+
+/**
+ * The `'gemini-interactions'` provider: Gemini's Interactions API (its SSE, with `arguments_delta`). Internal: exported as `GEMINI_INTERACTIONS_PROVIDER` from its own entry point.
+ */
+export const GEMINI_INTERACTIONS_PROVIDER: ProviderDefinition = { name: 'gemini-interactions', framing: 'sse', create: () => createGeminiInteractionsAdapter(), terminal: '`interaction.completed`' };

@@ -12,7 +12,7 @@
  */
 import { ProviderError } from '../errors.ts';
 import type { FinishReason, JsonValue, StreamEvent, Usage } from '../types.ts';
-import { type ProviderAdapter, partEvent } from './adapter.ts';
+import { type ProviderAdapter, type ProviderDefinition, partEvent } from './adapter.ts';
 import { type JsonRecord, isRecord, jsonTextOf, membersOf, metadataOf, nonEmptyStringAt, numberAt, recordAt, stringAt, usageOf } from './json-access.ts';
 
 /** Options of {@link createLangChainAdapter} (none yet). */
@@ -820,3 +820,14 @@ function langChainUsage(raw: Record<string, unknown>): Usage {
     raw,
   });
 }
+
+/**
+ * The `'langchain'` provider: LangChain.js's stream objects (message chunks, LangGraph's `[chunk, metadata]` tuples, `streamEvents`' events; objects only). Internal: exported as `LANGCHAIN_PROVIDER` from its own entry point.
+ */
+export const LANGCHAIN_PROVIDER: ProviderDefinition = {
+  name: 'langchain',
+  framing: 'objects',
+  create: () => createLangChainAdapter(),
+  terminal: 'the end of every AI message (its finish reason, `on_chat_model_end` or `message-finish`)',
+  objects: 'LangChain objects (`AIMessageChunk`s, `[chunk, metadata]` tuples, `streamEvents` events)',
+};

@@ -7,10 +7,9 @@
 import { type EventSourceMessage, type EventSourceParser, type ParseError, createParser } from 'eventsource-parser';
 import { ProviderError, type ProviderName, excerpt } from '../errors.ts';
 import type { StreamEvent } from '../types.ts';
-import type { PushCore } from '../core.ts';
-import type { ProviderAdapter } from './adapter.ts';
+import type { PushCore, StageCore } from '../core.ts';
+import type { Framing, ProviderAdapter, ProviderDefinition } from './adapter.ts';
 import { createAiSdkAdapter } from './ai-sdk.ts';
-import { createAgUiAdapter } from './ag-ui.ts';
 import { AI_SDK_UI_TERMINAL, createAiSdkUiAdapter } from './ai-sdk-ui.ts';
 import { createAnthropicAdapter } from './anthropic.ts';
 import { type AwsEventStreamMessage, AwsEventStreamDecoder } from './aws-event-stream.ts';
@@ -18,8 +17,6 @@ import { createBedrockAdapter } from './bedrock.ts';
 import { createCohereAdapter } from './cohere.ts';
 import { isErrorBody, providerErrorFromBody } from './error-body.ts';
 import { createGeminiAdapter } from './gemini.ts';
-import { createLangChainAdapter } from './langchain.ts';
-import { createGeminiInteractionsAdapter } from './gemini-interactions.ts';
 import { createOllamaAdapter } from './ollama.ts';
 import { createOpenAIChatAdapter } from './openai-chat.ts';
 import { createOpenAIResponsesAdapter } from './openai-responses.ts';
@@ -42,9 +39,18 @@ export interface ProviderEventStreamOptions {
    * AI SDK's UI message stream (an AI SDK server's SSE response to `useChat`, or its chunk objects);
    * `'ag-ui'` AG-UI's events (an AG-UI agent's SSE response, as `@ag-ui/encoder` writes it, or the
    * event objects `@ag-ui/client` yields).
-   * `'langchain'` LangChain.js's stream objects (objects only: see `docs/langchain.md`).
+   * `'langchain'` LangChain.js's stream objects (objects only: see `docs/langchain.md`);
+   * `'gemini-interactions'` Gemini's Interactions API.
+   *
+   * `'ag-ui'`, `'langchain'` and `'gemini-interactions'` live at entry points of their own
+   * (`argstream/ag-ui`, `argstream/langchain`, `argstream/gemini-interactions`), so that the main
+   * entry does not carry them. By name, `ProviderEventStream` and `fromResponse` load the
+   * provider's module (a dynamic `import()`: a chunk of its own in a page's bundle) before they
+   * decode the first chunk; `ProviderEventDecoder`, which cannot wait, takes the provider's
+   * {@link ProviderDefinition} (`AG_UI_PROVIDER`, `LANGCHAIN_PROVIDER`,
+   * `GEMINI_INTERACTIONS_PROVIDER`) instead, as every stage does too.
    */
-  readonly provider: ProviderName;
+  readonly provider: ProviderName | ProviderDefinition;
   /**
    * Longest record: an SSE event's data, an NDJSON line, an element of a JSON array (Gemini
    * without `alt=sse`) or a JSON document, in UTF-16 code units of decoded text; an AWS
@@ -74,9 +80,6 @@ export interface ProviderEventStreamOptions {
 import { AdapterDecoder, type EventConversion, type InvalidStreamCode } from './adapter-decoder.ts';
 
 export type { InvalidStreamCode } from './adapter-decoder.ts';
-
-/** `objects`: no wire format, only objects (the AI SDK's stream parts). */
-type Framing = 'sse' | 'ndjson' | 'aws-event-stream' | 'objects';
 
 /**
  * How text input is read, decided by its first non-blank character: `sse` (the provider's SSE);
@@ -108,11 +111,16 @@ interface ArrayScan {
 /** The characters that end a run of plain string content: a quote or a backslash. */
 const STRING_STOP = /["\\]/g;
 
+/** The providers at an entry point of their own: known by name, loaded when a stream needs one. */
+type EntryProviderName = 'ag-ui' | 'langchain' | 'gemini-interactions';
+
 /**
- * Each provider API's framing, adapter factory, and what ends its stream (for the message of a
- * stream cut before it: the record after which its adapter emits `finished`).
+ * Each provider API of the main entry: its framing, adapter factory, and what ends its stream (for
+ * the message of a stream cut before it: the record after which its adapter emits `finished`).
+ * A provider added here costs every pipeline; one that few users need gets an entry point of its
+ * own (named as the provider: `argstream/<name>`) and a line in `LOADERS`.
  */
-const PROVIDERS: Readonly<Record<ProviderName, { readonly framing: Framing; readonly create: () => ProviderAdapter; readonly terminal: string }>> = {
+const PROVIDERS: Readonly<Record<Exclude<ProviderName, EntryProviderName>, Omit<ProviderDefinition, 'name'>>> = {
   anthropic: { framing: 'sse', create: () => createAnthropicAdapter(), terminal: '`message_stop` (or a `message_delta` with a `stop_reason`)' },
   'openai-chat': { framing: 'sse', create: () => createOpenAIChatAdapter(), terminal: 'a chunk with a `finish_reason`, or `[DONE]`' },
   'openai-responses': { framing: 'sse', create: () => createOpenAIResponsesAdapter(), terminal: '`response.completed`, `response.incomplete` or `response.failed`' },
@@ -120,12 +128,111 @@ const PROVIDERS: Readonly<Record<ProviderName, { readonly framing: Framing; read
   ollama: { framing: 'ndjson', create: () => createOllamaAdapter(), terminal: 'a line with `"done": true`' },
   bedrock: { framing: 'aws-event-stream', create: () => createBedrockAdapter(), terminal: '`messageStop`' },
   cohere: { framing: 'sse', create: () => createCohereAdapter(), terminal: '`message-end`' },
-  'ai-sdk': { framing: 'objects', create: () => createAiSdkAdapter(), terminal: 'the `finish` (or `abort`) part' },
+  'ai-sdk': { framing: 'objects', create: () => createAiSdkAdapter(), terminal: 'the `finish` (or `abort`) part', objects: 'part objects (`streamText(…).fullStream`)' },
   'ai-sdk-ui': { framing: 'sse', create: () => createAiSdkUiAdapter({ updateText: () => new PathUpdateText() }), terminal: AI_SDK_UI_TERMINAL },
-  'ag-ui': { framing: 'sse', create: () => createAgUiAdapter(), terminal: '`RUN_FINISHED`' },
-  langchain: { framing: 'objects', create: () => createLangChainAdapter(), terminal: 'the end of every AI message (its finish reason, `on_chat_model_end` or `message-finish`)' },
-  'gemini-interactions': { framing: 'sse', create: () => createGeminiInteractionsAdapter(), terminal: '`interaction.completed`' },
 };
+
+/**
+ * The providers at an entry point of their own, loaded by name (a dynamic import: a bundler makes
+ * each a chunk of its own, which a page loads only when it reads that provider). The module and
+ * the entry point `argstream/<name>` export its definition as {@link definitionName}.
+ */
+const LOADERS: Readonly<Record<EntryProviderName, () => Promise<Readonly<Record<string, unknown>>>>> = {
+  'ag-ui': () => import('./ag-ui.ts'),
+  langchain: () => import('./langchain.ts'),
+  'gemini-interactions': () => import('./gemini-interactions.ts'),
+};
+
+/** `'gemini-interactions'` → `GEMINI_INTERACTIONS_PROVIDER`. */
+const definitionName = (name: EntryProviderName): string => `${name.replace(/-/g, '_').toUpperCase()}_PROVIDER`;
+
+const has = (table: object, name: string): boolean => Object.prototype.hasOwnProperty.call(table, name);
+
+/** Each provider loading or loaded (a failed load is tried again by the next stream: a chunk the network lost). */
+const loading = new Map<EntryProviderName, Promise<ProviderDefinition>>();
+
+function load(name: EntryProviderName): Promise<ProviderDefinition> {
+  let promise = loading.get(name);
+  if (promise === undefined) {
+    promise = LOADERS[name]().then(
+      (module) => module[definitionName(name)] as ProviderDefinition,
+      (error: unknown) => {
+        loading.delete(name);
+        throw new ProviderError(name, 'unavailable', `${name}: the provider's module could not be loaded`, { cause: error });
+      },
+    );
+    loading.set(name, promise);
+  }
+  return promise;
+}
+
+/**
+ * The definition `provider` names or is, or the name of a provider to load first.
+ * @throws {TypeError} for an unknown name or an object that is not a definition.
+ */
+function providerOf(provider: ProviderName | ProviderDefinition, who: string): ProviderDefinition | EntryProviderName {
+  if (typeof provider === 'string') {
+    if (has(PROVIDERS, provider)) return { ...PROVIDERS[provider as keyof typeof PROVIDERS], name: provider };
+    if (has(LOADERS, provider)) return provider as EntryProviderName;
+  } else if (typeof provider?.create === 'function' && typeof provider.name === 'string') {
+    return provider;
+  }
+  throw new TypeError(
+    `${who}: unknown provider ${typeof provider === 'string' ? JSON.stringify(provider) : String(provider)}; use one of ${[...Object.keys(PROVIDERS), ...Object.keys(LOADERS)].join(', ')}, or a definition argstream exports`,
+  );
+}
+
+/** The name of `provider`, a name or a definition. Internal. */
+export function providerName(provider: ProviderName | ProviderDefinition): ProviderName {
+  return typeof provider === 'string' ? provider : provider.name;
+}
+
+/**
+ * The first stage's core for `options`: a {@link ProviderEventDecoder} at once, or, for the name of
+ * a provider at an entry point of its own, a core that loads it before its first chunk (its push
+ * and end answer with a promise until then). Internal: used by `ProviderEventStream` and
+ * `fromResponse`, which can wait.
+ * @throws {TypeError} for an unknown provider; {@link RangeError} for a bad `maxBufferedBytes`.
+ */
+export function providerCore(options: ProviderEventStreamOptions, who: string): StageCore<ProviderEventStreamInput, StreamEvent> {
+  const provider = providerOf(options.provider, who);
+  if (typeof provider !== 'string') return new ProviderEventDecoder(options, provider);
+  checkMaxBuffered(options);
+  return new LoadingDecoder(provider, options);
+}
+
+function checkMaxBuffered(options: ProviderEventStreamOptions): number {
+  const max = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED;
+  if (!(max > 0)) throw new RangeError(`ProviderEventStream: maxBufferedBytes must be positive, got ${String(max)}`);
+  return max;
+}
+
+/**
+ * A {@link ProviderEventDecoder} of a provider loaded first. Loading begins at construction (with
+ * the request, not after its first bytes); a failed load errors the stream with a `ProviderError`
+ * of type `'unavailable'` (the import's error as its `cause`) at the first chunk or at the end.
+ */
+class LoadingDecoder implements StageCore<ProviderEventStreamInput, StreamEvent> {
+  readonly #loaded: Promise<ProviderEventDecoder>;
+  #decoder: ProviderEventDecoder | undefined;
+
+  constructor(name: EntryProviderName, options: ProviderEventStreamOptions) {
+    const copy = { ...options };
+    this.#loaded = load(name).then((definition) => (this.#decoder = new ProviderEventDecoder(copy, definition)));
+    // Told at the first chunk or the end; a stream never read leaves no unhandled rejection.
+    this.#loaded.catch(() => undefined);
+  }
+
+  push(chunk: ProviderEventStreamInput, out: StreamEvent[] = []): StreamEvent[] | Promise<StreamEvent[]> {
+    const decoder = this.#decoder;
+    return decoder !== undefined ? decoder.push(chunk, out) : this.#loaded.then((loaded) => loaded.push(chunk, out));
+  }
+
+  end(out: StreamEvent[] = []): StreamEvent[] | Promise<StreamEvent[]> {
+    const decoder = this.#decoder;
+    return decoder !== undefined ? decoder.end(out) : this.#loaded.then((loaded) => loaded.end(out));
+  }
+}
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
 
@@ -154,6 +261,8 @@ const SSE_LINE = /^(?:(?:data|event|id|retry)?:|(?:data|event|id|retry)$)/;
 export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, StreamEvent> {
   readonly #provider: ProviderName;
   readonly #framing: Framing;
+  /** What the objects of an `objects` provider are, for the message of text given instead. */
+  readonly #objects: string | undefined;
   /** The records, once framed: through the adapter, and the checks of the end. */
   readonly #records: AdapterDecoder;
   readonly #maxBuffered: number;
@@ -178,18 +287,28 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   #head = '';
   #ending = false;
 
-  constructor(options: ProviderEventStreamOptions) {
-    const provider = PROVIDERS[options.provider as ProviderName] as (typeof PROVIDERS)[ProviderName] | undefined;
-    if (provider === undefined) {
+  /**
+   * @throws {TypeError} for an unknown provider, or the name of a provider at an entry point of its
+   * own (`'ag-ui'`, `'langchain'`, `'gemini-interactions'`): a decoder cannot wait for its module;
+   * the message says which definition to import instead.
+   * @throws {RangeError} for a `maxBufferedBytes` that is not positive.
+   */
+  constructor(options: ProviderEventStreamOptions);
+  /** @internal */
+  constructor(options: ProviderEventStreamOptions, loaded: ProviderDefinition);
+  constructor(options: ProviderEventStreamOptions, loaded?: ProviderDefinition) {
+    const provider = loaded ?? providerOf(options.provider, 'ProviderEventDecoder');
+    if (typeof provider === 'string') {
+      const definition = definitionName(provider);
       throw new TypeError(
-        `ProviderEventStream: unknown provider ${JSON.stringify(options.provider)}; use one of ${Object.keys(PROVIDERS).join(', ')}`,
+        `ProviderEventDecoder: provider "${provider}" is at an entry point of its own, and a decoder cannot wait for its module: import { ${definition} } from 'argstream/${provider}' and pass { provider: ${definition} } (ProviderEventStream and fromResponse load it by name)`,
       );
     }
-    const max = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED;
-    if (!(max > 0)) throw new RangeError(`ProviderEventStream: maxBufferedBytes must be positive, got ${String(max)}`);
-    this.#provider = options.provider;
+    const max = checkMaxBuffered(options);
+    this.#provider = provider.name;
     this.#framing = provider.framing;
-    this.#records = new AdapterDecoder(options.provider, provider.create(), provider.terminal, options.structuredOutput === true ? structuredOutput() : undefined);
+    this.#objects = provider.objects;
+    this.#records = new AdapterDecoder(provider.name, provider.create(), provider.terminal, options.structuredOutput === true ? structuredOutput() : undefined);
     this.#maxBuffered = max;
   }
 
@@ -240,9 +359,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
     if (this.#framing === 'objects' && (typeof chunk === 'string' || toBytes(chunk) !== undefined)) {
       throw this.#invalid(
         'invalid-input',
-        this.#provider === 'langchain'
-          ? 'the langchain input is the stream of LangChain objects (`AIMessageChunk`s, `[chunk, metadata]` tuples, `streamEvents` events), not text or bytes'
-          : `the ${this.#provider} input is the stream of part objects (\`streamText(…).fullStream\`), not text or bytes`,
+        `the ${this.#provider} input is the stream of ${this.#objects ?? 'objects'}, not text or bytes`,
       );
     }
     if (typeof chunk === 'string') {

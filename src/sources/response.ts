@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { ProviderError } from '../errors.ts';
+import { ProviderError, type ProviderName } from '../errors.ts';
 import { joinAdjacentText } from '../transforms/batch.ts';
-import { ProviderEventDecoder, type ProviderEventStreamOptions } from '../providers/provider-event-decoder.ts';
+import { type ProviderEventStreamOptions, providerCore, providerName } from '../providers/provider-event-decoder.ts';
 import { providerErrorFromBody } from '../providers/error-body.ts';
 import type { StageCore } from '../core.ts';
 import { type ChainableStage, composeCores } from '../transforms/chain.ts';
@@ -104,13 +104,14 @@ export function fromResponse<B, C, D, E>(
 ): ReadableStream<E>;
 export function fromResponse(response: Response, options: FromResponseOptions, ...stages: ChainableStage<unknown, unknown>[]): ReadableStream<unknown>;
 export function fromResponse(response: Response, options: FromResponseOptions, ...stages: ChainableStage<unknown, unknown>[]): ReadableStream<unknown> {
-  if (options.provider === 'ai-sdk') {
+  const name = typeof options.provider === 'object' && options.provider !== null ? options.provider.name : options.provider;
+  if (name === 'ai-sdk') {
     throw new TypeError("fromResponse: 'ai-sdk' is not an HTTP API; pipe `streamText(…).fullStream` into ProviderEventStream instead");
   }
-  if (options.provider === 'langchain') {
+  if (name === 'langchain') {
     throw new TypeError("fromResponse: 'langchain' is not an HTTP API; pipe LangChain's stream (model.stream(…), a LangGraph graph.stream(…, { streamMode: 'messages' })) into ProviderEventStream instead");
   }
-  const decoder = new ProviderEventDecoder(options);
+  const decoder = providerCore(options, 'fromResponse');
   if (response.bodyUsed || response.body?.locked === true) {
     throw new TypeError('fromResponse: the response body was already read');
   }
@@ -119,13 +120,13 @@ export function fromResponse(response: Response, options: FromResponseOptions, .
   const cores = [decoder as StageCore<unknown, unknown>, ...composeCores(end === undefined ? stages : stages.slice(0, -1), 'fromResponse')];
   const taken = end?.take();
   if (taken !== undefined) cores.push(...taken.cores);
-  return new ReadableStream<unknown>(new ResponseSource(response, options.provider, cores, taken?.tail), { highWaterMark: 0 });
+  return new ReadableStream<unknown>(new ResponseSource(response, providerName(options.provider), cores, taken?.tail), { highWaterMark: 0 });
 }
 
 /** The underlying source of {@link fromResponse}'s stream. */
 class ResponseSource implements UnderlyingDefaultSource<unknown> {
   readonly #response: Response;
-  readonly #provider: FromResponseOptions['provider'];
+  readonly #provider: ProviderName;
   readonly #run: ChainRunner;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   /** The body read started after the last events were enqueued, as a pipe keeps one pending. */
@@ -150,7 +151,7 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
     else this.#last(this.#tail.fail([], error));
   };
 
-  constructor(response: Response, provider: FromResponseOptions['provider'], cores: readonly StageCore<unknown, unknown>[], tail: StageTail | undefined) {
+  constructor(response: Response, provider: ProviderName, cores: readonly StageCore<unknown, unknown>[], tail: StageTail | undefined) {
     this.#response = response;
     this.#provider = provider;
     this.#run = new ChainRunner(cores);
@@ -295,7 +296,7 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
 }
 
 /** The {@link ProviderError} of an HTTP error response, from at most 64 KiB of its body. Internal. */
-export async function httpError(response: Response, provider: FromResponseOptions['provider']): Promise<ProviderError> {
+export async function httpError(response: Response, provider: ProviderName): Promise<ProviderError> {
   let text = '';
   const body = response.body;
   if (body !== null) {

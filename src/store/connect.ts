@@ -35,7 +35,8 @@ export interface ExternalTurn<T extends ToolSchemas = {}> {
 export interface TurnSourceOptions<T extends ToolSchemas = {}> extends TurnStoreOptions<T> {
   /**
    * For a `Response` that comes straight from a provider: makes its decoder,
-   * `() => new ProviderEventDecoder({ provider: 'anthropic' })` (see `TurnStore.consume`).
+   * `() => new ProviderEventDecoder({ provider: 'anthropic' })` (see `TurnStore.consume`; a
+   * provider at an entry point of its own is given by its definition, `AG_UI_PROVIDER`, …).
    */
   readonly decoder?: () => PushCore<Uint8Array, unknown>;
   /**

@@ -83,7 +83,9 @@ export interface TurnStoreOptions<T extends ToolSchemas = {}> extends JsonLimits
 export interface ConsumeOptions {
   /**
    * For a `Response` straight from a provider: the decoder of its bytes,
-   * `new ProviderEventDecoder({ provider })` (one per response). Without it a `Response` is read
+   * `new ProviderEventDecoder({ provider })` (one per response; for `'ag-ui'`, `'langchain'` or
+   * `'gemini-interactions'`, their definition from their entry point, such as
+   * `{ provider: GEMINI_INTERACTIONS_PROVIDER }`). Without it a `Response` is read
    * as an argstream relay (`EventStreamEncoder`'s SSE, or NDJSON by its `content-type`), and a page
    * bundles no provider's adapter.
    */

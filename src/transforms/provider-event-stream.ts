@@ -7,11 +7,7 @@
  */
 import type { StreamEvent } from '../types.ts';
 import { Stage } from './stage.ts';
-import {
-  ProviderEventDecoder,
-  type ProviderEventStreamInput,
-  type ProviderEventStreamOptions,
-} from '../providers/provider-event-decoder.ts';
+import { type ProviderEventStreamInput, type ProviderEventStreamOptions, providerCore } from '../providers/provider-event-decoder.ts';
 
 export type { ProviderEventStreamInput, ProviderEventStreamOptions };
 
@@ -51,6 +47,12 @@ export type { ProviderEventStreamInput, ProviderEventStreamOptions };
  * {@link InvalidStreamCode} for input that is not the provider's wire format. Messages quote at
  * most 30 characters of input.
  *
+ * A provider at an entry point of its own (`'ag-ui'`, `'langchain'`, `'gemini-interactions'`) may
+ * be given by name: its module is loaded (a dynamic `import()`, which a bundler makes a chunk of
+ * its own) from the construction on, and the first chunk waits for it; a module that cannot be
+ * loaded errors the stream with a `ProviderError` of type `'unavailable'`. Its definition from its
+ * entry point (`provider: LANGCHAIN_PROVIDER`) bundles it statically instead.
+ *
  * @throws {TypeError} from the constructor for an unknown provider.
  * @throws {RangeError} from the constructor for a `maxBufferedBytes` that is not positive.
  *
@@ -75,6 +77,6 @@ export type { ProviderEventStreamInput, ProviderEventStreamOptions };
  */
 export class ProviderEventStream extends Stage<ProviderEventStreamInput, StreamEvent> {
   constructor(options: ProviderEventStreamOptions) {
-    super(new ProviderEventDecoder(options));
+    super(providerCore(options, 'ProviderEventStream'));
   }
 }

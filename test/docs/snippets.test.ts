@@ -19,6 +19,8 @@ import * as agUi from '../../src/bindings/ag-ui.ts';
 import * as argstreamRedis from '../../src/bindings/redis.ts';
 import * as argstreamPartialJson from '../../src/bindings/partial-json.ts';
 import * as mcpApps from '../../src/bindings/mcp-apps.ts';
+import * as geminiInteractions from '../../src/bindings/gemini-interactions.ts';
+import * as langchain from '../../src/bindings/langchain.ts';
 import { connectApp } from '../mcp-apps/app-harness.ts';
 import { createClient } from 'redis';
 import { redisMissing, skipWithoutRedis, startRedis } from '../redis/redis-server.ts';
@@ -38,7 +40,7 @@ function structuredOutputOf(sdk: typeof ai6 | typeof ai7) {
   return (sdk as typeof ai7).streamText({ model: model as never, prompt: 'crêpes', output: (sdk as typeof ai7).Output.object({ schema }), maxRetries: 0 });
 }
 
-const modules: Modules = { argstream, 'argstream/ai-sdk/server': aiSdkServer, 'argstream/partial-json': argstreamPartialJson, 'argstream/ag-ui': agUi, 'argstream/mcp-apps': mcpApps, 'jsr:@argstream/argstream': argstream, 'npm:argstream': argstream, zod };
+const modules: Modules = { argstream, 'argstream/ai-sdk/server': aiSdkServer, 'argstream/partial-json': argstreamPartialJson, 'argstream/ag-ui': agUi, 'argstream/mcp-apps': mcpApps, 'argstream/gemini-interactions': geminiInteractions, 'argstream/langchain': langchain, 'jsr:@argstream/argstream': argstream, 'npm:argstream': argstream, zod };
 
 /** A tool call's argument text in four deltas, and what parsePartialJson gives after each (`ai` 7). */
 const PARTIAL_DELTAS = ['{"path":"a.t', 'xt","tags":["x', '"],"n":1', '2}'];
@@ -569,6 +571,16 @@ const SNIPPETS: Record<string, Entry> = {
     },
   },
   'docs/providers.md#1': { contains: 'structuredOutput: true', runBy: 'test/transforms/structured-output.test.ts' },
+  'docs/providers.md#2': {
+    contains: 'new ProviderEventDecoder({ provider: GEMINI_INTERACTIONS_PROVIDER })',
+    run: (snippet) => async () => {
+      const file = 'gemini-interactions/constructed-thought-text-function-call-arguments-delta.sse';
+      const handle = recorder();
+      await runSnippet(snippet.code, { modules, scope: { chunks: [readFixture(`providers/${file}`)], handle } });
+      const turn = await collectTurn(streamOf(handle.calls.map(([event]) => event as argstream.StreamEvent)));
+      expect(turn.toolCalls.map((call) => [call.toolName, call.arguments])).toEqual(manifestCalls(file));
+    },
+  },
 
   'docs/relay.md#0': { contains: 'new EventStreamEncoder({ keepAliveMs: 15_000 })', run: relayServer },
   'docs/relay.md#1': { contains: "readRelay('/api/chat'", run: relayPage },

@@ -65,6 +65,8 @@ describe('the snippets of README.md, CHANGELOG.md and docs/', () => {
         'argstream/ag-ui': [`${root}src/bindings/ag-ui.ts`],
         'argstream/partial-json': [`${root}src/bindings/partial-json.ts`],
         'argstream/mcp-apps': [`${root}src/bindings/mcp-apps.ts`],
+        'argstream/langchain': [`${root}src/bindings/langchain.ts`],
+        'argstream/gemini-interactions': [`${root}src/bindings/gemini-interactions.ts`],
         'jsr:@argstream/argstream': [index],
         'npm:argstream': [index],
       },

@@ -15,7 +15,7 @@ import { ProviderEventStream } from '../../src/transforms/provider-event-stream.
 import type { StreamEvent } from '../../src/types.ts';
 import { settle, streamOf } from '../helpers.ts';
 import { SEND } from '../ai-sdk/transport-helpers.ts';
-import { eventFrame } from '../providers/event-stream-helpers.ts';
+import { eventFrame, decoderProvider } from '../providers/event-stream-helpers.ts';
 
 const encoder = new TextEncoder();
 
@@ -27,7 +27,7 @@ const DEADLINE_MS = 2000;
  * before it, and the events.
  */
 function feedWithin(provider: ProviderName, chunks: Iterable<ProviderEventStreamInput>): { inTime: boolean; events: StreamEvent[] } {
-  const decoder = new ProviderEventDecoder({ provider });
+  const decoder = new ProviderEventDecoder({ provider: decoderProvider(provider) });
   const events: StreamEvent[] = [];
   const start = performance.now();
   for (const chunk of chunks) {

@@ -139,6 +139,39 @@ describe('the npm package, packed and installed into a fresh project', () => {
     expect(output.viaChain).toEqual(expected);
   });
 
+  it('reads the providers at entry points of their own from the package: by name (their module loaded from dist/), and by definition from argstream/gemini-interactions, argstream/langchain and argstream/ag-ui', async () => {
+    const recording = 'gemini-interactions/constructed-thought-text-function-call-arguments-delta.sse';
+    writeFileSync(
+      join(app, 'providers.mjs'),
+      [
+        "import { readFileSync } from 'node:fs';",
+        "import { collectTurn, fromResponse, ProviderEventDecoder, ProviderEventStream } from 'argstream';",
+        "import { GEMINI_INTERACTIONS_PROVIDER } from 'argstream/gemini-interactions';",
+        "import { LANGCHAIN_PROVIDER } from 'argstream/langchain';",
+        "import { AG_UI_PROVIDER } from 'argstream/ag-ui';",
+        'const bytes = readFileSync(process.argv[2]);',
+        "const calls = (turn) => turn.toolCalls.map((c) => ({ id: c.toolCallId, name: c.toolName, arguments: c.arguments }));",
+        "const byName = calls(await collectTurn(fromResponse(new Response(bytes), { provider: 'gemini-interactions' })));",
+        "const streamed = calls(await collectTurn(new Response(bytes).body.pipeThrough(new ProviderEventStream({ provider: 'gemini-interactions' }))));",
+        'const decoder = new ProviderEventDecoder({ provider: GEMINI_INTERACTIONS_PROVIDER });',
+        'const events = [...decoder.push(bytes), ...decoder.end()];',
+        'const byDefinition = calls(await collectTurn(ReadableStream.from(events)));',
+        "let refused = '';",
+        "try { new ProviderEventDecoder({ provider: 'langchain' }); } catch (error) { refused = `${error.name}: ${error.message}`; }",
+        'console.log(JSON.stringify({ byName, streamed, byDefinition, refused, names: [LANGCHAIN_PROVIDER.name, AG_UI_PROVIDER.name] }));',
+        '',
+      ].join('\n'),
+    );
+    const result = ok(await execute(process.execPath, ['providers.mjs', join(FIXTURES, 'providers', recording)], { cwd: app }), 'node providers.mjs');
+    const output = JSON.parse(result.stdout) as { byName: unknown[]; streamed: unknown[]; byDefinition: unknown[]; refused: string; names: string[] };
+    const expected = manifestEntry(recording).toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: JSON.parse(c.args) as unknown }));
+    expect(output.byName).toEqual(expected);
+    expect(output.streamed).toEqual(expected);
+    expect(output.byDefinition).toEqual(expected);
+    expect(output.refused).toMatch(/^TypeError: .*import \{ LANGCHAIN_PROVIDER \} from 'argstream\/langchain'/);
+    expect(output.names).toEqual(['langchain', 'ag-ui']);
+  });
+
   it('runs argstream/partial-json from the package: the parser alone, with no peer installed', async () => {
     writeFileSync(
       join(app, 'partial.mjs'),

@@ -38,7 +38,7 @@ import {
 } from '../../src/index.ts';
 import { readAll, streamOf } from '../helpers.ts';
 import type { ManifestRecording } from '../manifest.ts';
-import { PROVIDER_OF_DIR, readableRecordings, recordingInput } from '../providers/event-stream-helpers.ts';
+import { PROVIDER_OF_DIR, readableRecordings, recordingInput, decoderProvider } from '../providers/event-stream-helpers.ts';
 
 type View = 'progress' | 'fields' | 'paths' | 'text' | 'coalesce' | 'validation';
 const VIEWS: readonly View[] = ['progress', 'fields', 'paths', 'text', 'coalesce', 'validation'];
@@ -233,7 +233,7 @@ function oneRecordingPerProvider(): ManifestRecording[] {
 const recordings = oneRecordingPerProvider();
 
 function providerEvents(recording: ManifestRecording): PipelineEvent[] {
-  const decoder = new ProviderEventDecoder({ provider: PROVIDER_OF_DIR[recording.dir] as ProviderName });
+  const decoder = new ProviderEventDecoder({ provider: decoderProvider(PROVIDER_OF_DIR[recording.dir] as ProviderName) });
   const events: StreamEvent[] = [];
   for (const chunk of recordingInput(recording)) decoder.push(chunk, events);
   decoder.end(events);

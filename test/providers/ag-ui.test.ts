@@ -14,6 +14,7 @@
  */
 import { HttpAgent, type BaseEvent, type Message } from '@ag-ui/client';
 import { describe, expect, it } from 'vitest';
+import { AG_UI_PROVIDER } from '../../src/bindings/ag-ui.ts';
 import { ProviderError } from '../../src/errors.ts';
 import { ProviderEventDecoder } from '../../src/providers/provider-event-decoder.ts';
 import { TurnStore } from '../../src/store/source-reading.ts';
@@ -302,7 +303,7 @@ describe('ProviderEventStream ag-ui reading rules', () => {
     const open = [RUN, { type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'f' }, { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{"path":"a.t' }];
     for (const end of [[], [{ type: 'RUN_ERROR', message: 'boom' }], [FINISHED]]) {
       const store = new TurnStore();
-      const snapshot = await store.consume(new Response(new TextDecoder().decode(sse([...open, ...end]))), { decoder: new ProviderEventDecoder({ provider: 'ag-ui' }) });
+      const snapshot = await store.consume(new Response(new TextDecoder().decode(sse([...open, ...end]))), { decoder: new ProviderEventDecoder({ provider: AG_UI_PROVIDER }) });
       expect(snapshot.calls.map((call) => [call.toolCallId, call.status, call.input])).toEqual([['c1', 'failed', { path: 'a.t' }]]);
     }
   });

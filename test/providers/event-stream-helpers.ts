@@ -12,10 +12,21 @@
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import type { ProviderName } from '../../src/errors.ts';
 import { ProviderEventStream, type ProviderEventStreamInput } from '../../src/transforms/provider-event-stream.ts';
-import type { ProviderAdapter } from '../../src/providers/adapter.ts';
+import type { ProviderAdapter, ProviderDefinition } from '../../src/providers/adapter.ts';
+import { AG_UI_PROVIDER } from '../../src/bindings/ag-ui.ts';
+import { GEMINI_INTERACTIONS_PROVIDER } from '../../src/bindings/gemini-interactions.ts';
+import { LANGCHAIN_PROVIDER } from '../../src/bindings/langchain.ts';
 import type { EventMetadata, FinishedEvent, ProviderToolResultPart, StreamEvent } from '../../src/types.ts';
 import { cuttings, randomCuts, readAll, readFixture, rng, settle, streamOf } from '../helpers.ts';
 import { readManifest, type ManifestRecording } from '../manifest.ts';
+
+/**
+ * What a synchronous `ProviderEventDecoder` is given for `name`: the name, or for a provider at an
+ * entry point of its own (which the decoder cannot load by name) its definition from there.
+ */
+export function decoderProvider(name: ProviderName): ProviderName | ProviderDefinition {
+  return name === 'ag-ui' ? AG_UI_PROVIDER : name === 'langchain' ? LANGCHAIN_PROVIDER : name === 'gemini-interactions' ? GEMINI_INTERACTIONS_PROVIDER : name;
+}
 
 // ---------------------------------------------------------------------------------------------
 // The recordings.

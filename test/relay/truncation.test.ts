@@ -25,7 +25,7 @@ import {
 } from '../../src/index.ts';
 import { settle, streamOf } from '../helpers.ts';
 import type { ManifestRecording } from '../manifest.ts';
-import { bytesOf as recordingBytes, PROVIDER_OF_DIR, readableRecordings } from '../providers/event-stream-helpers.ts';
+import { bytesOf as recordingBytes, PROVIDER_OF_DIR, readableRecordings, decoderProvider } from '../providers/event-stream-helpers.ts';
 import { bytesOf } from './relay-helpers.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -155,7 +155,7 @@ function join(blocks: readonly WireBlock[]): Uint8Array {
 }
 
 function runDecoder(provider: ProviderName, chunks: readonly unknown[]): { events: StreamEvent[]; error: unknown } {
-  const decoder = new ProviderEventDecoder({ provider });
+  const decoder = new ProviderEventDecoder({ provider: decoderProvider(provider) });
   const events: StreamEvent[] = [];
   try {
     for (const chunk of chunks) decoder.push(chunk as Uint8Array, events);
@@ -300,7 +300,7 @@ describe('a provider stream cut between two records, before its terminal one, en
 
       // TurnStore: from the provider's response, and from the relay's.
       const store = new TurnStore({ schedule: 'sync' });
-      const snapshot = await store.consume(new Response(body(cut)), { decoder: new ProviderEventDecoder({ provider }) });
+      const snapshot = await store.consume(new Response(body(cut)), { decoder: new ProviderEventDecoder({ provider: decoderProvider(provider) }) });
       expect(snapshot.status).toBe('error');
       expectTruncated(snapshot.error, provider, message);
       expect(snapshot.finishReason).toBeUndefined();
@@ -321,7 +321,7 @@ describe('a provider stream cut between two records, before its terminal one, en
       expect(turn.toolCalls.length + turn.providerToolCalls.length).toBe(recording.toolCalls.length + recording.providerToolCalls.length);
       const direct = await collectTurn(fromResponse(new Response(body(whole)), { provider }));
       expect(direct.finishReason).toBe(turn.finishReason);
-      const snapshot = await new TurnStore({ schedule: 'sync' }).consume(new Response(body(whole)), { decoder: new ProviderEventDecoder({ provider }) });
+      const snapshot = await new TurnStore({ schedule: 'sync' }).consume(new Response(body(whole)), { decoder: new ProviderEventDecoder({ provider: decoderProvider(provider) }) });
       expect([snapshot.status, snapshot.error]).toEqual(['done', undefined]);
       const relayedSnapshot = await new TurnStore({ schedule: 'sync' }).consume(new Response(body(relayed), { headers: { 'content-type': 'text/event-stream' } }));
       expect([relayedSnapshot.status, relayedSnapshot.error]).toEqual(['done', undefined]);

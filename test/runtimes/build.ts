@@ -90,11 +90,17 @@ export async function buildBundles(outDir: string): Promise<Bundles> {
     page: join(outDir, 'page.mjs'),
     suite: join(outDir, 'suite.mjs'),
   };
+  // The script and the page are split as a user's bundler splits them: what src/ loads with a
+  // dynamic `import()` (the providers at entry points of their own, read by name) is a chunk of its
+  // own, which the runtime loads when the suite reads one (`page-chunks/`: the page's server serves
+  // them). The worker and the edge script are one file each (workerd's config embeds one module;
+  // edge-runtime runs a classic script), so there the import resolves inside the bundle.
+  const split: BuildOptions = { ...common, format: 'esm', splitting: true, outdir: outDir, entryNames: '[name]', outExtension: { '.js': '.mjs' } };
   await Promise.all([
-    build({ ...common, entryPoints: [join(HERE, 'main.ts')], format: 'esm', outfile: bundles.main }),
+    build({ ...split, entryPoints: [join(HERE, 'main.ts')], chunkNames: 'main-chunks/[name]-[hash]' }),
     build({ ...common, entryPoints: [join(HERE, 'workerd/worker.ts')], format: 'esm', outfile: bundles.worker }),
     build({ ...common, entryPoints: [join(HERE, 'edge-runtime/handler.ts')], format: 'iife', outfile: bundles.edge }),
-    build({ ...common, entryPoints: [join(HERE, 'chromium/page.ts')], format: 'esm', outfile: bundles.page }),
+    build({ ...split, entryPoints: [join(HERE, 'chromium/page.ts')], chunkNames: 'page-chunks/[name]-[hash]' }),
     build({ ...common, entryPoints: [join(HERE, 'portable.ts')], format: 'esm', outfile: bundles.suite }),
   ]);
   return bundles;

@@ -306,7 +306,9 @@ export function browserRunner(launch: () => Promise<BrowserSession>, missing: ()
     async run(bundlesDir) {
       const bundle = readFileSync(join(bundlesDir, 'page.mjs'));
       const server = createHttpServer((request, response) => {
+        const chunk = /^\/page-chunks\/[\w-]+\.mjs$/.exec(request.url ?? '')?.[0];
         if (request.url === '/page.mjs') response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(bundle);
+        else if (chunk !== undefined && existsSync(join(bundlesDir, chunk))) response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(readFileSync(join(bundlesDir, chunk)));
         else if (request.url === '/') response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
         else response.writeHead(404).end();
       });

@@ -29,6 +29,7 @@ import {
   NdjsonEncoder,
   PathUpdateStream,
   ProviderError,
+  ProviderEventDecoder,
   ProviderEventStream,
   RelayError,
   resumeEventStream,
@@ -755,6 +756,28 @@ test('ProviderEventStream (langchain) refuses text: LangChain\'s streams are obj
   const { error } = await settle(streamOf(['{"type":"ai","content":"x"}']).pipeThrough(new ProviderEventStream({ provider: 'langchain' })));
   assert(error instanceof ProviderError, `a ProviderError (got ${String(error)})`);
   assertEqual([error.provider, error.type, error.code], ['langchain', 'invalid-stream', 'invalid-input'], 'the error');
+});
+
+test('A provider at an entry point of its own: by name, ProviderEventStream and fromResponse load its module; its definition decodes the same synchronously; ProviderEventDecoder refuses its name', async () => {
+  const expected = RECORDINGS.find((r) => r.file === 'gemini-interactions/constructed-thought-text-function-call-arguments-delta.sse')!;
+  const bytes = recording(expected.file);
+  // The entry point, imported as a page would import it later (a chunk of its own here too).
+  const { GEMINI_INTERACTIONS_PROVIDER } = await import('../../src/bindings/gemini-interactions.ts');
+  const byName = await collectTurn(streamOf(oneByOne(bytes)).pipeThrough(new ProviderEventStream({ provider: 'gemini-interactions' })));
+  checkTurn(byName, expected, 'by name');
+  const fetched = await collectTurn(fromResponse(new Response(bytes), { provider: 'gemini-interactions' }));
+  checkTurn(fetched, expected, 'fromResponse by name');
+  const decoder = new ProviderEventDecoder({ provider: GEMINI_INTERACTIONS_PROVIDER });
+  const events = [...decoder.push(bytes), ...decoder.end()];
+  const fromDefinition = await collectTurn(streamOf(events));
+  checkTurn(fromDefinition, expected, 'ProviderEventDecoder with the definition');
+  let refused: unknown;
+  try {
+    new ProviderEventDecoder({ provider: 'gemini-interactions' });
+  } catch (error) {
+    refused = error;
+  }
+  assert(refused instanceof TypeError && refused.message.includes("import { GEMINI_INTERACTIONS_PROVIDER } from 'argstream/gemini-interactions'"), `a TypeError that says what to import (got ${String(refused)})`);
 });
 
 test('ToolInputNotificationStream (argstream/mcp-apps) on the Gemini Interactions recording, one byte at a time: partials that only grow, then the exact arguments', async () => {

@@ -5,7 +5,7 @@
  *
  * One runtime alone: `npx vitest run test/runtimes -t deno` (see test/runtimes/README.md).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -58,6 +58,19 @@ function summary(name: string, version: string, report: Report): string {
 describe('the portable suite on every runtime', () => {
   it('has checks to run', () => {
     expect(expectedChecks.length).toBeGreaterThan(20);
+  });
+
+  // The runtimes below then load real chunks with `import()`: the suite reads 'langchain' and
+  // 'gemini-interactions' by name, and the script and the page hold neither adapter themselves.
+  it('splits the providers read by name into chunks of their own in the script and the page', () => {
+    for (const [bundle, chunks] of [['main.mjs', 'main-chunks'], ['page.mjs', 'page-chunks']] as const) {
+      const files = readdirSync(join(bundlesDir, chunks)).map((file) => readFileSync(join(bundlesDir, chunks, file), 'utf8'));
+      const own = readFileSync(join(bundlesDir, bundle), 'utf8');
+      for (const marker of ['on_chat_model_end', 'interaction.completed']) {
+        expect(own.includes(marker), `${bundle} carries ${marker}`).toBe(false);
+        expect(files.filter((file) => file.includes(marker)).length, `a chunk of ${chunks} carries ${marker}`).toBe(1);
+      }
+    }
   });
 
   it("runs the tests on the machine's Node, not on test/runtimes' node@24", () => {

@@ -2,7 +2,9 @@
  * Smoke test of src/ as published for Deno and Bun (and Node 24's type stripping): the TypeScript
  * sources imported as they are, no build step. Streams a short Anthropic tool call through
  * `TextDecoderStream` → `ProviderEventStream` → `collectTurn`, and a JSON document through
- * `JsonValueStream`, then prints one line `src-smoke ok {...}` (or throws).
+ * `JsonValueStream`, and a Gemini Interactions call through `ProviderEventStream` by name (its
+ * adapter is a module of its own, loaded with a dynamic `import()` of a `.ts` file), then prints one
+ * line `src-smoke ok {...}` (or throws).
  */
 import { collectTurn, JsonValueStream, ProviderEventStream } from '../../src/index.ts';
 
@@ -51,5 +53,31 @@ if (actual !== expected || turn.rawFinishReason !== 'tool_use') throw new Error(
 const values = [];
 for await (const value of bytesOneByOne('{"ü":[1,"😀",null]}').pipeThrough(new JsonValueStream())) values.push(value);
 if (JSON.stringify(values) !== JSON.stringify([{ value: { ü: [1, '😀', null] }, complete: true }])) throw new Error(`JsonValueStream: got ${JSON.stringify(values)}`);
+
+const interactions = [
+  'event: interaction.created',
+  'data: {"interaction":{"id":"v1_1","status":"in_progress","object":"interaction"},"event_type":"interaction.created","event_id":"evt_1"}',
+  '',
+  'event: step.start',
+  'data: {"index":0,"step":{"type":"function_call","id":"fc_1","name":"write_file","arguments":{}},"event_type":"step.start","event_id":"evt_2"}',
+  '',
+  'event: step.delta',
+  'data: {"index":0,"delta":{"arguments":"{\\"path\\":\\"src/ma","type":"arguments_delta"},"event_type":"step.delta","event_id":"evt_3"}',
+  '',
+  'event: step.delta',
+  'data: {"index":0,"delta":{"arguments":"in.rs\\",\\"content\\":\\"fn main() {}\\"}","type":"arguments_delta"},"event_type":"step.delta","event_id":"evt_4"}',
+  '',
+  'event: step.stop',
+  'data: {"index":0,"event_type":"step.stop","event_id":"evt_5"}',
+  '',
+  'event: interaction.completed',
+  'data: {"interaction":{"id":"v1_1","status":"requires_action","object":"interaction"},"event_type":"interaction.completed","event_id":"evt_6"}',
+  '',
+  '',
+].join('\n');
+const loaded = await collectTurn(bytesOneByOne(interactions).pipeThrough(new ProviderEventStream({ provider: 'gemini-interactions' })));
+const loadedCall = loaded.toolCalls[0];
+const loadedActual = JSON.stringify({ name: loadedCall?.toolName, arguments: loadedCall?.arguments });
+if (loadedActual !== expected || loaded.rawFinishReason !== 'requires_action') throw new Error(`gemini-interactions by name: expected ${expected}, got ${loadedActual} (${loaded.rawFinishReason})`);
 
 console.log(`src-smoke ok ${actual}`);

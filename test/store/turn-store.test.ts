@@ -32,7 +32,7 @@ import {
 import { pageErrorMessage } from '../../src/relay/error-record.ts';
 import { cutAt, readAll, streamOf } from '../helpers.ts';
 import type { ManifestRecording } from '../manifest.ts';
-import { recordingInput } from '../providers/event-stream-helpers.ts';
+import { recordingInput, decoderProvider } from '../providers/event-stream-helpers.ts';
 import { ALL_RECORDINGS, events, FORMS, providerOf, RECORDINGS, STAGES } from './forms.ts';
 
 /** The manifest's arguments as a value (`''` is a call without arguments: `{}`); `undefined` if they are not JSON. */
@@ -131,7 +131,7 @@ async function storeTurn(recording: ManifestRecording, stage: string, way: (type
     }
     case "consume the provider's response":
       if (!input.every((chunk) => chunk instanceof Uint8Array)) return store.consume(staged());
-      return store.consume(new Response(streamOf(input as Uint8Array[])), { decoder: new ProviderEventDecoder({ provider, structuredOutput }) });
+      return store.consume(new Response(streamOf(input as Uint8Array[])), { decoder: new ProviderEventDecoder({ provider: decoderProvider(provider), structuredOutput }) });
   }
 }
 
