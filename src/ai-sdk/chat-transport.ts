@@ -7,11 +7,12 @@
  */
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import { DefaultChatTransport, HttpChatTransport, type HttpChatTransportInitOptions, type UIMessage, type UIMessageChunk } from 'ai';
-import { ProviderError, excerpt } from '../errors.ts';
+import { ProviderError, RelayError, excerpt } from '../errors.ts';
 import { isRecord } from '../providers/json-access.ts';
 import { AdapterDecoder } from '../providers/adapter-decoder.ts';
 import { AI_SDK_UI_TERMINAL, TOOL_INPUT_UPDATES, createAiSdkUiAdapter } from '../providers/ai-sdk-ui.ts';
 import { SseLineBreaks } from '../providers/sse-line-breaks.ts';
+import { RetryPolicy, type RetryOptions } from '../relay/retry-policy.ts';
 import type { ToolSchemas } from '../store/tools.ts';
 import type { TurnStore } from '../store/source-reading.ts';
 import { TurnStoreBase, type TurnSnapshot, type TurnStoreSchedule } from '../store/turn-store.ts';
@@ -41,7 +42,67 @@ export type ArgstreamChatTransportOptions<UI_MESSAGE extends UIMessage, T extend
    * @default 16 MiB (16 777 216)
    */
   readonly maxBufferedBytes?: number;
+  /**
+   * Whether a response cut before its end is resumed by the transport itself, and how: a
+   * network error while reading it, or a body that ends without the message's end (`finish`,
+   * `error`, `abort` or `[DONE]`), makes the transport ask for the stream again with the request
+   * the AI SDK's `resumeStream()` sends (`reconnectToStream`: `GET ${api}/${chatId}/stream`, or
+   * `prepareReconnectToStreamRequest`'s), and feed what it answers into the same stream the `Chat`
+   * reads: `useChat` sees one message, with no chunk twice and none missing. A server that replays
+   * the response from its start (`resumeStreamIsReplay`, the default) has its first chunks, those
+   * already read, checked (their count, types, ids and delta lengths) and skipped; one that
+   * continues (`resumeStreamIsReplay: false`) has all it sends appended.
+   *
+   * A network error or a 5xx (408, 425, 429) on the resume is retried within the bounds given here
+   * ({@link RetryOptions}, as `readRelay`'s; an attempt brings something new when it brings a chunk
+   * not yet read). The stream the `Chat` reads errors with a `RelayError` — the message stays as it
+   * was — on a 204 (the server has no active stream: `'incomplete'`), a 4xx (`'invalid-input'`),
+   * a replay that does not repeat what was read (`'out-of-sequence'`), or once the bounds ran out
+   * (`'incomplete'`, the last failure as `cause`). The user's stop (`stop()`, the request's signal)
+   * ends it at once, also while waiting: no resume follows a stop. `false` leaves a cut response
+   * as it is: the `Chat` errors on a network error, and a body that ends early leaves the message
+   * (and the snapshot) for the page's own `resumeStream()`.
+   * @default true (the bounds' defaults: 8 attempts, 60 s, waits from 250 ms up to 5 s)
+   */
+  readonly reconnect?: boolean | RetryOptions;
 };
+
+/** A resume's request, as the transport's own `reconnectToStream` sends it. */
+interface Resumer {
+  /** The bounds of the resumes of one response. */
+  readonly policy: () => RetryPolicy;
+  /** Whether the server replays a response from its start on a resume. */
+  readonly replay: boolean;
+  /** Ask for the stream again: its body, or the status that answered (with the AI SDK's error). */
+  readonly open: (signal: AbortSignal) => Promise<Reopened>;
+}
+
+/** What a resume's request brought. */
+type Reopened = { readonly body: ReadableStream<Uint8Array> } | { readonly status: number; readonly error?: unknown };
+
+/**
+ * What the transport's own resumes learn from the `fetch` they go through (the AI SDK's transport
+ * throws a plain error for any status, and parses any body).
+ */
+class ResumeProbes {
+  /** The status a resume's response had, by its request's signal. */
+  readonly statuses = new WeakMap<AbortSignal, { status?: number }>();
+  /** The bodies of resumes' responses: `processResponseStream` hands them back as they are. */
+  readonly raw = new WeakSet<ReadableStream<Uint8Array>>();
+
+  /** `fetch` (the given one, or the global one at the time of the call), watched. */
+  via(fetch: typeof globalThis.fetch | undefined): typeof globalThis.fetch {
+    return async (input, init) => {
+      const response = await (fetch ?? globalThis.fetch)(input, init);
+      const probe = init?.signal == null ? undefined : this.statuses.get(init.signal);
+      if (probe !== undefined) {
+        probe.status = response.status;
+        if (response.body !== null) this.raw.add(response.body);
+      }
+      return response;
+    };
+  }
+}
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
 
@@ -108,13 +169,21 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
   /** The routers of the responses still being read, for `close()`. */
   readonly #reading = new Set<ChunkRouter>();
   readonly #maxBufferedBytes: number;
+  /** The bounds of the transport's own resumes; `undefined` when it makes none. */
+  readonly #retry: RetryOptions | undefined;
+  readonly #probes: ResumeProbes | undefined;
 
-  /** @throws {RangeError} for a `maxBufferedBytes` that is not positive. */
+  /** @throws {RangeError} for a `maxBufferedBytes` that is not positive, or a bound of `reconnect` that is not a positive number. */
   constructor(options: ArgstreamChatTransportOptions<UI_MESSAGE, T> = {}) {
-    const { tools, schedule, resumeStreamIsReplay, maxBufferedBytes, ...http } = options;
+    const { tools, schedule, resumeStreamIsReplay, maxBufferedBytes, reconnect, ...http } = options;
     const max = maxBufferedBytes ?? DEFAULT_MAX_BUFFERED;
     if (!(max > 0)) throw new RangeError(`ArgstreamChatTransport: maxBufferedBytes must be positive, got ${String(max)}`);
-    super(http);
+    const retry = reconnect === false ? undefined : reconnect === true || reconnect === undefined ? {} : reconnect;
+    if (retry !== undefined) new RetryPolicy(retry, 'ArgstreamChatTransport');
+    const probes = retry === undefined ? undefined : new ResumeProbes();
+    super(probes === undefined ? http : { ...http, fetch: probes.via(http.fetch) });
+    this.#retry = retry;
+    this.#probes = probes;
     this.#maxBufferedBytes = max;
     this.#tools = tools;
     this.#schedule = schedule;
@@ -146,7 +215,7 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
    */
   override async sendMessages<CHUNK = UIMessageChunk>(options: Parameters<HttpChatTransport<UI_MESSAGE>['sendMessages']>[0]): Promise<ReadableStream<CHUNK>> {
     const stream = await super.sendMessages(options);
-    this.#begin(stream, this.#newSession(), options.abortSignal);
+    this.#begin(stream, this.#newSession(), options.abortSignal, this.#resumer(options));
     return stream as ReadableStream<unknown> as ReadableStream<CHUNK>;
   }
 
@@ -156,7 +225,7 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
     // response is another turn, and its response, arriving first or last, is not this one.
     const continued = this.#resumeContinues ? this.#current : undefined;
     const stream = await super.reconnectToStream(options);
-    if (stream !== null) this.#begin(stream, continued ?? this.#newSession(), options.abortSignal);
+    if (stream !== null) this.#begin(stream, continued ?? this.#newSession(), options.abortSignal, this.#resumer(options));
     return stream as ReadableStream<unknown> | null as ReadableStream<CHUNK> | null;
   }
 
@@ -173,6 +242,11 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
   }
 
   protected processResponseStream(stream: ReadableStream<Uint8Array>): ReadableStream<UIMessageChunk> {
+    // A body for a resume of the transport's own: its router reads it.
+    if (this.#probes?.raw.has(stream) === true) {
+      this.#probes.raw.delete(stream);
+      return stream as ReadableStream<unknown> as ReadableStream<UIMessageChunk>;
+    }
     // Read as a new response unless the call that fetched it says otherwise (before any read).
     const router: ChunkRouter = new ChunkRouter(stream.getReader(), () => this.#begin(readable, this.#newSession(), undefined), this.#reading, this.#maxBufferedBytes);
     const readable = new ReadableStream<UIMessageChunk>(router, { highWaterMark: 0 });
@@ -184,11 +258,11 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
    * The response of `stream` is read into `session`, whose snapshot is now the one shown; `signal`
    * is its request's (aborted: the user stopped it).
    */
-  #begin(stream: ReadableStream<UIMessageChunk>, session: Session, signal: AbortSignal | undefined): void {
+  #begin(stream: ReadableStream<UIMessageChunk>, session: Session, signal: AbortSignal | undefined, resumer?: Resumer): void {
     const router = this.#routers.get(stream);
     if (router === undefined) return;
     this.#routers.delete(stream);
-    router.bind(session, signal);
+    router.bind(session, signal, resumer);
     // A resume that continues a turn whose snapshot ended (the connection failed, the user
     // stopped) goes on in a new store given what the old one had.
     const reopened = session.reopen();
@@ -197,6 +271,32 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
     this.#current = session;
     this.#unsubscribe = session.store.subscribe(this.#tell);
     this.#tell();
+  }
+
+  /** How the response of the call with `options` is asked for again, if the transport resumes. */
+  #resumer(options: { readonly chatId: string; readonly headers?: unknown; readonly body?: unknown; readonly metadata?: unknown }): Resumer | undefined {
+    const retry = this.#retry;
+    if (retry === undefined) return undefined;
+    const { chatId, headers, body, metadata } = options;
+    const request = { chatId, headers, body, metadata } as Parameters<HttpChatTransport<UI_MESSAGE>['reconnectToStream']>[0];
+    return { policy: () => new RetryPolicy(retry, 'ArgstreamChatTransport'), replay: this.resumeStreamIsReplay, open: (signal) => this.#reopen(request, signal) };
+  }
+
+  /** The AI SDK's resume request (`HttpChatTransport.reconnectToStream`), its body raw. */
+  async #reopen(request: Parameters<HttpChatTransport<UI_MESSAGE>['reconnectToStream']>[0], signal: AbortSignal): Promise<Reopened> {
+    const probes = this.#probes as ResumeProbes;
+    const probe: { status?: number } = {};
+    probes.statuses.set(signal, probe);
+    try {
+      const stream = await super.reconnectToStream({ ...request, abortSignal: signal });
+      return stream === null ? { status: 204 } : { body: stream as ReadableStream<unknown> as ReadableStream<Uint8Array> };
+    } catch (error) {
+      // No response: a network error (or the request could not be made), for the caller to judge.
+      if (probe.status === undefined) throw error;
+      return { status: probe.status, error };
+    } finally {
+      probes.statuses.delete(signal);
+    }
   }
 
   #newSession(): Session {
@@ -309,6 +409,23 @@ function merged(run: Run): PipelineEvent {
   return { ...run.first, part: part.type === 'tool-call-arguments' ? { ...part, chunk: text } : { ...part, text } } as PipelineEvent;
 }
 
+const FINGERPRINT_START = 0x811c9dc5;
+
+/**
+ * `print` followed by a chunk's type, ids and delta length (FNV-1a, 32 bits): enough to tell a
+ * replay that repeats the chunks read from one that does not, without keeping them.
+ */
+function fingerprint(print: number, chunk: Record<string, unknown>): number {
+  const delta = chunk['delta'] ?? chunk['inputTextDelta'];
+  const key = `${String(chunk['type'])}\u0000${String(chunk['toolCallId'] ?? '')}\u0000${String(chunk['id'] ?? '')}\u0000${typeof delta === 'string' ? delta.length : -1}`;
+  let hash = print;
+  for (let i = 0; i < key.length; i++) {
+    hash ^= key.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+}
+
 /** The chunks after which a streaming call will get no more deltas: the AI SDK keeps its input as it stands. */
 const STOPS: ReadonlySet<string> = new Set(['abort', 'error', 'finish-step', 'finish']);
 
@@ -334,7 +451,8 @@ function isAbortError(reason: unknown): boolean {
  * cancel with another reason fails it with that error. Internal.
  */
 class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  /** The body being read: the response's, then each resume's. */
+  #reader: ReadableStreamDefaultReader<Uint8Array>;
   /** Binds a router whose call did not (a response read before its call returned). */
   readonly #unbound: () => void;
   /** The routers still reading (the transport's): this one until its response is over. */
@@ -343,10 +461,23 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
   /** The request's signal: once aborted, whatever ends the response is the user's stop. */
   #signal: AbortSignal | undefined;
   #controller: ReadableStreamDefaultController<UIMessageChunk> | undefined;
-  readonly #text = new TextDecoder();
+  #text = new TextDecoder();
   readonly #events: PipelineEvent[] = [];
   readonly #parser: EventSourceParser;
-  readonly #lineBreaks = new SseLineBreaks();
+  #lineBreaks = new SseLineBreaks();
+  /** How the response is asked for again after a cut; `undefined`: it is not. */
+  #resumer: Resumer | undefined;
+  #retries: RetryPolicy | undefined;
+  /** The request of the resume in flight, or of the body it brought. */
+  #attempt: AbortController | undefined;
+  /** The chunks read from the response so far (a replay repeats them first), and their fingerprint. */
+  #count = 0;
+  #print = FINGERPRINT_START;
+  /** While a replay repeats what was read: the chunks still to skip, and the fingerprint of those skipped. */
+  #skip = 0;
+  #skipPrint = FINGERPRINT_START;
+  /** The response said it is over without a `finish` (an `abort` chunk, `[DONE]`): nothing to resume. */
+  #closed = false;
   readonly #maxBufferedBytes: number;
   /** The chunks of the current read for the AI SDK. */
   readonly #out: UIMessageChunk[] = [];
@@ -371,11 +502,17 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     });
   }
 
-  /** The session this response is read into (a new one, or the one a resume continues), and its request's signal. */
-  bind(session: Session, signal: AbortSignal | undefined): void {
+  /**
+   * The session this response is read into (a new one, or the one a resume continues), its
+   * request's signal, and how to ask for it again after a cut.
+   */
+  bind(session: Session, signal: AbortSignal | undefined, resumer: Resumer | undefined): void {
     if (this.#session !== undefined) return;
     this.#session = session;
     this.#signal = signal;
+    this.#resumer = resumer;
+    // The user's stop also ends a wait before a resume, and the resume's request.
+    if (resumer !== undefined) signal?.addEventListener('abort', () => this.#interrupt(signal.reason), { once: true });
   }
 
   /** The response's session (bound at the latest on the first read). */
@@ -396,6 +533,11 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
         read = await this.#reader.read();
       } catch (error) {
         if (this.#over) return;
+        if (this.#resumes(error)) {
+          await this.#resumeOrEnd(error);
+          if (this.#over) return;
+          continue;
+        }
         // The AI SDK's stream errors with it, as with its own transport: an AbortError is its stop.
         this.#end(error);
         throw error;
@@ -411,6 +553,19 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
           throw error;
         }
         this.#flush(controller);
+        // A body that ended before the message's end (a dropped connection, a relay gone): asked
+        // for again, when the transport resumes.
+        if (this.#skip > 0 || (!this.#ended && !this.#closed && this.#resumes(undefined))) {
+          if (this.#skip > 0) {
+            // A replay that ended before repeating what was read.
+            const error = this.#outOfSequence(`it ended after ${this.#count - this.#skip} of them`);
+            this.#end(error);
+            throw error;
+          }
+          await this.#resumeOrEnd(new RelayError('incomplete', `the response ended after ${this.#count} chunks, before its finish`));
+          if (this.#over) return;
+          continue;
+        }
         this.#finish();
         // A response cut before its end (a dropped connection) leaves the turn open: a resume goes
         // on with it (or, replaying, replaces it), and so does a new request.
@@ -437,10 +592,99 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     }
   }
 
+  /** Whether a cut with `error` (`undefined`: the body ended early) is resumed. */
+  #resumes(error: unknown): boolean {
+    return this.#resumer !== undefined && !this.#stopped() && !isAbortError(error) && !this.#bound.broken;
+  }
+
+  /** The user stopped the response (or the transport was closed). */
+  #stopped(): boolean {
+    return this.#over || this.#signal?.aborted === true;
+  }
+
+  /** Resume after a cut; what ends the response instead ends it (and errors the stream). */
+  async #resumeOrEnd(cause: unknown): Promise<void> {
+    try {
+      await this.#resume(cause);
+    } catch (error) {
+      if (this.#over) return;
+      this.#end(error);
+      throw error;
+    }
+  }
+
+  /**
+   * Ask for the response again until a body comes, within the bounds: a network error, a 5xx (or
+   * 408, 425, 429) or an empty body is tried again; a 204 (no active stream), another status, the
+   * bounds run out or the user's stop end the response.
+   */
+  async #resume(cause: unknown): Promise<void> {
+    const resumer = this.#resumer as Resumer;
+    const retries = (this.#retries ??= resumer.policy());
+    void this.#reader.cancel().catch(() => undefined);
+    this.#attempt?.abort();
+    let error = cause;
+    for (;;) {
+      const step = retries.next(error);
+      if ('exhausted' in step) {
+        const { attempts, elapsedMs } = step.exhausted;
+        throw new RelayError('incomplete', `the response was cut and could not be resumed: ${attempts} ${attempts === 1 ? 'attempt' : 'attempts'} in ${elapsedMs} ms`, { cause: error });
+      }
+      await retries.sleep(step.delayMs);
+      if (this.#stopped()) throw this.#stopReason();
+      const attempt = new AbortController();
+      this.#attempt = attempt;
+      let reopened: Reopened;
+      try {
+        reopened = await resumer.open(attempt.signal);
+      } catch (failure) {
+        if (this.#stopped()) throw this.#stopReason();
+        error = failure;
+        continue;
+      }
+      if ('body' in reopened) {
+        if (this.#stopped()) {
+          void reopened.body.cancel().catch(() => undefined);
+          throw this.#stopReason();
+        }
+        this.#reader = reopened.body.getReader();
+        this.#text = new TextDecoder();
+        this.#lineBreaks = new SseLineBreaks();
+        this.#parser.reset();
+        this.#skip = resumer.replay ? this.#count : 0;
+        this.#skipPrint = FINGERPRINT_START;
+        return;
+      }
+      const { status } = reopened;
+      if (status === 204) throw new RelayError('incomplete', 'the server has no active stream to resume (204): the response ends where it was cut', { cause });
+      if ((status >= 200 && status < 300) || status >= 500 || status === 408 || status === 425 || status === 429) {
+        error = reopened.error;
+        continue;
+      }
+      throw new RelayError('invalid-input', `the server answered the resume with ${status}`, { cause: reopened.error });
+    }
+  }
+
+  /** The user's stop as the error that ends a resume. */
+  #stopReason(): unknown {
+    return this.#signal?.aborted === true ? this.#signal.reason : new DOMException('the stream was cancelled', 'AbortError');
+  }
+
+  /** Ends a wait before a resume and the resume's request (the user stopped, the stream was cancelled). */
+  #interrupt(reason: unknown): void {
+    this.#retries?.interrupt();
+    this.#attempt?.abort(reason);
+  }
+
+  #outOfSequence(how: string): RelayError {
+    return new RelayError('out-of-sequence', `the resumed response does not replay the ${this.#count} chunks already read: ${how}`);
+  }
+
   cancel(reason: unknown): Promise<void> {
     if (this.#over) return Promise.resolve();
     // The AI SDK's stop() cancels with no reason.
     this.#end(reason === undefined ? new DOMException('the stream was cancelled', 'AbortError') : reason);
+    this.#interrupt(reason);
     return this.#reader.cancel(reason).catch(() => undefined);
   }
 
@@ -449,6 +693,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     if (this.#over) return;
     const reason = new DOMException('the transport was closed', 'AbortError');
     this.#end(reason);
+    this.#interrupt(reason);
     this.#controller?.error(reason);
     void this.#reader.cancel(reason).catch(() => undefined);
   }
@@ -522,7 +767,11 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     const data = message.data;
     // An event that arrived whole in one read is held as long as one that grew over several.
     if (data.length > this.#maxBufferedBytes) throw this.#tooLong();
-    if (data === '[DONE]' || data.trim() === '') return;
+    if (data === '[DONE]') {
+      if (this.#skip === 0) this.#closed = true;
+      return;
+    }
+    if (data.trim() === '') return;
     let parsed: unknown;
     try {
       parsed = JSON.parse(data);
@@ -535,6 +784,17 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       throw new ProviderError('ai-sdk-ui', 'invalid-format', `ai-sdk-ui: SSE data is not a UI message stream chunk (an object with a string type): "${excerpt(data)}"`, {
         cause: parsed,
       });
+    }
+    if (this.#resumer !== undefined && this.#skip > 0) {
+      // A replay repeats what was read: skipped, checked against it once all of it came again.
+      this.#skipPrint = fingerprint(this.#skipPrint, parsed);
+      if (--this.#skip === 0 && this.#skipPrint !== this.#print) throw this.#outOfSequence('its chunks differ (type, id or delta length)');
+      return;
+    }
+    if (this.#resumer !== undefined) {
+      this.#count++;
+      this.#print = fingerprint(this.#print, parsed);
+      this.#retries?.progress();
     }
     const chunk = parsed as unknown as UIMessageChunk;
     const events = this.#events;
@@ -560,6 +820,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       // ProviderError 'aborted', which is for readers that cannot tell a stop from a failure.
       this.#settle();
       this.#out.push(chunk);
+      this.#closed = true;
       this.#bound.stop();
       return;
     }

@@ -165,7 +165,7 @@ describe('ArgstreamChatTransport with ai 5', () => {
     const otherTurn = await turnOf(other);
     for (const first of ['the send', 'the resume'] as const) {
       const gate = gatedFetch();
-      const transport = new ArgstreamChatTransport({ api: 'http://127.0.0.1/api/chat', schedule: 'sync', fetch: gate.fetch });
+      const transport = new ArgstreamChatTransport({ api: 'http://127.0.0.1/api/chat', schedule: 'sync', reconnect: false, fetch: gate.fetch });
       const sent = transport.sendMessages(SEND);
       (await gate.next()).answer(events.slice(0, cut).join(''));
       await readAll(await sent);

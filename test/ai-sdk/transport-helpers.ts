@@ -59,11 +59,15 @@ export function paced(sse: string): ReadableStream<Uint8Array> {
   return pacedStreamOf(sse.split(/(?<=\n\n)/).map((event) => new TextEncoder().encode(event)));
 }
 
-/** The options of a transport whose every request answers the next `sse()`, paced. */
+/**
+ * The options of a transport whose every request answers the next `sse()`, paced; a response
+ * cut short stays cut (`reconnect: false`), for the test to resume it or not.
+ */
 export function transportOptions(sse: () => string) {
   return {
     api: 'http://127.0.0.1/api/chat',
     schedule: 'sync' as const,
+    reconnect: false,
     fetch: async () => new Response(paced(sse()), { headers: { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' } }),
   };
 }
@@ -256,7 +260,7 @@ export interface TransportLike {
 
 export interface ChatTestSetup {
   readonly prefix: RecordingPrefix;
-  readonly transport: (options: { api: string; resumeStreamIsReplay?: boolean }) => TransportLike;
+  readonly transport: (options: { api: string; resumeStreamIsReplay?: boolean; reconnect?: boolean | { maxAttempts?: number; maxReconnectMs?: number; initialDelayMs?: number; maxDelayMs?: number; onRetry?: (attempt: number, error: unknown, delayMs: number) => void } }) => TransportLike;
   /** The AI SDK's own `DefaultChatTransport` of the major. */
   readonly defaultTransport: (options: { api: string }) => unknown;
   readonly chat: (options: { transport: unknown; onToolCall?: (options: { toolCall: { toolCallId: string; toolName: string; input: unknown } }) => void }) => ChatLike;
@@ -375,10 +379,10 @@ export function chatTests(setup: ChatTestSetup): void {
     }
   });
 
-  it('a connection that breaks mid-call fails the snapshot with its error, the one the chat shows', async () => {
+  it('without reconnect, a connection that breaks mid-call fails the snapshot with its error, the one the chat shows', async () => {
     const server = await chatServer(() => ({ events, dropAfter: cut }));
     try {
-      const transport = setup.transport({ api: server.api });
+      const transport = setup.transport({ api: server.api, reconnect: false });
       const chat = setup.chat({ transport });
       await chat.sendMessage({ text: 'write it' });
       expect(chat.status).toBe('error');
@@ -399,7 +403,8 @@ export function chatTests(setup: ChatTestSetup): void {
  */
 export function continuingResumeTests(setup: ChatTestSetup & { readonly replay?: false }): void {
   const { events, cut, partial } = writeFile(setup.prefix);
-  const options = (api: string) => (setup.replay === false ? { api, resumeStreamIsReplay: false } : { api });
+  // The page resumes (resumeStream()): the transport does not by itself.
+  const options = (api: string) => (setup.replay === false ? { api, resumeStreamIsReplay: false, reconnect: false } : { api, reconnect: false });
 
   for (const how of ['the connection broke', 'the user stopped'] as const) {
     it(`after ${how} mid-call, resumeStream() goes on with the snapshot: the whole input, never doubled`, async () => {
@@ -700,6 +705,7 @@ export function pathUpdateTests(setup: ReplayingMajor): void {
     const transport = new Transport({
       api: 'http://127.0.0.1/api/chat',
       schedule: 'sync',
+      reconnect: false,
       fetch: async () => new Response(paced(bodies.shift() ?? ''), { headers: { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' } }),
     });
     transport.subscribe(() => {
