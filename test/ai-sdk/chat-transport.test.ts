@@ -10,7 +10,7 @@ import { AbstractChat, DefaultChatTransport, readUIMessageStream, type UIMessage
 import { describe, expect, it } from 'vitest';
 import { ArgstreamChatTransport } from '../../src/ai-sdk/chat-transport.ts';
 import { readAll } from '../helpers.ts';
-import { chatTests, type ChatTestSetup, chunksOf, continuingResumeTests, DIR, eventsOf, gatedFetch, MemoryChatState, recordings, SEND, streamOfItems, transportOptions } from './transport-helpers.ts';
+import { chatTests, type ChatTestSetup, chunksOf, continuingResumeTests, DIR, eventsOf, gatedFetch, MemoryChatState, recordings, selfResumeTests, SEND, streamOfItems, transportOptions } from './transport-helpers.ts';
 
 const RECORDINGS = recordings('ai5-');
 
@@ -204,4 +204,8 @@ function summary(snapshot: { status: string; text: string; calls: readonly { too
 describe("ArgstreamChatTransport with ai 5's Chat, over HTTP", () => {
   chatTests(SETUP);
   continuingResumeTests(SETUP);
+});
+
+describe("ArgstreamChatTransport resumes a cut response by itself, with ai 5's Chat over HTTP", () => {
+  selfResumeTests(SETUP);
 });
