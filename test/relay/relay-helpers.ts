@@ -198,4 +198,51 @@ export function proxy(target: string, cuts: ReadonlyArray<number | undefined>): 
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, connections: () => n })));
 }
 
+/** A TCP front: each new connection goes to the relay `route` names; `cut()` ends every connection open now. */
+export interface Front {
+  readonly url: string;
+  route: number;
+  cut(): void;
+  close(): void;
+}
+
+export function front(): Promise<Front> {
+  const open = new Set<Socket>();
+  const state = { route: 0 };
+  const server: TcpServer = createTcpServer((client) => {
+    const upstream = connect(state.route, '127.0.0.1');
+    open.add(client).add(upstream);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      open.delete(client);
+      open.delete(upstream);
+    };
+    client.pipe(upstream).pipe(client);
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        get route() {
+          return state.route;
+        },
+        set route(port: number) {
+          state.route = port;
+        },
+        cut: () => {
+          for (const socket of open) socket.destroy();
+          open.clear();
+        },
+        close: () => {
+          for (const socket of open) socket.destroy();
+          server.close();
+        },
+      }),
+    ),
+  );
+}
+
 export type { PipelineEvent };
