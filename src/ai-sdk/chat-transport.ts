@@ -12,7 +12,8 @@ import { isRecord } from '../providers/json-access.ts';
 import { AdapterDecoder } from '../providers/adapter-decoder.ts';
 import { AI_SDK_UI_TERMINAL, TOOL_INPUT_UPDATES, createAiSdkUiAdapter } from '../providers/ai-sdk-ui.ts';
 import { SseLineBreaks } from '../providers/sse-line-breaks.ts';
-import { RetryPolicy, type RetryOptions } from '../relay/retry-policy.ts';
+import { checkRetryOptions, type RetryOptions } from '../relay/retry-policy.ts';
+import type { Resumer } from './chat-resume.ts';
 import type { ToolSchemas } from '../store/tools.ts';
 import type { TurnStore } from '../store/source-reading.ts';
 import { TurnStoreBase, type TurnSnapshot, type TurnStoreSchedule } from '../store/turn-store.ts';
@@ -67,42 +68,11 @@ export type ArgstreamChatTransportOptions<UI_MESSAGE extends UIMessage, T extend
   readonly reconnect?: boolean | RetryOptions;
 };
 
-/** A resume's request, as the transport's own `reconnectToStream` sends it. */
-interface Resumer {
-  /** The bounds of the resumes of one response. */
-  readonly policy: () => RetryPolicy;
-  /** Whether the server replays a response from its start on a resume. */
-  readonly replay: boolean;
-  /** Ask for the stream again: its body, or the status that answered (with the AI SDK's error). */
-  readonly open: (signal: AbortSignal) => Promise<Reopened>;
-}
-
-/** What a resume's request brought. */
-type Reopened = { readonly body: ReadableStream<Uint8Array> } | { readonly status: number; readonly error?: unknown };
-
 /**
- * What the transport's own resumes learn from the `fetch` they go through (the AI SDK's transport
- * throws a plain error for any status, and parses any body).
+ * The transport's own resume, a chunk of its own: asked for with each response that may need it
+ * (the module map keeps it once loaded), so that it is there before a cut.
  */
-class ResumeProbes {
-  /** The status a resume's response had, by its request's signal. */
-  readonly statuses = new WeakMap<AbortSignal, { status?: number }>();
-  /** The bodies of resumes' responses: `processResponseStream` hands them back as they are. */
-  readonly raw = new WeakSet<ReadableStream<Uint8Array>>();
-
-  /** `fetch` (the given one, or the global one at the time of the call), watched. */
-  via(fetch: typeof globalThis.fetch | undefined): typeof globalThis.fetch {
-    return async (input, init) => {
-      const response = await (fetch ?? globalThis.fetch)(input, init);
-      const probe = init?.signal == null ? undefined : this.statuses.get(init.signal);
-      if (probe !== undefined) {
-        probe.status = response.status;
-        if (response.body !== null) this.raw.add(response.body);
-      }
-      return response;
-    };
-  }
-}
+const loadResume = () => import('./chat-resume.ts');
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
 
@@ -171,19 +141,28 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
   readonly #maxBufferedBytes: number;
   /** The bounds of the transport's own resumes; `undefined` when it makes none. */
   readonly #retry: RetryOptions | undefined;
-  readonly #probes: ResumeProbes | undefined;
+  /**
+   * The transport's own resumes, by their request's signal: each is given its response by the
+   * transport's `fetch` (the AI SDK's transport throws a plain error for any status), and says
+   * which response the AI SDK's transport gets instead (see `reopenResponse`).
+   */
+  readonly #probes = new WeakMap<AbortSignal, (response: Response) => Response>();
 
   /** @throws {RangeError} for a `maxBufferedBytes` that is not positive, or a bound of `reconnect` that is not a positive number. */
   constructor(options: ArgstreamChatTransportOptions<UI_MESSAGE, T> = {}) {
     const { tools, schedule, resumeStreamIsReplay, maxBufferedBytes, reconnect, ...http } = options;
     const max = maxBufferedBytes ?? DEFAULT_MAX_BUFFERED;
     if (!(max > 0)) throw new RangeError(`ArgstreamChatTransport: maxBufferedBytes must be positive, got ${String(max)}`);
-    const retry = reconnect === false ? undefined : reconnect === true || reconnect === undefined ? {} : reconnect;
-    if (retry !== undefined) new RetryPolicy(retry, 'ArgstreamChatTransport');
-    const probes = retry === undefined ? undefined : new ResumeProbes();
-    super(probes === undefined ? http : { ...http, fetch: probes.via(http.fetch) });
+    const retry = reconnect === false ? undefined : typeof reconnect === 'object' ? reconnect : {};
+    if (retry) checkRetryOptions(retry, 'ArgstreamChatTransport');
+    const fetch = http.fetch;
+    // `this` once constructed: the fetch runs only then.
+    const watched: typeof globalThis.fetch = async (input, init) => {
+      const response = await (fetch ?? globalThis.fetch)(input, init);
+      return this.#probes.get(init?.signal as AbortSignal)?.(response) ?? response;
+    };
+    super(retry === undefined ? http : { ...http, fetch: watched });
     this.#retry = retry;
-    this.#probes = probes;
     this.#maxBufferedBytes = max;
     this.#tools = tools;
     this.#schedule = schedule;
@@ -243,10 +222,6 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
 
   protected processResponseStream(stream: ReadableStream<Uint8Array>): ReadableStream<UIMessageChunk> {
     // A body for a resume of the transport's own: its router reads it.
-    if (this.#probes?.raw.has(stream) === true) {
-      this.#probes.raw.delete(stream);
-      return stream as ReadableStream<unknown> as ReadableStream<UIMessageChunk>;
-    }
     // Read as a new response unless the call that fetched it says otherwise (before any read).
     const router: ChunkRouter = new ChunkRouter(stream.getReader(), () => this.#begin(readable, this.#newSession(), undefined), this.#reading, this.#maxBufferedBytes);
     const readable = new ReadableStream<UIMessageChunk>(router, { highWaterMark: 0 });
@@ -275,28 +250,16 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
 
   /** How the response of the call with `options` is asked for again, if the transport resumes. */
   #resumer(options: { readonly chatId: string; readonly headers?: unknown; readonly body?: unknown; readonly metadata?: unknown }): Resumer | undefined {
-    const retry = this.#retry;
-    if (retry === undefined) return undefined;
-    const { chatId, headers, body, metadata } = options;
-    const request = { chatId, headers, body, metadata } as Parameters<HttpChatTransport<UI_MESSAGE>['reconnectToStream']>[0];
-    return { policy: () => new RetryPolicy(retry, 'ArgstreamChatTransport'), replay: this.resumeStreamIsReplay, open: (signal) => this.#reopen(request, signal) };
-  }
-
-  /** The AI SDK's resume request (`HttpChatTransport.reconnectToStream`), its body raw. */
-  async #reopen(request: Parameters<HttpChatTransport<UI_MESSAGE>['reconnectToStream']>[0], signal: AbortSignal): Promise<Reopened> {
-    const probes = this.#probes as ResumeProbes;
-    const probe: { status?: number } = {};
-    probes.statuses.set(signal, probe);
-    try {
-      const stream = await super.reconnectToStream({ ...request, abortSignal: signal });
-      return stream === null ? { status: 204 } : { body: stream as ReadableStream<unknown> as ReadableStream<Uint8Array> };
-    } catch (error) {
-      // No response: a network error (or the request could not be made), for the caller to judge.
-      if (probe.status === undefined) throw error;
-      return { status: probe.status, error };
-    } finally {
-      probes.statuses.delete(signal);
-    }
+    // The call's own options: `reconnectToStream` reads their chatId, headers, body and metadata.
+    const request = options as Parameters<HttpChatTransport<UI_MESSAGE>['reconnectToStream']>[0];
+    return (
+      this.#retry && {
+        options: this.#retry,
+        replay: this.resumeStreamIsReplay,
+        probes: this.#probes,
+        reconnect: (abortSignal) => super.reconnectToStream({ ...request, abortSignal }),
+      }
+    );
   }
 
   #newSession(): Session {
@@ -409,20 +372,21 @@ function merged(run: Run): PipelineEvent {
   return { ...run.first, part: part.type === 'tool-call-arguments' ? { ...part, chunk: text } : { ...part, text } } as PipelineEvent;
 }
 
-const FINGERPRINT_START = 0x811c9dc5;
+/** A resumed response that does not replay what was read (its chunks differ, or it ended first). */
+function outOfSequence(): RelayError {
+  return new RelayError('out-of-sequence', 'the resume did not replay what was read');
+}
 
 /**
- * `print` followed by a chunk's type, ids and delta length (FNV-1a, 32 bits): enough to tell a
- * replay that repeats the chunks read from one that does not, without keeping them.
+ * `print` followed by a chunk's type, ids and delta length (a 32-bit polynomial hash, as Java's
+ * strings have): enough to tell a replay that repeats the chunks read from one that does not,
+ * without keeping them.
  */
 function fingerprint(print: number, chunk: Record<string, unknown>): number {
-  const delta = chunk['delta'] ?? chunk['inputTextDelta'];
-  const key = `${String(chunk['type'])}\u0000${String(chunk['toolCallId'] ?? '')}\u0000${String(chunk['id'] ?? '')}\u0000${typeof delta === 'string' ? delta.length : -1}`;
+  const delta = (chunk['delta'] ?? chunk['inputTextDelta']) as { length?: number } | undefined;
+  const key = `${chunk['type'] as string} ${chunk['toolCallId'] as string} ${chunk['id'] as string} ${delta?.length}`;
   let hash = print;
-  for (let i = 0; i < key.length; i++) {
-    hash ^= key.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
+  for (let i = 0; i < key.length; i++) hash = (Math.imul(hash, 31) + key.charCodeAt(i)) | 0;
   return hash;
 }
 
@@ -467,15 +431,12 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
   #lineBreaks = new SseLineBreaks();
   /** How the response is asked for again after a cut; `undefined`: it is not. */
   #resumer: Resumer | undefined;
-  #retries: RetryPolicy | undefined;
-  /** The request of the resume in flight, or of the body it brought. */
-  #attempt: AbortController | undefined;
   /** The chunks read from the response so far (a replay repeats them first), and their fingerprint. */
   #count = 0;
-  #print = FINGERPRINT_START;
+  #print = 0;
   /** While a replay repeats what was read: the chunks still to skip, and the fingerprint of those skipped. */
   #skip = 0;
-  #skipPrint = FINGERPRINT_START;
+  #skipPrint = 0;
   /** The response said it is over without a `finish` (an `abort` chunk, `[DONE]`): nothing to resume. */
   #closed = false;
   readonly #maxBufferedBytes: number;
@@ -511,8 +472,10 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     this.#session = session;
     this.#signal = signal;
     this.#resumer = resumer;
+    if (resumer === undefined) return;
     // The user's stop also ends a wait before a resume, and the resume's request.
-    if (resumer !== undefined) signal?.addEventListener('abort', () => this.#interrupt(signal.reason), { once: true });
+    signal?.addEventListener('abort', () => resumer.interrupt?.(signal.reason));
+    void loadResume().catch(() => undefined);
   }
 
   /** The response's session (bound at the latest on the first read). */
@@ -533,11 +496,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
         read = await this.#reader.read();
       } catch (error) {
         if (this.#over) return;
-        if (this.#resumes(error)) {
-          await this.#resumeOrEnd(error);
-          if (this.#over) return;
-          continue;
-        }
+        if (await this.#resumed(error)) continue;
         // The AI SDK's stream errors with it, as with its own transport: an AbortError is its stop.
         this.#end(error);
         throw error;
@@ -547,6 +506,8 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       if (done) {
         try {
           this.#feed(this.#text.decode());
+          // A replay that ended before it repeated what was read.
+          if (this.#skip > 0) throw outOfSequence();
         } catch (error) {
           this.#flush(controller);
           this.#end(error);
@@ -555,17 +516,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
         this.#flush(controller);
         // A body that ended before the message's end (a dropped connection, a relay gone): asked
         // for again, when the transport resumes.
-        if (this.#skip > 0 || (!this.#ended && !this.#closed && this.#resumes(undefined))) {
-          if (this.#skip > 0) {
-            // A replay that ended before repeating what was read.
-            const error = this.#outOfSequence(`it ended after ${this.#count - this.#skip} of them`);
-            this.#end(error);
-            throw error;
-          }
-          await this.#resumeOrEnd(new RelayError('incomplete', `the response ended after ${this.#count} chunks, before its finish`));
-          if (this.#over) return;
-          continue;
-        }
+        if (!this.#ended && !this.#closed && (await this.#resumed(undefined))) continue;
         this.#finish();
         // A response cut before its end (a dropped connection) leaves the turn open: a resume goes
         // on with it (or, replaying, replaces it), and so does a new request.
@@ -592,99 +543,42 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     }
   }
 
-  /** Whether a cut with `error` (`undefined`: the body ended early) is resumed. */
-  #resumes(error: unknown): boolean {
-    return this.#resumer !== undefined && !this.#stopped() && !isAbortError(error) && !this.#bound.broken;
-  }
 
   /** The user stopped the response (or the transport was closed). */
-  #stopped(): boolean {
-    return this.#over || this.#signal?.aborted === true;
-  }
+  readonly #stopped = (): boolean => this.#over || this.#signal?.aborted === true;
 
-  /** Resume after a cut; what ends the response instead ends it (and errors the stream). */
-  async #resumeOrEnd(cause: unknown): Promise<void> {
+  /**
+   * Ask for the response again (`reopenResponse`) and read what comes as the server sends it: a
+   * replay's first chunks, those already read, skipped. What ends the response instead ends it
+   * (and errors the stream), unless it is over already. Whether the reading goes on: `false` when
+   * the transport does not resume, or the user stopped (a stop's AbortError is no cut).
+   */
+  async #resumed(cause: unknown): Promise<boolean> {
+    const resumer = this.#resumer;
+    if (resumer === undefined || this.#stopped()) return false;
+    // The body it replaces has ended or failed: nothing of it to cancel.
     try {
-      await this.#resume(cause);
+      const body = await (await loadResume()).reopenResponse(resumer, cause, this.#stopped);
+      this.#reader = body.getReader();
     } catch (error) {
-      if (this.#over) return;
+      // Over (cancelled, closed): the next read says so.
+      if (this.#over) return true;
       this.#end(error);
       throw error;
     }
-  }
-
-  /**
-   * Ask for the response again until a body comes, within the bounds: a network error, a 5xx (or
-   * 408, 425, 429) or an empty body is tried again; a 204 (no active stream), another status, the
-   * bounds run out or the user's stop end the response.
-   */
-  async #resume(cause: unknown): Promise<void> {
-    const resumer = this.#resumer as Resumer;
-    const retries = (this.#retries ??= resumer.policy());
-    void this.#reader.cancel().catch(() => undefined);
-    this.#attempt?.abort();
-    let error = cause;
-    for (;;) {
-      const step = retries.next(error);
-      if ('exhausted' in step) {
-        const { attempts, elapsedMs } = step.exhausted;
-        throw new RelayError('incomplete', `the response was cut and could not be resumed: ${attempts} ${attempts === 1 ? 'attempt' : 'attempts'} in ${elapsedMs} ms`, { cause: error });
-      }
-      await retries.sleep(step.delayMs);
-      if (this.#stopped()) throw this.#stopReason();
-      const attempt = new AbortController();
-      this.#attempt = attempt;
-      let reopened: Reopened;
-      try {
-        reopened = await resumer.open(attempt.signal);
-      } catch (failure) {
-        if (this.#stopped()) throw this.#stopReason();
-        error = failure;
-        continue;
-      }
-      if ('body' in reopened) {
-        if (this.#stopped()) {
-          void reopened.body.cancel().catch(() => undefined);
-          throw this.#stopReason();
-        }
-        this.#reader = reopened.body.getReader();
-        this.#text = new TextDecoder();
-        this.#lineBreaks = new SseLineBreaks();
-        this.#parser.reset();
-        this.#skip = resumer.replay ? this.#count : 0;
-        this.#skipPrint = FINGERPRINT_START;
-        return;
-      }
-      const { status } = reopened;
-      if (status === 204) throw new RelayError('incomplete', 'the server has no active stream to resume (204): the response ends where it was cut', { cause });
-      if ((status >= 200 && status < 300) || status >= 500 || status === 408 || status === 425 || status === 429) {
-        error = reopened.error;
-        continue;
-      }
-      throw new RelayError('invalid-input', `the server answered the resume with ${status}`, { cause: reopened.error });
-    }
-  }
-
-  /** The user's stop as the error that ends a resume. */
-  #stopReason(): unknown {
-    return this.#signal?.aborted === true ? this.#signal.reason : new DOMException('the stream was cancelled', 'AbortError');
-  }
-
-  /** Ends a wait before a resume and the resume's request (the user stopped, the stream was cancelled). */
-  #interrupt(reason: unknown): void {
-    this.#retries?.interrupt();
-    this.#attempt?.abort(reason);
-  }
-
-  #outOfSequence(how: string): RelayError {
-    return new RelayError('out-of-sequence', `the resumed response does not replay the ${this.#count} chunks already read: ${how}`);
+    this.#text = new TextDecoder();
+    this.#lineBreaks = new SseLineBreaks();
+    this.#parser.reset();
+    this.#skip = resumer.replay ? this.#count : 0;
+    this.#skipPrint = 0;
+    return true;
   }
 
   cancel(reason: unknown): Promise<void> {
     if (this.#over) return Promise.resolve();
     // The AI SDK's stop() cancels with no reason.
     this.#end(reason === undefined ? new DOMException('the stream was cancelled', 'AbortError') : reason);
-    this.#interrupt(reason);
+    this.#resumer?.interrupt?.(reason);
     return this.#reader.cancel(reason).catch(() => undefined);
   }
 
@@ -693,7 +587,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     if (this.#over) return;
     const reason = new DOMException('the transport was closed', 'AbortError');
     this.#end(reason);
-    this.#interrupt(reason);
+    this.#resumer?.interrupt?.(reason);
     this.#controller?.error(reason);
     void this.#reader.cancel(reason).catch(() => undefined);
   }
@@ -785,17 +679,15 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
         cause: parsed,
       });
     }
-    if (this.#resumer !== undefined && this.#skip > 0) {
+    if (this.#skip > 0) {
       // A replay repeats what was read: skipped, checked against it once all of it came again.
       this.#skipPrint = fingerprint(this.#skipPrint, parsed);
-      if (--this.#skip === 0 && this.#skipPrint !== this.#print) throw this.#outOfSequence('its chunks differ (type, id or delta length)');
+      if (--this.#skip === 0 && this.#skipPrint !== this.#print) throw outOfSequence();
       return;
     }
-    if (this.#resumer !== undefined) {
-      this.#count++;
-      this.#print = fingerprint(this.#print, parsed);
-      this.#retries?.progress();
-    }
+    this.#count++;
+    this.#print = fingerprint(this.#print, parsed);
+    this.#resumer?.retries?.progress();
     const chunk = parsed as unknown as UIMessageChunk;
     const events = this.#events;
     const texts = this.#bound.texts;

@@ -54,10 +54,11 @@ export class RetryPolicy {
 
   /** @throws {RangeError} for a bound that is not a positive number, named after `owner`. */
   constructor(options: RetryOptions, owner: string) {
-    this.#maxAttempts = positive(options.maxAttempts ?? 8, 'maxAttempts', owner);
-    this.#maxReconnectMs = positive(options.maxReconnectMs ?? 60_000, 'maxReconnectMs', owner);
-    this.#initialDelayMs = positive(options.initialDelayMs ?? 250, 'initialDelayMs', owner);
-    this.#maxDelayMs = positive(options.maxDelayMs ?? 5_000, 'maxDelayMs', owner);
+    checkRetryOptions(options, owner);
+    this.#maxAttempts = options.maxAttempts ?? 8;
+    this.#maxReconnectMs = options.maxReconnectMs ?? 60_000;
+    this.#initialDelayMs = options.initialDelayMs ?? 250;
+    this.#maxDelayMs = options.maxDelayMs ?? 5_000;
     this.#onRetry = options.onRetry;
   }
 
@@ -103,7 +104,14 @@ export class RetryPolicy {
   }
 }
 
-function positive(value: number, name: string, owner: string): number {
-  if (!(typeof value === 'number' && value > 0)) throw new RangeError(`${owner}: ${name} must be a positive number, got ${String(value)}`);
-  return value;
+/**
+ * Fails fast on a bound that is not a positive number (what {@link RetryPolicy} would refuse),
+ * without the policy: for a reader that loads it only once it reconnects.
+ * @throws {RangeError} naming `owner` and the bound.
+ */
+export function checkRetryOptions(options: RetryOptions, owner: string): void {
+  for (const name of ['maxAttempts', 'maxReconnectMs', 'initialDelayMs', 'maxDelayMs'] as const) {
+    const value = options[name];
+    if (value !== undefined && !(value > 0)) throw new RangeError(`${owner}: ${name} must be a positive number, got ${value}`);
+  }
 }
