@@ -105,9 +105,13 @@ function replayAware(): boolean {
  * (as `ProviderEventStream({ provider: 'ai-sdk-ui' })` reads the chunk). A new request starts a
  * new snapshot; a resumed stream resets it or continues it as the installed `ai` resets or
  * continues the message, so the partial input never doubles. The user's stop (`stop()`, or the request's `abortSignal` aborted) ends the snapshot as
- * stopped: `done`, a call cut mid-input `failed` with what had arrived; a connection that breaks
- * ends it in `error`. A response that ends cleanly before its end (no `finish`, `abort` or `error`
- * chunk) leaves the snapshot streaming, for the resume to go on with. A call the server reports as
+ * stopped: `done`, a call cut mid-input `failed` with what had arrived. A response cut before
+ * its end — a network error while reading it, a body that ends without `finish`, `error`, `abort`
+ * or `[DONE]` — is resumed by the transport itself, into the same stream the AI SDK reads (see the
+ * option `reconnect`): `useChat` sees one message, and the page calls no `resumeStream()`. One it
+ * cannot resume ends the snapshot in `error`, with the error the AI SDK's stream gets; with
+ * `reconnect: false`, a connection that breaks ends it in `error`, and a body that ends early leaves
+ * the snapshot streaming, for the page's resume to go on with. A call the server reports as
  * failed (`tool-input-error`) is `failed` with that error, and the turn goes on, as in `useChat`; a
  * call cut before its `tool-input-available` (its step or the message ended first) is `failed`
  * with an `IncompleteToolCallError` and what had arrived. A chunk after `finish` is a
