@@ -225,7 +225,6 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
   }
 
   protected processResponseStream(stream: ReadableStream<Uint8Array>): ReadableStream<UIMessageChunk> {
-    // A body for a resume of the transport's own: its router reads it.
     // Read as a new response unless the call that fetched it says otherwise (before any read).
     const router: ChunkRouter = new ChunkRouter(stream.getReader(), () => this.#begin(readable, this.#newSession(), undefined), this.#reading, this.#maxBufferedBytes);
     const readable = new ReadableStream<UIMessageChunk>(router, { highWaterMark: 0 });
@@ -546,7 +545,6 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       }
     }
   }
-
 
   /** The user stopped the response (or the transport was closed). */
   readonly #stopped = (): boolean => this.#over || this.#signal?.aborted === true;
