@@ -359,6 +359,8 @@ export function chatTests(setup: ChatTestSetup): void {
       const chat = setup.chat({ transport });
       await chat.sendMessage({ text: 'write it' });
       expect([chat.status, chat.error]).toEqual(['ready', undefined]);
+      // The abort is the response's end: the transport does not resume after it.
+      expect(server.requests).toHaveLength(1);
       const snapshot = transport.getSnapshot();
       expect(snapshot).toMatchObject({ status: 'done', error: undefined, text: 'Writing.' });
       expect(snapshot.calls).toEqual([expect.objectContaining({ toolCallId: 'call_1', status: 'failed', input: partial, error: expect.any(IncompleteToolCallError) })]);
@@ -951,6 +953,28 @@ export function selfResumeTests(setup: ChatTestSetup): void {
       }
     });
   }
+
+  it('the first request is not sent again: a POST that failed before any response is the chat\'s error, with no resume', async () => {
+    const { events } = await writeFile();
+    const server = await chatServer(() => ({ events, dropAfter: 0 }));
+    try {
+      const transport = setup.transport({ api: server.api, reconnect: FAST });
+      const run = await chatRun(transport);
+      expect(run.status).toBe('error');
+      expect(run.error).toBeInstanceOf(TypeError);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(server.requests.map((request) => request.method)).toEqual(['POST']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('bounds that are not positive numbers are RangeErrors at construction', () => {
+    for (const reconnect of [{ maxAttempts: 0 }, { initialDelayMs: -1 }, { maxReconnectMs: Number.NaN }, { maxDelayMs: 0 }]) {
+      expect(() => setup.transport({ api: '/api/chat', reconnect })).toThrow(RangeError);
+    }
+    expect(() => setup.transport({ api: '/api/chat', reconnect: { maxAttempts: 1, initialDelayMs: 1, maxDelayMs: 1, maxReconnectMs: 1 } })).not.toThrow();
+  });
 
   it('maxAttempts bounds the resumes: then RelayError incomplete, the last network error as its cause', async () => {
     const { events } = await writeFile();
