@@ -26,7 +26,7 @@ export interface Resumer {
   readonly probes: WeakMap<AbortSignal, (response: Response) => Response>;
   retries?: RetryPolicy;
   /** Ends the wait before a resume and the resume's request at once (the user stopped, the stream was cancelled). */
-  interrupt?: (reason: unknown) => void;
+  interrupt?: () => void;
 }
 
 /**
@@ -39,9 +39,9 @@ export interface Resumer {
 export async function reopenResponse(resumer: Resumer, cause: unknown, stopped: () => boolean): Promise<ReadableStream<Uint8Array>> {
   const retries = (resumer.retries ??= new RetryPolicy(resumer.options, 'ArgstreamChatTransport'));
   let attempt: AbortController | undefined;
-  resumer.interrupt = (reason) => {
+  resumer.interrupt = () => {
     retries.interrupt();
-    attempt?.abort(reason);
+    attempt?.abort();
   };
   // What the AI SDK's `Chat` takes for the user's stop, whatever stopped it.
   const stop = (): unknown => new DOMException('the stream was stopped', 'AbortError');

@@ -159,13 +159,12 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
     if (!(max > 0)) throw new RangeError(`ArgstreamChatTransport: maxBufferedBytes must be positive, got ${String(max)}`);
     const retry = reconnect === false ? undefined : typeof reconnect === 'object' ? reconnect : {};
     if (retry) checkRetryOptions(retry, 'ArgstreamChatTransport');
-    const fetch = http.fetch;
     // `this` once constructed: the fetch runs only then.
     const watched: typeof globalThis.fetch = async (input, init) => {
-      const response = await (fetch ?? globalThis.fetch)(input, init);
+      const response = await (http.fetch ?? globalThis.fetch)(input, init);
       return this.#probes.get(init?.signal as AbortSignal)?.(response) ?? response;
     };
-    super(retry === undefined ? http : { ...http, fetch: watched });
+    super({ ...http, fetch: watched });
     this.#retry = retry;
     this.#maxBufferedBytes = max;
     this.#tools = tools;
@@ -253,14 +252,13 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
 
   /** How the response of the call with `options` is asked for again, if the transport resumes. */
   #resumer(options: { readonly chatId: string; readonly headers?: unknown; readonly body?: unknown; readonly metadata?: unknown }): Resumer | undefined {
-    // The call's own options: `reconnectToStream` reads their chatId, headers, body and metadata.
-    const request = options as Parameters<HttpChatTransport<UI_MESSAGE>['reconnectToStream']>[0];
     return (
       this.#retry && {
         options: this.#retry,
         replay: this.resumeStreamIsReplay,
         probes: this.#probes,
-        reconnect: (abortSignal) => super.reconnectToStream({ ...request, abortSignal }),
+        // The call's own options: `reconnectToStream` reads their chatId, headers, body and metadata.
+        reconnect: (abortSignal) => super.reconnectToStream({ ...(options as Parameters<HttpChatTransport<UI_MESSAGE>['reconnectToStream']>[0]), abortSignal }),
       }
     );
   }
@@ -380,17 +378,20 @@ function outOfSequence(): RelayError {
   return new RelayError('out-of-sequence', 'the resume did not replay what was read');
 }
 
+/** `hash` followed by `text`'s characters (a 32-bit polynomial hash, as Java's strings have), then a separator. */
+function mix(hash: number, text: unknown): number {
+  // Only strings: a chunk's fields are the wire's, of any shape.
+  if (typeof text === 'string') for (let i = 0; i < text.length; i++) hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;
+  return Math.imul(hash, 31);
+}
+
 /**
- * `print` followed by a chunk's type, ids and delta length (a 32-bit polynomial hash, as Java's
- * strings have): enough to tell a replay that repeats the chunks read from one that does not,
- * without keeping them.
+ * `print` followed by a chunk's type, ids and delta length: enough to tell a replay that repeats
+ * the chunks read from one that does not, without keeping them, and without allocating per chunk.
  */
 function fingerprint(print: number, chunk: Record<string, unknown>): number {
   const delta = (chunk['delta'] ?? chunk['inputTextDelta']) as { length?: number } | undefined;
-  const key = `${chunk['type'] as string} ${chunk['toolCallId'] as string} ${chunk['id'] as string} ${delta?.length}`;
-  let hash = print;
-  for (let i = 0; i < key.length; i++) hash = (Math.imul(hash, 31) + key.charCodeAt(i)) | 0;
-  return hash;
+  return (mix(mix(mix(print, chunk['type']), chunk['toolCallId']), chunk['id']) + ~~(delta?.length as number)) | 0;
 }
 
 /** The chunks after which a streaming call will get no more deltas: the AI SDK keeps its input as it stands. */
@@ -477,7 +478,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     this.#resumer = resumer;
     if (resumer === undefined) return;
     // The user's stop also ends a wait before a resume, and the resume's request.
-    signal?.addEventListener('abort', () => resumer.interrupt?.(signal.reason));
+    signal?.addEventListener('abort', () => resumer.interrupt?.());
     void loadResume().catch(() => undefined);
   }
 
@@ -580,7 +581,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     if (this.#over) return Promise.resolve();
     // The AI SDK's stop() cancels with no reason.
     this.#end(reason === undefined ? new DOMException('the stream was cancelled', 'AbortError') : reason);
-    this.#resumer?.interrupt?.(reason);
+    this.#resumer?.interrupt?.();
     return this.#reader.cancel(reason).catch(() => undefined);
   }
 
@@ -589,7 +590,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     if (this.#over) return;
     const reason = new DOMException('the transport was closed', 'AbortError');
     this.#end(reason);
-    this.#resumer?.interrupt?.(reason);
+    this.#resumer?.interrupt?.();
     this.#controller?.error(reason);
     void this.#reader.cancel(reason).catch(() => undefined);
   }
