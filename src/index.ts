@@ -247,6 +247,7 @@ export type { NdjsonDecoderOptions, NdjsonEncoderOptions } from './relay/ndjson.
 export { lastEventId, resumeEventStream } from './relay/resume.ts';
 export { readRelay } from './relay/read-relay.ts';
 export type { ReadRelayOptions } from './relay/read-relay.ts';
+export type { RetryOptions } from './relay/retry-policy.ts';
 export type { RelayTerminal, ResumeEventStreamOptions } from './relay/resume.ts';
 export { compactEvents } from './relay/compact.ts';
 export type { RelayEncoderOptions } from './relay/relay-encoder.ts';

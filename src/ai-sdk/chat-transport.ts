@@ -7,11 +7,13 @@
  */
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import { DefaultChatTransport, HttpChatTransport, type HttpChatTransportInitOptions, type UIMessage, type UIMessageChunk } from 'ai';
-import { ProviderError, excerpt } from '../errors.ts';
+import { ProviderError, RelayError, excerpt } from '../errors.ts';
 import { isRecord } from '../providers/json-access.ts';
 import { AdapterDecoder } from '../providers/adapter-decoder.ts';
 import { AI_SDK_UI_TERMINAL, TOOL_INPUT_UPDATES, createAiSdkUiAdapter } from '../providers/ai-sdk-ui.ts';
 import { SseLineBreaks } from '../providers/sse-line-breaks.ts';
+import { checkRetryOptions, type RetryOptions } from '../relay/retry-policy.ts';
+import type { Resumer } from './chat-resume.ts';
 import type { ToolSchemas } from '../store/tools.ts';
 import type { TurnStore } from '../store/source-reading.ts';
 import { TurnStoreBase, type TurnSnapshot, type TurnStoreSchedule } from '../store/turn-store.ts';
@@ -41,7 +43,36 @@ export type ArgstreamChatTransportOptions<UI_MESSAGE extends UIMessage, T extend
    * @default 16 MiB (16 777 216)
    */
   readonly maxBufferedBytes?: number;
+  /**
+   * Whether a response cut before its end is resumed by the transport itself, and how: a
+   * network error while reading it, or a body that ends without the message's end (`finish`,
+   * `error`, `abort` or `[DONE]`), makes the transport ask for the stream again with the request
+   * the AI SDK's `resumeStream()` sends (`reconnectToStream`: `GET ${api}/${chatId}/stream`, or
+   * `prepareReconnectToStreamRequest`'s), and feed what it answers into the same stream the `Chat`
+   * reads: `useChat` sees one message, with no chunk twice and none missing. A server that replays
+   * the response from its start (`resumeStreamIsReplay`, the default) has its first chunks, those
+   * already read, checked (their count, types, ids and delta lengths) and skipped; one that
+   * continues (`resumeStreamIsReplay: false`) has all it sends appended.
+   *
+   * A network error or a 5xx (408, 425, 429) on the resume is retried within the bounds given here
+   * ({@link RetryOptions}, as `readRelay`'s; an attempt brings something new when it brings a chunk
+   * not yet read). The stream the `Chat` reads errors with a `RelayError` — the message stays as it
+   * was — on a 204 (the server has no active stream: `'incomplete'`), a 4xx (`'invalid-input'`),
+   * a replay that does not repeat what was read (`'out-of-sequence'`), or once the bounds ran out
+   * (`'incomplete'`, the last failure as `cause`). The user's stop (`stop()`, the request's signal)
+   * ends it at once, also while waiting: no resume follows a stop. `false` leaves a cut response
+   * as it is: the `Chat` errors on a network error, and a body that ends early leaves the message
+   * (and the snapshot) for the page's own `resumeStream()`.
+   * @default true (the bounds' defaults: 8 attempts, 60 s, waits from 250 ms up to 5 s)
+   */
+  readonly reconnect?: boolean | RetryOptions;
 };
+
+/**
+ * The transport's own resume, a chunk of its own: asked for with each response that may need it
+ * (the module map keeps it once loaded), so that it is there before a cut.
+ */
+const loadResume = () => import('./chat-resume.ts');
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
 
@@ -74,9 +105,13 @@ function replayAware(): boolean {
  * (as `ProviderEventStream({ provider: 'ai-sdk-ui' })` reads the chunk). A new request starts a
  * new snapshot; a resumed stream resets it or continues it as the installed `ai` resets or
  * continues the message, so the partial input never doubles. The user's stop (`stop()`, or the request's `abortSignal` aborted) ends the snapshot as
- * stopped: `done`, a call cut mid-input `failed` with what had arrived; a connection that breaks
- * ends it in `error`. A response that ends cleanly before its end (no `finish`, `abort` or `error`
- * chunk) leaves the snapshot streaming, for the resume to go on with. A call the server reports as
+ * stopped: `done`, a call cut mid-input `failed` with what had arrived. A response cut before
+ * its end — a network error while reading it, a body that ends without `finish`, `error`, `abort`
+ * or `[DONE]` — is resumed by the transport itself, into the same stream the AI SDK reads (see the
+ * option `reconnect`): `useChat` sees one message, and the page calls no `resumeStream()`. One it
+ * cannot resume ends the snapshot in `error`, with the error the AI SDK's stream gets; with
+ * `reconnect: false`, a connection that breaks ends it in `error`, and a body that ends early leaves
+ * the snapshot streaming, for the page's resume to go on with. A call the server reports as
  * failed (`tool-input-error`) is `failed` with that error, and the turn goes on, as in `useChat`; a
  * call cut before its `tool-input-available` (its step or the message ended first) is `failed`
  * with an `IncompleteToolCallError` and what had arrived. A chunk after `finish` is a
@@ -108,13 +143,29 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
   /** The routers of the responses still being read, for `close()`. */
   readonly #reading = new Set<ChunkRouter>();
   readonly #maxBufferedBytes: number;
+  /** The bounds of the transport's own resumes; `undefined` when it makes none. */
+  readonly #retry: RetryOptions | undefined;
+  /**
+   * The transport's own resumes, by their request's signal: each is given its response by the
+   * transport's `fetch` (the AI SDK's transport throws a plain error for any status), and says
+   * which response the AI SDK's transport gets instead (see `reopenResponse`).
+   */
+  readonly #probes = new WeakMap<AbortSignal, (response: Response) => Response>();
 
-  /** @throws {RangeError} for a `maxBufferedBytes` that is not positive. */
+  /** @throws {RangeError} for a `maxBufferedBytes` that is not positive, or a bound of `reconnect` that is not a positive number. */
   constructor(options: ArgstreamChatTransportOptions<UI_MESSAGE, T> = {}) {
-    const { tools, schedule, resumeStreamIsReplay, maxBufferedBytes, ...http } = options;
+    const { tools, schedule, resumeStreamIsReplay, maxBufferedBytes, reconnect, ...http } = options;
     const max = maxBufferedBytes ?? DEFAULT_MAX_BUFFERED;
     if (!(max > 0)) throw new RangeError(`ArgstreamChatTransport: maxBufferedBytes must be positive, got ${String(max)}`);
-    super(http);
+    const retry = reconnect === false ? undefined : typeof reconnect === 'object' ? reconnect : {};
+    if (retry) checkRetryOptions(retry, 'ArgstreamChatTransport');
+    // `this` once constructed: the fetch runs only then.
+    const watched: typeof globalThis.fetch = async (input, init) => {
+      const response = await (http.fetch ?? globalThis.fetch)(input, init);
+      return this.#probes.get(init?.signal as AbortSignal)?.(response) ?? response;
+    };
+    super({ ...http, fetch: watched });
+    this.#retry = retry;
     this.#maxBufferedBytes = max;
     this.#tools = tools;
     this.#schedule = schedule;
@@ -146,7 +197,7 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
    */
   override async sendMessages<CHUNK = UIMessageChunk>(options: Parameters<HttpChatTransport<UI_MESSAGE>['sendMessages']>[0]): Promise<ReadableStream<CHUNK>> {
     const stream = await super.sendMessages(options);
-    this.#begin(stream, this.#newSession(), options.abortSignal);
+    this.#begin(stream, this.#newSession(), options.abortSignal, this.#resumer(options));
     return stream as ReadableStream<unknown> as ReadableStream<CHUNK>;
   }
 
@@ -156,7 +207,7 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
     // response is another turn, and its response, arriving first or last, is not this one.
     const continued = this.#resumeContinues ? this.#current : undefined;
     const stream = await super.reconnectToStream(options);
-    if (stream !== null) this.#begin(stream, continued ?? this.#newSession(), options.abortSignal);
+    if (stream !== null) this.#begin(stream, continued ?? this.#newSession(), options.abortSignal, this.#resumer(options));
     return stream as ReadableStream<unknown> | null as ReadableStream<CHUNK> | null;
   }
 
@@ -184,11 +235,11 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
    * The response of `stream` is read into `session`, whose snapshot is now the one shown; `signal`
    * is its request's (aborted: the user stopped it).
    */
-  #begin(stream: ReadableStream<UIMessageChunk>, session: Session, signal: AbortSignal | undefined): void {
+  #begin(stream: ReadableStream<UIMessageChunk>, session: Session, signal: AbortSignal | undefined, resumer?: Resumer): void {
     const router = this.#routers.get(stream);
     if (router === undefined) return;
     this.#routers.delete(stream);
-    router.bind(session, signal);
+    router.bind(session, signal, resumer);
     // A resume that continues a turn whose snapshot ended (the connection failed, the user
     // stopped) goes on in a new store given what the old one had.
     const reopened = session.reopen();
@@ -197,6 +248,19 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
     this.#current = session;
     this.#unsubscribe = session.store.subscribe(this.#tell);
     this.#tell();
+  }
+
+  /** How the response of the call with `options` is asked for again, if the transport resumes. */
+  #resumer(options: { readonly chatId: string; readonly headers?: unknown; readonly body?: unknown; readonly metadata?: unknown }): Resumer | undefined {
+    return (
+      this.#retry && {
+        options: this.#retry,
+        replay: this.resumeStreamIsReplay,
+        probes: this.#probes,
+        // The call's own options: `reconnectToStream` reads their chatId, headers, body and metadata.
+        reconnect: (abortSignal) => super.reconnectToStream({ ...(options as Parameters<HttpChatTransport<UI_MESSAGE>['reconnectToStream']>[0]), abortSignal }),
+      }
+    );
   }
 
   #newSession(): Session {
@@ -309,6 +373,27 @@ function merged(run: Run): PipelineEvent {
   return { ...run.first, part: part.type === 'tool-call-arguments' ? { ...part, chunk: text } : { ...part, text } } as PipelineEvent;
 }
 
+/** A resumed response that does not replay what was read (its chunks differ, or it ended first). */
+function outOfSequence(): RelayError {
+  return new RelayError('out-of-sequence', 'the resume did not replay what was read');
+}
+
+/** `hash` followed by `text`'s characters (a 32-bit polynomial hash, as Java's strings have), then a separator. */
+function mix(hash: number, text: unknown): number {
+  // Only strings: a chunk's fields are the wire's, of any shape.
+  if (typeof text === 'string') for (let i = 0; i < text.length; i++) hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;
+  return Math.imul(hash, 31);
+}
+
+/**
+ * `print` followed by a chunk's type, ids and delta length: enough to tell a replay that repeats
+ * the chunks read from one that does not, without keeping them, and without allocating per chunk.
+ */
+function fingerprint(print: number, chunk: Record<string, unknown>): number {
+  const delta = (chunk['delta'] ?? chunk['inputTextDelta']) as { length?: number } | undefined;
+  return (mix(mix(mix(print, chunk['type']), chunk['toolCallId']), chunk['id']) + ~~(delta?.length as number)) | 0;
+}
+
 /** The chunks after which a streaming call will get no more deltas: the AI SDK keeps its input as it stands. */
 const STOPS: ReadonlySet<string> = new Set(['abort', 'error', 'finish-step', 'finish']);
 
@@ -334,7 +419,8 @@ function isAbortError(reason: unknown): boolean {
  * cancel with another reason fails it with that error. Internal.
  */
 class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  /** The body being read: the response's, then each resume's. */
+  #reader: ReadableStreamDefaultReader<Uint8Array>;
   /** Binds a router whose call did not (a response read before its call returned). */
   readonly #unbound: () => void;
   /** The routers still reading (the transport's): this one until its response is over. */
@@ -343,10 +429,20 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
   /** The request's signal: once aborted, whatever ends the response is the user's stop. */
   #signal: AbortSignal | undefined;
   #controller: ReadableStreamDefaultController<UIMessageChunk> | undefined;
-  readonly #text = new TextDecoder();
+  #text = new TextDecoder();
   readonly #events: PipelineEvent[] = [];
   readonly #parser: EventSourceParser;
-  readonly #lineBreaks = new SseLineBreaks();
+  #lineBreaks = new SseLineBreaks();
+  /** How the response is asked for again after a cut; `undefined`: it is not. */
+  #resumer: Resumer | undefined;
+  /** The chunks read from the response so far (a replay repeats them first), and their fingerprint. */
+  #count = 0;
+  #print = 0;
+  /** While a replay repeats what was read: the chunks still to skip, and the fingerprint of those skipped. */
+  #skip = 0;
+  #skipPrint = 0;
+  /** The response said it is over without a `finish` (an `abort` chunk, `[DONE]`): nothing to resume. */
+  #closed = false;
   readonly #maxBufferedBytes: number;
   /** The chunks of the current read for the AI SDK. */
   readonly #out: UIMessageChunk[] = [];
@@ -371,11 +467,19 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     });
   }
 
-  /** The session this response is read into (a new one, or the one a resume continues), and its request's signal. */
-  bind(session: Session, signal: AbortSignal | undefined): void {
+  /**
+   * The session this response is read into (a new one, or the one a resume continues), its
+   * request's signal, and how to ask for it again after a cut.
+   */
+  bind(session: Session, signal: AbortSignal | undefined, resumer: Resumer | undefined): void {
     if (this.#session !== undefined) return;
     this.#session = session;
     this.#signal = signal;
+    this.#resumer = resumer;
+    if (resumer === undefined) return;
+    // The user's stop also ends a wait before a resume, and the resume's request.
+    signal?.addEventListener('abort', () => resumer.interrupt?.());
+    void loadResume().catch(() => undefined);
   }
 
   /** The response's session (bound at the latest on the first read). */
@@ -396,6 +500,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
         read = await this.#reader.read();
       } catch (error) {
         if (this.#over) return;
+        if (await this.#resumed(error)) continue;
         // The AI SDK's stream errors with it, as with its own transport: an AbortError is its stop.
         this.#end(error);
         throw error;
@@ -405,12 +510,17 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       if (done) {
         try {
           this.#feed(this.#text.decode());
+          // A replay that ended before it repeated what was read.
+          if (this.#skip > 0) throw outOfSequence();
         } catch (error) {
           this.#flush(controller);
           this.#end(error);
           throw error;
         }
         this.#flush(controller);
+        // A body that ended before the message's end (a dropped connection, a relay gone): asked
+        // for again, when the transport resumes.
+        if (!this.#ended && !this.#closed && (await this.#resumed(undefined))) continue;
         this.#finish();
         // A response cut before its end (a dropped connection) leaves the turn open: a resume goes
         // on with it (or, replaying, replaces it), and so does a new request.
@@ -437,10 +547,41 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     }
   }
 
+  /** The user stopped the response (or the transport was closed). */
+  readonly #stopped = (): boolean => this.#over || this.#signal?.aborted === true;
+
+  /**
+   * Ask for the response again (`reopenResponse`) and read what comes as the server sends it: a
+   * replay's first chunks, those already read, skipped. What ends the response instead ends it
+   * (and errors the stream), unless it is over already. Whether the reading goes on: `false` when
+   * the transport does not resume, or the user stopped (a stop's AbortError is no cut).
+   */
+  async #resumed(cause: unknown): Promise<boolean> {
+    const resumer = this.#resumer;
+    if (resumer === undefined || this.#stopped()) return false;
+    // The body it replaces has ended or failed: nothing of it to cancel.
+    try {
+      const body = await (await loadResume()).reopenResponse(resumer, cause, this.#stopped);
+      this.#reader = body.getReader();
+    } catch (error) {
+      // Over (cancelled, closed): the next read says so.
+      if (this.#over) return true;
+      this.#end(error);
+      throw error;
+    }
+    this.#text = new TextDecoder();
+    this.#lineBreaks = new SseLineBreaks();
+    this.#parser.reset();
+    this.#skip = resumer.replay ? this.#count : 0;
+    this.#skipPrint = 0;
+    return true;
+  }
+
   cancel(reason: unknown): Promise<void> {
     if (this.#over) return Promise.resolve();
     // The AI SDK's stop() cancels with no reason.
     this.#end(reason === undefined ? new DOMException('the stream was cancelled', 'AbortError') : reason);
+    this.#resumer?.interrupt?.();
     return this.#reader.cancel(reason).catch(() => undefined);
   }
 
@@ -449,6 +590,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     if (this.#over) return;
     const reason = new DOMException('the transport was closed', 'AbortError');
     this.#end(reason);
+    this.#resumer?.interrupt?.();
     this.#controller?.error(reason);
     void this.#reader.cancel(reason).catch(() => undefined);
   }
@@ -522,7 +664,11 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     const data = message.data;
     // An event that arrived whole in one read is held as long as one that grew over several.
     if (data.length > this.#maxBufferedBytes) throw this.#tooLong();
-    if (data === '[DONE]' || data.trim() === '') return;
+    if (data === '[DONE]') {
+      if (this.#skip === 0) this.#closed = true;
+      return;
+    }
+    if (data.trim() === '') return;
     let parsed: unknown;
     try {
       parsed = JSON.parse(data);
@@ -536,6 +682,15 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
         cause: parsed,
       });
     }
+    if (this.#skip > 0) {
+      // A replay repeats what was read: skipped, checked against it once all of it came again.
+      this.#skipPrint = fingerprint(this.#skipPrint, parsed);
+      if (--this.#skip === 0 && this.#skipPrint !== this.#print) throw outOfSequence();
+      return;
+    }
+    this.#count++;
+    this.#print = fingerprint(this.#print, parsed);
+    this.#resumer?.retries?.progress();
     const chunk = parsed as unknown as UIMessageChunk;
     const events = this.#events;
     const texts = this.#bound.texts;
@@ -560,6 +715,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       // ProviderError 'aborted', which is for readers that cannot tell a stop from a failure.
       this.#settle();
       this.#out.push(chunk);
+      this.#closed = true;
       this.#bound.stop();
       return;
     }

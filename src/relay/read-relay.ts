@@ -10,9 +10,13 @@ import { EventStreamDecoderCore } from './event-stream-decoder.ts';
 import { EventLogError, type EventLogErrorCode } from './event-log-error.ts';
 import { NdjsonDecoderCore } from './ndjson.ts';
 import type { DecoderCore, RelayDecoderOptions } from './relay-decoder.ts';
+import { RetryPolicy, type RetryOptions } from './retry-policy.ts';
 
-/** How {@link readRelay} reconnects. */
-export interface ReadRelayOptions extends RelayDecoderOptions {
+/**
+ * How {@link readRelay} reconnects: the bounds and waits of {@link RetryOptions} (an attempt
+ * brings something new when it brings an event), and the relay's resume URL.
+ */
+export interface ReadRelayOptions extends RelayDecoderOptions, RetryOptions {
   /**
    * Where a resume goes, given the stream id the first response named in `x-stream-id` (see
    * `streamIdHeader`): a `GET` with `Last-Event-ID`. Return a URL, or a `Request` to set its
@@ -26,30 +30,6 @@ export interface ReadRelayOptions extends RelayDecoderOptions {
    */
   readonly streamIdHeader?: string;
   /**
-   * Most attempts in a row that bring no event, resumes and the first request's retries
-   * together; the count starts over once an event arrives.
-   * @default 8
-   */
-  readonly maxAttempts?: number;
-  /**
-   * Longest time spent reconnecting after a cut, in milliseconds, from the cut to the first event
-   * of a resumed response; the time starts over once an event arrives.
-   * @default 60000
-   */
-  readonly maxReconnectMs?: number;
-  /**
-   * The wait before the first retry, in milliseconds; each retry waits twice the one before (up
-   * to `maxDelayMs`), a random 50–100 % of it, so that a thousand pages cut at once by one relay
-   * do not come back at once.
-   * @default 250
-   */
-  readonly initialDelayMs?: number;
-  /**
-   * The longest wait between two attempts, in milliseconds.
-   * @default 5000
-   */
-  readonly maxDelayMs?: number;
-  /**
    * Whether the first request is sent again when it failed before any response (a network error,
    * or a 5xx that named no stream). The model may then have been asked twice: the first request
    * can have reached the server before the connection failed. `false` makes such a failure final.
@@ -59,8 +39,6 @@ export interface ReadRelayOptions extends RelayDecoderOptions {
   readonly retryRequest?: boolean;
   /** Stops reading, and any wait or request, with the signal's reason. */
   readonly signal?: AbortSignal;
-  /** Told of every reconnect: the attempt (from 1), the error that made it, the wait before it. */
-  readonly onRetry?: (attempt: number, error: unknown, delayMs: number) => void;
 }
 
 /** What ends the reading for good: the relay's answer cannot change by asking again. */
@@ -95,10 +73,7 @@ const FINAL_LOG_ERRORS: ReadonlySet<EventLogErrorCode> = new Set(['not-found', '
  * @throws {RangeError} for a bad option (not a positive number where one is needed).
  */
 export function readRelay(input: string | URL | Request, init: RequestInit = {}, options: ReadRelayOptions = {}): ReadableStream<PipelineEvent> {
-  const maxAttempts = positive(options.maxAttempts ?? 8, 'maxAttempts');
-  const maxReconnectMs = positive(options.maxReconnectMs ?? 60_000, 'maxReconnectMs');
-  const initialDelayMs = positive(options.initialDelayMs ?? 250, 'initialDelayMs');
-  const maxDelayMs = positive(options.maxDelayMs ?? 5_000, 'maxDelayMs');
+  const retries = new RetryPolicy(options, 'readRelay');
   const header = options.streamIdHeader ?? 'x-stream-id';
   // The first request as given (a relative URL works in a page); a Request is cloned per attempt.
   const firstHeaders = new Headers(input instanceof Request ? input.headers : init.headers);
@@ -112,9 +87,6 @@ export function readRelay(input: string | URL | Request, init: RequestInit = {},
   let streamId: string | undefined;
   let lastId: string | undefined;
   let resumable = true;
-  let attempts = 0;
-  let cutAt: number | undefined;
-  let waiting: { timer: ReturnType<typeof setTimeout>; resolve: () => void } | undefined;
   let cancelled = false;
   let received = false;
   let failure: { error: unknown } | undefined;
@@ -123,10 +95,7 @@ export function readRelay(input: string | URL | Request, init: RequestInit = {},
   const abortWith = (reason: unknown): void => {
     cancelled = true;
     controller.abort(reason);
-    if (waiting !== undefined) {
-      clearTimeout(waiting.timer);
-      waiting.resolve();
-    }
+    retries.interrupt();
   };
   options.signal?.addEventListener('abort', () => abortWith(options.signal?.reason), { once: true });
 
@@ -183,23 +152,15 @@ export function readRelay(input: string | URL | Request, init: RequestInit = {},
 
   /** Wait before the next attempt, or throw why there is none. */
   const backoff = async (error: unknown): Promise<void> => {
-    const now = Date.now();
-    cutAt ??= now;
-    attempts++;
     // Without a stream id, only a request that brought nothing can be sent again (else events twice).
     const canAsk = streamId !== undefined ? resumable : options.retryRequest !== false && !received;
     if (isFinal(error) || !canAsk) throw unwrap(error);
-    if (attempts > maxAttempts || now - cutAt >= maxReconnectMs) {
-      const tries = attempts - 1;
-      throw new RelayError('incomplete', `the relay could not be reached again: ${tries} ${tries === 1 ? 'attempt' : 'attempts'} in ${now - cutAt} ms`, { lastEventId: lastId, cause: unwrap(error) });
+    const step = retries.next(unwrap(error));
+    if ('exhausted' in step) {
+      const { attempts, elapsedMs } = step.exhausted;
+      throw new RelayError('incomplete', `the relay could not be reached again: ${attempts} ${attempts === 1 ? 'attempt' : 'attempts'} in ${elapsedMs} ms`, { lastEventId: lastId, cause: unwrap(error) });
     }
-    const delay = Math.min(maxDelayMs, initialDelayMs * 2 ** (attempts - 1), Math.max(0, maxReconnectMs - (now - cutAt)));
-    const wait = Math.round(delay * (0.5 + Math.random() / 2));
-    options.onRetry?.(attempts, unwrap(error), wait);
-    await new Promise<void>((resolve) => {
-      waiting = { timer: setTimeout(resolve, wait), resolve };
-    });
-    waiting = undefined;
+    await retries.sleep(step.delayMs);
     if (cancelled) throw options.signal?.reason ?? new DOMException('the read was cancelled', 'AbortError');
   };
 
@@ -216,8 +177,7 @@ export function readRelay(input: string | URL | Request, init: RequestInit = {},
         if (sse !== undefined && sse.lastEventId !== undefined) lastId = sse.lastEventId;
         if (out.length > 0) {
           received = true;
-          attempts = 0;
-          cutAt = undefined;
+          retries.progress();
         }
         if (done) return 'done';
         if (out.length > 0) return 'events';
@@ -232,8 +192,7 @@ export function readRelay(input: string | URL | Request, init: RequestInit = {},
         controller.abort();
         if (out.length > 0) {
           received = true;
-          attempts = 0;
-          cutAt = undefined;
+          retries.progress();
         }
         await backoff(error);
       }
@@ -307,11 +266,6 @@ function networkError(error: unknown, lastId: string | undefined): unknown {
   if (error instanceof RelayError || error instanceof EventLogError) return error;
   if (error instanceof DOMException && error.name === 'AbortError') return error;
   return new RelayError('incomplete', `the connection to the relay failed${lastId === undefined ? '' : ` after event ${lastId}`}`, { lastEventId: lastId, cause: error });
-}
-
-function positive(value: number, name: string): number {
-  if (!(typeof value === 'number' && value > 0)) throw new RangeError(`readRelay: ${name} must be a positive number, got ${String(value)}`);
-  return value;
 }
 
 function pick(options: ReadRelayOptions): RelayDecoderOptions {

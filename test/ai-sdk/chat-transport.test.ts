@@ -10,7 +10,7 @@ import { AbstractChat, DefaultChatTransport, readUIMessageStream, type UIMessage
 import { describe, expect, it } from 'vitest';
 import { ArgstreamChatTransport } from '../../src/ai-sdk/chat-transport.ts';
 import { readAll } from '../helpers.ts';
-import { chatTests, type ChatTestSetup, chunksOf, continuingResumeTests, DIR, eventsOf, gatedFetch, MemoryChatState, recordings, SEND, streamOfItems, transportOptions } from './transport-helpers.ts';
+import { chatTests, type ChatTestSetup, chunksOf, continuingResumeTests, DIR, eventsOf, gatedFetch, MemoryChatState, recordings, selfResumeTests, SEND, streamOfItems, transportOptions } from './transport-helpers.ts';
 
 const RECORDINGS = recordings('ai5-');
 
@@ -165,7 +165,7 @@ describe('ArgstreamChatTransport with ai 5', () => {
     const otherTurn = await turnOf(other);
     for (const first of ['the send', 'the resume'] as const) {
       const gate = gatedFetch();
-      const transport = new ArgstreamChatTransport({ api: 'http://127.0.0.1/api/chat', schedule: 'sync', fetch: gate.fetch });
+      const transport = new ArgstreamChatTransport({ api: 'http://127.0.0.1/api/chat', schedule: 'sync', reconnect: false, fetch: gate.fetch });
       const sent = transport.sendMessages(SEND);
       (await gate.next()).answer(events.slice(0, cut).join(''));
       await readAll(await sent);
@@ -204,4 +204,8 @@ function summary(snapshot: { status: string; text: string; calls: readonly { too
 describe("ArgstreamChatTransport with ai 5's Chat, over HTTP", () => {
   chatTests(SETUP);
   continuingResumeTests(SETUP);
+});
+
+describe("ArgstreamChatTransport resumes a cut response by itself, with ai 5's Chat over HTTP", () => {
+  selfResumeTests(SETUP);
 });

@@ -10,7 +10,9 @@ import type { ArgstreamChatTransport } from '../../src/ai-sdk/chat-transport.ts'
 import { UIMessageStreamEncoder } from '../../src/ai-sdk/ui-message-stream-encoder.ts';
 import { IncompleteToolCallError } from '../../src/store/turn-store.ts';
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
+import { RelayError } from '../../src/errors.ts';
 import { pacedStreamOf, readAll, streamOf } from '../helpers.ts';
+import { anthropicWriteFile, proxy } from '../relay/relay-helpers.ts';
 
 /** A part of a `UIMessage` as the tests read it (both majors' shapes). */
 export interface UIPart {
@@ -59,11 +61,15 @@ export function paced(sse: string): ReadableStream<Uint8Array> {
   return pacedStreamOf(sse.split(/(?<=\n\n)/).map((event) => new TextEncoder().encode(event)));
 }
 
-/** The options of a transport whose every request answers the next `sse()`, paced. */
+/**
+ * The options of a transport whose every request answers the next `sse()`, paced; a response
+ * cut short stays cut (`reconnect: false`), for the test to resume it or not.
+ */
 export function transportOptions(sse: () => string) {
   return {
     api: 'http://127.0.0.1/api/chat',
     schedule: 'sync' as const,
+    reconnect: false,
     fetch: async () => new Response(paced(sse()), { headers: { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' } }),
   };
 }
@@ -82,6 +88,8 @@ export interface Reply {
   readonly holdAfter?: number;
   /** After that many events, cut the connection (a network failure: the socket is destroyed). */
   readonly dropAfter?: number;
+  /** Answer with this status instead (no events; a 4xx or 5xx says so in its body). */
+  readonly status?: number;
 }
 
 /** One request the server got. */
@@ -138,6 +146,11 @@ export async function chatServer(replies: (index: number, method: string) => Rep
       const request: ServedRequest = { method: req.method ?? '', url: req.url ?? '', body, release, done };
       requests.push(request);
       waiting.get(index)?.(request);
+      if (reply.status !== undefined) {
+        res.writeHead(reply.status, { 'content-type': 'text/plain' });
+        res.end(reply.status === 204 ? undefined : `answered ${reply.status}`);
+        return;
+      }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-vercel-ai-ui-message-stream': 'v1' });
       void (async () => {
         for (let at = 0; at < reply.events.length; at++) {
@@ -256,7 +269,7 @@ export interface TransportLike {
 
 export interface ChatTestSetup {
   readonly prefix: RecordingPrefix;
-  readonly transport: (options: { api: string; resumeStreamIsReplay?: boolean }) => TransportLike;
+  readonly transport: (options: { api: string; resumeStreamIsReplay?: boolean; reconnect?: boolean | { maxAttempts?: number; maxReconnectMs?: number; initialDelayMs?: number; maxDelayMs?: number; onRetry?: (attempt: number, error: unknown, delayMs: number) => void } }) => TransportLike;
   /** The AI SDK's own `DefaultChatTransport` of the major. */
   readonly defaultTransport: (options: { api: string }) => unknown;
   readonly chat: (options: { transport: unknown; onToolCall?: (options: { toolCall: { toolCallId: string; toolName: string; input: unknown } }) => void }) => ChatLike;
@@ -346,6 +359,8 @@ export function chatTests(setup: ChatTestSetup): void {
       const chat = setup.chat({ transport });
       await chat.sendMessage({ text: 'write it' });
       expect([chat.status, chat.error]).toEqual(['ready', undefined]);
+      // The abort is the response's end: the transport does not resume after it.
+      expect(server.requests).toHaveLength(1);
       const snapshot = transport.getSnapshot();
       expect(snapshot).toMatchObject({ status: 'done', error: undefined, text: 'Writing.' });
       expect(snapshot.calls).toEqual([expect.objectContaining({ toolCallId: 'call_1', status: 'failed', input: partial, error: expect.any(IncompleteToolCallError) })]);
@@ -375,10 +390,10 @@ export function chatTests(setup: ChatTestSetup): void {
     }
   });
 
-  it('a connection that breaks mid-call fails the snapshot with its error, the one the chat shows', async () => {
+  it('without reconnect, a connection that breaks mid-call fails the snapshot with its error, the one the chat shows', async () => {
     const server = await chatServer(() => ({ events, dropAfter: cut }));
     try {
-      const transport = setup.transport({ api: server.api });
+      const transport = setup.transport({ api: server.api, reconnect: false });
       const chat = setup.chat({ transport });
       await chat.sendMessage({ text: 'write it' });
       expect(chat.status).toBe('error');
@@ -399,7 +414,8 @@ export function chatTests(setup: ChatTestSetup): void {
  */
 export function continuingResumeTests(setup: ChatTestSetup & { readonly replay?: false }): void {
   const { events, cut, partial } = writeFile(setup.prefix);
-  const options = (api: string) => (setup.replay === false ? { api, resumeStreamIsReplay: false } : { api });
+  // The page resumes (resumeStream()): the transport does not by itself.
+  const options = (api: string) => (setup.replay === false ? { api, resumeStreamIsReplay: false, reconnect: false } : { api, reconnect: false });
 
   for (const how of ['the connection broke', 'the user stopped'] as const) {
     it(`after ${how} mid-call, resumeStream() goes on with the snapshot: the whole input, never doubled`, async () => {
@@ -552,6 +568,10 @@ export function replayingTransportTests(setup: ReplayingMajor): void {
     chatTests(setup);
   });
 
+  describe(`ArgstreamChatTransport resumes a cut response by itself, with ai ${major}'s Chat over HTTP`, () => {
+    selfResumeTests(setup);
+  });
+
   describe(`ArgstreamChatTransport with ai ${major} and resumeStreamIsReplay: false`, () => {
     continuingResumeTests({ ...setup, replay: false });
   });
@@ -700,6 +720,7 @@ export function pathUpdateTests(setup: ReplayingMajor): void {
     const transport = new Transport({
       api: 'http://127.0.0.1/api/chat',
       schedule: 'sync',
+      reconnect: false,
       fetch: async () => new Response(paced(bodies.shift() ?? ''), { headers: { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' } }),
     });
     transport.subscribe(() => {
@@ -767,4 +788,284 @@ export function pathUpdateTests(setup: ReplayingMajor): void {
       expect(transport.getSnapshot().calls.map((call) => [call.status, call.input])).toEqual([['complete', WRITE_FILE_EXPECTED]]);
     });
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The transport's own resume (`reconnect`): a response cut mid-stream, with each major's `Chat`.
+
+/**
+ * argstream's server on an Anthropic write_file call of `size` characters in `pieces` deltas, for
+ * the page of `major`: the SSE events of its UI message stream, and the call's input.
+ */
+export async function writeFileUiStream(major: 5 | 6 | 7, size: number, pieces: number): Promise<{ events: string[]; input: { path: string; content: string } }> {
+  const sse = anthropicWriteFile(size, pieces);
+  const records = sse.split(/(?<=\n\n)/).map((record) => new TextEncoder().encode(record));
+  const bytes = await readAll(
+    pacedStreamOf(records)
+      .pipeThrough(new ProviderEventStream({ provider: 'anthropic' }))
+      .pipeThrough(new UIMessageStreamEncoder({ major })),
+  );
+  const decoder = new TextDecoder();
+  const text = bytes.map((chunk) => decoder.decode(chunk, { stream: true })).join('') + decoder.decode();
+  const content = Array.from({ length: size }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
+  return { events: eventsOf(text), input: { path: 'src/main.rs', content } };
+}
+
+/**
+ * Registers the tests of the transport's own resume with the AI SDK's `Chat` of one major, over
+ * real loopback HTTP: a response cut mid-stream (by a TCP proxy, or a server that closes early)
+ * ends, with no `resumeStream()` from the page, with the message of the uncut response; the
+ * resumes are the AI SDK's `GET ${api}/${chatId}/stream`; a 4xx, a 204, the bounds and the user's
+ * stop end it.
+ */
+export function selfResumeTests(setup: ChatTestSetup): void {
+  const major = Number(setup.prefix.slice(2, 3)) as 5 | 6 | 7;
+  const FAST = { initialDelayMs: 1, maxDelayMs: 5 } as const;
+  let made: ReturnType<typeof writeFileUiStream> | undefined;
+  /** 6 000 characters in 60 deltas: about 9 KB of UI message stream. */
+  const writeFile = () => (made ??= writeFileUiStream(major, 6_000, 60));
+  const RESUME_URL = /^\/api\/chat\/[^/]+\/stream$/;
+
+  /** A chat's run on `transport`: what it ends with, and whether the page's `resumeStream()` was called. */
+  async function chatRun(transport: unknown) {
+    const toolCalls: unknown[] = [];
+    const chat = setup.chat({ transport, onToolCall: ({ toolCall }) => void toolCalls.push(toolCall.input) });
+    const resumeStream = vi.spyOn(chat, 'resumeStream');
+    await chat.sendMessage({ text: 'write it' });
+    return { toolCalls, status: chat.status, error: chat.error, parts: chat.messages.at(-1)?.parts, resumeStreamCalls: resumeStream.mock.calls.length };
+  }
+
+  /** What the AI SDK's own transport ends with on the uncut response. */
+  async function uncut(events: readonly string[]) {
+    const server = await chatServer(() => ({ events }));
+    try {
+      return await chatRun(setup.defaultTransport({ api: server.api }));
+    } finally {
+      await server.close();
+    }
+  }
+
+  /** Where the write_file call has had `deltas` deltas. */
+  const afterDeltas = (events: readonly string[], deltas: number) => events.findIndex((event) => event.includes('tool-input-delta')) + deltas;
+
+  it(`a TCP proxy cuts the response twice mid-stream: the chat ends with the uncut message, the exact input, with no resumeStream() call; each resume is the AI SDK's GET`, async () => {
+    const { events, input } = await writeFile();
+    const expected = await uncut(events);
+    expect(expected.toolCalls).toEqual([input]);
+    const server = await chatServer(() => ({ events }));
+    const origin = new URL(server.api).origin;
+    const cutter = await proxy(origin, [1_500, 3_000, undefined]);
+    try {
+      const retries: unknown[] = [];
+      const transport = setup.transport({ api: `${cutter.url}/api/chat`, reconnect: { ...FAST, onRetry: (_attempt, error) => retries.push(error) } });
+      const reconnectToStream = vi.spyOn(transport as unknown as { reconnectToStream: () => unknown }, 'reconnectToStream');
+      const run = await chatRun(transport);
+      expect(run).toEqual(expected);
+      expect(run.resumeStreamCalls).toBe(0);
+      expect(reconnectToStream).not.toHaveBeenCalled();
+      expect(server.requests.map((request) => request.method)).toEqual(['POST', 'GET', 'GET']);
+      expect(server.requests.slice(1).every((request) => RESUME_URL.test(request.url))).toBe(true);
+      expect(retries).toHaveLength(2);
+      expect(retries.every((error) => error instanceof TypeError)).toBe(true);
+      expect(transport.getSnapshot()).toMatchObject({ status: 'done', error: undefined, text: 'Writing the file.' });
+      expect(transport.getSnapshot().calls.map((call) => [call.status, call.input])).toEqual([['complete', input]]);
+    } finally {
+      cutter.server.close();
+      await server.close();
+    }
+  });
+
+  it('a response that ends cleanly before its finish (the server closed it): resumed the same way, the same message', async () => {
+    const { events, input } = await writeFile();
+    const expected = await uncut(events);
+    const server = await chatServer((index) => (index === 0 ? { events: events.slice(0, afterDeltas(events, 20)) } : { events }));
+    try {
+      const transport = setup.transport({ api: server.api, reconnect: FAST });
+      expect(await chatRun(transport)).toEqual(expected);
+      expect(server.requests.map((request) => request.method)).toEqual(['POST', 'GET']);
+      expect(transport.getSnapshot().calls.map((call) => [call.status, call.input])).toEqual([['complete', input]]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('resumeStreamIsReplay: false — the resume continues where the cut was, and all of it is appended', async () => {
+    const { events, input } = await writeFile();
+    const expected = await uncut(events);
+    const cut = afterDeltas(events, 20);
+    const server = await chatServer((index) => (index === 0 ? { events, dropAfter: cut } : { events: events.slice(cut) }));
+    try {
+      const transport = setup.transport({ api: server.api, resumeStreamIsReplay: false, reconnect: FAST });
+      expect(await chatRun(transport)).toEqual(expected);
+      expect(transport.getSnapshot().calls.map((call) => [call.status, call.input])).toEqual([['complete', input]]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a 5xx and a network error on the resumes are tried again, each wait a random 50–100 % of a doubling delay capped by maxDelayMs', async () => {
+    const { events, input } = await writeFile();
+    const expected = await uncut(events);
+    const cut = afterDeltas(events, 10);
+    const replies: Reply[] = [{ events, dropAfter: cut }, { events, status: 503 }, { events, dropAfter: 0 }, { events }];
+    const server = await chatServer((index) => replies[index] ?? { events, status: 500 });
+    try {
+      const retries: Array<[number, unknown, number]> = [];
+      const transport = setup.transport({ api: server.api, reconnect: { initialDelayMs: 8, maxDelayMs: 20, onRetry: (...retry) => retries.push(retry) } });
+      expect(await chatRun(transport)).toEqual(expected);
+      expect(retries.map(([attempt]) => attempt)).toEqual([1, 2, 3]);
+      for (const [attempt, , delayMs] of retries) {
+        const delay = Math.min(20, 8 * 2 ** (attempt - 1));
+        expect(delayMs).toBeGreaterThanOrEqual(delay / 2);
+        expect(delayMs).toBeLessThanOrEqual(delay);
+      }
+      expect(retries[1]?.[1]).toBeInstanceOf(Error);
+      expect(transport.getSnapshot().calls.map((call) => [call.status, call.input])).toEqual([['complete', input]]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  for (const [status, code] of [
+    [404, 'invalid-input'],
+    [403, 'invalid-input'],
+    [204, 'incomplete'],
+  ] as const) {
+    it(`a ${status} on the resume is final: the chat errors with RelayError '${code}', the snapshot with it and the input so far, no more requests`, async () => {
+      const { events, input } = await writeFile();
+      const cut = afterDeltas(events, 20);
+      const server = await chatServer((index) => (index === 0 ? { events, dropAfter: cut } : { events, status }));
+      try {
+        const transport = setup.transport({ api: server.api, reconnect: FAST });
+        const run = await chatRun(transport);
+        expect(run.status).toBe('error');
+        expect(run.error).toBeInstanceOf(RelayError);
+        expect(run.error).toMatchObject({ code });
+        expect(server.requests.map((request) => request.method)).toEqual(['POST', 'GET']);
+        const snapshot = transport.getSnapshot();
+        expect(snapshot.status).toBe('error');
+        expect(snapshot.error).toBe(run.error);
+        const content = (snapshot.calls[0]?.input as { content: string }).content;
+        expect(content.length).toBeGreaterThan(0);
+        expect(input.content.startsWith(content) && content.length < input.content.length).toBe(true);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+
+  it('the first request is not sent again: a POST that failed before any response is the chat\'s error, with no resume', async () => {
+    const { events } = await writeFile();
+    const server = await chatServer(() => ({ events, dropAfter: 0 }));
+    try {
+      const transport = setup.transport({ api: server.api, reconnect: FAST });
+      const run = await chatRun(transport);
+      expect(run.status).toBe('error');
+      expect(run.error).toBeInstanceOf(TypeError);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(server.requests.map((request) => request.method)).toEqual(['POST']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('bounds that are not positive numbers are RangeErrors at construction', () => {
+    for (const reconnect of [{ maxAttempts: 0 }, { initialDelayMs: -1 }, { maxReconnectMs: Number.NaN }, { maxDelayMs: 0 }]) {
+      expect(() => setup.transport({ api: '/api/chat', reconnect })).toThrow(RangeError);
+    }
+    expect(() => setup.transport({ api: '/api/chat', reconnect: { maxAttempts: 1, initialDelayMs: 1, maxDelayMs: 1, maxReconnectMs: 1 } })).not.toThrow();
+  });
+
+  it('maxAttempts bounds the resumes: then RelayError incomplete, the last network error as its cause', async () => {
+    const { events } = await writeFile();
+    const server = await chatServer((index) => (index === 0 ? { events, dropAfter: afterDeltas(events, 5) } : { events, dropAfter: 0 }));
+    try {
+      const transport = setup.transport({ api: server.api, reconnect: { ...FAST, maxAttempts: 3 } });
+      const run = await chatRun(transport);
+      expect(run.status).toBe('error');
+      expect(run.error).toMatchObject({ name: 'RelayError', code: 'incomplete' });
+      expect((run.error as Error).cause).toBeInstanceOf(TypeError);
+      expect(server.requests.map((request) => request.method)).toEqual(['POST', 'GET', 'GET', 'GET']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('maxReconnectMs bounds the resumes in time, whatever maxAttempts allows', async () => {
+    const { events } = await writeFile();
+    const server = await chatServer((index) => (index === 0 ? { events, dropAfter: afterDeltas(events, 5) } : { events, status: 503 }));
+    try {
+      const transport = setup.transport({ api: server.api, reconnect: { initialDelayMs: 20, maxDelayMs: 40, maxAttempts: 1_000, maxReconnectMs: 200 } });
+      const run = await chatRun(transport);
+      expect(run.error).toMatchObject({ name: 'RelayError', code: 'incomplete' });
+      expect(server.requests.length).toBeGreaterThan(1);
+      expect(server.requests.length).toBeLessThan(20);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("the user's stop() while a resume waits: none follows, the chat is ready, the snapshot done", async () => {
+    const { events } = await writeFile();
+    const server = await chatServer(() => ({ events, dropAfter: afterDeltas(events, 10) }));
+    try {
+      let waiting!: () => void;
+      const waits = new Promise<void>((resolve) => (waiting = resolve));
+      const transport = setup.transport({ api: server.api, reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000, onRetry: () => waiting() } });
+      const chat = setup.chat({ transport });
+      const sending = chat.sendMessage({ text: 'write it' });
+      await waits;
+      await chat.stop();
+      await sending;
+      expect([chat.status, chat.error]).toEqual(['ready', undefined]);
+      expect(transport.getSnapshot().status).toBe('done');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("the user's stop() while a resumed response streams: it ends, and no resume follows", async () => {
+    const { events } = await writeFile();
+    const cut = afterDeltas(events, 10);
+    const server = await chatServer((index) => (index === 0 ? { events, dropAfter: cut } : { events, holdAfter: cut + 10 }));
+    try {
+      const transport = setup.transport({ api: server.api, reconnect: FAST });
+      const chat = setup.chat({ transport });
+      const sending = chat.sendMessage({ text: 'write it' });
+      const resume = await server.request(1);
+      // The resume brought something new: the call's input grew past the cut.
+      await until(transport, (snapshot) => ((snapshot.calls[0]?.input as { content?: string } | undefined)?.content?.length ?? 0) > 1_000);
+      await chat.stop();
+      await sending;
+      expect([chat.status, chat.error]).toEqual(['ready', undefined]);
+      expect(await resume.done).toBe('left');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(server.requests).toHaveLength(2);
+      expect(transport.getSnapshot().status).toBe('done');
+    } finally {
+      await server.close();
+    }
+  });
+
+  for (const how of ['continues instead of replaying', 'replays another response'] as const) {
+    it(`a resume that ${how} (resumeStreamIsReplay: true) is RelayError 'out-of-sequence': nothing of it reaches the chat`, async () => {
+      const { events, input } = await writeFile();
+      const cut = afterDeltas(events, 20);
+      const other = events.map((event) => event.replaceAll('toolu_1', 'toolu_2'));
+      const server = await chatServer((index) => (index === 0 ? { events, dropAfter: cut } : { events: how === 'continues instead of replaying' ? events.slice(cut) : other }));
+      try {
+        const transport = setup.transport({ api: server.api, reconnect: FAST });
+        const run = await chatRun(transport);
+        expect(run.status).toBe('error');
+        expect(run.error).toMatchObject({ name: 'RelayError', code: 'out-of-sequence' });
+        const content = (transport.getSnapshot().calls[0]?.input as { content: string }).content;
+        expect(input.content.startsWith(content) && content.length < input.content.length).toBe(true);
+        expect(JSON.stringify(run.parts)).not.toContain('toolu_2');
+      } finally {
+        await server.close();
+      }
+    });
+  }
 }

@@ -6,7 +6,6 @@
  * typed error.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createTcpServer, type Server as TcpServer, type Socket, connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -25,7 +24,7 @@ import {
   type PipelineEvent,
 } from '../../src/index.ts';
 import { readAll, settle } from '../helpers.ts';
-import { anthropicWriteFile } from './relay-helpers.ts';
+import { anthropicWriteFile, proxy } from './relay-helpers.ts';
 
 /** A provider response that sends `sse` a record at a time, `delayMs` apart. */
 function paced(sse: string, delayMs: number): Response {
@@ -74,37 +73,6 @@ function listen(handler: Handler): Promise<{ url: string; server: Server }> {
     })().catch(() => res.destroy());
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server })));
-}
-
-/**
- * A TCP proxy that, on connection n, passes `cuts[n]` bytes of the answer and then destroys both
- * sides (undefined: passes everything; 0: cuts once the request went through, before the first byte of the answer).
- */
-function proxy(target: string, cuts: ReadonlyArray<number | undefined>): Promise<{ url: string; server: TcpServer; connections: () => number }> {
-  const { port } = new URL(target);
-  let n = 0;
-  const server = createTcpServer((client: Socket) => {
-    const cut = cuts[n++];
-    const upstream = connect(Number(port), '127.0.0.1');
-    client.pipe(upstream);
-    let passed = 0;
-    upstream.on('data', (chunk: Buffer) => {
-      if (cut === undefined) return void client.write(chunk);
-      const room = cut - passed;
-      if (room > 0) client.write(chunk.subarray(0, room));
-      passed += chunk.length;
-      if (passed >= cut) {
-        client.destroy();
-        upstream.destroy();
-      }
-    });
-    upstream.on('end', () => client.end());
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-    // 0: the request reaches the relay, and the connection dies before its answer.
-    if (cut === 0) client.once('data', () => setTimeout(() => client.destroy(), 20));
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, connections: () => n })));
 }
 
 const closers: Array<() => void> = [];

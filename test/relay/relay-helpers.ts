@@ -3,6 +3,7 @@
  * bytes, decoding bytes cut in given pieces, and a deep comparison that also checks the classes
  * of the errors inside.
  */
+import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket, connect } from 'node:net';
 import { expect } from 'vitest';
 import {
   ArgumentValidationStream,
@@ -164,6 +165,84 @@ export function anthropicWriteFile(size: number, pieces: number): string {
     event('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 30 } }),
     event('message_stop', {}),
   ].join('');
+}
+
+/**
+ * A TCP proxy that, on connection n, passes `cuts[n]` bytes of the answer and then destroys both
+ * sides (undefined: passes everything; 0: cuts once the request went through, before the first byte of the answer).
+ */
+export function proxy(target: string, cuts: ReadonlyArray<number | undefined>): Promise<{ url: string; server: TcpServer; connections: () => number }> {
+  const { port } = new URL(target);
+  let n = 0;
+  const server = createTcpServer((client: Socket) => {
+    const cut = cuts[n++];
+    const upstream = connect(Number(port), '127.0.0.1');
+    client.pipe(upstream);
+    let passed = 0;
+    upstream.on('data', (chunk: Buffer) => {
+      if (cut === undefined) return void client.write(chunk);
+      const room = cut - passed;
+      if (room > 0) client.write(chunk.subarray(0, room));
+      passed += chunk.length;
+      if (passed >= cut) {
+        client.destroy();
+        upstream.destroy();
+      }
+    });
+    upstream.on('end', () => client.end());
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+    // 0: the request reaches the relay, and the connection dies before its answer.
+    if (cut === 0) client.once('data', () => setTimeout(() => client.destroy(), 20));
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, connections: () => n })));
+}
+
+/** A TCP front: each new connection goes to the relay `route` names; `cut()` ends every connection open now. */
+export interface Front {
+  readonly url: string;
+  route: number;
+  cut(): void;
+  close(): void;
+}
+
+export function front(): Promise<Front> {
+  const open = new Set<Socket>();
+  const state = { route: 0 };
+  const server: TcpServer = createTcpServer((client) => {
+    const upstream = connect(state.route, '127.0.0.1');
+    open.add(client).add(upstream);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      open.delete(client);
+      open.delete(upstream);
+    };
+    client.pipe(upstream).pipe(client);
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        get route() {
+          return state.route;
+        },
+        set route(port: number) {
+          state.route = port;
+        },
+        cut: () => {
+          for (const socket of open) socket.destroy();
+          open.clear();
+        },
+        close: () => {
+          for (const socket of open) socket.destroy();
+          server.close();
+        },
+      }),
+    ),
+  );
 }
 
 export type { PipelineEvent };

@@ -7,8 +7,6 @@
  * model killed: the page ends with `EventLogError` `producer-lost`, never a finished turn.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createTcpServer, connect, type Server as TcpServer, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +20,7 @@ import { chromiumMissing, launchChromium } from '../runtimes/chromium/run.ts';
 import { firefoxMissing, launchFirefox } from '../runtimes/firefox/run.ts';
 import { launchWebKit, webkitMissing } from '../runtimes/webkit/run.ts';
 import { browserOf, IN_CI } from '../examples/page-harness.ts';
-import { anthropicWriteFile } from './relay-helpers.ts';
+import { anthropicWriteFile, front } from './relay-helpers.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ENGINES: ReadonlyArray<{ name: string; launch: () => Promise<BrowserSession>; missing: () => string | undefined }> = [
@@ -35,53 +33,6 @@ const ENGINES: ReadonlyArray<{ name: string; launch: () => Promise<BrowserSessio
 const SIZE = 24_000;
 const SSE = anthropicWriteFile(SIZE, 480);
 const EXPECTED = { path: 'src/main.rs', content: Array.from({ length: SIZE }, (_, i) => String.fromCharCode(97 + (i % 26))).join('') };
-
-/** A TCP front: each new connection goes to the relay `route` names; `cut()` ends every connection open now. */
-interface Front {
-  readonly url: string;
-  route: number;
-  cut(): void;
-  close(): void;
-}
-
-function front(): Promise<Front> {
-  const open = new Set<Socket>();
-  const state = { route: 0 };
-  const server: TcpServer = createTcpServer((client) => {
-    const upstream = connect(state.route, '127.0.0.1');
-    open.add(client).add(upstream);
-    const drop = () => {
-      client.destroy();
-      upstream.destroy();
-      open.delete(client);
-      open.delete(upstream);
-    };
-    client.pipe(upstream).pipe(client);
-    client.on('error', drop).on('close', drop);
-    upstream.on('error', drop).on('close', drop);
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        get route() {
-          return state.route;
-        },
-        set route(port: number) {
-          state.route = port;
-        },
-        cut: () => {
-          for (const socket of open) socket.destroy();
-          open.clear();
-        },
-        close: () => {
-          for (const socket of open) socket.destroy();
-          server.close();
-        },
-      }),
-    ),
-  );
-}
 
 interface Relay {
   readonly port: number;
