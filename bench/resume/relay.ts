@@ -10,6 +10,8 @@
  * - `POST /chat/:id/stop`: `stopStream`.
  * - `GET /stats[?gc][?brief]`: CPU time, heap (after a GC with `?gc`), bytes sent to clients,
  *   event streams open now and at most; `?brief`: only the streams open.
+ * - `POST /cut` (`x-client: <n>`): the connections of client n's event streams are destroyed
+ *   mid-stream, as a proxy or a load balancer that drops them would (the bench's cut).
  *
  * Environment: REDIS_URL (one redis-server) or REDIS_CLUSTER (a Redis Cluster: its nodes' URLs,
  * comma-separated), REPLICAS (the log's `replicas`), PROVIDER_URL, NAME, LEASE_MS. Prints
@@ -56,6 +58,8 @@ let open = 0;
 let openPeak = 0;
 const serveTimes: number[] = [];
 let kept = 0;
+/** The event streams being sent, by the client that asked (its `x-client` header): what `POST /cut` cuts. */
+const streamsOf = new Map<string, Set<ServerResponse>>();
 /** How the streams kept here finished: `ended`, `stopped: stopped`, `log-failed: producer-lost` … */
 const keptOutcomes: Record<string, number> = {};
 
@@ -115,6 +119,18 @@ async function handle(request: Request): Promise<Response> {
 
 /** Node's request → a web Request; the Response → Node's response, cancelled when the client goes. */
 async function adapt(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const who = req.headers['x-client'];
+  const client = typeof who === 'string' ? who : undefined;
+  if (req.method === 'POST' && req.url === '/cut') {
+    req.resume();
+    let cut = 0;
+    for (const stream of streamsOf.get(client ?? '') ?? []) {
+      stream.socket?.destroy();
+      cut++;
+    }
+    res.writeHead(200, { 'content-type': 'text/plain' }).end(String(cut));
+    return;
+  }
   const gone = new AbortController();
   res.on('close', () => gone.abort());
   const chunks: Buffer[] = [];
@@ -148,6 +164,11 @@ async function adapt(req: IncomingMessage, res: ServerResponse): Promise<void> {
   res.on('close', () => void reader.cancel().catch(() => {}));
   const streaming = response.headers.get('content-type')?.startsWith('text/event-stream') === true;
   if (streaming) openPeak = Math.max(openPeak, ++open);
+  if (streaming && client !== undefined) {
+    let set = streamsOf.get(client);
+    if (set === undefined) streamsOf.set(client, (set = new Set()));
+    set.add(res);
+  }
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -161,6 +182,8 @@ async function adapt(req: IncomingMessage, res: ServerResponse): Promise<void> {
     res.destroy();
   } finally {
     if (streaming) open--;
+    const set = client === undefined ? undefined : streamsOf.get(client);
+    if (set !== undefined && set.delete(res) && set.size === 0) streamsOf.delete(client as string);
   }
 }
 
