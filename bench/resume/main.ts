@@ -41,7 +41,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance as nodePerformance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createClient, createCluster } from 'redis';
 import { collectTurn, FieldEventStream, fromResponse, readRelay, type PipelineEvent } from '../../src/index.ts';
@@ -129,6 +129,11 @@ interface RelayStats {
   lagP99Ms: number;
   lagMaxMs: number;
   serveTimes: number[];
+  openTimes: number[];
+  postServeTimes: number[];
+  transitTimes: number[];
+  headTimes: number[];
+  busy: Array<[number, number]>;
   redisErrors: Record<string, number>;
 }
 
@@ -165,6 +170,8 @@ interface Page {
   readonly wire: unknown[];
   /** Requests it made; all but the first are reconnects. */
   requests: number;
+  /** What each request got (to explain a problem): `<method> <relay> <ms from the client's start>: <status or error>`. */
+  readonly trace: string[];
   reader: ReadableStreamDefaultReader<PipelineEvent> | undefined;
   /** Closed by the bench (the page went away). */
   cancelled: boolean;
@@ -204,7 +211,7 @@ interface Outcome {
    * headers of the first response answered 200 after it, and to the first event after it (NaN
    * when none came: a producer-lost answer, say).
    */
-  readonly resumes: Array<{ kind: CutKind; firstEventMs: number; headersMs: number }>;
+  readonly resumes: Array<{ kind: CutKind; firstEventMs: number; headersMs: number; detectedMs: number; requestMs: number }>;
   /** Requests `readRelay` made again after a cut (each attempt), over all of the client's pages. */
   reconnects: number;
   stop: { sentAt: number; status: number } | undefined;
@@ -236,7 +243,7 @@ interface Client {
   /** Its network is down until then (`Date.now()`). */
   offlineUntil: number;
   /** The cut not yet followed by an event: when (`performance.now()`), what made it, when a response was first answered 200 after it (ms from the cut). */
-  cut: { at: number; kind: CutKind; headersMs?: number } | undefined;
+  cut: { at: number; kind: CutKind; headersMs?: number; detectedMs?: number; requestMs?: number } | undefined;
   /** Its fault happened. */
   acted: boolean;
   /** The page to open after the current one (a reload, the stream read again after a stop). */
@@ -273,6 +280,9 @@ interface Frame {
 }
 
 const clientsByIndex = new Map<number, Client>();
+/** readRelay's requests that failed, by what failed (a network error's code, a status and its log code), first requests and resumes apart. */
+const failedAttempts: Record<string, number> = {};
+const countFailure = (what: string) => (failedAttempts[what] = (failedAttempts[what] ?? 0) + 1);
 let relaysInFront: readonly Relay[] = [];
 /** When relay B was killed (`performance.now()`), 0 before. */
 let killedAtPerf = 0;
@@ -306,8 +316,22 @@ async function balancedFetch(input: RequestInfo | URL, init: RequestInit = {}): 
   const headers = new Headers(input instanceof Request ? input.headers : init.headers);
   headers.set('x-client', String(outcome.plan.index));
   const sent = performance.now();
-  const response = await realFetch(`${target.url}${url.pathname}${url.search}`, { ...init, headers });
+  // When it was sent (this machine's clock): the relay counts how long the request took to reach its handler.
+  headers.set('x-sent-at', String(performance.timeOrigin + sent));
+  if (client.cut !== undefined && sent >= client.cut.at) client.cut.requestMs ??= sent - client.cut.at;
+  const first = init.method === 'POST' ? 'first request' : 'resume';
+  let response: Response;
+  try {
+    response = await realFetch(`${target.url}${url.pathname}${url.search}`, { ...init, headers });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    page.trace.push(`${init.method ?? 'GET'} ${target.name} ${Math.round(sent)}: ${cause?.code ?? cause?.message ?? String(error)}`);
+    if ((init.signal as AbortSignal | undefined)?.aborted !== true) countFailure(`${first}: ${cause?.code ?? cause?.message ?? String(error)}`);
+    throw error;
+  }
   const headersAt = performance.now();
+  page.trace.push(`${init.method ?? 'GET'} ${target.name} ${Math.round(sent)}: ${response.status} ${response.headers.get('content-type')} in ${Math.round(headersAt - sent)} ms`);
+  if (!response.ok) void response.clone().text().then((body) => countFailure(`${first}: ${response.status} ${/^([a-z-]+):/.exec(body)?.[1] ?? ''}`.trim()), () => countFailure(`${first}: ${response.status}`));
   if (response.ok && client.cut !== undefined) client.cut.headersMs ??= headersAt - client.cut.at;
   if (init.method === 'POST' && url.pathname === '/chat') {
     if (response.status === 503) outcome.retried.post++;
@@ -337,7 +361,11 @@ function tap(client: Client, page: Page, relay: Relay, body: ReadableStream<Uint
     finished = true;
     openNow--;
     // A response that ended without its end or a final error: a cut, resumed by readRelay.
-    if (how !== 'cancelled' && !terminal && !page.cancelled) client.cut ??= relay.dead ? { at: killedAtPerf, kind: 'failover' } : { at: performance.now(), kind: 'other' };
+    if (how !== 'cancelled' && !terminal && !page.cancelled) {
+      client.cut ??= relay.dead ? { at: killedAtPerf, kind: 'failover' } : { at: performance.now(), kind: 'other' };
+      // When the page's connection was seen to break (for B's death: after the kill).
+      client.cut.detectedMs ??= performance.now() - client.cut.at;
+    }
   };
   const onFrame = (frame: Frame) => {
     const { outcome } = client;
@@ -363,9 +391,10 @@ function tap(client: Client, page: Page, relay: Relay, body: ReadableStream<Uint
     const events: unknown[] = [];
     batches.read(JSON.parse(frame.data ?? '[]') as unknown[], events);
     page.wire.push(...events);
-    if (client.cut !== undefined) {
+    // An event on a response opened before the cut (still arriving before the cut took effect) is not a resume.
+    if (client.cut !== undefined && headersAt >= client.cut.at) {
       const now = performance.now();
-      outcome.resumes.push({ kind: client.cut.kind, firstEventMs: now - client.cut.at, headersMs: client.cut.headersMs ?? headersAt - client.cut.at });
+      outcome.resumes.push({ kind: client.cut.kind, firstEventMs: now - client.cut.at, headersMs: client.cut.headersMs ?? headersAt - client.cut.at, detectedMs: client.cut.detectedMs ?? Number.NaN, requestMs: client.cut.requestMs ?? Number.NaN });
       client.cut = undefined;
     }
     // A snapshot stands for the events after the last one received, up to its id.
@@ -513,7 +542,7 @@ function newOutcome(plan: Plan): Outcome {
 
 /** A page: `readRelay` read to its end, or until the bench closes the page. */
 async function readPage(client: Client, stream: ReadableStream<PipelineEvent>): Promise<Page> {
-  const page: Page = { got: [], wire: [], requests: 0, reader: undefined, cancelled: false, closed: false, error: undefined, wireEnded: false };
+  const page: Page = { got: [], wire: [], requests: 0, trace: [], reader: undefined, cancelled: false, closed: false, error: undefined, wireEnded: false };
   client.page = page;
   client.outcome.pages.push(page);
   const reader = stream.getReader();
@@ -554,7 +583,7 @@ async function runClient(outcome: Outcome, random: () => number): Promise<Outcom
   }
   outcome.ended = page.closed;
   // A cut after which no event came (the answer was the stream's error): its reconnection only.
-  if (client.cut?.headersMs !== undefined) outcome.resumes.push({ kind: client.cut.kind, firstEventMs: Number.NaN, headersMs: client.cut.headersMs });
+  if (client.cut?.headersMs !== undefined) outcome.resumes.push({ kind: client.cut.kind, firstEventMs: Number.NaN, headersMs: client.cut.headersMs, detectedMs: client.cut.detectedMs ?? Number.NaN, requestMs: client.cut.requestMs ?? Number.NaN });
   if (page.error !== undefined && !page.cancelled) {
     const error = page.error as { name?: string; code?: string; message?: string };
     outcome.error = { name: error.name, code: error.code, message: error.message };
@@ -724,6 +753,14 @@ async function main(): Promise<void> {
   globalThis.fetch = balancedFetch as typeof fetch;
   const clientLag = monitorEventLoopDelay({ resolution: 10 });
   clientLag.enable();
+  // The clients' event loop utilization each second, as the relays measure theirs.
+  const clientBusy: Array<[number, number]> = [];
+  let clientBusyBefore = nodePerformance.eventLoopUtilization();
+  const clientBusySampler = setInterval(() => {
+    const now = nodePerformance.eventLoopUtilization();
+    clientBusy.push([Date.now(), nodePerformance.eventLoopUtilization(now, clientBusyBefore).utilization]);
+    clientBusyBefore = now;
+  }, 1000);
   const outcomes = plans.map(newOutcome);
   const started = performance.now();
   const startedAt = Date.now();
@@ -755,7 +792,8 @@ async function main(): Promise<void> {
   let bAtKill: RelayStats | undefined;
   // B's figures a second before it dies (asked at the kill, a loaded B would answer late).
   const lastStats = delay(KILL_AT_MS - 1000).then(async () => {
-    if (!finished) bAtKill = await stats(b);
+    // B may be too loaded to answer before it is killed: then its figures are missing, nothing else.
+    if (!finished) bAtKill = await stats(b).catch(() => undefined);
   });
   let finished = false;
   const killer = delay(KILL_AT_MS).then(async () => {
@@ -806,6 +844,7 @@ async function main(): Promise<void> {
   if (MASTER_KILL_AT_MS < performance.now() - started) await masterKiller;
   if (KILL_AT_MS - 1000 < performance.now() - started) await lastStats;
   clearInterval(sampler);
+  clearInterval(clientBusySampler);
   relaySampling = false;
   await relaySampler;
   const wall = performance.now() - started;
@@ -833,6 +872,12 @@ async function main(): Promise<void> {
   const problems: string[] = [];
   /** A provider request that finished this close before the kill may have left its stream open or ended: either is right. */
   const BOUNDARY_MS = 250;
+  /**
+   * A stop's producer cancels its provider request and then writes `stopped`: when B died between
+   * the two, the stream is left open (its reader gets producer-lost). On loaded cores (relay event
+   * loops late by a second) the two are that far apart.
+   */
+  const STOP_BOUNDARY_MS = 2000;
   let exact = 0;
   let shouldBeExact = 0;
   let lostInLog = 0; // K: streams left open (no terminal entry): their producer is gone
@@ -847,6 +892,8 @@ async function main(): Promise<void> {
   let leftBackAfterEnd = 0;
   let duplicates = 0;
   let gaps = 0;
+  /** Provider requests made again: a first request cut before its answer, sent again by readRelay. */
+  let askedTwice = 0;
   /** Pages whose readRelay output is not the events of the records their responses carried. */
   let pagesDiffering = 0;
   const exactClients = new Set<Outcome>();
@@ -861,22 +908,27 @@ async function main(): Promise<void> {
       const same = page.cancelled ? page.got.length <= page.wire.length && page.got.every((event, i) => isDeepStrictEqual(event, page.wire[i])) : isDeepStrictEqual(page.got, page.wire);
       if (!same) {
         pagesDiffering++;
-        problems.push(`${label}: page ${n + 1}: readRelay gave ${page.got.length} events, its responses carried ${page.wire.length}, not the same`);
+        problems.push(`${label}: page ${n + 1}: readRelay gave ${page.got.length} events, its responses carried ${page.wire.length}, not the same (${page.trace.join('; ')})`);
       }
     }
     if (o.streamId === undefined) continue;
     const log = logs.get(o.streamId) as Logged;
     const requests = requestsOf.get(o.plan.index) ?? [];
-    if (requests.length !== 1) {
-      problems.push(`${label}: ${requests.length} provider requests`);
+    // readRelay sends a first request again when it failed before any answer (a network error):
+    // the model may then have been asked twice, as its documentation says (retryRequest).
+    const postsCut = o.pages[0]?.trace.filter((t) => t.startsWith('POST') && !/: \d{3} /.test(t)).length ?? 0;
+    if (requests.length < 1 || requests.length > 1 + postsCut) {
+      problems.push(`${label}: ${requests.length} provider requests (${postsCut} first requests cut before their answer)`);
       continue;
     }
-    const request = requests[0] as ProviderRequest;
+    askedTwice += requests.length - 1;
+    const request = (requests.filter((r) => r.relay === o.producer).at(-1) ?? requests.at(-1)) as ProviderRequest;
     if (request.relay !== o.producer) problems.push(`${label}: the provider request came from ${request.relay}`);
     // By the provider's record: was relay B making this request when it died?
     const finishedBeforeKill = request.finishedAt !== undefined && request.finishedAt < killAt;
     const running = request.relay === 'B' && killAt > 0 && !finishedBeforeKill;
-    const nearKill = request.relay === 'B' && finishedBeforeKill && killAt - (request.finishedAt as number) < BOUNDARY_MS;
+    const stoppedNearKill = request.how === 'cancelled' && o.stop?.status === 204 && (request.finishedAt as number) >= o.stop.sentAt && killAt - (request.finishedAt as number) < STOP_BOUNDARY_MS;
+    const nearKill = request.relay === 'B' && finishedBeforeKill && (killAt - (request.finishedAt as number) < BOUNDARY_MS || stoppedNearKill);
     if (running) runningOnB++;
     if (nearKill) boundary++;
     const open = log.terminal === undefined;
@@ -941,8 +993,8 @@ async function main(): Promise<void> {
     }
   }
   if (stillRunning > 0) problems.push(`${stillRunning} provider requests still running after every client finished`);
-  if (providerRequests.length !== outcomes.filter((o) => o.streamId !== undefined).length) problems.push(`${providerRequests.length} provider requests for ${outcomes.filter((o) => o.streamId !== undefined).length} streams`);
-  if (lostInLog < runningOnB || lostInLog > runningOnB + boundary) problems.push(`${lostInLog} streams lost their producer, but relay B was making ${runningOnB} provider requests when it died (${boundary} finishing within ${BOUNDARY_MS} ms of it)`);
+  if (providerRequests.length !== outcomes.filter((o) => o.streamId !== undefined).length + askedTwice) problems.push(`${providerRequests.length} provider requests for ${outcomes.filter((o) => o.streamId !== undefined).length} streams (and ${askedTwice} first requests sent again)`);
+  if (lostInLog < runningOnB || lostInLog > runningOnB + boundary) problems.push(`${lostInLog} streams lost their producer, but relay B was making ${runningOnB} provider requests when it died (${boundary} finishing within ${BOUNDARY_MS} ms of it, or cancelled by a stop within ${STOP_BOUNDARY_MS} ms)`);
   const detectionBound = 1.25 * LEASE_MS + RECONNECT_ALLOWANCE_MS;
   const lateDetections = lostDetection.filter((t) => t > detectionBound).length;
   if (lateDetections > 0) problems.push(`${lateDetections} clients learned of their dead producer later than ${detectionBound} ms after the kill (max ${Math.round(Math.max(...lostDetection))} ms)`);
@@ -972,6 +1024,7 @@ async function main(): Promise<void> {
   const firstEvents = (kinds: readonly CutKind[]) => resumes.filter((r) => kinds.includes(r.kind)).map((r) => r.firstEventMs);
   const headersOf = (kinds: readonly CutKind[]) => resumes.filter((r) => kinds.includes(r.kind)).map((r) => r.headersMs);
   const latencies = firstEvents(cutKinds);
+  const partOf = (kinds: readonly CutKind[], part: 'detectedMs' | 'requestMs') => resumes.filter((r) => kinds.includes(r.kind)).map((r) => r[part]);
   const latencyOf = (kinds: readonly CutKind[]) =>
     `${headersOf(kinds).length}: → headers p50 ${ms(percentile(headersOf(kinds), 50))} p99 ${ms(percentile(headersOf(kinds), 99))}; ${firstEvents(kinds).filter((t) => !Number.isNaN(t)).length} → first event p50 ${ms(percentile(firstEvents(kinds), 50))} p99 ${ms(percentile(firstEvents(kinds), 99))}`;
   const reconnecting = outcomes.filter((o) => o.reconnects > 0).map((o) => o.reconnects);
@@ -994,16 +1047,26 @@ async function main(): Promise<void> {
   console.log(`  over time: ${timeline.join(', ')}`);
   console.log(`first requests (POST /chat → headers, ${CLIENTS} within ${SPREAD_MS} ms): p50 ${ms(percentile(posts, 50))} p99 ${ms(percentile(posts, 99))}; A kept ${aAfter.kept} streams, B ${bAtKill?.kept ?? '?'}`);
   console.log(`the clients: readRelay as the README's page calls it (a reload or a re-read after a stop: readRelay on GET /chat/:id); ${exactClients.size} exact, ${typed.length} typed errors ${JSON.stringify(typedCodes)}, ${silent.length} silent; ${pagesDiffering} pages whose events differ from their responses' records`);
-  console.log(`reconnects (readRelay's requests after a cut, each attempt): ${reconnects} by ${reconnecting.length} clients, per client p50 ${percentile(reconnecting, 50)} p99 ${percentile(reconnecting, 99)} max ${Math.max(0, ...reconnecting)}`);
+  console.log(`reconnects (readRelay's requests after a cut, each attempt): ${reconnects} by ${reconnecting.length} clients, per client p50 ${percentile(reconnecting, 50)} p99 ${percentile(reconnecting, 99)} max ${Math.max(0, ...reconnecting)}; requests that failed: ${JSON.stringify(failedAttempts)}`);
   console.log(`resume latency, at the client, from a cut (a network down 2–8 s: from its return) to the first response answered 200 after it, and to the first event after it (the provider's pace counts: an event every ${PACE_MS} ms): all ${latencyOf(cutKinds)}; connection cut mid-stream ${latencyOf(['reconnect'])}; network down 2–8 s ${latencyOf(['return'])}; B's death ${latencyOf(['failover'])}; unavailable (a failover) ${latencyOf(['unavailable'])}; reload ${latencyOf(['reload'])}; other cuts ${latencyOf(['other'])}`);
+  console.log(`B's death, in parts (from the kill, at the client): the connection seen broken p50 ${ms(percentile(partOf(['failover'], 'detectedMs'), 50))} p99 ${ms(percentile(partOf(['failover'], 'detectedMs'), 99))}; the resume request sent (after readRelay's wait) p50 ${ms(percentile(partOf(['failover'], 'requestMs'), 50))} p99 ${ms(percentile(partOf(['failover'], 'requestMs'), 99))}; its headers p50 ${ms(percentile(headersOf(['failover']), 50))} p99 ${ms(percentile(headersOf(['failover']), 99))}. A cut mid-stream: the resume request sent p50 ${ms(percentile(partOf(['reconnect'], 'requestMs'), 50))} p99 ${ms(percentile(partOf(['reconnect'], 'requestMs'), 99))}`);
+  // How busy each process was in the 8 s after B's death (the herd of resumes), each second.
+  const busyAfterKill = (series: ReadonlyArray<[number, number]>) =>
+    series
+      .filter(([t]) => t > killAt && t <= killAt + 8000)
+      .map(([, u]) => `${Math.round(u * 100)}%`)
+      .join(' ');
+  if (killAt > 0) console.log(`event loop utilization each second for 8 s after B's death: relay A ${busyAfterKill(aAfter.busy)}; the clients' process ${busyAfterKill(clientBusy)}`);
+  console.log(`relay A's part of a first request: the stream opened in the log (keepStream) p50 ${ms(percentile(aAfter.openTimes, 50))} p99 ${ms(percentile(aAfter.openTimes, 99))}, then served p50 ${ms(percentile(aAfter.postServeTimes, 50))} p99 ${ms(percentile(aAfter.postServeTimes, 99))}`);
+  console.log(`relay A's resumes: from the client's send to the relay's handler p50 ${ms(percentile(aAfter.transitTimes, 50))} p99 ${ms(percentile(aAfter.transitTimes, 99))} (the connection made, the request read: both processes' event loops count); from the handler to the headers written p50 ${ms(percentile(aAfter.headTimes, 50))} p99 ${ms(percentile(aAfter.headTimes, 99))}`);
   console.log(`relay A's part of a resume (request → response: the stream found, what it holds read from Redis): p50 ${ms(percentile(aAfter.serveTimes, 50))} p99 ${ms(percentile(aAfter.serveTimes, 99))}; event loop delay p99 ${ms(aAfter.lagP99Ms)}, max ${ms(aAfter.lagMaxMs)}; clients' event loop delay p99 ${ms(clientLag.percentile(99) / 1e6)}`);
-  console.log(`producer-lost: ${lostReported}/${lostInLog} streams left open reported to their client; relay B was making ${runningOnB} provider requests when it died (${boundary} finished within ${BOUNDARY_MS} ms before); the ${lostDetection.length} clients reading then learned it p50 ${ms(percentile(lostDetection, 50))}, max ${ms(Math.max(...lostDetection))} after the kill (lease ${LEASE_MS} ms; bound 1.25 × lease + ${RECONNECT_ALLOWANCE_MS} ms to reconnect)`);
+  console.log(`producer-lost: ${lostReported}/${lostInLog} streams left open reported to their client; relay B was making ${runningOnB} provider requests when it died (${boundary} finished within ${BOUNDARY_MS} ms before, or were cancelled by a stop within ${STOP_BOUNDARY_MS} ms); the ${lostDetection.length} clients reading then learned it p50 ${ms(percentile(lostDetection, 50))}, max ${ms(Math.max(...lostDetection))} after the kill (lease ${LEASE_MS} ms; bound 1.25 × lease + ${RECONNECT_ALLOWANCE_MS} ms to reconnect)`);
   console.log(`stops: ${stopsCancelled}/${stopsExpected} cancelled their provider request and ended their stream as stopped (${stopsTooLate} crossed the turn's end); provider requests cancelled by B's death ${cancelledByKill}, without a stop ${cancelledWithoutStop}; left and came back: ${leftBackLive} during the turn, ${leftBackAfterEnd} after its end`);
   console.log(`how the streams kept ended: A ${JSON.stringify(aAfter.keptOutcomes)}; B a second before it died ${JSON.stringify(bAtKill?.keptOutcomes)}`);
   console.log(`snapshots received: ${outcomes.reduce((n, o) => n + o.snapshots, 0)} (by ${outcomes.filter((o) => o.snapshots > 0).length} clients)`);
   const postRetries = outcomes.reduce((n, o) => n + o.retried.post, 0);
   const unavailableRetries = outcomes.reduce((n, o) => n + o.retried.unavailable, 0);
-  console.log(`asked again after a passing outage (as a page that resumes by itself): ${postRetries} first requests answered 503 sent again (by ${outcomes.filter((o) => o.retried.post > 0).length} clients), ${unavailableRetries} unavailable while reading resumed (by ${outcomes.filter((o) => o.retried.unavailable > 0).length} clients)`);
+  console.log(`asked again after a passing outage (readRelay): ${postRetries} first requests answered 503 sent again (by ${outcomes.filter((o) => o.retried.post > 0).length} clients), ${askedTwice} cut before their answer sent again (the provider asked twice), ${unavailableRetries} unavailable while reading resumed (by ${outcomes.filter((o) => o.retried.unavailable > 0).length} clients)`);
   console.log(`Redis${cluster === undefined ? '' : ' (the masters, summed; the killed one counted from its restart)'}: ${((memoryAfter - memoryBefore) / 1e6).toFixed(1)} MB for ${streams} streams holding ${(dataBytes / 1e6).toFixed(1)} MB of event JSON (${(dataBytes / Math.max(1, streams) / 1024).toFixed(1)} KB a stream); CPU ${(infoAfter.cpu - infoBefore.cpu).toFixed(1)} s`);
   if (cluster !== undefined) {
     const onKilled = outcomes.filter((o) => o.streamId !== undefined && killedSlots.some(([from, to]) => hashSlot(`bench:{${o.streamId}}:e`) >= from && hashSlot(`bench:{${o.streamId}}:e`) <= to));
