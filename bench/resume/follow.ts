@@ -5,7 +5,7 @@
  * producer appends an event 500 ms later, then one every 800 ms. Printed: how long the readers
  * took to be served what the streams hold (`read`, as serveStream does before its headers), to
  * follow (`read` with `follow`), and how long after each append its reader got it; this
- * process's CPU while they joined; and the log's connections to Redis (CLIENT LIST). On one
+ * process's CPU while they joined; and the clients connected to Redis after the run (`INFO clients`). On one
  * Redis every follower shares one blocking read; on a cluster each stream followed has a
  * blocking read and a connection of its own.
  */

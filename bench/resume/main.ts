@@ -300,11 +300,18 @@ async function balancedFetch(input: RequestInfo | URL, init: RequestInit = {}): 
   const url = new URL(input instanceof Request ? input.url : String(input));
   const match = /^client-(\d+)\.relay$/.exec(url.hostname);
   const client = match === null ? undefined : clientsByIndex.get(Number(match[1]));
+  if (match !== null && (client === undefined || client.page === undefined)) {
+    countFailure(`a request of client ${match[1]} when it had no page`);
+    throw new TypeError('fetch failed', { cause: new Error('no page') });
+  }
   if (client === undefined || client.page === undefined) return realFetch(input, init);
   const { outcome } = client;
   const page = client.page;
   if (page.requests++ > 0) outcome.reconnects++;
-  if (Date.now() < client.offlineUntil) throw new TypeError('fetch failed', { cause: new Error('the network is down (the bench)') });
+  if (Date.now() < client.offlineUntil) {
+    page.trace.push(`${init.method ?? 'GET'} ${Math.round(performance.now())}: offline`);
+    throw new TypeError('fetch failed', { cause: new Error('the network is down (the bench)') });
+  }
   const alive = relaysInFront.filter((r) => !r.dead);
   const home = relaysInFront[outcome.plan.index % 2] as Relay;
   let target: Relay | undefined;
@@ -313,6 +320,7 @@ async function balancedFetch(input: RequestInfo | URL, init: RequestInit = {}): 
   client.next = undefined;
   if (target === undefined) throw new TypeError('fetch failed', { cause: new Error('no relay left') });
   client.serving = target;
+  page.trace.push(`${init.method ?? 'GET'} ${target.name} ${Math.round(performance.now())}: sent`);
   const headers = new Headers(input instanceof Request ? input.headers : init.headers);
   headers.set('x-client', String(outcome.plan.index));
   const sent = performance.now();
@@ -342,8 +350,11 @@ async function balancedFetch(input: RequestInfo | URL, init: RequestInit = {}): 
     }
   } else if (response.status === 503) outcome.retried.unavailable++;
   if (outcome.leftAt > 0 && outcome.backAt === 0) outcome.backAt = Date.now();
-  if (!response.ok || response.body === null || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response;
-  return new Response(tap(client, page, target, response.body, headersAt), { status: response.status, statusText: response.statusText, headers: response.headers });
+  // Every answer as a new Response, whose `url` is empty: readRelay then takes the URL it asked
+  // (this client's host) as the base of its resumes, never the relay's own address.
+  const streaming = response.ok && response.body !== null && (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
+  const body = streaming ? tap(client, page, target, response.body as ReadableStream<Uint8Array>, headersAt) : [204, 205, 304].includes(response.status) ? null : response.body;
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** A response's body as it passes to `readRelay`, its records parsed on the way. */
