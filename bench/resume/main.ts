@@ -344,8 +344,10 @@ async function balancedFetch(input: RequestInfo | URL, init: RequestInit = {}): 
   if (init.method === 'POST' && url.pathname === '/chat') {
     if (response.status === 503) outcome.retried.post++;
     else if (Number.isNaN(outcome.postLatency)) outcome.postLatency = headersAt - sent;
-    if (response.ok) {
-      outcome.streamId = response.headers.get('x-stream-id') ?? undefined;
+    // A stream opened and then not served (a 503 from serveStream in a failover) is named too: readRelay resumes it.
+    const named = response.headers.get('x-stream-id');
+    if (named !== null) {
+      outcome.streamId = named;
       outcome.producer = response.headers.get('x-relay') ?? undefined;
     }
   } else if (response.status === 503) outcome.retried.unavailable++;
