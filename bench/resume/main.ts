@@ -2,30 +2,36 @@
  * The resume load and fault test (`npm run bench:resume`): two relay processes (bench/resume/
  * relay.ts) sharing one redis-server, a paced provider (bench/resume/provider.ts) replaying
  * Anthropic turns (bench/resume/turns.ts: six recordings and scripted `write_file` calls), and
- * `--clients` clients (1,000) that all start within `--spread` ms (1 s) and stay connected for
- * their turn (44–56 s at the default pace), so that all of them are open at once:
+ * `--clients` pages (1,000) that all start within `--spread` ms (1 s) and stay connected for
+ * their turn (44–56 s at the default pace), so that all of them are open at once. Each reads its
+ * turn with `readRelay` as the README's page does (no options: the library's reconnects, backoff
+ * and final errors); the bench's `fetch` is a load balancer in front of the two relays that taps
+ * every response's records on their way to `readRelay`. Mid-stream (40–90% of the turn):
  *
  * - 80% read their turn to the end;
- * - 7% cut their connection mid-stream and resume on the other process with `Last-Event-ID`;
- * - 3% reload mid-stream: a new page on the other process, without `Last-Event-ID` — it gets
- *   what the stream holds as one snapshot, then the tail;
- * - 5% press stop mid-stream: the page closes its connection and sends `POST /chat/:id/stop` to
- *   the other process; its provider request must be cancelled, and the stream, read again, must
- *   end with the typed `stopped` error, never `end`;
- * - 5% leave mid-stream: they close the connection without a stop (a closed tab, a sleeping
- *   phone). Their provider request must go on; they come back 2–8 s later on either process
- *   with `Last-Event-ID` and must get the exact turn;
- * - relay B is SIGKILLed mid-run (`--kill-at` ms): its clients resume on A; every stream whose
- *   producer was on B and still running must be reported to its reader as the typed
+ * - 7% have their connection cut by the relay's side (`POST /cut`); readRelay resumes on the
+ *   other process with `Last-Event-ID`;
+ * - 3% reload: the page's stream is cancelled and a new page reads the stream it knows on the
+ *   other process, without `Last-Event-ID` — what the stream holds as one snapshot, then the tail;
+ * - 5% press stop: the page's stream is cancelled, `POST /chat/:id/stop` goes to the other
+ *   process; its provider request must be cancelled, and the stream, read again by a new page,
+ *   must end with the typed `stopped` error, never `end`;
+ * - 5% lose their network for 2–8 s: the connection is cut and every request fails at once
+ *   meanwhile; their provider request must go on, and readRelay must bring the exact turn once
+ *   the network is back (on either process);
+ * - relay B is SIGKILLed mid-run (`--kill-at` ms): readRelay resumes its pages on A; every stream
+ *   whose producer was on B and still running must be reported to its reader as the typed
  *   `producer-lost`, within the lease.
  *
- * Checked per client, across its first response and its resumes: every event id once and in
- * order (duplicates and gaps counted), each event the log's event of that id, and the turn the
- * events make (collectTurn) equal to the turn the relay's pipeline makes of the provider's bytes
- * — or the typed error the client must get. Checked per provider request: cancelled only after an
- * explicit stop of its stream, or by the death of relay B; none left running. The streams whose
- * producer was lost (open in Redis at the end) must be the streams relay B was producing when it
- * died, by the provider's own record.
+ * Checked per client, off the wire across all its responses: every event id once and in order
+ * (duplicates and gaps counted), each event the log's event of that id; per page, what readRelay
+ * gave it equal to the records its responses carried; and the turn the page builds (collectTurn
+ * of readRelay's events) equal to the turn the relay's pipeline makes of the provider's bytes — or
+ * the typed error the client must get; anything else is silent and fails the run. Checked per
+ * provider request: cancelled only after an explicit stop of its stream, or by the death of relay
+ * B; none left running (a first request cut before its answer may be sent again by readRelay: one
+ * more allowed per such cut). The streams whose producer was lost (open in Redis at the end) must
+ * be the streams relay B was producing when it died, by the provider's own record.
  *
  * With `--cluster`, Redis is a Redis Cluster of three masters with a replica each (six
  * redis-server processes, bench/../test/redis/redis-cluster.ts), the relays use node-redis's
@@ -34,7 +40,8 @@
  * (it rejoins as a replica, as a supervisor would restart it). Every turn must still be exact or
  * end in a typed error: what the log acknowledged survives the failover.
  *
- * The last line reads `resume: N/M exact, D duplicates, G gaps, L/K producer-lost reported, …`;
+ * The last line reads `resume: N/M exact, D duplicates, G gaps, L/K producer-lost reported, …, T
+ * typed, S silent, R reconnects, resume latency (cut → first event) …`;
  * the process exits 1 unless every check holds.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
