@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm run bench:resume`: the resume load and fault test (bench/resume/main.ts): two relay
 // processes sharing one redis-server, a paced provider replaying recorded and scripted turns,
-// 1,000 clients connected at once that read, reconnect to the other process, reload, press stop,
-// or leave and come back; one relay killed mid-run. Bundles the TypeScript (and argstream from
+// 1,000 pages reading with readRelay at once, cut mid-stream, reloading, pressing stop or losing
+// their network for a while; one relay killed mid-run. Bundles the TypeScript (and argstream from
 // `src/`) with esbuild into node_modules/.cache, then runs it. Needs redis-server (`apt-get
 // install redis-server`). Options (bench/README.md): --clients N, --pace ms, --spread ms,
 // --kill-at ms, --lease ms, --recorded share, --timeout ms; --cluster (a Redis Cluster of three
