@@ -21,7 +21,9 @@ export interface ReadRelayOptions extends RelayDecoderOptions, RetryOptions {
    * Where a resume goes, given the stream id the first response named in `x-stream-id` (see
    * `streamIdHeader`): a `GET` with `Last-Event-ID`. Return a URL, or a `Request` to set its
    * method and headers yourself (`Last-Event-ID` is added).
-   * @default `${url of the first request}/${streamId}` (the README's `/api/chat/<id>`)
+   * @default `${url of the first request}/${streamId}` (the README's `/api/chat/<id>`); a first
+   * request that is a `GET` (a page reopening a stream it knows: `readRelay('/api/chat/<id>')`)
+   * resumes at its own URL, named stream or not
    */
   readonly resumeUrl?: (streamId: string) => string | URL | Request;
   /**
@@ -78,6 +80,8 @@ export function readRelay(input: string | URL | Request, init: RequestInit = {},
   // The first request as given (a relative URL works in a page); a Request is cloned per attempt.
   const firstHeaders = new Headers(input instanceof Request ? input.headers : init.headers);
   let base: string | undefined;
+  // A GET is its own resume (as an EventSource's): asked again at its URL, with Last-Event-ID.
+  const reopens = (input instanceof Request ? input.method : (init.method ?? 'GET')).toUpperCase() === 'GET' && options.resumeUrl === undefined;
   const decoderOptions: RelayDecoderOptions = pick(options);
 
   let controller = new AbortController();
@@ -105,9 +109,10 @@ export function readRelay(input: string | URL | Request, init: RequestInit = {},
     controller = new AbortController();
     let response: Response;
     try {
-      if (streamId === undefined) response = await fetch(input instanceof Request ? input.clone() : input, { ...init, signal: controller.signal });
+      if (reopens ? lastId === undefined : streamId === undefined) response = await fetch(input instanceof Request ? input.clone() : input, { ...init, signal: controller.signal });
       else {
-        const target = options.resumeUrl?.(streamId) ?? `${(base ?? String(input instanceof Request ? input.url : input)).replace(/\/+$/, '')}/${encodeURIComponent(streamId)}`;
+        const first = base ?? String(input instanceof Request ? input.url : input);
+        const target = reopens ? first : (options.resumeUrl?.(streamId as string) ?? `${first.replace(/\/+$/, '')}/${encodeURIComponent(streamId as string)}`);
         const headers = new Headers(target instanceof Request ? target.headers : firstHeaders);
         headers.delete('content-type');
         headers.delete('content-length');
@@ -153,7 +158,7 @@ export function readRelay(input: string | URL | Request, init: RequestInit = {},
   /** Wait before the next attempt, or throw why there is none. */
   const backoff = async (error: unknown): Promise<void> => {
     // Without a stream id, only a request that brought nothing can be sent again (else events twice).
-    const canAsk = streamId !== undefined ? resumable : options.retryRequest !== false && !received;
+    const canAsk = reopens || streamId !== undefined ? resumable : options.retryRequest !== false && !received;
     if (isFinal(error) || !canAsk) throw unwrap(error);
     const step = retries.next(unwrap(error));
     if ('exhausted' in step) {

@@ -149,6 +149,22 @@ describe('readRelay over real HTTP', () => {
     });
   }
 
+  it('a page reopening a stream it knows (GET /api/chat/<id>, answered with no x-stream-id) resumes at that URL: every event once, in order', async () => {
+    const { url, ids } = await relay(anthropicWriteFile(20_000, 200), { delayMs: 1, snapshot: false });
+    // The POST's page went away at once; the model goes on in the log.
+    const first = await fetch(`${url}/api/chat`, POST);
+    await first.body?.cancel();
+    const streamId = ids[0]!;
+    const cutter = await proxy(url, [1200, 2500, 40]);
+    closers.push(() => cutter.server.close());
+    const retries: unknown[] = [];
+    const events = await readAll(readRelay(`${cutter.url}/api/chat/${streamId}`, {}, { ...FAST, onRetry: (_attempt, error) => retries.push(error) }));
+    expect(events).toEqual(await reference(url, streamId));
+    expect(retries).toHaveLength(3);
+    expect(cutter.connections()).toBe(4);
+    expect(ids).toHaveLength(1);
+  });
+
   it('with snapshots (the default), a resume far behind gets the turn so far as one snapshot: the same turn, the partial input never doubled', async () => {
     const sse = anthropicWriteFile(50_000, 500);
     const { url } = await relay(sse, { delayMs: 0 });
