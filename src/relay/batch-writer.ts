@@ -59,7 +59,7 @@ export class BatchWriter {
   /** The node of each deep fragment's step, by step id. */
   readonly #stepNodes = new Map<number, number>();
   readonly #place = newPlace();
-  #entries: string[] = ['[0]'];
+  readonly #entries: string[] = ['[0]'];
   /** Characters in `#entries`. */
   #size = 3;
   #count = 0;
@@ -99,9 +99,11 @@ export class BatchWriter {
   /** The batch so far as JSON text (`undefined` when there is none), and a new batch begins. */
   take(): string | undefined {
     this.#flushPending();
-    if (this.#entries.length === 0) return undefined;
-    const text = `[${withRuns(this.#entries).join(',')}]`;
-    this.#entries = [];
+    const entries = this.#entries;
+    if (entries.length === 0) return undefined;
+    // One entry (a live stream's read, most of the time) needs no join.
+    const text = entries.length === 1 ? `[${entries[0] as string}]` : `[${withRuns(entries).join(',')}]`;
+    entries.length = 0;
     this.#size = 0;
     this.#count = 0;
     this.#runFrom = undefined;
