@@ -610,6 +610,9 @@ class UIMessageFramer implements RelayFramer<PipelineEvent> {
   #deltaType: 'text-delta' | 'reasoning-delta' | 'tool-input-delta' | undefined;
   #deltaOwner = '';
   #deltaText = '';
+  /** The last owner written and its JSON text: a part's deltas, read after read, have the same. */
+  #ownerWritten = '';
+  #ownerJson = '""';
 
   constructor(core: UIMessageChunkEncoder) {
     this.#core = core;
@@ -668,10 +671,14 @@ class UIMessageFramer implements RelayFramer<PipelineEvent> {
     this.#deltaType = undefined;
     this.#deltaOwner = '';
     this.#deltaText = '';
+    if (owner !== this.#ownerWritten) {
+      this.#ownerWritten = owner;
+      this.#ownerJson = JSON.stringify(owner);
+    }
     this.#text +=
       type === 'tool-input-delta'
-        ? `data: {"type":"tool-input-delta","toolCallId":${JSON.stringify(owner)},"inputTextDelta":${JSON.stringify(text)}}\n\n`
-        : `data: {"type":"${type}","id":${JSON.stringify(owner)},"delta":${JSON.stringify(text)}}\n\n`;
+        ? `data: {"type":"tool-input-delta","toolCallId":${this.#ownerJson},"inputTextDelta":${JSON.stringify(text)}}\n\n`
+        : `data: {"type":"${type}","id":${this.#ownerJson},"delta":${JSON.stringify(text)}}\n\n`;
   }
 
   end(): string {
