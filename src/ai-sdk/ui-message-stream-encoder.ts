@@ -588,6 +588,13 @@ export class UIMessageStreamEncoder extends RelayEncoder<PipelineEvent> {
   }
 }
 
+/** The own enumerable members of a chunk, counted without making an array of them (`Object.keys`). */
+function memberCount(chunk: object): number {
+  let count = 0;
+  for (const key in chunk) if (Object.hasOwn(chunk, key)) count++;
+  return count;
+}
+
 /** The UI message stream's records, for the relay's shell (backpressure, keep-alive, the last record). */
 class UIMessageFramer implements RelayFramer<PipelineEvent> {
   readonly keepAlive = ': keep-alive\n\n';
@@ -596,15 +603,23 @@ class UIMessageFramer implements RelayFramer<PipelineEvent> {
   readonly #made: UIMessageChunk[] = [];
   /** The records of the chunks taken since the last `take`, but the delta being joined. */
   #text = '';
-  /** The delta chunk being made: adjacent deltas of one part, joined (a part's id goes out once per read). */
-  #delta: { type: 'text-delta' | 'reasoning-delta' | 'tool-input-delta'; owner: string; text: string } | undefined;
+  /**
+   * The delta chunk being made: adjacent deltas of one part, joined (a part's id goes out once per
+   * read). Three fields rather than an object: one is made per read.
+   */
+  #deltaType: 'text-delta' | 'reasoning-delta' | 'tool-input-delta' | undefined;
+  #deltaOwner = '';
+  #deltaText = '';
+  /** The last owner written and its JSON text: a part's deltas, read after read, have the same. */
+  #ownerWritten = '';
+  #ownerJson = '""';
 
   constructor(core: UIMessageChunkEncoder) {
     this.#core = core;
   }
 
   get size(): number {
-    return this.#text.length + (this.#delta === undefined ? 0 : this.#delta.text.length + 64);
+    return this.#text.length + (this.#deltaType === undefined ? 0 : this.#deltaText.length + 64);
   }
 
   event(event: PipelineEvent): void {
@@ -632,12 +647,13 @@ class UIMessageFramer implements RelayFramer<PipelineEvent> {
       const owner = type === 'tool-input-delta' ? fields.toolCallId : fields.id;
       const text = type === 'tool-input-delta' ? fields.inputTextDelta : fields.delta;
       // Only the plain form: a chunk with more (provider metadata) is written whole.
-      if (typeof owner === 'string' && typeof text === 'string' && Object.keys(chunk).length === 3) {
-        const delta = this.#delta;
-        if (delta !== undefined && delta.type === type && delta.owner === owner) delta.text += text;
+      if (typeof owner === 'string' && typeof text === 'string' && memberCount(chunk) === 3) {
+        if (this.#deltaType === type && this.#deltaOwner === owner) this.#deltaText += text;
         else {
           this.#endDelta();
-          this.#delta = { type, owner, text };
+          this.#deltaType = type;
+          this.#deltaOwner = owner;
+          this.#deltaText = text;
         }
         return;
       }
@@ -648,13 +664,21 @@ class UIMessageFramer implements RelayFramer<PipelineEvent> {
 
   /** The delta being joined, as its record: a template of its known parts, in the chunk's member order. */
   #endDelta(): void {
-    const delta = this.#delta;
-    if (delta === undefined) return;
-    this.#delta = undefined;
+    const type = this.#deltaType;
+    if (type === undefined) return;
+    const owner = this.#deltaOwner;
+    const text = this.#deltaText;
+    this.#deltaType = undefined;
+    this.#deltaOwner = '';
+    this.#deltaText = '';
+    if (owner !== this.#ownerWritten) {
+      this.#ownerWritten = owner;
+      this.#ownerJson = JSON.stringify(owner);
+    }
     this.#text +=
-      delta.type === 'tool-input-delta'
-        ? `data: {"type":"tool-input-delta","toolCallId":${JSON.stringify(delta.owner)},"inputTextDelta":${JSON.stringify(delta.text)}}\n\n`
-        : `data: {"type":"${delta.type}","id":${JSON.stringify(delta.owner)},"delta":${JSON.stringify(delta.text)}}\n\n`;
+      type === 'tool-input-delta'
+        ? `data: {"type":"tool-input-delta","toolCallId":${this.#ownerJson},"inputTextDelta":${JSON.stringify(text)}}\n\n`
+        : `data: {"type":"${type}","id":${this.#ownerJson},"delta":${JSON.stringify(text)}}\n\n`;
   }
 
   end(): string {

@@ -28,9 +28,30 @@ function onlyMembers(event: object, allowed: ReadonlySet<string>): boolean {
   return true;
 }
 
+/**
+ * {@link onlyMembers} for field events, written out: it runs for most of a relay's events, and a
+ * `switch` on the key costs less than a set's lookup.
+ */
+function onlyFieldMembers(event: object): boolean {
+  for (const key in event) {
+    switch (key) {
+      case 'type':
+      case 'index':
+      case 'toolCallId':
+      case 'toolName':
+      case 'key':
+      case 'text':
+      case 'string':
+        continue;
+      default:
+        if (Object.hasOwn(event, key) && (event as Record<string, unknown>)[key] !== undefined) return false;
+    }
+  }
+  return true;
+}
+
 const PART_MEMBERS = /* @__PURE__ */ new Set(['type', 'index', 'part', 'metadata']);
 const PROGRESS_MEMBERS = /* @__PURE__ */ new Set(['type', 'index', 'toolCallId', 'toolName', 'providerExecuted', 'fragment']);
-const FIELD_MEMBERS = /* @__PURE__ */ new Set(['type', 'index', 'toolCallId', 'toolName', 'key', 'text', 'string']);
 const PATH_MEMBERS = /* @__PURE__ */ new Set(['type', 'index', 'toolCallId', 'structured', 'kind', 'path', 'textValue', 'value', 'raw']);
 const DELTA_MEMBERS = /* @__PURE__ */ new Set(['type', 'index', 'toolCallId', 'toolName', 'providerExecuted', 'argumentsDelta', 'isComplete', 'messageId', 'metadata']);
 const FLUSH_MEMBERS = /* @__PURE__ */ new Set(['type', 'index', 'metadata']);
@@ -59,7 +80,7 @@ export class BatchWriter {
   /** The node of each deep fragment's step, by step id. */
   readonly #stepNodes = new Map<number, number>();
   readonly #place = newPlace();
-  #entries: string[] = ['[0]'];
+  readonly #entries: string[] = ['[0]'];
   /** Characters in `#entries`. */
   #size = 3;
   #count = 0;
@@ -99,9 +120,11 @@ export class BatchWriter {
   /** The batch so far as JSON text (`undefined` when there is none), and a new batch begins. */
   take(): string | undefined {
     this.#flushPending();
-    if (this.#entries.length === 0) return undefined;
-    const text = `[${withRuns(this.#entries).join(',')}]`;
-    this.#entries = [];
+    const entries = this.#entries;
+    if (entries.length === 0) return undefined;
+    // One entry (a live stream's read, most of the time) needs no join.
+    const text = entries.length === 1 ? `[${entries[0] as string}]` : `[${withRuns(entries).join(',')}]`;
+    entries.length = 0;
     this.#size = 0;
     this.#count = 0;
     this.#runFrom = undefined;
@@ -430,11 +453,11 @@ export class BatchWriter {
       last.id === event['toolCallId'] &&
       last.name === event['toolName'] &&
       typeof event['text'] === 'string' &&
-      onlyMembers(event, FIELD_MEMBERS)
+      onlyFieldMembers(event)
     ) {
       return `[11,${JSON.stringify(event['text'])}]`;
     }
-    if (typeof key !== 'string' || !onlyMembers(event, FIELD_MEMBERS)) return undefined;
+    if (typeof key !== 'string' || !onlyFieldMembers(event)) return undefined;
     // Checked before the tables change: an event written whole must leave them as they were.
     if (type === 'field-start' ? event['string'] !== undefined && event['string'] !== true : type === 'field-delta' ? typeof event['text'] !== 'string' : typeof event['string'] !== 'boolean') return undefined;
     const ctxText = this.#context(event, true, false);

@@ -137,7 +137,10 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
   /** A relay encoder's work, when one ends the stages: the stream gives its bytes. */
   readonly #tail: StageTail | undefined;
   #keepAlive: ReturnType<typeof setTimeout> | undefined;
+  /** When output last went out: kept only with a keep-alive (what reads it). */
   #lastOutput = 0;
+  /** What one read made, reused from read to read (emptied after each). */
+  readonly #out: unknown[] = [];
   /** A read of the stream waits for the body (a keep-alive may answer it). */
   #waiting = false;
   #closed = false;
@@ -177,7 +180,7 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
     }
     const reader = (this.#reader ??= response.body?.getReader());
     const tail = this.#tail;
-    if (tail !== undefined && this.#lastOutput === 0) this.#lastOutput = Date.now();
+    if (tail?.keepAliveMs !== undefined && this.#lastOutput === 0) this.#lastOutput = Date.now();
     for (;;) {
       const ahead = this.#ahead;
       this.#ahead = undefined;
@@ -197,7 +200,8 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
         }
         if (this.#closed) return;
       }
-      const out: unknown[] = [];
+      const out = this.#out;
+      out.length = 0;
       let error: { error: unknown } | undefined;
       try {
         const pending = next.done ? run.end(out) : run.push(next.value, out);
@@ -207,11 +211,14 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
       }
       joinAdjacentText(out);
       let made = out.length > 0;
-      if (tail === undefined) for (let i = 0; i < out.length; i++) controller.enqueue(out[i]);
-      else if (error === undefined && !next.done) {
+      if (tail === undefined) {
+        for (let i = 0; i < out.length; i++) controller.enqueue(out[i]);
+        out.length = 0;
+      } else if (error === undefined && !next.done) {
         // What the read made, as one chunk.
         try {
           const bytes = tail.chunk(out);
+          out.length = 0;
           made = bytes !== undefined;
           if (bytes !== undefined) this.#send(bytes);
         } catch (refused) {
@@ -223,7 +230,7 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
         // The body is of no more use: release the connection.
         if (!next.done) void reader?.cancel(error.error).catch(() => undefined);
         if (tail !== undefined) this.#last(tail.fail(out, error.error));
-        else if (out.length > 0) this.#failure = error;
+        else if (made) this.#failure = error;
         else controller.error(error.error);
         return;
       }
@@ -254,7 +261,7 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
   }
 
   #send(bytes: Uint8Array): void {
-    this.#lastOutput = Date.now();
+    if (this.#tail?.keepAliveMs !== undefined) this.#lastOutput = Date.now();
     this.#controller?.enqueue(bytes);
   }
 
