@@ -286,9 +286,6 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
   /** The first characters of non-blank text, quoted when the input turns out not to be SSE. */
   #head = '';
   #ending = false;
-  /** The chunk `push` decodes, for {@link #pushChunk} (one step made once, not a closure per chunk). */
-  #chunk: ProviderEventStreamInput | undefined;
-  readonly #pushChunk = (): void => this.#push(this.#chunk as ProviderEventStreamInput);
 
   /**
    * @throws {TypeError} for an unknown provider, or the name of a provider at an entry point of its
@@ -326,12 +323,7 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
    * ignored.
    */
   push(chunk: ProviderEventStreamInput, out: StreamEvent[] = []): StreamEvent[] {
-    this.#chunk = chunk;
-    try {
-      this.#records.run(out, this.#pushChunk);
-    } finally {
-      this.#chunk = undefined;
-    }
+    this.#records.run(out, () => this.#push(chunk));
     return out;
   }
 
