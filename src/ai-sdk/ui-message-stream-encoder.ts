@@ -10,6 +10,7 @@ import { IncrementalJsonParser } from '../json/incremental-json-parser.ts';
 import { JsonWriter } from '../json/json-writer.ts';
 import { TurnBuilder } from '../turn/ai-sdk-parts.ts';
 import type { FinishReason, JsonValue, PathUpdate, PipelineEvent, StreamFragment } from '../types.ts';
+import { PathUpdateBudget } from '../views/path-update-budget.ts';
 import { PathUpdateEncoder } from '../views/path-update-encoder.ts';
 import { pageErrorMessage, type PageErrorOptions } from '../relay/error-record.ts';
 import { RelayEncoder, type RelayFramer } from '../relay/relay-encoder.ts';
@@ -147,6 +148,8 @@ interface CallState {
   /** With `toolInputs: 'path-updates'`: the input text parsed into fragments, and their updates. */
   parser: IncrementalJsonParser | undefined;
   updates: PathUpdateEncoder | undefined;
+  /** What the call's path updates may cost on the wire (`PathUpdateBudget`). */
+  budget: PathUpdateBudget | undefined;
 }
 
 /** The text parts (and reasoning parts) open, by content slot. */
@@ -299,7 +302,7 @@ export class UIMessageChunkEncoder {
   #call(index: number): CallState {
     let call = this.#calls.get(index);
     if (call === undefined) {
-      call = { toolCallId: '', toolName: '', providerExecuted: false, started: false, raw: false, held: '', writer: undefined, parser: undefined, updates: undefined };
+      call = { toolCallId: '', toolName: '', providerExecuted: false, started: false, raw: false, held: '', writer: undefined, parser: undefined, updates: undefined, budget: undefined };
       this.#calls.set(index, call);
     }
     return call;
@@ -338,6 +341,10 @@ export class UIMessageChunkEncoder {
       return;
     }
     if (this.#unparsable.has(call)) return;
+    const budget = (call.budget ??= new PathUpdateBudget());
+    // Past its budget a call gets no more updates: its input still comes whole at its end.
+    if (budget.stopped) return;
+    budget.grow(text, call.raw);
     const fragments = this.#fragments;
     const updates: PathUpdate[] = [];
     try {
@@ -349,7 +356,7 @@ export class UIMessageChunkEncoder {
     const encoder = (call.updates ??= new PathUpdateEncoder());
     for (let i = 0; i < fragments.length; i++) encoder.push(fragments[i] as StreamFragment, updates);
     fragments.length = 0;
-    if (updates.length > 0) out.push({ type: TOOL_INPUT_UPDATES, data: { toolCallId: call.toolCallId, updates }, transient: true });
+    if (updates.length > 0 && budget.take(updates, call.toolCallId)) out.push({ type: TOOL_INPUT_UPDATES, data: { toolCallId: call.toolCallId, updates }, transient: true });
   }
 
   /**

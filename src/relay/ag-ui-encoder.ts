@@ -9,6 +9,7 @@ import { IncrementalJsonParser } from '../json/incremental-json-parser.ts';
 import { JsonWriter } from '../json/json-writer.ts';
 import { TurnBuilder } from '../turn/ai-sdk-parts.ts';
 import type { JsonValue, PathUpdate, PipelineEvent, StreamFragment, Usage } from '../types.ts';
+import { PathUpdateBudget } from '../views/path-update-budget.ts';
 import { PathUpdateEncoder } from '../views/path-update-encoder.ts';
 import { pageErrorMessage, pageErrorRecord, type PageErrorOptions } from './error-record.ts';
 import { RelayEncoder, type RelayFramer } from './relay-encoder.ts';
@@ -130,6 +131,8 @@ interface CallState {
   /** The text stopped parsing: no more updates (the call fails downstream). */
   unparsable: boolean;
   updates: PathUpdateEncoder | undefined;
+  /** What the call's path updates may cost on the wire (`PathUpdateBudget`). */
+  budget: PathUpdateBudget | undefined;
 }
 
 /** Text of whitespace only: no argument value begins in it. */
@@ -304,7 +307,7 @@ export class AgUiEventEncoder {
   #call(index: number): CallState {
     let call = this.#calls.get(index);
     if (call === undefined) {
-      call = { index, toolCallId: '', toolName: '', started: false, sent: false, raw: false, held: '', writer: undefined, text: [], parser: undefined, unparsable: false, updates: undefined };
+      call = { index, toolCallId: '', toolName: '', started: false, sent: false, raw: false, held: '', writer: undefined, text: [], parser: undefined, unparsable: false, updates: undefined, budget: undefined };
       this.#calls.set(index, call);
     }
     return call;
@@ -345,6 +348,10 @@ export class AgUiEventEncoder {
     }
     call.text.push(text);
     if (call.unparsable) return;
+    const budget = (call.budget ??= new PathUpdateBudget());
+    // Past its budget a call gets no more updates: its whole text still comes before its end.
+    if (budget.stopped) return;
+    budget.grow(text, call.raw);
     const fragments = this.#fragments;
     try {
       (call.parser ??= new IncrementalJsonParser()).push(text, fragments);
@@ -358,7 +365,7 @@ export class AgUiEventEncoder {
     const encoder = (call.updates ??= new PathUpdateEncoder());
     for (let i = 0; i < fragments.length; i++) encoder.push(fragments[i] as StreamFragment, updates);
     fragments.length = 0;
-    if (updates.length > 0) out.push({ type: 'CUSTOM', name: AG_UI_TOOL_INPUT, value: { toolCallId: call.toolCallId, updates } });
+    if (updates.length > 0 && budget.take(updates, call.toolCallId)) out.push({ type: 'CUSTOM', name: AG_UI_TOOL_INPUT, value: { toolCallId: call.toolCallId, updates } });
   }
 
   /**
