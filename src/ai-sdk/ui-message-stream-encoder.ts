@@ -341,7 +341,7 @@ export class UIMessageChunkEncoder {
       return;
     }
     if (this.#unparsable.has(call)) return;
-    const budget = (call.budget ??= new PathUpdateBudget());
+    const budget = (call.budget ??= new PathUpdateBudget(false));
     // Past its budget a call gets no more updates: its input still comes whole at its end.
     if (budget.stopped) return;
     budget.grow(text, call.raw);
@@ -356,7 +356,8 @@ export class UIMessageChunkEncoder {
     const encoder = (call.updates ??= new PathUpdateEncoder());
     for (let i = 0; i < fragments.length; i++) encoder.push(fragments[i] as StreamFragment, updates);
     fragments.length = 0;
-    if (updates.length > 0 && budget.take(updates, call.toolCallId)) out.push({ type: TOOL_INPUT_UPDATES, data: { toolCallId: call.toolCallId, updates }, transient: true });
+    const ready = budget.take(updates, call.toolCallId);
+    if (ready !== undefined) out.push({ type: TOOL_INPUT_UPDATES, data: { toolCallId: call.toolCallId, updates: ready }, transient: true });
   }
 
   /**

@@ -348,7 +348,7 @@ export class AgUiEventEncoder {
     }
     call.text.push(text);
     if (call.unparsable) return;
-    const budget = (call.budget ??= new PathUpdateBudget());
+    const budget = (call.budget ??= new PathUpdateBudget(true));
     // Past its budget a call gets no more updates: its whole text still comes before its end.
     if (budget.stopped) return;
     budget.grow(text, call.raw);
@@ -365,7 +365,8 @@ export class AgUiEventEncoder {
     const encoder = (call.updates ??= new PathUpdateEncoder());
     for (let i = 0; i < fragments.length; i++) encoder.push(fragments[i] as StreamFragment, updates);
     fragments.length = 0;
-    if (updates.length > 0 && budget.take(updates, call.toolCallId)) out.push({ type: 'CUSTOM', name: AG_UI_TOOL_INPUT, value: { toolCallId: call.toolCallId, updates } });
+    const ready = budget.take(updates, call.toolCallId);
+    if (ready !== undefined) out.push({ type: 'CUSTOM', name: AG_UI_TOOL_INPUT, value: { toolCallId: call.toolCallId, updates: ready } });
   }
 
   /**
