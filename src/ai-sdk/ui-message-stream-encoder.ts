@@ -120,6 +120,15 @@ export interface UIMessageStreamEncoderOptions extends PageErrorOptions {
    * the message, and which `ArgstreamChatTransport` (and so `useTurn(transport)`) applies in linear
    * time; the call's part then gets its input whole at `tool-input-available`. An unchanged page
    * shows the call without a partial input, and never freezes.
+   *
+   * A path update costs a JSON object (40–70 bytes) even for a one-character number, so each call's
+   * update chunks stay within a budget: their characters (the updates, the call's id and 64 per
+   * chunk) at most 3 × the call's input text so far + 384 per piece the provider sent + 32. Updates
+   * that do not fit wait and go with the next piece's in one chunk once the text has paid for them;
+   * past 4,096 characters waiting, the call gets no more updates. Its input still comes whole at
+   * `tool-input-available`, so every page ends with the exact input, and the relay sends at most 4
+   * times the provider's bytes. Calls streamed in pieces get every update; a document of many small
+   * scalars sent in a few pieces gets some or none.
    * @default 'deltas'
    */
   readonly toolInputs?: 'deltas' | 'path-updates';

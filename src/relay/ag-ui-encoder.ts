@@ -98,6 +98,15 @@ export interface AgUiEncoderOptions extends PageErrorOptions {
    * `JsonFragmentRebuilder`: linear), and one `TOOL_CALL_ARGS` with the call's whole argument text
    * before its `TOOL_CALL_END`. A plain AG-UI client ignores the `CUSTOM` events and shows the
    * call's arguments when they are complete, with the same messages in the end.
+   *
+   * A path update costs a JSON object (40–70 bytes) even for a one-character number, so each call's
+   * `CUSTOM` events stay within a budget: their characters (the updates, the call's id and 64 per
+   * event) at most 3 × the call's argument text so far, less what escaping that text adds, + 384
+   * per piece the provider sent + 32. Updates that do not fit wait and go with the next piece's in
+   * one event once the text has paid for them; past 4,096 characters waiting, the call gets no more
+   * updates. Its whole text still comes in `TOOL_CALL_ARGS`, so every page ends with the exact
+   * arguments, and the relay sends at most 4 times the provider's bytes. Calls streamed in pieces
+   * get every update; a document of many small scalars sent in a few pieces gets some or none.
    * @default 'deltas'
    */
   readonly toolInputs?: 'deltas' | 'path-updates';
