@@ -121,7 +121,7 @@ interface ClientRun {
   readonly events: BaseEvent[];
   readonly warnings: unknown[][];
   /** Per call id: the input an argstream-aware subscriber rebuilt from the CUSTOM events, and how many partial values it saw. */
-  readonly rebuilt: Map<string, { value: JsonValue | undefined; partials: number }>;
+  readonly rebuilt: Map<string, { value: JsonValue | undefined; partials: number; ended?: boolean }>;
 }
 
 /** The real HttpAgent against the loopback server, console.warn captured. */
