@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { AG_UI_TOOL_INPUT, AgUiEncoder } from '../../src/bindings/ag-ui.ts';
 import { TOOL_INPUT_UPDATES, UIMessageStreamEncoder } from '../../src/bindings/ai-sdk/server.ts';
 import { IncrementalJsonParser } from '../../src/json/incremental-json-parser.ts';
-import { ConversationEventStream, JsonFragmentRebuilder, ProviderEventStream, type PathUpdate, type PipelineEvent, type ProviderName, type StreamFragment } from '../../src/index.ts';
+import { ConversationEventStream, JsonFragmentRebuilder, ProviderEventStream, collectTurn, type PathUpdate, type PipelineEvent, type ProviderName, type StreamFragment } from '../../src/index.ts';
 import { PathUpdateEncoder } from '../../src/views/path-update-encoder.ts';
 import { settle, streamOf } from '../helpers.ts';
 import { PROVIDER_OF_DIR, readableRecordings, recordingInput } from '../providers/event-stream-helpers.ts';
@@ -155,4 +155,26 @@ describe('PathUpdateBudget in the path-updates modes', () => {
       }
     }
   }
+});
+
+describe('a call whose updates stop at their budget, read back', () => {
+  // A first piece that fits (with a number written `1.0`), then 10,000 numbers in one piece.
+  const deltas = ['{"a":1.0,"c":[', `${Array(10_000).fill('1.50').join(',')}]}`];
+  const args = JSON.parse(deltas.join('')) as unknown;
+
+  it("ProviderEventStream({ provider: 'ai-sdk-ui' }) ends with the exact arguments", async () => {
+    const body = streamOf([anthropic(deltas)]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })).pipeThrough(new UIMessageStreamEncoder({ toolInputs: 'path-updates' }));
+    const chunks = (await settle(body)).values as Uint8Array[];
+    expect(records(chunks).filter((record) => updatesOf(record) !== undefined).length).toBe(1);
+    const turn = await collectTurn(streamOf(chunks).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
+    expect(turn.toolCalls.map((call) => call.arguments)).toEqual([args]);
+  });
+
+  it("ProviderEventStream({ provider: 'ag-ui' }) ends with the exact arguments", async () => {
+    const body = streamOf([anthropic(deltas)]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })).pipeThrough(new AgUiEncoder({ toolInputs: 'path-updates' }));
+    const chunks = (await settle(body)).values as Uint8Array[];
+    expect(records(chunks).filter((record) => updatesOf(record) !== undefined).length).toBe(1);
+    const turn = await collectTurn(streamOf(chunks).pipeThrough(new ProviderEventStream({ provider: 'ag-ui' })));
+    expect(turn.toolCalls.map((call) => call.arguments)).toEqual([args]);
+  });
 });
