@@ -6,21 +6,35 @@
  *   budget, in the same records, counted independently (a parser and a `PathUpdateEncoder` over each
  *   piece of the call's argument text); the first record of two recordings waits for the next piece;
  * - a hostile call (10,000 small numbers, deep nesting), in deltas or in one record, stays within 4×
- *   the provider's bytes and ends with its exact arguments; in one record its updates stop early.
+ *   the provider's bytes and ends with its exact arguments; in one record its updates stop early;
+ * - a call whose updates stop midway ends with its exact arguments through the `ai-sdk-ui` and
+ *   `ag-ui` adapters and in `ArgstreamChatTransport`'s snapshot.
  */
 import { describe, expect, it } from 'vitest';
+import { ArgstreamChatTransport } from '../../src/ai-sdk/chat-transport.ts';
 import { AG_UI_TOOL_INPUT, AgUiEncoder } from '../../src/bindings/ag-ui.ts';
 import { TOOL_INPUT_UPDATES, UIMessageStreamEncoder } from '../../src/bindings/ai-sdk/server.ts';
 import { IncrementalJsonParser } from '../../src/json/incremental-json-parser.ts';
 import { ConversationEventStream, JsonFragmentRebuilder, ProviderEventStream, collectTurn, type PathUpdate, type PipelineEvent, type ProviderName, type StreamFragment } from '../../src/index.ts';
 import { PathUpdateEncoder } from '../../src/views/path-update-encoder.ts';
-import { settle, streamOf } from '../helpers.ts';
+import { readAll, settle, streamOf } from '../helpers.ts';
 import { PROVIDER_OF_DIR, readableRecordings, recordingInput } from '../providers/event-stream-helpers.ts';
 
 const MODES = {
   'ag-ui': () => new AgUiEncoder({ toolInputs: 'path-updates' }),
   'ui-message-stream': () => new UIMessageStreamEncoder({ toolInputs: 'path-updates' }),
 } as const;
+
+/** Chunks of bytes as one. */
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  const all = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.byteLength, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return all;
+}
 
 /** The records of an encoder's SSE body, parsed. */
 function records(body: Uint8Array[]): Array<Record<string, any>> {
@@ -168,6 +182,32 @@ describe('a call whose updates stop at their budget, read back', () => {
     expect(records(chunks).filter((record) => updatesOf(record) !== undefined).length).toBe(1);
     const turn = await collectTurn(streamOf(chunks).pipeThrough(new ProviderEventStream({ provider: 'ai-sdk-ui' })));
     expect(turn.toolCalls.map((call) => call.arguments)).toEqual([args]);
+  });
+
+  it('ArgstreamChatTransport: the snapshot shows the call streaming with what the updates gave, then complete with the exact input', async () => {
+    const body = streamOf([anthropic(deltas)]).pipeThrough(new ProviderEventStream({ provider: 'anthropic' })).pipeThrough(new UIMessageStreamEncoder({ toolInputs: 'path-updates' }));
+    const events = new TextDecoder().decode(concat((await settle(body)).values as Uint8Array[])).split(/(?<=\n\n)/);
+    const transport = new ArgstreamChatTransport({
+      api: 'http://127.0.0.1/api/chat',
+      schedule: 'sync',
+      fetch: async () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            pull(controller) {
+              const event = events.shift();
+              if (event === undefined) controller.close();
+              else controller.enqueue(new TextEncoder().encode(event));
+            },
+          }),
+        ),
+    });
+    const seen: unknown[] = [];
+    transport.subscribe(() => {
+      for (const call of transport.getSnapshot().calls) if (call.status === 'streaming') seen.push(structuredClone(call.input));
+    });
+    await readAll(await transport.sendMessages({ trigger: 'submit-message', chatId: 'c', messageId: undefined, messages: [], abortSignal: undefined }));
+    expect(seen).toContainEqual({ a: 1, c: [] });
+    expect(transport.getSnapshot().calls.map((call) => [call.status, call.input])).toEqual([['complete', args]]);
   });
 
   it("ProviderEventStream({ provider: 'ag-ui' }) ends with the exact arguments", async () => {
