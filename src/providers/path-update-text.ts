@@ -50,7 +50,12 @@ export class PathUpdateText implements UpdateText {
       case 'complete-number': {
         const raw = stringAt(update, 'raw');
         const value = isRecord(update) ? update['value'] : undefined;
-        const literal = raw !== undefined && JSON_NUMBER.test(raw) ? numberText(raw) : typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
+        // As `JSON.stringify` writes its value (`1.0` as `1`): the same number, and text that stays a
+        // prefix of the input's JSON when the server's updates of a call stop at their budget and
+        // `tool-input-available` completes it. `-0` and literals beyond a double's range as written.
+        const number = +(raw as string);
+        const literal =
+          raw !== undefined && JSON_NUMBER.test(raw) ? (isFinite(number) && 1 / number !== -Infinity ? String(number) : raw) : typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
         if (literal === undefined) throw unreadable(update, 'a number that is not a JSON number');
         return `${this.#place()}${literal}`;
       }
@@ -75,17 +80,6 @@ export class PathUpdateText implements UpdateText {
     const comma = parent.count++ > 0 ? ',' : '';
     return parent.object ? `${comma}${JSON.stringify(this.#key)}:` : comma;
   }
-}
-
-/**
- * A JSON number literal as `JSON.stringify` writes its value (`1.0` as `1`, `1e3` as `1000`): the
- * same number once parsed, and text that stays a prefix of the input's JSON when the server's
- * updates of a call stop at their budget and `tool-input-available` completes it. `-0` and literals
- * beyond a double's range stay as written.
- */
-function numberText(raw: string): string {
-  const value = Number(raw);
-  return Number.isFinite(value) && !Object.is(value, -0) ? String(value) : raw;
 }
 
 function unreadable(update: unknown, what: string): ProviderError {
