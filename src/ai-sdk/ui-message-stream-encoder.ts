@@ -123,7 +123,8 @@ export interface UIMessageStreamEncoderOptions extends PageErrorOptions {
    *
    * A path update costs a JSON object (40–70 bytes) even for a one-character number, so each call's
    * update chunks stay within a budget: their characters (the updates, the call's id and 64 per
-   * chunk) at most 3 × the call's input text so far + 384 per piece the provider sent + 32. Updates
+   * chunk) at most 3 × the call's input text so far + 384 per piece the provider sent (per read, for text rebuilt from a
+   * stage's progress) + 32. Updates
    * that do not fit wait and go with the next piece's in one chunk once the text has paid for them;
    * past 4,096 characters waiting, the call gets no more updates. Its input still comes whole at
    * `tool-input-available`, so every page ends with the exact input, and the relay sends at most 4
@@ -171,6 +172,9 @@ interface TextState {
 function finishReasonOf(reason: FinishReason): UIMessageFinishReason {
   return reason === 'refusal' ? 'content-filter' : reason;
 }
+
+/** A read of the relay shell ended (the next events are another provider record's). */
+let endRead: (core: UIMessageChunkEncoder) => void;
 
 /**
  * The synchronous core of {@link UIMessageStreamEncoder}: argstream's events in (the output of
@@ -226,6 +230,12 @@ export class UIMessageChunkEncoder {
   /** The slot whose argument text from progress waits: a raw part of the same chunk may follow it. */
   #pending: { index: number; text: string } | undefined;
   readonly #outputs: PipelineEvent[] = [];
+  /** The reads its relay shell has taken (`endRead`): text rebuilt from progress earns a piece's budget once per read. */
+  #reads = 0;
+
+  static {
+    endRead = (core) => void core.#reads++;
+  }
 
   /** @throws {RangeError} for a `major` other than 5, 6 or 7. */
   constructor(options: UIMessageStreamEncoderOptions = {}) {
@@ -353,7 +363,7 @@ export class UIMessageChunkEncoder {
     const budget = (call.budget ??= new PathUpdateBudget(false));
     // Past its budget a call gets no more updates: its input still comes whole at its end.
     if (budget.stopped) return;
-    budget.grow(text, call.raw);
+    budget.grow(text, call.raw, this.#reads);
     const fragments = this.#fragments;
     const updates: PathUpdate[] = [];
     try {
@@ -636,6 +646,7 @@ class UIMessageFramer implements RelayFramer<PipelineEvent> {
   }
 
   take(): string {
+    endRead(this.#core);
     this.#endDelta();
     const text = this.#text;
     this.#text = '';

@@ -102,7 +102,8 @@ export interface AgUiEncoderOptions extends PageErrorOptions {
    * A path update costs a JSON object (40–70 bytes) even for a one-character number, so each call's
    * `CUSTOM` events stay within a budget: their characters (the updates, the call's id and 64 per
    * event) at most 3 × the call's argument text so far, less what escaping that text adds, + 384
-   * per piece the provider sent + 32. Updates that do not fit wait and go with the next piece's in
+   * per piece the provider sent (per read, for text rebuilt from a
+   * stage's progress) + 32. Updates that do not fit wait and go with the next piece's in
    * one event once the text has paid for them; past 4,096 characters waiting, the call gets no more
    * updates. Its whole text still comes in `TOOL_CALL_ARGS`, so every page ends with the exact
    * arguments, and the relay sends at most 4 times the provider's bytes. Calls streamed in pieces
@@ -169,6 +170,9 @@ function tokenUsage(usage: Usage | undefined): AgUiTokenUsage | undefined {
   return Object.keys(entry).length === 0 ? undefined : entry;
 }
 
+/** A read of the relay shell ended (the next events are another provider record's). */
+let endRead: (core: AgUiEventEncoder) => void;
+
 /**
  * The synchronous core of {@link AgUiEncoder}: argstream's events in (the output of any stage),
  * AG-UI events out, as objects — also what an AG-UI agent written in JavaScript yields from its
@@ -229,6 +233,12 @@ export class AgUiEventEncoder {
   /** The slot whose argument text from progress waits: a raw part of the same chunk may follow it. */
   #pending: { index: number; text: string } | undefined;
   readonly #outputs: PipelineEvent[] = [];
+  /** The reads its relay shell has taken (`endRead`): text rebuilt from progress earns a piece's budget once per read. */
+  #reads = 0;
+
+  static {
+    endRead = (core) => void core.#reads++;
+  }
 
   /** @throws {RangeError} for a `toolInputs` other than `'deltas'` or `'path-updates'`, or an id that is not a string. */
   constructor(options: AgUiEncoderOptions = {}) {
@@ -360,7 +370,7 @@ export class AgUiEventEncoder {
     const budget = (call.budget ??= new PathUpdateBudget(true));
     // Past its budget a call gets no more updates: its whole text still comes before its end.
     if (budget.stopped) return;
-    budget.grow(text, call.raw);
+    budget.grow(text, call.raw, this.#reads);
     const fragments = this.#fragments;
     try {
       (call.parser ??= new IncrementalJsonParser()).push(text, fragments);
@@ -587,6 +597,7 @@ class AgUiFramer implements RelayFramer<PipelineEvent> {
   }
 
   take(): string {
+    endRead(this.#core);
     this.#endDelta();
     const text = this.#text;
     this.#text = '';

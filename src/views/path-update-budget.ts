@@ -65,7 +65,7 @@ function escapes(text: string): number {
 /**
  * One call's budget: the characters of its path-update records (their updates' JSON, the call's id
  * they repeat, and 64 for the rest of each record) stay within `3 × its argument text + 384 × the
- * pieces the provider sent it in + 32` (less, with `escaped`, what escaping the text adds). Updates
+ * pieces the provider sent it in (the relay's reads, for text rebuilt from progress) + 32` (less, with `escaped`, what escaping the text adds). Updates
  * that do not fit wait, and go with the next piece's in one record once the text has paid for them;
  * when more than 4,096 characters of them wait, they and every later update of the call are dropped:
  * the call's exact input still comes whole at its end. Calls streamed in pieces never wait; a
@@ -77,6 +77,8 @@ export class PathUpdateBudget {
   #allowed = PATH_UPDATE_BUDGET_BASE;
   #spent = 0;
   #stopped = false;
+  /** The read of the last piece. */
+  #read = -1;
   /** Updates that did not fit yet, and the length of their JSON list. */
   #held: PathUpdate[] = [];
   #heldLength = 0;
@@ -92,12 +94,14 @@ export class PathUpdateBudget {
   }
 
   /**
-   * A piece of the call's argument text came: `raw` when the provider sent it as such (a record of
-   * its own with its framing), not text rebuilt from the progress of a stage before (many pieces of
-   * one record).
+   * A piece of the call's argument text came, during the relay's read `read`: `raw` when the
+   * provider sent it as such (a record of its own with its framing); text rebuilt from the progress
+   * of a stage before (many pieces of one record) earns a piece's budget once per read.
    */
-  grow(text: string, raw: boolean): void {
-    this.#allowed += PATH_UPDATE_BUDGET_PER_CHARACTER * text.length + (raw ? PATH_UPDATE_BUDGET_PER_PIECE : 0) - (this.#escaped ? escapes(text) : 0);
+  grow(text: string, raw: boolean, read: number): void {
+    const piece = raw || read !== this.#read;
+    this.#read = read;
+    this.#allowed += PATH_UPDATE_BUDGET_PER_CHARACTER * text.length + (piece ? PATH_UPDATE_BUDGET_PER_PIECE : 0) - (this.#escaped ? escapes(text) : 0);
   }
 
   /**
