@@ -10,6 +10,7 @@ import { IncrementalJsonParser } from '../json/incremental-json-parser.ts';
 import { JsonWriter } from '../json/json-writer.ts';
 import { TurnBuilder } from '../turn/ai-sdk-parts.ts';
 import type { FinishReason, JsonValue, PathUpdate, PipelineEvent, StreamFragment } from '../types.ts';
+import { PathUpdateBudget } from '../views/path-update-budget.ts';
 import { PathUpdateEncoder } from '../views/path-update-encoder.ts';
 import { pageErrorMessage, type PageErrorOptions } from '../relay/error-record.ts';
 import { RelayEncoder, type RelayFramer } from '../relay/relay-encoder.ts';
@@ -119,6 +120,16 @@ export interface UIMessageStreamEncoderOptions extends PageErrorOptions {
    * the message, and which `ArgstreamChatTransport` (and so `useTurn(transport)`) applies in linear
    * time; the call's part then gets its input whole at `tool-input-available`. An unchanged page
    * shows the call without a partial input, and never freezes.
+   *
+   * A path update costs a JSON object (40–70 bytes) even for a one-character number, so each call's
+   * update chunks stay within a budget: their characters (the updates, the call's id and 64 per
+   * chunk) at most 3 × the call's input text so far + 384 per piece the provider sent (per read, for text rebuilt from a
+   * stage's progress) + 32. Updates
+   * that do not fit wait and go with the next piece's in one chunk once the text has paid for them;
+   * past 4,096 characters waiting, the call gets no more updates. Its input still comes whole at
+   * `tool-input-available`, so every page ends with the exact input, and the relay sends at most 4
+   * times the provider's bytes. Calls streamed in pieces get every update; a document of many small
+   * scalars sent in a few pieces gets some or none.
    * @default 'deltas'
    */
   readonly toolInputs?: 'deltas' | 'path-updates';
@@ -147,6 +158,8 @@ interface CallState {
   /** With `toolInputs: 'path-updates'`: the input text parsed into fragments, and their updates. */
   parser: IncrementalJsonParser | undefined;
   updates: PathUpdateEncoder | undefined;
+  /** What the call's path updates may cost on the wire (`PathUpdateBudget`). */
+  budget: PathUpdateBudget | undefined;
 }
 
 /** The text parts (and reasoning parts) open, by content slot. */
@@ -159,6 +172,9 @@ interface TextState {
 function finishReasonOf(reason: FinishReason): UIMessageFinishReason {
   return reason === 'refusal' ? 'content-filter' : reason;
 }
+
+/** A read of the relay shell ended (the next events are another provider record's). */
+let endRead: (core: UIMessageChunkEncoder) => void;
 
 /**
  * The synchronous core of {@link UIMessageStreamEncoder}: argstream's events in (the output of
@@ -214,6 +230,12 @@ export class UIMessageChunkEncoder {
   /** The slot whose argument text from progress waits: a raw part of the same chunk may follow it. */
   #pending: { index: number; text: string } | undefined;
   readonly #outputs: PipelineEvent[] = [];
+  /** The reads its relay shell has taken (`endRead`): text rebuilt from progress earns a piece's budget once per read. */
+  #reads = 0;
+
+  static {
+    endRead = (core) => void core.#reads++;
+  }
 
   /** @throws {RangeError} for a `major` other than 5, 6 or 7. */
   constructor(options: UIMessageStreamEncoderOptions = {}) {
@@ -299,7 +321,7 @@ export class UIMessageChunkEncoder {
   #call(index: number): CallState {
     let call = this.#calls.get(index);
     if (call === undefined) {
-      call = { toolCallId: '', toolName: '', providerExecuted: false, started: false, raw: false, held: '', writer: undefined, parser: undefined, updates: undefined };
+      call = { toolCallId: '', toolName: '', providerExecuted: false, started: false, raw: false, held: '', writer: undefined, parser: undefined, updates: undefined, budget: undefined };
       this.#calls.set(index, call);
     }
     return call;
@@ -338,6 +360,10 @@ export class UIMessageChunkEncoder {
       return;
     }
     if (this.#unparsable.has(call)) return;
+    const budget = (call.budget ??= new PathUpdateBudget(false));
+    // Past its budget a call gets no more updates: its input still comes whole at its end.
+    if (budget.stopped) return;
+    budget.grow(text, call.raw, this.#reads);
     const fragments = this.#fragments;
     const updates: PathUpdate[] = [];
     try {
@@ -349,7 +375,8 @@ export class UIMessageChunkEncoder {
     const encoder = (call.updates ??= new PathUpdateEncoder());
     for (let i = 0; i < fragments.length; i++) encoder.push(fragments[i] as StreamFragment, updates);
     fragments.length = 0;
-    if (updates.length > 0) out.push({ type: TOOL_INPUT_UPDATES, data: { toolCallId: call.toolCallId, updates }, transient: true });
+    const ready = budget.take(updates, call.toolCallId);
+    if (ready !== undefined) out.push({ type: TOOL_INPUT_UPDATES, data: { toolCallId: call.toolCallId, updates: ready }, transient: true });
   }
 
   /**
@@ -634,6 +661,7 @@ class UIMessageFramer implements RelayFramer<PipelineEvent> {
   }
 
   take(): string {
+    endRead(this.#core);
     this.#endDelta();
     const text = this.#text;
     this.#text = '';

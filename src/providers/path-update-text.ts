@@ -14,9 +14,10 @@ const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 
 /**
  * Path updates of one call's input → its JSON text, piece by piece, for the parser downstream.
- * Keys and strings are written by `JSON.stringify` and numbers only as JSON literals, so no update
- * can write structure its kind does not say; updates in an order no encoder makes give text the
- * parser downstream rejects (invalid arguments, as any such text). O(depth) state.
+ * Keys and strings are written by `JSON.stringify` and numbers only as JSON literals (as
+ * `JSON.stringify` writes their values), so no update can write structure its kind does not say;
+ * updates in an order no encoder makes give text the parser downstream rejects (invalid arguments,
+ * as any such text). O(depth) state.
  */
 export class PathUpdateText implements UpdateText {
   /** The open containers: whether each is an object, and how many members or items it has so far. */
@@ -49,7 +50,12 @@ export class PathUpdateText implements UpdateText {
       case 'complete-number': {
         const raw = stringAt(update, 'raw');
         const value = isRecord(update) ? update['value'] : undefined;
-        const literal = raw !== undefined && JSON_NUMBER.test(raw) ? raw : typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
+        // As `JSON.stringify` writes its value (`1.0` as `1`): the same number, and text that stays a
+        // prefix of the input's JSON when the server's updates of a call stop at their budget and
+        // `tool-input-available` completes it. `-0` and literals beyond a double's range as written.
+        const number = +(raw as string);
+        const literal =
+          raw !== undefined && JSON_NUMBER.test(raw) ? (isFinite(number) && 1 / number !== -Infinity ? String(number) : raw) : typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
         if (literal === undefined) throw unreadable(update, 'a number that is not a JSON number');
         return `${this.#place()}${literal}`;
       }

@@ -9,6 +9,7 @@ import { IncrementalJsonParser } from '../json/incremental-json-parser.ts';
 import { JsonWriter } from '../json/json-writer.ts';
 import { TurnBuilder } from '../turn/ai-sdk-parts.ts';
 import type { JsonValue, PathUpdate, PipelineEvent, StreamFragment, Usage } from '../types.ts';
+import { PathUpdateBudget } from '../views/path-update-budget.ts';
 import { PathUpdateEncoder } from '../views/path-update-encoder.ts';
 import { pageErrorMessage, pageErrorRecord, type PageErrorOptions } from './error-record.ts';
 import { RelayEncoder, type RelayFramer } from './relay-encoder.ts';
@@ -97,6 +98,16 @@ export interface AgUiEncoderOptions extends PageErrorOptions {
    * `JsonFragmentRebuilder`: linear), and one `TOOL_CALL_ARGS` with the call's whole argument text
    * before its `TOOL_CALL_END`. A plain AG-UI client ignores the `CUSTOM` events and shows the
    * call's arguments when they are complete, with the same messages in the end.
+   *
+   * A path update costs a JSON object (40–70 bytes) even for a one-character number, so each call's
+   * `CUSTOM` events stay within a budget: their characters (the updates, the call's id and 64 per
+   * event) at most 3 × the call's argument text so far, less what escaping that text adds, + 384
+   * per piece the provider sent (per read, for text rebuilt from a
+   * stage's progress) + 32. Updates that do not fit wait and go with the next piece's in
+   * one event once the text has paid for them; past 4,096 characters waiting, the call gets no more
+   * updates. Its whole text still comes in `TOOL_CALL_ARGS`, so every page ends with the exact
+   * arguments, and the relay sends at most 4 times the provider's bytes. Calls streamed in pieces
+   * get every update; a document of many small scalars sent in a few pieces gets some or none.
    * @default 'deltas'
    */
   readonly toolInputs?: 'deltas' | 'path-updates';
@@ -130,6 +141,8 @@ interface CallState {
   /** The text stopped parsing: no more updates (the call fails downstream). */
   unparsable: boolean;
   updates: PathUpdateEncoder | undefined;
+  /** What the call's path updates may cost on the wire (`PathUpdateBudget`). */
+  budget: PathUpdateBudget | undefined;
 }
 
 /** Text of whitespace only: no argument value begins in it. */
@@ -156,6 +169,9 @@ function tokenUsage(usage: Usage | undefined): AgUiTokenUsage | undefined {
   }
   return Object.keys(entry).length === 0 ? undefined : entry;
 }
+
+/** A read of the relay shell ended (the next events are another provider record's). */
+let endRead: (core: AgUiEventEncoder) => void;
 
 /**
  * The synchronous core of {@link AgUiEncoder}: argstream's events in (the output of any stage),
@@ -217,6 +233,12 @@ export class AgUiEventEncoder {
   /** The slot whose argument text from progress waits: a raw part of the same chunk may follow it. */
   #pending: { index: number; text: string } | undefined;
   readonly #outputs: PipelineEvent[] = [];
+  /** The reads its relay shell has taken (`endRead`): text rebuilt from progress earns a piece's budget once per read. */
+  #reads = 0;
+
+  static {
+    endRead = (core) => void core.#reads++;
+  }
 
   /** @throws {RangeError} for a `toolInputs` other than `'deltas'` or `'path-updates'`, or an id that is not a string. */
   constructor(options: AgUiEncoderOptions = {}) {
@@ -304,7 +326,7 @@ export class AgUiEventEncoder {
   #call(index: number): CallState {
     let call = this.#calls.get(index);
     if (call === undefined) {
-      call = { index, toolCallId: '', toolName: '', started: false, sent: false, raw: false, held: '', writer: undefined, text: [], parser: undefined, unparsable: false, updates: undefined };
+      call = { index, toolCallId: '', toolName: '', started: false, sent: false, raw: false, held: '', writer: undefined, text: [], parser: undefined, unparsable: false, updates: undefined, budget: undefined };
       this.#calls.set(index, call);
     }
     return call;
@@ -345,6 +367,10 @@ export class AgUiEventEncoder {
     }
     call.text.push(text);
     if (call.unparsable) return;
+    const budget = (call.budget ??= new PathUpdateBudget(true));
+    // Past its budget a call gets no more updates: its whole text still comes before its end.
+    if (budget.stopped) return;
+    budget.grow(text, call.raw, this.#reads);
     const fragments = this.#fragments;
     try {
       (call.parser ??= new IncrementalJsonParser()).push(text, fragments);
@@ -358,7 +384,8 @@ export class AgUiEventEncoder {
     const encoder = (call.updates ??= new PathUpdateEncoder());
     for (let i = 0; i < fragments.length; i++) encoder.push(fragments[i] as StreamFragment, updates);
     fragments.length = 0;
-    if (updates.length > 0) out.push({ type: 'CUSTOM', name: AG_UI_TOOL_INPUT, value: { toolCallId: call.toolCallId, updates } });
+    const ready = budget.take(updates, call.toolCallId);
+    if (ready !== undefined) out.push({ type: 'CUSTOM', name: AG_UI_TOOL_INPUT, value: { toolCallId: call.toolCallId, updates: ready } });
   }
 
   /**
@@ -570,6 +597,7 @@ class AgUiFramer implements RelayFramer<PipelineEvent> {
   }
 
   take(): string {
+    endRead(this.#core);
     this.#endDelta();
     const text = this.#text;
     this.#text = '';

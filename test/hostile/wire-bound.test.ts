@@ -10,19 +10,21 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AgUiEncoder } from '../../src/bindings/ag-ui.ts';
-import { UIMessageStreamEncoder } from '../../src/bindings/ai-sdk/server.ts';
+import { AG_UI_TOOL_INPUT, AgUiEncoder } from '../../src/bindings/ag-ui.ts';
+import { TOOL_INPUT_UPDATES, UIMessageStreamEncoder } from '../../src/bindings/ai-sdk/server.ts';
 import {
   ConversationEventStream,
   EventStreamDecoder,
   EventStreamEncoder,
   FieldEventStream,
+  JsonFragmentRebuilder,
   NdjsonDecoder,
   NdjsonEncoder,
   PathUpdateStream,
   ProviderEventStream,
   ToolCallDeltaStream,
   ToolCallProgressStream,
+  type PathUpdate,
   type ProviderName,
 } from '../../src/index.ts';
 import { paced } from '../ai-sdk/transport-helpers.ts';
@@ -49,9 +51,10 @@ const ENCODERS = {
   sse: () => new EventStreamEncoder(),
   ndjson: () => new NdjsonEncoder(),
   'ui-message-stream': () => new UIMessageStreamEncoder(),
-  // Its default, as AG-UI agents stream arguments. (`toolInputs: 'path-updates'` trades bytes for
-  // the page's CPU, as the UI message stream's does: a path update per scalar, outside this bound.)
+  // A path update per scalar, within each call's budget (PathUpdateBudget); the input whole at the end.
+  'ui-message-stream path-updates': () => new UIMessageStreamEncoder({ toolInputs: 'path-updates' }),
   'ag-ui': () => new AgUiEncoder(),
+  'ag-ui path-updates': () => new AgUiEncoder({ toolInputs: 'path-updates' }),
 } as const;
 type EncoderName = keyof typeof ENCODERS;
 const DECODERS: Partial<Record<EncoderName, () => TransformStream<Uint8Array, unknown>>> = {
@@ -116,6 +119,8 @@ async function relay(input: () => ReadableStream<unknown>, provider: ProviderNam
 async function check(sse: string, limit: number, roundTrip: boolean, source: ProviderName = 'anthropic'): Promise<string[]> {
   const provider = utf8.encode(sse).byteLength;
   const over: string[] = [];
+  // The calls' exact arguments, for what a page of path updates ends with.
+  const calls = roundTrip ? (await settle(live(sse).pipeThrough(new ProviderEventStream({ provider: source })).pipeThrough(new ConversationEventStream()))).values.flatMap((event) => ((event as { type: string }).type === 'tool-call' ? [(event as { arguments: unknown }).arguments] : [])) : undefined;
   for (const [name, stage] of STAGES) {
     const sent = roundTrip ? await settle(live(sse).pipeThrough(new ProviderEventStream({ provider: source })).pipeThrough(stage() as never)) : undefined;
     for (const encoder of Object.keys(ENCODERS) as EncoderName[]) {
@@ -123,6 +128,11 @@ async function check(sse: string, limit: number, roundTrip: boolean, source: Pro
       if (process.env.WIRE_REPORT !== undefined) console.log(`ratio\t${name}\t${encoder}\t${(bytes / provider).toFixed(2)}`);
       if (bytes > limit * provider) over.push(`${name} → ${encoder}: ${bytes} bytes for ${provider} (${(bytes / provider).toFixed(2)}×)`);
       const decoder = DECODERS[encoder];
+      if (calls !== undefined && encoder.endsWith('path-updates')) {
+        const page = pathUpdatePage(body);
+        expect(page.map((call) => call.input), `${name} → ${encoder}: the final inputs`).toEqual(calls);
+        for (const call of page) if (call.rebuilt !== undefined) expect(call.rebuilt, `${name} → ${encoder}: what the updates rebuilt`).toEqual(call.input);
+      }
       if (sent !== undefined && decoder !== undefined) {
         const got = await settle(streamOf([body]).pipeThrough(decoder()));
         expectSame({ events: got.values, error: got.error }, { events: sent.values, error: sent.error }, `${name} → ${encoder}`);
@@ -130,6 +140,35 @@ async function check(sse: string, limit: number, roundTrip: boolean, source: Pro
     }
   }
   return over;
+}
+
+/**
+ * What a page of a path-updates encoder ends with, per call in the order they end: the value its
+ * updates rebuilt (`JsonFragmentRebuilder`, as the docs' page does), when they completed it, and the
+ * input that came whole (AG-UI's `TOOL_CALL_ARGS` before `TOOL_CALL_END`, the UI stream's
+ * `tool-input-available`).
+ */
+function pathUpdatePage(body: Uint8Array): Array<{ rebuilt: unknown; input: unknown }> {
+  const rebuilders = new Map<string, JsonFragmentRebuilder>();
+  const args = new Map<string, string>();
+  const ended: Array<{ rebuilt: unknown; input: unknown }> = [];
+  const rebuilt = (toolCallId: string) => {
+    const rebuilder = rebuilders.get(toolCallId);
+    return rebuilder !== undefined && rebuilder.isComplete() ? rebuilder.value : undefined;
+  };
+  for (const record of new TextDecoder().decode(body).split('\n\n')) {
+    if (!record.startsWith('data: ') || record === 'data: [DONE]') continue;
+    const event = JSON.parse(record.slice('data: '.length)) as Record<string, any>;
+    const updates = event.type === 'CUSTOM' && event.name === AG_UI_TOOL_INPUT ? event.value : event.type === TOOL_INPUT_UPDATES ? event.data : undefined;
+    if (updates !== undefined) {
+      let rebuilder = rebuilders.get(updates.toolCallId);
+      if (rebuilder === undefined) rebuilders.set(updates.toolCallId, (rebuilder = new JsonFragmentRebuilder()));
+      for (const update of updates.updates as PathUpdate[]) rebuilder.push(update);
+    } else if (event.type === 'TOOL_CALL_ARGS') args.set(event.toolCallId, (args.get(event.toolCallId) ?? '') + event.delta);
+    else if (event.type === 'TOOL_CALL_END') ended.push({ rebuilt: rebuilt(event.toolCallId), input: JSON.parse(args.get(event.toolCallId) ?? '') });
+    else if (event.type === 'tool-input-available') ended.push({ rebuilt: rebuilt(event.toolCallId), input: event.input });
+  }
+  return ended;
 }
 
 /** Hostile argument documents, each valid and within every default limit, of about `size` characters. */

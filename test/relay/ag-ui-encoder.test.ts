@@ -121,7 +121,7 @@ interface ClientRun {
   readonly events: BaseEvent[];
   readonly warnings: unknown[][];
   /** Per call id: the input an argstream-aware subscriber rebuilt from the CUSTOM events, and how many partial values it saw. */
-  readonly rebuilt: Map<string, { value: JsonValue | undefined; partials: number }>;
+  readonly rebuilt: Map<string, { value: JsonValue | undefined; partials: number; ended?: boolean }>;
 }
 
 /** The real HttpAgent against the loopback server, console.warn captured. */
@@ -134,7 +134,7 @@ async function runClient(recording: ManifestRecording, options: AgUiEncoderOptio
     const agent = new HttpAgent({ url: `${base}${path}` });
     const events: BaseEvent[] = [];
     const rebuilders = new Map<string, JsonFragmentRebuilder>();
-    const rebuilt = new Map<string, { value: JsonValue | undefined; partials: number }>();
+    const rebuilt = new Map<string, { value: JsonValue | undefined; partials: number; ended?: boolean }>();
     await agent.runAgent(
       {},
       {
@@ -148,10 +148,18 @@ async function runClient(recording: ManifestRecording, options: AgUiEncoderOptio
           let rebuilder = rebuilders.get(toolCallId);
           if (rebuilder === undefined) rebuilders.set(toolCallId, (rebuilder = new JsonFragmentRebuilder()));
           for (const update of updates) rebuilder.push(update);
-          const entry = rebuilt.get(toolCallId) ?? { value: undefined, partials: 0 };
+          const entry: { value: JsonValue | undefined; partials: number; ended?: boolean } = rebuilt.get(toolCallId) ?? { value: undefined, partials: 0 };
           if (!rebuilder.isComplete()) entry.partials++;
           entry.value = structuredClone(rebuilder.value);
           rebuilt.set(toolCallId, entry);
+        },
+        // A call whose updates stopped (their budget): the page takes its arguments at its end.
+        onToolCallEndEvent: ({ event, toolCallArgs }) => {
+          if (rebuilders.get(event.toolCallId)?.isComplete() === true) return;
+          const entry: { value: JsonValue | undefined; partials: number; ended?: boolean } = rebuilt.get(event.toolCallId) ?? { value: undefined, partials: 0 };
+          entry.value = structuredClone(toolCallArgs) as JsonValue;
+          entry.ended = true;
+          rebuilt.set(event.toolCallId, entry);
         },
       },
     );
@@ -218,7 +226,8 @@ describe('AgUiEncoder read by the real @ag-ui/client HttpAgent over HTTP', () =>
         const last = run.events.at(-1);
         expect(last?.type, toolInputs).toBe('RUN_FINISHED');
         if (toolInputs === 'path-updates') {
-          // The aware subscriber rebuilt every streamed call's exact input from the CUSTOM events.
+          // The aware subscriber rebuilt every streamed call's exact input from the CUSTOM events, or
+          // (a call sent whole whose updates did not fit their budget) took it at TOOL_CALL_END.
           const streamed = run.messages.flatMap((message) => (message.role === 'assistant' ? (message.toolCalls ?? []) : [])).filter((call) => call.function.arguments !== '{}');
           for (const call of streamed) expect(run.rebuilt.get(call.id)?.value, call.id).toEqual(JSON.parse(call.function.arguments));
           // The plain client saw each call's arguments once, whole.
@@ -238,6 +247,8 @@ describe('AgUiEncoder read by the real @ag-ui/client HttpAgent over HTTP', () =>
     const run = await runClient(long, { toolInputs: 'path-updates' });
     const partials = [...run.rebuilt.values()].map((entry) => entry.partials);
     expect(partials.length).toBe(2);
+    // Streamed in pieces: every update came, none taken at the end.
+    expect([...run.rebuilt.values()].filter((entry) => entry.ended === true)).toEqual([]);
     expect(partials.every((count) => count >= 2)).toBe(true);
   });
 
