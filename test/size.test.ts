@@ -127,9 +127,10 @@ describe('bundle size', () => {
   // 38.5 KB and 83.5 KB since those three moved to entry points of their own (argstream/ag-ui,
   // argstream/langchain, argstream/gemini-interactions), loaded by name as chunks of their own:
   // provider-to-turn 46.2 → 38.48 KB (37.84 KB before issue 31; the loader and the definitions
-  // +0.6 KB), the whole library 90.5 → 82.86 KB.
-  it('the provider-to-turn pipeline stays at or under 38.5 KB, the whole library under 83.5 KB', async () => {
-    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThanOrEqual(38.5 * 1024);
+  // +0.6 KB), the whole library 90.5 → 82.86 KB. 38.6 KB since a provider loaded by name is kept
+  // as its definition, so that a stream made after the load decodes at once (+25 bytes; 38.53 KB).
+  it('the provider-to-turn pipeline stays at or under 38.6 KB, the whole library under 83.5 KB', async () => {
+    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThanOrEqual(38.6 * 1024);
     expect(await bundledSize(rootExports())).toBeLessThan(83.5 * 1024);
   });
 

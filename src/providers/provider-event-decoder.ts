@@ -150,12 +150,14 @@ const has = (table: object, name: string): boolean => Object.prototype.hasOwnPro
 
 /** Each provider loading or loaded (a failed load is tried again by the next stream: a chunk the network lost). */
 const loading = new Map<EntryProviderName, Promise<ProviderDefinition>>();
+/** Each provider loaded: a stream made after the load decodes at once, as with its definition. */
+const loaded: Partial<Record<EntryProviderName, ProviderDefinition>> = {};
 
 function load(name: EntryProviderName): Promise<ProviderDefinition> {
   let promise = loading.get(name);
   if (promise === undefined) {
     promise = LOADERS[name]().then(
-      (module) => module[definitionName(name)] as ProviderDefinition,
+      (module) => (loaded[name] = module[definitionName(name)] as ProviderDefinition),
       (error: unknown) => {
         loading.delete(name);
         throw new ProviderError(name, 'unavailable', `${name}: the provider's module could not be loaded`, { cause: error });
@@ -195,7 +197,8 @@ export function providerName(provider: ProviderName | ProviderDefinition): Provi
  * @throws {TypeError} for an unknown provider; {@link RangeError} for a bad `maxBufferedBytes`.
  */
 export function providerCore(options: ProviderEventStreamOptions, who: string): StageCore<ProviderEventStreamInput, StreamEvent> {
-  const provider = providerOf(options.provider, who);
+  const named = providerOf(options.provider, who);
+  const provider = typeof named === 'string' ? (loaded[named] ?? named) : named;
   if (typeof provider !== 'string') return new ProviderEventDecoder(options, provider);
   checkMaxBuffered(options);
   return new LoadingDecoder(provider, options);

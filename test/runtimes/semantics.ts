@@ -1675,6 +1675,12 @@ export async function runScenario(scenario: Scenario): Promise<Outcome> {
 
 /** Run every scenario of a group (or all); resolves to every outcome. */
 export async function runGroup(group?: string): Promise<Outcome[]> {
+  // A provider read by name decodes at once from its module's load on (before it, a stream waits
+  // for the load, as a stage waits for any I/O): load it once, as a page's first stream does.
+  await new ReadableStream({ start: (controller) => controller.close() })
+    .pipeThrough(new ProviderEventStream({ provider: 'langchain' }))
+    .pipeTo(new WritableStream())
+    .catch(() => undefined);
   const out: Outcome[] = [];
   for (const scenario of scenarios()) {
     if (group !== undefined && scenario.group !== group) continue;
