@@ -102,7 +102,16 @@ export class ChainedCore<I, M, O> implements PushCore<I, O> {
     try {
       for (let i = 0; i < buffer.length; i++) this.#second.push(buffer[i] as M, out);
     } finally {
-      buffer.length = 0;
+      clear(buffer);
     }
   }
+}
+
+/**
+ * Empties an array that is filled again at once (a core's `out`, a read's events), keeping its
+ * storage: `array.length = 0` gives V8's backing store back, so the next `push` allocates a new
+ * one — per read, on the relay's hot path. Internal.
+ */
+export function clear(array: unknown[]): void {
+  while (array.length !== 0) array.pop();
 }

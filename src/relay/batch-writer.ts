@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { clear } from '../core.ts';
 import { newPlace, placeOf, type PathStep } from '../json/deep-fragment.ts';
 import type { JsonScalar, StreamFragment, ValueKind } from '../types.ts';
 import { endsInIndex, MARKS, nextIndexPath, PART_KINDS, PATH_KIND_CODES, SHORT, Tables, type Node } from './wire-batch.ts';
@@ -124,7 +125,7 @@ export class BatchWriter {
     if (entries.length === 0) return undefined;
     // One entry (a live stream's read, most of the time) needs no join.
     const text = entries.length === 1 ? `[${entries[0] as string}]` : `[${withRuns(entries).join(',')}]`;
-    entries.length = 0;
+    clear(entries);
     this.#size = 0;
     this.#count = 0;
     this.#runFrom = undefined;

@@ -8,7 +8,7 @@ import { ProviderError, type ProviderName } from '../errors.ts';
 import { joinAdjacentText } from '../transforms/batch.ts';
 import { type ProviderEventStreamOptions, providerCore, providerName } from '../providers/provider-event-decoder.ts';
 import { providerErrorFromBody } from '../providers/error-body.ts';
-import type { StageCore } from '../core.ts';
+import { clear, type StageCore } from '../core.ts';
 import { type ChainableStage, composeCores } from '../transforms/chain.ts';
 import { ChainRunner, chainEndOf, type StageTail } from '../transforms/stage.ts';
 import type { ChainEncoder } from '../transforms/chain.ts';
@@ -201,7 +201,7 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
         if (this.#closed) return;
       }
       const out = this.#out;
-      out.length = 0;
+      clear(out);
       let error: { error: unknown } | undefined;
       try {
         const pending = next.done ? run.end(out) : run.push(next.value, out);
@@ -213,17 +213,17 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
       let made = out.length > 0;
       if (tail === undefined) {
         for (let i = 0; i < out.length; i++) controller.enqueue(out[i]);
-        out.length = 0;
+        clear(out);
       } else if (error === undefined && !next.done) {
         // What the read made, as one chunk.
         try {
           const bytes = tail.chunk(out);
-          out.length = 0;
+          clear(out);
           made = bytes !== undefined;
           if (bytes !== undefined) this.#send(bytes);
         } catch (refused) {
           error = { error: refused };
-          out.length = 0;
+          clear(out);
         }
       }
       if (error !== undefined) {

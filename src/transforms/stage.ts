@@ -8,7 +8,7 @@
  */
 import { joinAdjacentText } from './batch.ts';
 import { failAfterDrain } from './fail-after-drain.ts';
-import type { StageCore } from '../core.ts';
+import { clear, type StageCore } from '../core.ts';
 
 /** Work a stage still waits for: only a core that answered with a promise makes any. */
 type Pending = Promise<void> | undefined;
@@ -112,7 +112,7 @@ export class ChainRunner {
       try {
         return this.#feedAll(level + 1, next, buffer, out);
       } finally {
-        buffer.length = 0;
+        clear(buffer);
       }
     }
     try {
@@ -122,17 +122,17 @@ export class ChainRunner {
           return pending.then(
             () => this.#forward(level, buffer, out, i + 1),
             (error: unknown) => {
-              buffer.length = 0;
+              clear(buffer);
               throw error;
             },
           );
         }
       }
     } catch (error) {
-      buffer.length = 0;
+      clear(buffer);
       throw error;
     }
-    buffer.length = 0;
+    clear(buffer);
     return undefined;
   }
 
