@@ -11,19 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserSession } from '../runtimes/harness.ts';
-import { chromiumMissing, launchChromium } from '../runtimes/chromium/run.ts';
-import { firefoxMissing, launchFirefox } from '../runtimes/firefox/run.ts';
-import { launchWebKit, webkitMissing } from '../runtimes/webkit/run.ts';
-import { browserOf, until } from '../examples/page-harness.ts';
+import { describeInEngine, ENGINES, until } from '../examples/page-harness.ts';
 import { front } from '../relay/relay-helpers.ts';
 import { writeFileUiStream } from './transport-helpers.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const ENGINES: ReadonlyArray<{ name: string; launch: () => Promise<BrowserSession>; missing: () => string | undefined }> = [
-  { name: 'Chromium', launch: launchChromium, missing: chromiumMissing },
-  { name: 'Firefox', launch: launchFirefox, missing: firefoxMissing },
-  { name: 'WebKit', launch: launchWebKit, missing: webkitMissing },
-];
 const PAGE = `<!doctype html><meta charset="utf-8"><title>resume</title><script type="module" src="/page.mjs"></script>`;
 
 /** What the page shows. */
@@ -94,17 +86,9 @@ describe('ArgstreamChatTransport resumes by itself in the browsers: a useChat pa
   });
 
   for (const engine of ENGINES) {
-    describe(engine.name, () => {
-      let session: BrowserSession | undefined;
-      beforeAll(async () => {
-        if (engine.missing() === undefined) session = await engine.launch();
-      }, 60_000);
-      afterAll(async () => {
-        await session?.close();
-      }, 30_000);
-
+    describeInEngine(engine, engine.name, (browser) => {
       it('the front cuts the response mid-call, then the resume mid-call: the page ends with one message, the text once, the exact input; it never called resumeStream()', async (context) => {
-        const page = browserOf(engine, session, context);
+        const page = browser(context);
         const gate = await front();
         gate.route = port;
         requests.length = 0;

@@ -11,23 +11,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { startReplayServer } from '../../src/cli/replay-server.ts';
 import { startBrowserExample } from '../../examples/browser/serve.mjs';
 import type { BrowserSession } from '../runtimes/harness.ts';
-import { chromiumMissing, launchChromium } from '../runtimes/chromium/run.ts';
-import { firefoxMissing, launchFirefox } from '../runtimes/firefox/run.ts';
-import { launchWebKit, webkitMissing } from '../runtimes/webkit/run.ts';
 import { anthropicToolTurn, FIRST_ARGUMENT_EVENT } from './gated-model.ts';
-import { browserOf } from './page-harness.ts';
+import { describeInEngine, ENGINES,  } from './page-harness.ts';
 
 const SRC = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
-
-const ENGINES: ReadonlyArray<{ name: string; launch: () => Promise<BrowserSession>; missing: () => string | undefined }> = [
-  { name: 'Chromium', launch: launchChromium, missing: chromiumMissing },
-  { name: 'Firefox', launch: launchFirefox, missing: firefoxMissing },
-  { name: 'WebKit', launch: launchWebKit, missing: webkitMissing },
-];
 
 /** The call the model writes, by hand: escapes, quotes, non-ASCII and an emoji in the content. */
 const EXPECTED = {
@@ -157,19 +148,7 @@ async function until(session: BrowserSession, ready: (page: Shown) => boolean, w
 // ---------------------------------------------------------------------------------------------
 
 for (const engine of ENGINES) {
-  describe(`examples/browser in ${engine.name}`, () => {
-    let session: BrowserSession | undefined;
-
-    beforeAll(async () => {
-      if (engine.missing() === undefined) session = await engine.launch();
-    }, 60_000);
-
-    afterAll(async () => {
-      await session?.close();
-    }, 30_000);
-
-    /** The session, or the test skipped with what to install (failed in CI). */
-    const browser = (context: { skip(note?: string): void }): BrowserSession => browserOf(engine, session, context);
+  describeInEngine(engine, `examples/browser in ${engine.name}`, (browser) => {
 
     it('shows the write_file path first, then its content growing as it streams, then the ✓ and exactly the arguments', async (context) => {
       const page = browser(context);

@@ -36,19 +36,10 @@ import { startFrameworkExample, type FrameworkExample } from '../../examples/sha
 import { TurnStore, defineTools } from '../../src/index.ts';
 import type { BrowserSession } from '../runtimes/harness.ts';
 import { execute, withTimeout } from '../runtimes/harness.ts';
-import { browserOf, consoleProblems, IN_CI, send as sendOn, until as untilShown } from './page-harness.ts';
-import { chromiumMissing, launchChromium } from '../runtimes/chromium/run.ts';
-import { firefoxMissing, launchFirefox } from '../runtimes/firefox/run.ts';
-import { launchWebKit, webkitMissing } from '../runtimes/webkit/run.ts';
+import { describeInEngine, ENGINES, consoleProblems, IN_CI, send as sendOn, until as untilShown } from './page-harness.ts';
 import { anthropicTurn, openaiChatInterleavedTurn, startScriptedModel, type ScriptedModel } from './scripted-model.ts';
 
 const REACT18 = fileURLToPath(new URL('../frameworks/react18/', import.meta.url));
-
-const ENGINES: ReadonlyArray<{ name: string; launch: () => Promise<BrowserSession>; missing: () => string | undefined }> = [
-  { name: 'Chromium', launch: launchChromium, missing: chromiumMissing },
-  { name: 'Firefox', launch: launchFirefox, missing: firefoxMissing },
-  { name: 'WebKit', launch: launchWebKit, missing: webkitMissing },
-];
 
 /** The React of test/frameworks/react18, or why it is not there. */
 function react18Missing(): string | undefined {
@@ -256,19 +247,7 @@ describe('the framework examples, without a browser', () => {
 });
 
 for (const engine of ENGINES) {
-  describe(`the framework examples in ${engine.name}`, () => {
-    let session: BrowserSession | undefined;
-
-    beforeAll(async () => {
-      if (engine.missing() === undefined) session = await engine.launch();
-    }, 60_000);
-
-    afterAll(async () => {
-      await session?.close();
-    }, 30_000);
-
-    /** The session, or the test skipped with what to install (failed in CI). */
-    const browser = (context: { skip(note?: string): void }): BrowserSession => browserOf(engine, session, context);
+  describeInEngine(engine, `the framework examples in ${engine.name}`, (browser) => {
 
     for (const variant of VARIANTS) {
       describe(variant.name, () => {

@@ -3,8 +3,12 @@
  * failed in CI), polling what a page shows, pressing Send as a user, and what the page logged as
  * errors and warnings.
  */
+import { afterAll, beforeAll, describe } from 'vitest';
 import type { BrowserSession } from '../runtimes/harness.ts';
 import { waitInPage } from '../runtimes/harness.ts';
+import { chromiumMissing, launchChromium } from '../runtimes/chromium/run.ts';
+import { firefoxMissing, launchFirefox } from '../runtimes/firefox/run.ts';
+import { launchWebKit, webkitMissing } from '../runtimes/webkit/run.ts';
 
 export const IN_CI = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
 
@@ -22,6 +26,38 @@ export function browserOf(
   }
   if (session === undefined) throw new Error(`${engine.name} did not start`);
   return session;
+}
+
+/** A browser engine the page tests run in: how to start it, or why it cannot start here. */
+export interface Engine {
+  readonly name: string;
+  launch(): Promise<BrowserSession>;
+  missing(): string | undefined;
+}
+
+/** The three engines of the page tests, from the system's packages (none downloaded). */
+export const ENGINES: readonly Engine[] = [
+  { name: 'Chromium', launch: launchChromium, missing: chromiumMissing },
+  { name: 'Firefox', launch: launchFirefox, missing: firefoxMissing },
+  { name: 'WebKit', launch: launchWebKit, missing: webkitMissing },
+];
+
+/**
+ * A `describe` with one session of `engine` for its tests (started before them, closed after);
+ * `body` gets the session a test uses (`browserOf`: skipped, or failed in CI, where the engine is
+ * missing).
+ */
+export function describeInEngine(engine: Engine, title: string, body: (browser: (context: { skip(note?: string): void }) => BrowserSession) => void): void {
+  describe(title, () => {
+    let session: BrowserSession | undefined;
+    beforeAll(async () => {
+      if (engine.missing() === undefined) session = await engine.launch();
+    }, 60_000);
+    afterAll(async () => {
+      await session?.close();
+    }, 30_000);
+    body((context) => browserOf(engine, session, context));
+  });
 }
 
 /** Poll `read(session)` until `ready` says so; fails with the last thing read. */

@@ -41,10 +41,7 @@ import { manifestEntry, readManifest } from '../manifest.ts';
 import { PROVIDER_OF_DIR } from '../providers/event-stream-helpers.ts';
 import type { BrowserSession } from '../runtimes/harness.ts';
 import { waitInPage } from '../runtimes/harness.ts';
-import { chromiumMissing, launchChromium } from '../runtimes/chromium/run.ts';
-import { firefoxMissing, launchFirefox } from '../runtimes/firefox/run.ts';
-import { launchWebKit, webkitMissing } from '../runtimes/webkit/run.ts';
-import { browserOf, consoleProblems, IN_CI, recordConsole, until } from '../examples/page-harness.ts';
+import { describeInEngine, ENGINES, consoleProblems, IN_CI, recordConsole, until } from '../examples/page-harness.ts';
 import { anthropicWriteFile } from './relay-helpers.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -61,12 +58,6 @@ function assistantUiMissing(): string | undefined {
   }
   return undefined;
 }
-
-const ENGINES: ReadonlyArray<{ name: string; launch: () => Promise<BrowserSession>; missing: () => string | undefined }> = [
-  { name: 'Chromium', launch: launchChromium, missing: chromiumMissing },
-  { name: 'Firefox', launch: launchFirefox, missing: firefoxMissing },
-  { name: 'WebKit', launch: launchWebKit, missing: webkitMissing },
-];
 
 /** What the server replays for a request: a provider's response, and the encoder's options beyond the run's ids. */
 interface Upstream {
@@ -299,19 +290,11 @@ describe.skipIf(skipAll)('the assistant-ui page, without a browser', () => {
 
 describe.skipIf(skipAll)('an assistant-ui page (useAgUiRuntime, HttpAgent) on an argstream AG-UI server', () => {
   for (const engine of ENGINES) {
-    describe(engine.name, () => {
-      let session: BrowserSession | undefined;
-      beforeAll(async () => {
-        if (engine.missing() === undefined) session = await engine.launch();
-      }, 60_000);
-      afterAll(async () => {
-        await session?.close();
-      }, 30_000);
-
+    describeInEngine(engine, engine.name, (browser) => {
       const cases = [...RECORDINGS.map((file) => ({ file, upstream: () => recordingUpstream(file) })), LARGE];
       for (const { file, upstream } of cases) {
         it(`assistant-ui ends ${file} with the turn's text, reasoning and exact arguments, on the screen, without a warning`, async (context) => {
-          const page = browserOf(engine, session, context);
+          const page = browser(context);
           const replay = upstream();
           const expected = turnView(await turnOf(replay));
           expect(expected.calls.length).toBeGreaterThan(0);
@@ -345,7 +328,7 @@ describe.skipIf(skipAll)('an assistant-ui page (useAgUiRuntime, HttpAgent) on an
       }
 
       it('assistant-ui with toolInputs: path-updates — the same text, calls and screen; each CUSTOM event is a data part the page does not render', async (context) => {
-        const page = browserOf(engine, session, context);
+        const page = browser(context);
         const file = 'anthropic/text-then-2-parallel-tool-use.sse';
         const plain = await runPage(page, recordingUpstream(file));
         const plainScreen = await screenOf(page);
@@ -377,7 +360,7 @@ describe.skipIf(skipAll)('an assistant-ui page (useAgUiRuntime, HttpAgent) on an
       }, 90_000);
 
       it('a call cut off by max_tokens is never complete on the page: the message\'s error state (tool-call-incomplete), the call with its partial text and no arguments', async (context) => {
-        const page = browserOf(engine, session, context);
+        const page = browser(context);
         const file = 'anthropic/tool-use-truncated-max-tokens.sse';
         const turn = await turnOf(recordingUpstream(file));
         const cut = turn.incompleteToolCalls[0]!;
@@ -396,7 +379,7 @@ describe.skipIf(skipAll)('an assistant-ui page (useAgUiRuntime, HttpAgent) on an
       }, 90_000);
 
       it('an upstream HTTP error is the message\'s error state on the page (RUN_ERROR), with argstream\'s message and nothing of the provider\'s', async (context) => {
-        const page = browserOf(engine, session, context);
+        const page = browser(context);
         const secret = 'sk-ant-api03-SECRETSECRET';
         const body = new TextEncoder().encode(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key ${secret}` } }));
         const { messages, logs } = await runPage(page, { provider: 'anthropic', status: 401, body });
@@ -412,7 +395,7 @@ describe.skipIf(skipAll)('an assistant-ui page (useAgUiRuntime, HttpAgent) on an
       }, 90_000);
 
       it('a provider error in the stream after text is the message\'s error state, the text before it kept', async (context) => {
-        const page = browserOf(engine, session, context);
+        const page = browser(context);
         const file = 'openai-responses/error-then-response-failed.sse';
         const { messages, logs } = await runPage(page, recordingUpstream(file));
         const last = messages.filter((message) => message.role === 'assistant').at(-1)!;

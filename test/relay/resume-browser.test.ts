@@ -16,19 +16,10 @@ import { readRelay, type PipelineEvent } from '../../src/index.ts';
 import { readAll } from '../helpers.ts';
 import { redisMissing, startRedis, type RedisServer } from '../redis/redis-server.ts';
 import { spawnGroup, type BrowserSession, type GroupProcess } from '../runtimes/harness.ts';
-import { chromiumMissing, launchChromium } from '../runtimes/chromium/run.ts';
-import { firefoxMissing, launchFirefox } from '../runtimes/firefox/run.ts';
-import { launchWebKit, webkitMissing } from '../runtimes/webkit/run.ts';
-import { browserOf, IN_CI } from '../examples/page-harness.ts';
+import { describeInEngine, ENGINES, IN_CI } from '../examples/page-harness.ts';
 import { anthropicWriteFile, front } from './relay-helpers.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const ENGINES: ReadonlyArray<{ name: string; launch: () => Promise<BrowserSession>; missing: () => string | undefined }> = [
-  { name: 'Chromium', launch: launchChromium, missing: chromiumMissing },
-  { name: 'Firefox', launch: launchFirefox, missing: firefoxMissing },
-  { name: 'WebKit', launch: launchWebKit, missing: webkitMissing },
-];
-
 /** The model's turn: a write_file call of 24,000 characters in 480 deltas, one every 8 ms (about 4 s). */
 const SIZE = 24_000;
 const SSE = anthropicWriteFile(SIZE, 480);
@@ -106,17 +97,9 @@ describe.skipIf(skipAll)('readRelay in the browsers: the README resume recipe su
   }
 
   for (const engine of ENGINES) {
-    describe(engine.name, () => {
-      let session: BrowserSession | undefined;
-      beforeAll(async () => {
-        if (engine.missing() === undefined) session = await engine.launch();
-      }, 60_000);
-      afterAll(async () => {
-        await session?.close();
-      }, 30_000);
-
+    describeInEngine(engine, engine.name, (browser) => {
       it('the front cuts the connection, then the relay the page resumed on is killed: every event once, in order, and the exact arguments', async (context) => {
-        const page = browserOf(engine, session, context);
+        const page = browser(context);
         const [producer, other] = await Promise.all([startRelay(`${engine.name}-a`), startRelay(`${engine.name}-b`)]);
         const gate = await front();
         try {
@@ -149,7 +132,7 @@ describe.skipIf(skipAll)('readRelay in the browsers: the README resume recipe su
       }, 90_000);
 
       it("the relay that runs the model is killed: the page ends with EventLogError 'producer-lost', never a finished turn", async (context) => {
-        const page = browserOf(engine, session, context);
+        const page = browser(context);
         const [producer, other] = await Promise.all([startRelay(`${engine.name}-c`, 20), startRelay(`${engine.name}-d`)]);
         const gate = await front();
         try {
