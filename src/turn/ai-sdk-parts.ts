@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { findRun } from '../json/scanner-runs.ts';
 import { AI_SDK_PARTS } from '../providers/ai-sdk.ts';
 import type { PushCore } from '../core.ts';
 import type { PipelineEvent } from '../types.ts';
@@ -65,6 +66,6 @@ import { TurnBuilderBase, type TurnBuilderOptions } from './turn-builder.ts';
  */
 export class TurnBuilder extends TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
   constructor(options: TurnBuilderOptions = {}) {
-    super(options, { parts: AI_SDK_PARTS });
+    super(options, { parts: AI_SDK_PARTS, runs: findRun });
   }
 }

@@ -10,7 +10,7 @@
 import { JsonStreamError, ProviderError, ToolCallArgumentsError } from '../errors.ts';
 import { FragmentAggregator } from '../json/fragment-aggregator.ts';
 import { FragmentCollector } from '../json/incremental-json-parser.ts';
-import { JsonScanner, type JsonLimits } from '../json/scanner.ts';
+import { JsonScanner, type JsonLimits, type RunFinder } from '../json/scanner.ts';
 import { ValueBuilder } from '../json/value-builder.ts';
 import type { PartReader, ProviderAdapter } from '../providers/adapter.ts';
 import type { PushCore } from '../core.ts';
@@ -208,6 +208,12 @@ export const FINAL_EVENTS: ReadonlySet<string> = new Set([
  */
 export interface PartSource {
   parts?: PartReader | undefined;
+  /**
+   * How the value mode's scanners take runs of complete values natively (`findRun`): without it
+   * they read every token, to the same values. The store, which parses in progress mode, bundles
+   * none.
+   */
+  runs?: RunFinder | undefined;
 }
 
 /**
@@ -619,7 +625,7 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
       slot.collector.scanner = slot.scanner;
     } else {
       slot.builder = new ValueBuilder();
-      slot.scanner = new JsonScanner(slot.builder, this.#options);
+      slot.scanner = new JsonScanner(slot.builder, this.#options, this.#reading.runs);
     }
     return slot.scanner;
   }
