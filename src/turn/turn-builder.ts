@@ -120,7 +120,8 @@ const MAX_SNAPSHOT_NESTING = 256;
 /** The final events that name a call of the turn (a `provider-tool-result` names the call it is the result of). */
 const CALL_EVENTS: ReadonlySet<string> = new Set(['tool-call', 'provider-tool-call', 'tool-call-incomplete', 'tool-call-failed']);
 
-function mergeMetadata(
+/** `source`'s members set on `target` (a copy of `source` when there is no target). Internal. */
+export function mergeMetadata(
   target: Record<string, unknown> | undefined,
   source: EventMetadata | undefined,
 ): Record<string, unknown> | undefined {
@@ -135,21 +136,6 @@ function providerField(slot: JsonSlot): { readonly providerExecuted?: true } {
 
 function withMetadata<T extends object>(event: T, metadata: Record<string, unknown> | undefined): T {
   return metadata === undefined ? event : { ...event, metadata };
-}
-
-/** The argument text parts `events[start..end)` (one slot, one part type) as one part. */
-function joinParts(events: readonly PipelineEvent[], start: number, end: number): PartEvent {
-  const first = events[start] as PartEvent;
-  let text = '';
-  let metadata: Record<string, unknown> | undefined;
-  for (let i = start; i < end; i++) {
-    const event = events[i] as PartEvent;
-    const part = event.part as { readonly chunk?: string; readonly json?: string };
-    text += (part.chunk ?? part.json) as string;
-    if (event.metadata !== undefined) metadata = mergeMetadata(metadata, event.metadata);
-  }
-  const part: EventPart = first.part.type === 'structured' ? { type: 'structured', json: text } : { type: 'tool-call-arguments', chunk: text };
-  return metadata === undefined ? { type: 'part', index: first.index, part } : { type: 'part', index: first.index, part, metadata };
 }
 
 /** A conversation event, as the builder reads one a stage before made. */
@@ -428,43 +414,21 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
   }
 
   /**
-   * Apply `events` in order, as one {@link TurnBuilder.push} each would, appending what they
-   * produce to `out` (returned). Argument text that arrives as adjacent parts of one slot (a run
-   * of `tool-call-arguments` parts, or of `structured` parts, with the same `index`) is parsed as
-   * one piece: its progress says the same text in fewer, longer fragments, for a fraction of the
-   * work of parsing each piece alone. Stages call it with what one input chunk made (a network
-   * read of many deltas). With `passthrough`, or for a slot a stage before this one parses, the
-   * events are pushed one by one. If it throws, `out` holds what was produced before the error.
+   * Whether this builder parses the argument text of slot `index` itself and passes no part on,
+   * so that adjacent parts of it may be parsed as one (`TurnBuilder.pushAll`).
+   * @internal
    */
-  pushAll(events: readonly PipelineEvent[], out: PipelineEvent[] = []): PipelineEvent[] {
-    for (let i = 0; i < events.length; ) {
-      const event = events[i] as PipelineEvent | null;
-      const end = this.#passthrough || typeof event !== 'object' || event === null || event.type !== 'part' ? i + 1 : this.#textRun(events, i, event);
-      if (end - i === 1) this.push(event as PipelineEvent, out);
-      else this.#part(joinParts(events, i, end), out);
-      i = end;
-    }
-    return out;
+  joinsArguments(index: number): boolean {
+    return !this.#passthrough && !this.#reported.has(index);
   }
 
   /**
-   * Where the run of argument text parts for `first`'s slot that starts at `start` ends. Only
-   * parts of the right shape join a run: any other event is pushed alone, and checked there.
+   * Apply a part made of adjacent argument parts of one slot, each of the right shape
+   * (`TurnBuilder.pushAll`).
+   * @internal
    */
-  #textRun(events: readonly PipelineEvent[], start: number, first: PartEvent): number {
-    const part = first.part as EventPart | null | undefined;
-    if (typeof part !== 'object' || part === null || !Number.isInteger(first.index)) return start + 1;
-    const type = part.type;
-    if ((type !== 'tool-call-arguments' && type !== 'structured') || this.#reported.has(first.index)) return start + 1;
-    const text = type === 'structured' ? 'json' : 'chunk';
-    let end = start;
-    for (; end < events.length; end++) {
-      const next = events[end] as PipelineEvent | null;
-      if (typeof next !== 'object' || next === null || next.type !== 'part' || next.index !== first.index) break;
-      const nextPart = next.part as Record<string, unknown> | null | undefined;
-      if (typeof nextPart !== 'object' || nextPart === null || nextPart['type'] !== type || typeof nextPart[text] !== 'string') break;
-    }
-    return end > start ? end : start + 1;
+  pushJoined(event: PartEvent, out: PipelineEvent[]): void {
+    this.#part(event, out);
   }
 
   /**
