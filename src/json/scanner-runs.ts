@@ -117,11 +117,7 @@ export function findRun(search: RunSearch, s: string, i: number, n: number, obje
   }
   if (n - i < RUN_SEARCH_MIN) return i;
   const end = runEnd(search, s, i, n, levels, maxStringLength);
-  if (end - i < RUN_MIN) {
-    search.budget -= search.stop - i;
-    return i;
-  }
-  search.budget -= search.stop - end;
+  if (end - i < RUN_MIN) return i;
   const parsed = parseRun(s.slice(i, end), object);
   if (parsed === undefined) {
     search.budget -= 2 * (end - i); // searched and parsed for nothing
@@ -161,8 +157,8 @@ function guessEnd(s: string, i: number, n: number, object: boolean, t: number, m
  * more than `levels` below C; -1 if there is none. It reads the text as JSON reads it: strings
  * are skipped with `indexOf` (a quote after an odd run of backslashes is escaped), brackets are
  * counted. So in valid JSON the comma it finds is one the token scanner would reach at C's
- * level; in invalid JSON it may not be, and `JSON.parse` rejects the run. Sets `search.stop` to
- * where the search stopped.
+ * level; in invalid JSON it may not be, and `JSON.parse` rejects the run. Charges `search.budget`
+ * what it read for nothing: past the comma, or all of it when the run is shorter than `RUN_MIN`.
  */
 function runEnd(search: RunSearch, s: string, i: number, n: number, levels: number, maxStringLength: number): number {
   const maxString = Math.min(maxStringLength, RUN_STRING);
@@ -184,6 +180,7 @@ function runEnd(search: RunSearch, s: string, i: number, n: number, levels: numb
       if (nested-- === 0) break;
     }
   }
-  search.stop = k;
+  // What was read past the run's end, or all of it when there is no run worth taking, was read for nothing.
+  search.budget -= k - (comma - i < RUN_MIN ? i : comma);
   return comma;
 }

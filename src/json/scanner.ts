@@ -69,10 +69,8 @@ export const RUN_MIN = 128;
 export interface RunSearch {
   /** What runs may still spend in this chunk on work that ends in no run, in characters. */
   budget: number;
-  /** Where the last search for a run's end stopped. */
-  stop: number;
   /** The values of the run found, when the finder returns past `i`. */
-  parsed: JsonValue[] | JsonObject | undefined;
+  parsed?: JsonValue[] | JsonObject | undefined;
 }
 
 /**
@@ -339,7 +337,7 @@ export class JsonScanner {
   /** Finds runs of complete values, for a visitor that takes them (see {@link JsonVisitor.values}). */
   readonly #findRun: RunFinder | undefined;
   /** The finder's state in this chunk. */
-  readonly #search: RunSearch = { budget: 0, stop: 0, parsed: undefined };
+  readonly #search: RunSearch = { budget: 0 };
   /** Decoded code units in `#piece` when it holds raw text. */
   #pieceUnits = 0;
   readonly #maxDepth: number;
@@ -588,8 +586,8 @@ export class JsonScanner {
     const object = this.kinds[depth - 1] === OBJECT;
     const search = this.#search;
     const end = (this.#findRun as RunFinder)(search, s, i, n, object, this.#maxDepth - depth, this.#maxStringLength);
-    const parsed = search.parsed;
-    if (end === i || parsed === undefined) return i;
+    if (end === i) return i;
+    const parsed = search.parsed as JsonValue[] | JsonObject;
     search.parsed = undefined;
     (this.#visitor.values as (parsed: JsonValue[] | JsonObject) => void)(parsed);
     if (!object) this.indices[depth - 1]! += (parsed as JsonValue[]).length - 1;

@@ -64,18 +64,25 @@ function loader(load: () => Promise<SourceReading>): () => Promise<SourceReading
 }
 
 /** An argstream relay's `Response`: its decoders (SSE, NDJSON, the batch reader of its wire form). */
-const relayReading = loader(() => import('./relay-response.ts').then((module) => ({ openRelay: module.openRelay })));
+const relayReading = loader(() => Promise.all([import('./relay-response.ts'), fieldsReading()]).then(([module, fields]) => ({ openRelay: module.openRelay, ...fields })));
 /** A `ReadableStream`, which may carry the AI SDK's `fullStream` parts. */
-const partsReading = loader(() => import('../providers/ai-sdk.ts').then((module) => ({ parts: module.AI_SDK_PARTS })));
+const partsReading = loader(() => Promise.all([import('../providers/ai-sdk.ts'), fieldsReading()]).then(([module, fields]) => ({ parts: module.AI_SDK_PARTS, ...fields })));
+/** A provider's `Response` with its `decoder`: a decoder of a relay's records may give field events too. */
+const decoderReading = loader(() => fieldsReading());
+
+/** Field events, which any source but the AI SDK chat transport may carry. */
+function fieldsReading(): Promise<SourceReading> {
+  return import('./field-fragments.ts').then((module) => ({ fields: module.newFieldFragments }));
+}
 
 /**
  * What reading `source` needs loaded: the AI SDK's parts for a stream, a relay's decoders for a
- * `Response` without `decoder` (or for no source yet: a page about to get its response), nothing
- * for a provider's `Response` with its `decoder`.
+ * `Response` without `decoder` (or for no source yet: a page about to get its response), and with
+ * each of them the reader of field events, alone for a provider's `Response` with its `decoder`.
  */
 function readingFor<T extends ToolSchemas>(source: TurnSource<T>, options: TurnSourceOptions<T>): (() => Promise<SourceReading>) | undefined {
   if (source instanceof ReadableStream) return partsReading;
-  return options.decoder === undefined ? relayReading : undefined;
+  return options.decoder === undefined ? relayReading : decoderReading;
 }
 
 /** Each binding store's reading, filled once loaded. */

@@ -22,7 +22,8 @@ import type {
   Usage,
 } from '../types.ts';
 import type { StandardSchemaIssue, StandardSchemaResult } from '../views/argument-validation-core.ts';
-import { FieldFragments, PathUpdateFragments } from './fragments.ts';
+import type { FieldFragments } from './field-fragments.ts';
+import { PathUpdateFragments } from './fragments.ts';
 import { IncompleteToolCallError, type TurnError } from './turn-error.ts';
 import type { CompletePaths, ToolCallSnapshot, ToolCallStatus, ToolSchemas } from './tools.ts';
 
@@ -109,6 +110,12 @@ export interface SourceReading {
   parts?: PartReader | undefined;
   /** An argstream relay's `Response` (without a `decoder`): its body and its decoder. */
   openRelay?: ((response: Response) => Promise<OpenedResponse>) | undefined;
+  /**
+   * Field events (`FieldEventStream`'s, from a relay or a stream of events) read back as the
+   * fragments of their call's input (`newFieldFragments`); without it a call streamed as field
+   * events fails with a `TypeError`.
+   */
+  fields?: ((maxDepth: number) => FieldFragments) | undefined;
 }
 
 export { IncompleteToolCallError } from './turn-error.ts';
@@ -748,7 +755,13 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
   #field(event: FieldEvent): void {
     if (event.toolCallId === undefined && event.toolName === undefined) return; // a structured document's fields
     const call = this.#call(event.toolCallId, event.index, event.toolName);
-    this.#translated(call, 'fields', (fragments) => (call.fields ??= new FieldFragments(this.#maxDepth)).push(event, fragments));
+    this.#translated(call, 'fields', (fragments) => (call.fields ??= this.#newFields()).push(event, fragments));
+  }
+
+  #newFields(): FieldFragments {
+    const fields = this.#reading.fields;
+    if (fields === undefined) throw new TypeError('TurnStore: this store reads no field events');
+    return fields(this.#maxDepth);
   }
 
   /** Another view of a call's input, read back as fragments by `translate`, when it is the call's source. */

@@ -80,10 +80,9 @@ export class TurnBuilder extends TurnBuilderBase implements PushCore<PipelineEve
    */
   pushAll(events: readonly PipelineEvent[], out: PipelineEvent[] = []): PipelineEvent[] {
     for (let i = 0; i < events.length; ) {
-      const event = events[i] as PipelineEvent | null;
-      const end = typeof event !== 'object' || event === null || event.type !== 'part' ? i + 1 : textRun(this, events, i, event);
-      if (end - i === 1) this.push(event as PipelineEvent, out);
-      else this.pushJoined(joinParts(events, i, end), out);
+      const end = textRun(this, events, i);
+      // A joined part is of the right shape: `push` takes it as it takes each of its parts.
+      this.push(end - i === 1 ? (events[i] as PipelineEvent) : joinParts(events, i, end), out);
       i = end;
     }
     return out;
@@ -91,14 +90,16 @@ export class TurnBuilder extends TurnBuilderBase implements PushCore<PipelineEve
 }
 
 /**
- * Where the run of argument text parts for `first`'s slot that starts at `start` ends. Only
- * parts of the right shape join a run: any other event is pushed alone, and checked there.
+ * Where the run of argument text parts of one slot that starts at `start` ends (`start + 1`: no
+ * run). Only parts of the right shape join a run (the loop checks the first too): any other event
+ * is pushed alone, and checked there.
  */
-function textRun(builder: TurnBuilderBase, events: readonly PipelineEvent[], start: number, first: PartEvent): number {
-  const part = first.part as EventPart | null | undefined;
+function textRun(builder: TurnBuilderBase, events: readonly PipelineEvent[], start: number): number {
+  const first = events[start] as PartEvent;
+  const part = first?.part as EventPart | null | undefined;
   if (typeof part !== 'object' || part === null || !Number.isInteger(first.index)) return start + 1;
   const type = part.type;
-  if ((type !== 'tool-call-arguments' && type !== 'structured') || !builder.joinsArguments(first.index)) return start + 1;
+  if ((type !== 'tool-call-arguments' && type !== 'structured') || !builder.joins(first.index)) return start + 1;
   const text = type === 'structured' ? 'json' : 'chunk';
   let end = start;
   for (; end < events.length; end++) {

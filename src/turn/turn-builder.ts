@@ -418,17 +418,8 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
    * so that adjacent parts of it may be parsed as one (`TurnBuilder.pushAll`).
    * @internal
    */
-  joinsArguments(index: number): boolean {
+  joins(index: number): boolean {
     return !this.#passthrough && !this.#reported.has(index);
-  }
-
-  /**
-   * Apply a part made of adjacent argument parts of one slot, each of the right shape
-   * (`TurnBuilder.pushAll`).
-   * @internal
-   */
-  pushJoined(event: PartEvent, out: PipelineEvent[]): void {
-    this.#part(event, out);
   }
 
   /**
