@@ -53,9 +53,15 @@ function isExternal<T extends ToolSchemas>(source: TurnSource<T>): source is Tur
   return typeof source === 'object' && source !== null && typeof (source as Partial<ExternalTurn<T>>).subscribe === 'function' && typeof (source as Partial<ExternalTurn<T>>).getSnapshot === 'function';
 }
 
+/** What a binding loads to read a source: what the store reads beyond argstream's events, and the reading itself. */
+interface Loaded {
+  readonly reading: SourceReading;
+  readonly consume: typeof import('./consume.ts').consume;
+}
+
 /** A loader of what some sources need: loaded once; a failed load (a chunk the network lost) is tried again by the next source. */
-function loader(load: () => Promise<SourceReading>): () => Promise<SourceReading> {
-  let loading: Promise<SourceReading> | undefined;
+function loader(load: () => Promise<Loaded>): () => Promise<Loaded> {
+  let loading: Promise<Loaded> | undefined;
   return () =>
     (loading ??= load().catch((error: unknown) => {
       loading = undefined;
@@ -64,23 +70,24 @@ function loader(load: () => Promise<SourceReading>): () => Promise<SourceReading
 }
 
 /** An argstream relay's `Response`: its decoders (SSE, NDJSON, the batch reader of its wire form). */
-const relayReading = loader(() => Promise.all([import('./relay-response.ts'), fieldsReading()]).then(([module, fields]) => ({ openRelay: module.openRelay, ...fields })));
+const relayReading = loader(() => Promise.all([import('./relay-response.ts'), commonReading()]).then(([module, common]) => ({ ...common, reading: { ...common.reading, openRelay: module.openRelay } })));
 /** A `ReadableStream`, which may carry the AI SDK's `fullStream` parts. */
-const partsReading = loader(() => Promise.all([import('../providers/ai-sdk.ts'), fieldsReading()]).then(([module, fields]) => ({ parts: module.AI_SDK_PARTS, ...fields })));
+const partsReading = loader(() => Promise.all([import('../providers/ai-sdk.ts'), commonReading()]).then(([module, common]) => ({ ...common, reading: { ...common.reading, parts: module.AI_SDK_PARTS } })));
 /** A provider's `Response` with its `decoder`: a decoder of a relay's records may give field events too. */
-const decoderReading = loader(() => fieldsReading());
+const decoderReading = loader(() => commonReading());
 
-/** Field events, which any source but the AI SDK chat transport may carry. */
-function fieldsReading(): Promise<SourceReading> {
-  return import('./field-fragments.ts').then((module) => ({ fields: module.newFieldFragments }));
+/** What every source needs: the reading itself, and field events, which any source but the AI SDK chat transport may carry. */
+function commonReading(): Promise<Loaded> {
+  return Promise.all([import('./field-fragments.ts'), import('./consume.ts')]).then(([fields, reading]) => ({ reading: { fields: fields.newFieldFragments }, consume: reading.consume }));
 }
 
 /**
  * What reading `source` needs loaded: the AI SDK's parts for a stream, a relay's decoders for a
  * `Response` without `decoder` (or for no source yet: a page about to get its response), and with
- * each of them the reader of field events, alone for a provider's `Response` with its `decoder`.
+ * each of them the reading itself and the reader of field events, alone for a provider's
+ * `Response` with its `decoder`.
  */
-function readingFor<T extends ToolSchemas>(source: TurnSource<T>, options: TurnSourceOptions<T>): (() => Promise<SourceReading>) | undefined {
+function readingFor<T extends ToolSchemas>(source: TurnSource<T>, options: TurnSourceOptions<T>): () => Promise<Loaded> {
   if (source instanceof ReadableStream) return partsReading;
   return options.decoder === undefined ? relayReading : decoderReading;
 }
@@ -94,7 +101,7 @@ const readingOf = new WeakMap<TurnStoreBase<ToolSchemas>, SourceReading>();
  */
 export function storeFor<T extends ToolSchemas>(source: TurnSource<T>, options: TurnSourceOptions<T> = {}): TurnStoreBase<T> | ExternalTurn<T> {
   if (isExternal(source)) return source;
-  readingFor(source, options)?.().catch(() => undefined);
+  readingFor(source, options)().catch(() => undefined);
   const { decoder: _decoder, request: _request, ...storeOptions } = options;
   const reading: SourceReading = {};
   const store = new TurnStoreBase<T>(storeOptions, reading);
@@ -132,22 +139,18 @@ export function hold<T extends ToolSchemas>(store: TurnStoreBase<T> | ExternalTu
     reading = { controller, users: 0, stopping: undefined };
     readings.set(key, reading);
     const consumeOptions = options.decoder === undefined ? { signal: controller.signal } : { signal: controller.signal, decoder: options.decoder() };
-    const load = readingFor(source, options);
-    if (load === undefined) void store.consume(source, consumeOptions);
-    else {
-      const sourceReading = readingOf.get(key);
-      void load().then(
-        (loaded) => {
-          if (sourceReading !== undefined) Object.assign(sourceReading, loaded);
-          return store.consume(source, consumeOptions);
-        },
-        (error: unknown) => {
-          // The turn cannot be read: it ends in the error, and the source (the request) with it.
-          store.fail(error);
-          void cancelSource(source, error);
-        },
-      );
-    }
+    const sourceReading = readingOf.get(key) ?? {};
+    void readingFor(source, options)().then(
+      (loaded) => {
+        Object.assign(sourceReading, loaded.reading);
+        return loaded.consume(store, source, consumeOptions, sourceReading);
+      },
+      (error: unknown) => {
+        // The turn cannot be read: it ends in the error, and the source (the request) with it.
+        store.fail(error);
+        void cancelSource(source, error);
+      },
+    );
   }
   const held = reading;
   held.users++;
