@@ -76,9 +76,15 @@ const partsReading = loader(() => Promise.all([import('../providers/ai-sdk.ts'),
 /** A provider's `Response` with its `decoder`: a decoder of a relay's records may give field events too. */
 const decoderReading = loader(() => commonReading());
 
-/** What every source needs: the reading itself, and field events, which any source but the AI SDK chat transport may carry. */
+/**
+ * What every source needs: the reading itself, and the events of a stage before and field events,
+ * which any source but the AI SDK chat transport may carry.
+ */
 function commonReading(): Promise<Loaded> {
-  return Promise.all([import('./field-fragments.ts'), import('./consume.ts')]).then(([fields, reading]) => ({ reading: { fields: fields.newFieldFragments }, consume: reading.consume }));
+  return Promise.all([import('./consume.ts'), import('../turn/events-before.ts'), import('./field-fragments.ts')]).then(([reading, before, fields]) => ({
+    reading: { before: before.readEventBefore, fields: fields.newFieldFragments },
+    consume: reading.consume,
+  }));
 }
 
 /**

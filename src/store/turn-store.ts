@@ -10,7 +10,7 @@ import type { JsonLimits } from '../json/scanner.ts';
 import type { PushCore } from '../core.ts';
 import type { PartReader } from '../providers/adapter.ts';
 import type { DecoderCore } from '../relay/relay-decoder.ts';
-import { TurnBuilderBase } from '../turn/turn-builder.ts';
+import { TurnBuilderBase, type EventsBefore } from '../turn/turn-builder.ts';
 import type {
   FieldEvent,
   FinishReason,
@@ -116,6 +116,12 @@ export interface SourceReading {
    * events fails with a `TypeError`.
    */
   fields?: ((maxDepth: number) => FieldFragments) | undefined;
+  /**
+   * The events a stage before made (conversation and progress events, raw argument deltas,
+   * `snapshot`s: a relay's, a stream's), checked and read by the turn builder
+   * (`readEventBefore`); without it they pass through unread.
+   */
+  before?: EventsBefore | undefined;
 }
 
 export { IncompleteToolCallError } from './turn-error.ts';

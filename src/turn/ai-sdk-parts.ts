@@ -8,8 +8,10 @@
  */
 import { findRun } from '../json/scanner-runs.ts';
 import { AI_SDK_PARTS } from '../providers/ai-sdk.ts';
+import { partEvent } from '../providers/adapter.ts';
 import type { PushCore } from '../core.ts';
 import type { EventPart, PartEvent, PipelineEvent } from '../types.ts';
+import { readEventBefore } from './events-before.ts';
 import { TurnBuilderBase, mergeMetadata, type TurnBuilderOptions } from './turn-builder.ts';
 
 /**
@@ -66,7 +68,7 @@ import { TurnBuilderBase, mergeMetadata, type TurnBuilderOptions } from './turn-
  */
 export class TurnBuilder extends TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
   constructor(options: TurnBuilderOptions = {}) {
-    super(options, { parts: AI_SDK_PARTS, runs: findRun });
+    super(options, { parts: AI_SDK_PARTS, runs: findRun, before: readEventBefore });
   }
 
   /**
@@ -123,5 +125,5 @@ function joinParts(events: readonly PipelineEvent[], start: number, end: number)
     if (event.metadata !== undefined) metadata = mergeMetadata(metadata, event.metadata);
   }
   const part: EventPart = first.part.type === 'structured' ? { type: 'structured', json: text } : { type: 'tool-call-arguments', chunk: text };
-  return metadata === undefined ? { type: 'part', index: first.index, part } : { type: 'part', index: first.index, part, metadata };
+  return partEvent(first.index, part, metadata) as PartEvent;
 }

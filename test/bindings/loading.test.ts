@@ -91,14 +91,17 @@ function lineDecoder(): { push(bytes: Uint8Array, out: unknown[]): unknown[]; en
 }
 
 describe('what a binding loads for its source', () => {
-  it('`useTurn` of field events, in a ReadableStream or a Response read by its `decoder`: the call\'s input is built from them (their reader loaded for it)', async () => {
+  it('`useTurn` of field events, in a ReadableStream, a Response read by its `decoder` or a `snapshot` event: the call\'s input is built from them (their readers loaded for it)', async () => {
     const { useTurn } = await fresh();
     const body = FIELD_EVENTS.map((event) => JSON.stringify(event)).join('\n');
     const stream = inScope(() => useTurn(streamOf(FIELD_EVENTS), { schedule: 'sync' }));
     const response = inScope(() => useTurn(new Response(body), { schedule: 'sync', decoder: lineDecoder }));
+    // A resumed relay's turn so far comes as one `snapshot` event: read by the reader of the events
+    // of a stage before, loaded with the rest.
+    const snapshot = inScope(() => useTurn(streamOf([{ type: 'snapshot', events: FIELD_EVENTS }]), { schedule: 'sync' }));
     await loaded('../../src/providers/ai-sdk.ts');
     await loaded('../../src/store/field-fragments.ts');
-    for (const turn of [stream.value, response.value]) {
+    for (const turn of [stream.value, response.value, snapshot.value]) {
       expect(turn.value.status).toBe('done');
       expect(turn.value.calls).toHaveLength(1);
       // No conversation event came: the call was cut, with the input its fields gave.
@@ -108,6 +111,7 @@ describe('what a binding loads for its source', () => {
     }
     stream.stop();
     response.stop();
+    snapshot.stop();
   });
 
 
