@@ -5,8 +5,11 @@
  * What a store reads beyond argstream's events is loaded when a source needs it (a dynamic import:
  * a bundler makes each a chunk of its own): an argstream relay's decoders when a binding is given
  * a relay's `Response`, or no source yet (a page about to get its response); the AI SDK's
- * `fullStream` parts for a `ReadableStream`. Never for a source that keeps its own snapshot: a page
- * whose turns come from the AI SDK chat transport bundles none of it.
+ * `fullStream` parts for a `ReadableStream`; and with each, and alone for a `Response` with its
+ * `decoder`, the reading of a source into the store (`consume.ts`), the turn builder's reading of
+ * the events of a stage before (`events-before.ts`) and the reader of field events. Never for a
+ * source that keeps its own snapshot: a page whose turns come from the AI SDK chat transport
+ * bundles none of it.
  *
  * @module
  */
@@ -90,8 +93,8 @@ function commonReading(): Promise<Loaded> {
 /**
  * What reading `source` needs loaded: the AI SDK's parts for a stream, a relay's decoders for a
  * `Response` without `decoder` (or for no source yet: a page about to get its response), and with
- * each of them the reading itself and the reader of field events, alone for a provider's
- * `Response` with its `decoder`.
+ * each of them what every source needs ({@link commonReading}), alone for a provider's `Response`
+ * with its `decoder`.
  */
 function readingFor<T extends ToolSchemas>(source: TurnSource<T>, options: TurnSourceOptions<T>): () => Promise<Loaded> {
   if (source instanceof ReadableStream) return partsReading;
