@@ -3,7 +3,8 @@
 // gzipped (esbuild, then gzip -9, as test/size.test.ts measures its budgets), and which modules
 // make up the minified bytes of each. `--modules` lists them. A page's row counts what the page
 // loads before anything it loads later (a dynamic import: a chunk of its own), with the page's own
-// dependencies (`ai`, `react`, …) left out; `+ relay decoders` adds the chunks a relay page loads to read.
+// dependencies (`ai`, `react`, …) left out; `+ relay decoders` adds the chunks a relay page loads
+// to read.
 import { build } from 'esbuild';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
