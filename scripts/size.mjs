@@ -3,7 +3,8 @@
 // gzipped (esbuild, then gzip -9, as test/size.test.ts measures its budgets), and which modules
 // make up the minified bytes of each. `--modules` lists them. A page's row counts what the page
 // loads before anything it loads later (a dynamic import: a chunk of its own), with the page's own
-// dependencies (`ai`, `react`, …) left out; `+ relay decoders` adds the chunk a relay page loads.
+// dependencies (`ai`, `react`, …) left out; `+ relay decoders` adds the chunks a relay page loads
+// to read.
 import { build } from 'esbuild';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +21,8 @@ const sets = [
 
 /** Pages: what they import, and the chunks they load later that count (none: only what loads first). */
 const PAGE_EXTERNALS = ['ai', 'react', 'react-dom', '@ai-sdk/*'];
+/** A `useChat` page has eventsource-parser already (`ai` reads its stream with it). */
+const AI_SDK_PAGE_EXTERNALS = [...PAGE_EXTERNALS, 'eventsource-parser'];
 const TO_TURN = `export { ProviderEventStream, ConversationEventStream, collectTurn } from './src/index.ts';`;
 const pages = [
   // The providers at entry points of their own are chunks a pipeline loads when it reads one by name.
@@ -30,9 +33,9 @@ const pages = [
   ['argstream/ag-ui (AgUiEncoder, AG_UI_PROVIDER, …)', `export * from './src/bindings/ag-ui.ts';`, []],
   ['argstream/langchain (LANGCHAIN_PROVIDER)', `export * from './src/bindings/langchain.ts';`, []],
   ['argstream/gemini-interactions (GEMINI_INTERACTIONS_PROVIDER)', `export * from './src/bindings/gemini-interactions.ts';`, []],
-  ['page: AI SDK chat transport + useTurn', `export { ArgstreamChatTransport } from './src/bindings/ai-sdk/index.ts'; export { useTurn } from './src/bindings/react.ts';`, []],
+  ['page: AI SDK chat transport + useTurn', `export { ArgstreamChatTransport } from './src/bindings/ai-sdk/index.ts'; export { useTurn } from './src/bindings/react.ts';`, [], AI_SDK_PAGE_EXTERNALS],
   ['page: useTurn of a relay', `export { useTurn } from './src/bindings/react.ts';`, []],
-  ['page: useTurn of a relay + relay decoders', `export { useTurn } from './src/bindings/react.ts';`, ['relay-response.ts']],
+  ['page: useTurn of a relay + relay decoders', `export { useTurn } from './src/bindings/react.ts';`, ['relay-response.ts', 'field-fragments.ts', 'consume.ts', 'events-before.ts']],
   ['argstream/partial-json (createPartialJsonParser)', `export { createPartialJsonParser } from './src/bindings/partial-json.ts';`, []],
 ];
 
@@ -85,7 +88,7 @@ const rows = [
   // As a bundler that splits chunks makes them (test/size.test.ts measures so): a provider read by
   // name is a chunk loaded later, and without splitting esbuild would also wrap the modules it shares.
   ...sets.map(([label, names]) => [`${label} (${names.join(', ')})`, `export { ${names.join(', ')} } from './src/index.ts';`, { loaded: [] }]),
-  ...pages.map(([label, contents, loaded]) => [label, contents, { external: PAGE_EXTERNALS, loaded }]),
+  ...pages.map(([label, contents, loaded, external = PAGE_EXTERNALS]) => [label, contents, { external, loaded }]),
 ];
 for (const [label, contents, options] of rows) {
   const { minified, gzipped, modules } = await measure(contents, options);

@@ -9,15 +9,14 @@ import { createParser, type EventSourceMessage, type EventSourceParser } from 'e
 import { DefaultChatTransport, HttpChatTransport, type HttpChatTransportInitOptions, type UIMessage, type UIMessageChunk } from 'ai';
 import { ProviderError, RelayError, excerpt } from '../errors.ts';
 import { isRecord } from '../providers/json-access.ts';
-import { AdapterDecoder } from '../providers/adapter-decoder.ts';
-import { AI_SDK_UI_TERMINAL, TOOL_INPUT_UPDATES, createAiSdkUiAdapter } from '../providers/ai-sdk-ui.ts';
+import { TOOL_INPUT_UPDATES, createAiSdkUiAdapter } from '../providers/ai-sdk-ui.ts';
 import { SseLineBreaks } from '../providers/sse-line-breaks.ts';
 import { checkRetryOptions, type RetryOptions } from '../relay/retry-policy.ts';
 import type { Resumer } from './chat-resume.ts';
 import type { ToolSchemas } from '../store/tools.ts';
 import type { TurnStore } from '../store/source-reading.ts';
 import { TurnStoreBase, type TurnSnapshot, type TurnStoreSchedule } from '../store/turn-store.ts';
-import type { PathUpdate, PipelineEvent } from '../types.ts';
+import type { PathUpdate, PipelineEvent, StreamEvent } from '../types.ts';
 
 /** Options of {@link ArgstreamChatTransport}: the AI SDK's HTTP transport options, and argstream's. */
 export type ArgstreamChatTransportOptions<UI_MESSAGE extends UIMessage, T extends ToolSchemas = {}> = HttpChatTransportInitOptions<UI_MESSAGE> & {
@@ -281,7 +280,7 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
  */
 class Session {
   /** The 'ai-sdk-ui' adapter alone (the chunks are framed here): a page bundles no other provider's. */
-  readonly decoder = new AdapterDecoder('ai-sdk-ui', createAiSdkUiAdapter(), AI_SDK_UI_TERMINAL);
+  readonly decoder = new ChunkDecoder();
   /** The input text so far of each call still streaming, by `toolCallId`. */
   readonly texts = new Map<string, string[]>();
   store: TurnStoreBase<ToolSchemas>;
@@ -323,6 +322,39 @@ class Session {
     for (const event of this.#kept.events()) store.push(event);
     this.store = store;
     return true;
+  }
+}
+
+/**
+ * The 'ai-sdk-ui' adapter of one response, run as `ProviderEventDecoder` runs it, less what the
+ * transport does itself: the chunks are framed, and checked to be objects, by `ChunkRouter`, and
+ * the end is read only after `finish` (a chunk after it is the adapter's `'after-end'` error). What
+ * the adapter threw is thrown again by every later call; at the end, a slot still open is flushed
+ * with `endOfInput`, so that a call cut before its first argument byte is not taken for a call
+ * without arguments.
+ */
+class ChunkDecoder {
+  readonly #adapter = createAiSdkUiAdapter();
+  #failure: unknown;
+
+  push(chunk: object, out: StreamEvent[]): void {
+    if (this.#failure !== undefined) throw this.#failure;
+    let events: StreamEvent[];
+    try {
+      events = this.#adapter.push(chunk);
+    } catch (error) {
+      this.#failure = error;
+      throw error;
+    }
+    for (let i = 0; i < events.length; i++) out.push(events[i] as StreamEvent);
+  }
+
+  end(out: StreamEvent[]): void {
+    if (this.#failure !== undefined) throw this.#failure;
+    for (const event of this.#adapter.end()) {
+      const said = event.type === 'flush' && event.metadata?.['endOfInput'] !== undefined;
+      out.push(event.type === 'flush' && !said ? { ...event, metadata: { ...event.metadata, endOfInput: true } } : event);
+    }
   }
 }
 

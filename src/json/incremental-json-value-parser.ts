@@ -1,5 +1,6 @@
 import type { JsonValue } from '../types.ts';
 import { JsonScanner, type JsonLimits } from './scanner.ts';
+import { findRun } from './scanner-runs.ts';
 import { ValueBuilder } from './value-builder.ts';
 import { SharedSnapshots } from './shared-snapshot.ts';
 
@@ -39,7 +40,7 @@ export class IncrementalJsonValueParser {
   readonly #shared: SharedSnapshots | undefined;
 
   constructor(options: IncrementalJsonValueParserOptions = {}) {
-    this.#scanner = new JsonScanner(this.#builder, options);
+    this.#scanner = new JsonScanner(this.#builder, options, findRun);
     this.#shared = options.immutableSnapshots === true ? new SharedSnapshots() : undefined;
   }
 

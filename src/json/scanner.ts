@@ -57,6 +57,31 @@ export interface JsonVisitor {
   values?(parsed: JsonValue[] | JsonObject): void;
 }
 
+/**
+ * Runs of complete values shorter than this are scanned token by token: below it a call of
+ * `JSON.parse` costs more than it saves.
+ */
+export const RUN_MIN = 128;
+
+/**
+ * What a {@link RunFinder} keeps between its calls in one chunk, and what it found. Internal.
+ */
+export interface RunSearch {
+  /** What runs may still spend in this chunk on work that ends in no run, in characters. */
+  budget: number;
+  /** The values of the run found, when the finder returns past `i`. */
+  parsed?: JsonValue[] | JsonObject | undefined;
+}
+
+/**
+ * Finds a run of complete values of the innermost container C, which starts at `i`, just after a
+ * comma (`object`: C is an object; `levels`: how much deeper than C values may nest): returns the
+ * comma after the run, its values in `search.parsed`, or `i` if there is none worth taking.
+ * `scanner-runs.ts` has the one there is: a scanner is given it by those of its users that build
+ * values, so that a bundle that only needs fragments does not hold it. Internal.
+ */
+export type RunFinder = (search: RunSearch, s: string, i: number, n: number, object: boolean, levels: number, maxStringLength: number) => number;
+
 /** Limits every parser accepts. */
 export interface JsonLimits {
   /**
@@ -286,58 +311,8 @@ function pointerToken(token: string | number): string {
   return typeof token === 'number' ? String(token) : token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-/**
- * Runs of complete values shorter than this are scanned token by token: below it a call of
- * `JSON.parse` costs more than it saves.
- */
-const RUN_MIN = 128;
-/**
- * The search for a run's end ({@link JsonScanner.#runEnd}) is made only when this much of the chunk
- * is left: in short chunks it mostly finds no run worth taking (a record or two, not complete),
- * and reading for nothing cost code findings in 256-character chunks 12% of their time.
- */
-const RUN_SEARCH_MIN = 1024;
-/**
- * A string longer than this ends the search for a run's end ({@link JsonScanner.#runEnd}), and the
- * run stops before it: the token scanner decodes a long string natively as fast, and the search
- * would read it twice (a string that runs to the end of the chunk, once per chunk).
- */
-const RUN_STRING = 1024;
-
-/**
- * Whether the values `JSON.parse` made from `run` (`parsed`) could nest more than `levels` deep
- * (elements or members of the run are level 1). A container k levels deep needs k opening
- * brackets in the text, one of which opens a level-1 container, and every other level-1
- * container opens with a bracket of its own, so the depth is at most the brackets less the
- * level-1 containers, plus one. Brackets inside strings, and level-1 containers a duplicate key
- * replaced (not counted), only make the answer more cautious; with no bracket nothing nests.
- * Counting stops when it is known.
- */
-function mayNestDeeper(run: string, parsed: JsonValue[] | JsonObject, levels: number): boolean {
-  const values = Array.isArray(parsed) ? parsed : Object.values(parsed);
-  let containers = 0;
-  for (let k = 0; k < values.length; k++) {
-    const value = values[k];
-    if (typeof value === 'object' && value !== null) containers++;
-  }
-  const stop = levels + containers;
-  let brackets = 0;
-  for (let k = run.indexOf('{'); k !== -1 && brackets < stop; k = run.indexOf('{', k + 1)) brackets++;
-  for (let k = run.indexOf('['); k !== -1 && brackets < stop; k = run.indexOf('[', k + 1)) brackets++;
-  return brackets > 0 && brackets - containers + 1 > levels;
-}
-
-/** `JSON.parse` of a run of C's elements (`[run]`) or members (`{run}`), or `undefined` if it throws. */
-function parseRun(run: string, object: boolean): JsonValue[] | JsonObject | undefined {
-  try {
-    return JSON.parse(object ? '{' + run + '}' : '[' + run + ']') as JsonValue[] | JsonObject;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Whether the quote at `q` in `s` follows an odd run of backslashes (stopping at `from`): escaped. */
-function escapedQuote(s: string, q: number, from: number): boolean {
+export function escapedQuote(s: string, q: number, from: number): boolean {
   let b = q - 1;
   while (b >= from && s.charCodeAt(b) === 92) b--;
   return ((q - 1 - b) & 1) === 1;
@@ -359,15 +334,10 @@ export class JsonScanner {
   readonly #wantNumberText: boolean;
   /** The visitor takes value strings raw (see {@link JsonVisitor.rawText}). */
   readonly #raw: boolean;
-  /** The visitor takes runs of complete values (see {@link JsonVisitor.values}). */
-  readonly #runs: boolean;
-  /**
-   * What native runs may still spend in this chunk on work that ends in no run, in characters
-   * (see {@link #run}).
-   */
-  #runBudget = 0;
-  /** Where {@link #runEnd} stopped. */
-  #runStop = 0;
+  /** Finds runs of complete values, for a visitor that takes them (see {@link JsonVisitor.values}). */
+  readonly #findRun: RunFinder | undefined;
+  /** The finder's state in this chunk. */
+  readonly #search: RunSearch = { budget: 0 };
   /** Decoded code units in `#piece` when it holds raw text. */
   #pieceUnits = 0;
   readonly #maxDepth: number;
@@ -392,12 +362,17 @@ export class JsonScanner {
   #decoder: TextDecoder | undefined;
   #error: JsonStreamError | undefined;
 
-  constructor(visitor: JsonVisitor, limits: JsonLimits = {}) {
+  /**
+   * `findRun`: how runs of complete values are found for a visitor that takes them
+   * (`findRun` of `scanner-runs.ts`); without it such a visitor gets every token too, and the same
+   * values.
+   */
+  constructor(visitor: JsonVisitor, limits: JsonLimits = {}, findRun?: RunFinder) {
     this.#visitor = visitor;
     this.#raw = typeof visitor.rawText === 'function';
     this.#wantNumberText = visitor.numberText !== false;
     this.#wholeString = typeof visitor.string === 'function';
-    this.#runs = typeof visitor.values === 'function';
+    this.#findRun = typeof visitor.values === 'function' ? findRun : undefined;
     this.#maxDepth = checkLimit('maxDepth', limits.maxDepth, DEFAULT_MAX_DEPTH);
     this.#maxStringLength = checkLimit('maxStringLength', limits.maxStringLength, DEFAULT_MAX_STRING_LENGTH);
     this.#maxLength = checkLimit('maxLength', limits.maxLength, DEFAULT_MAX_LENGTH);
@@ -500,7 +475,7 @@ export class JsonScanner {
       overflow = true;
     }
     const kinds = this.kinds;
-    this.#runBudget = n;
+    this.#search.budget = n;
     let i = 0;
     while (i < n) {
       switch (this.#state) {
@@ -535,7 +510,7 @@ export class JsonScanner {
               this.#state = S_VALUE;
             }
             i++;
-            if (this.#runs && n - i >= RUN_MIN && this.#runBudget > 0) i = this.#run(s, i, n);
+            if (this.#findRun !== undefined && n - i >= RUN_MIN && this.#search.budget > 0) i = this.#run(s, i, n);
           } else if ((c === 125 /* } */ && top === OBJECT) || (c === 93 /* ] */ && top === ARRAY)) {
             this.#closeContainer();
             i++;
@@ -601,150 +576,23 @@ export class JsonScanner {
   }
 
   /**
-   * The native fast path for runs of complete values, for a visitor that takes them
-   * ({@link JsonVisitor.values}): the value builder. Why: a document of many small values
-   * (records, numbers) costs a JavaScript step per token here, and `JSON.parse` reads the same
-   * text several times faster; in large chunks that decides the speed.
-   *
-   * Called just after a comma inside the innermost container C (state: a value or a key must
-   * follow). It finds where the last complete element or member of C in this chunk ends, and
-   * parses the run up to there as `[run]` (or `{run}`), in two steps:
-   * 1. A guess that reads nothing ({@link #guessEnd}): right for most chunks of a long array of
-   *    records or scalars, at the cost of one `lastIndexOf`.
-   * 2. When there is no guess, or `JSON.parse` rejects it, or its depth is in doubt, and at least
-   *    {@link RUN_SEARCH_MIN} characters are left: the search of
-   *    {@link #runEnd}, which reads the text's strings and brackets to find the end exactly (say
-   *    records whose strings hold code, with brackets and `},` in them).
-   *
-   * Correctness does not rest on either: if `JSON.parse` accepts `[run]`, the run is a sequence of
-   * complete values of C read by the same grammar this scanner applies, from the same state, and
-   * the comma after it ends its last value (a number cannot go on), so the scanner would have
-   * reached exactly this state at that comma with exactly these values (`JSON.parse` also keeps
-   * `__proto__` as an own member, lets the last duplicate key win and reads numbers as it does for
-   * the whole text). The limits are kept from the text, not from the values (a duplicate key can
-   * hide a member): a guessed run is no longer than maxStringLength and its brackets are counted
-   * ({@link mayNestDeeper}); a searched run stops before any longer string and any deeper value.
-   * maxLength needs nothing: `n` already stops at it. Anything else — `JSON.parse` rejects both
-   * (an error in the text), the comma is followed by only whitespace and another — returns `i` and the run is scanned token by token,
-   * which finds the error and its exact offset, so errors, offsets and limits are the same for
-   * every cutting and both engines. Work that ends in no run (a rejected guess, the search past
-   * the run's end) is charged to a budget of the chunk's length, so the cost stays linear.
-   *
-   * Returns where the scanner goes on: `i`, or the comma after the run (state: after a value).
+   * A run of complete values of the innermost container C, when the scanner was given a finder
+   * ({@link RunFinder}): handed to the visitor's {@link JsonVisitor.values}. Called just after a
+   * comma inside C. Returns where the scanner goes on: `i`, or the comma after the run (state:
+   * after a value).
    */
   #run(s: string, i: number, n: number): number {
     const depth = this.kinds.length;
     const object = this.kinds[depth - 1] === OBJECT;
-    // The character that ended C's previous element (skipping whitespace before the comma).
-    let b = i - 2;
-    let t = 0;
-    for (; b >= 0; b--) {
-      t = s.charCodeAt(b);
-      if (t !== 32 && t !== 10 && t !== 13 && t !== 9) break;
-    }
-    // In an object, only members whose values are objects go in runs (a map of records): for
-    // scalar and string members a run costs more than it saves, since `JSON.parse` builds an
-    // object whose members are then set again on C one by one (60,000 scalar members in 4 KiB
-    // chunks: 72 ms with runs, 43 ms without).
-    if (b < 0 || (object && t !== 125 /* } */)) return i;
-    // A comma after only whitespace is an error the token scanner reports (`[ ]` would parse).
-    let f = i;
-    let c = f < n ? s.charCodeAt(f) : 0;
-    while ((c === 32 || c === 10 || c === 13 || c === 9) && ++f < n) c = s.charCodeAt(f);
-    if (c === 44 /* , */) return i;
-    const levels = this.#maxDepth - depth;
-    const guess = this.#guessEnd(s, i, n, object, t);
-    if (guess - i >= RUN_MIN) {
-      const run = s.slice(i, guess);
-      const parsed = parseRun(run, object);
-      // A value nested k levels takes at least 2k characters: only then can the run break maxDepth.
-      if (parsed !== undefined && !(run.length > 2 * levels && mayNestDeeper(run, parsed, levels))) {
-        return this.#take(parsed, guess, object, depth);
-      }
-      this.#runBudget -= run.length;
-      if (this.#runBudget <= 0) return i;
-    }
-    if (n - i < RUN_SEARCH_MIN) return i;
-    const end = this.#runEnd(s, i, n, levels);
-    if (end - i < RUN_MIN) {
-      this.#runBudget -= this.#runStop - i;
-      return i;
-    }
-    this.#runBudget -= this.#runStop - end;
-    const parsed = parseRun(s.slice(i, end), object);
-    if (parsed === undefined) {
-      this.#runBudget -= 2 * (end - i); // searched and parsed for nothing
-      return i;
-    }
-    return this.#take(parsed, end, object, depth);
-  }
-
-  /**
-   * Where the run that starts at `i` probably ends, without reading it: at the last `},` / `],` /
-   * `",` (with an unescaped quote) before `n` when C's previous element ended with that character,
-   * at the last comma otherwise; before C's own closer when C's elements do not end with it (the
-   * run would likely leave C; a closer of a nested array or in a string stops the guess too, and
-   * leaves the run to {@link #runEnd}); no further than maxStringLength characters. -1 if there is
-   * none.
-   */
-  #guessEnd(s: string, i: number, n: number, object: boolean, t: number): number {
-    let limit = n;
-    if (t !== (object ? 125 : 93)) {
-      const close = s.indexOf(object ? '}' : ']', i);
-      if (close !== -1 && close < limit) limit = close;
-    }
-    if (limit - i > this.#maxStringLength) limit = i + this.#maxStringLength + 1;
-    if (limit - i < RUN_MIN) return -1;
-    const pattern = t === 125 /* } */ ? '},' : t === 93 /* ] */ ? '],' : t === 34 /* " */ ? '",' : ',';
-    let at = s.lastIndexOf(pattern, limit - pattern.length);
-    if (t === 34) while (at >= i && escapedQuote(s, at, i)) at = s.lastIndexOf(pattern, at - 1);
-    return at < i ? -1 : at + pattern.length - 1; // the comma
-  }
-
-  /**
-   * Hand a parsed run (never empty: {@link #run} rejects a run of only whitespace) to the visitor;
-   * the scanner goes on at `end`, the comma after it.
-   */
-  #take(parsed: JsonValue[] | JsonObject, end: number, object: boolean, depth: number): number {
+    const search = this.#search;
+    const end = (this.#findRun as RunFinder)(search, s, i, n, object, this.#maxDepth - depth, this.#maxStringLength);
+    if (end === i) return i;
+    const parsed = search.parsed as JsonValue[] | JsonObject;
+    search.parsed = undefined;
     (this.#visitor.values as (parsed: JsonValue[] | JsonObject) => void)(parsed);
     if (!object) this.indices[depth - 1]! += (parsed as JsonValue[]).length - 1;
     this.#state = S_AFTER;
     return end;
-  }
-
-  /**
-   * Where a run of C's values that starts at `i` can end: the last comma at C's own level in
-   * `s[i, n)` before C closes, before a string that is not complete in the chunk or whose raw
-   * text is longer than maxStringLength (its decoded text is no longer) or {@link RUN_STRING},
-   * and before a container
-   * more than `levels` below C; -1 if there is none. It reads the text as JSON reads it: strings
-   * are skipped with `indexOf` (a quote after an odd run of backslashes is escaped), brackets are
-   * counted. So in valid JSON the comma it finds is one the token scanner would reach at C's
-   * level; in invalid JSON it may not be, and `JSON.parse` rejects the run. Sets `#runStop` to
-   * where the search stopped.
-   */
-  #runEnd(s: string, i: number, n: number, levels: number): number {
-    const maxString = Math.min(this.#maxStringLength, RUN_STRING);
-    let comma = -1;
-    let nested = 0;
-    let k = i;
-    for (; k < n; k++) {
-      const c = s.charCodeAt(k);
-      if (c === 34 /* " */) {
-        let close = s.indexOf('"', k + 1);
-        while (close !== -1 && close < n && close - k <= maxString && escapedQuote(s, close, k + 1)) close = s.indexOf('"', close + 1);
-        if (close === -1 || close >= n || close - k - 1 > maxString) break;
-        k = close;
-      } else if (c === 44 /* , */) {
-        if (nested === 0) comma = k;
-      } else if ((c | 32) === 123 /* { [ */) {
-        if (++nested > levels) break;
-      } else if ((c | 32) === 125 /* } ] */) {
-        if (nested-- === 0) break;
-      }
-    }
-    this.#runStop = k;
-    return comma;
   }
 
   #startString(): void {

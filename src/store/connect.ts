@@ -5,8 +5,11 @@
  * What a store reads beyond argstream's events is loaded when a source needs it (a dynamic import:
  * a bundler makes each a chunk of its own): an argstream relay's decoders when a binding is given
  * a relay's `Response`, or no source yet (a page about to get its response); the AI SDK's
- * `fullStream` parts for a `ReadableStream`. Never for a source that keeps its own snapshot: a page
- * whose turns come from the AI SDK chat transport bundles none of it.
+ * `fullStream` parts for a `ReadableStream`; and with each, and alone for a `Response` with its
+ * `decoder`, the reading of a source into the store (`consume.ts`), the turn builder's reading of
+ * the events of a stage before (`events-before.ts`) and the reader of field events. Never for a
+ * source that keeps its own snapshot: a page whose turns come from the AI SDK chat transport
+ * bundles none of it.
  *
  * @module
  */
@@ -53,9 +56,15 @@ function isExternal<T extends ToolSchemas>(source: TurnSource<T>): source is Tur
   return typeof source === 'object' && source !== null && typeof (source as Partial<ExternalTurn<T>>).subscribe === 'function' && typeof (source as Partial<ExternalTurn<T>>).getSnapshot === 'function';
 }
 
+/** What a binding loads to read a source: what the store reads beyond argstream's events, and the reading itself. */
+interface Loaded {
+  readonly reading: SourceReading;
+  readonly consume: typeof import('./consume.ts').consume;
+}
+
 /** A loader of what some sources need: loaded once; a failed load (a chunk the network lost) is tried again by the next source. */
-function loader(load: () => Promise<SourceReading>): () => Promise<SourceReading> {
-  let loading: Promise<SourceReading> | undefined;
+function loader(load: () => Promise<Loaded>): () => Promise<Loaded> {
+  let loading: Promise<Loaded> | undefined;
   return () =>
     (loading ??= load().catch((error: unknown) => {
       loading = undefined;
@@ -64,18 +73,32 @@ function loader(load: () => Promise<SourceReading>): () => Promise<SourceReading
 }
 
 /** An argstream relay's `Response`: its decoders (SSE, NDJSON, the batch reader of its wire form). */
-const relayReading = loader(() => import('./relay-response.ts').then((module) => ({ openRelay: module.openRelay })));
+const relayReading = loader(() => Promise.all([import('./relay-response.ts'), commonReading()]).then(([module, common]) => ({ ...common, reading: { ...common.reading, openRelay: module.openRelay } })));
 /** A `ReadableStream`, which may carry the AI SDK's `fullStream` parts. */
-const partsReading = loader(() => import('../providers/ai-sdk.ts').then((module) => ({ parts: module.AI_SDK_PARTS })));
+const partsReading = loader(() => Promise.all([import('../providers/ai-sdk.ts'), commonReading()]).then(([module, common]) => ({ ...common, reading: { ...common.reading, parts: module.AI_SDK_PARTS } })));
+/** A provider's `Response` with its `decoder`: a decoder of a relay's records may give field events too. */
+const decoderReading = loader(() => commonReading());
+
+/**
+ * What every source needs: the reading itself, and the events of a stage before and field events,
+ * which any source but the AI SDK chat transport may carry.
+ */
+function commonReading(): Promise<Loaded> {
+  return Promise.all([import('./consume.ts'), import('../turn/events-before.ts'), import('./field-fragments.ts')]).then(([reading, before, fields]) => ({
+    reading: { before: before.readEventBefore, fields: fields.newFieldFragments },
+    consume: reading.consume,
+  }));
+}
 
 /**
  * What reading `source` needs loaded: the AI SDK's parts for a stream, a relay's decoders for a
- * `Response` without `decoder` (or for no source yet: a page about to get its response), nothing
- * for a provider's `Response` with its `decoder`.
+ * `Response` without `decoder` (or for no source yet: a page about to get its response), and with
+ * each of them what every source needs ({@link commonReading}), alone for a provider's `Response`
+ * with its `decoder`.
  */
-function readingFor<T extends ToolSchemas>(source: TurnSource<T>, options: TurnSourceOptions<T>): (() => Promise<SourceReading>) | undefined {
+function readingFor<T extends ToolSchemas>(source: TurnSource<T>, options: TurnSourceOptions<T>): () => Promise<Loaded> {
   if (source instanceof ReadableStream) return partsReading;
-  return options.decoder === undefined ? relayReading : undefined;
+  return options.decoder === undefined ? relayReading : decoderReading;
 }
 
 /** Each binding store's reading, filled once loaded. */
@@ -87,7 +110,7 @@ const readingOf = new WeakMap<TurnStoreBase<ToolSchemas>, SourceReading>();
  */
 export function storeFor<T extends ToolSchemas>(source: TurnSource<T>, options: TurnSourceOptions<T> = {}): TurnStoreBase<T> | ExternalTurn<T> {
   if (isExternal(source)) return source;
-  readingFor(source, options)?.().catch(() => undefined);
+  readingFor(source, options)().catch(() => undefined);
   const { decoder: _decoder, request: _request, ...storeOptions } = options;
   const reading: SourceReading = {};
   const store = new TurnStoreBase<T>(storeOptions, reading);
@@ -125,22 +148,18 @@ export function hold<T extends ToolSchemas>(store: TurnStoreBase<T> | ExternalTu
     reading = { controller, users: 0, stopping: undefined };
     readings.set(key, reading);
     const consumeOptions = options.decoder === undefined ? { signal: controller.signal } : { signal: controller.signal, decoder: options.decoder() };
-    const load = readingFor(source, options);
-    if (load === undefined) void store.consume(source, consumeOptions);
-    else {
-      const sourceReading = readingOf.get(key);
-      void load().then(
-        (loaded) => {
-          if (sourceReading !== undefined) Object.assign(sourceReading, loaded);
-          return store.consume(source, consumeOptions);
-        },
-        (error: unknown) => {
-          // The turn cannot be read: it ends in the error, and the source (the request) with it.
-          store.fail(error);
-          void cancelSource(source, error);
-        },
-      );
-    }
+    const sourceReading = readingOf.get(key) ?? {};
+    void readingFor(source, options)().then(
+      (loaded) => {
+        Object.assign(sourceReading, loaded.reading);
+        return loaded.consume(store, source, consumeOptions, sourceReading);
+      },
+      (error: unknown) => {
+        // The turn cannot be read: it ends in the error, and the source (the request) with it.
+        store.fail(error);
+        void cancelSource(source, error);
+      },
+    );
   }
   const held = reading;
   held.users++;

@@ -1,19 +1,23 @@
 /**
  * `TurnStore`: the store of a turn (`TurnStoreBase`, `turn-store.ts`) with what it reads beyond
- * argstream's events — the AI SDK's `fullStream` parts (`providers/ai-sdk.ts`), and an argstream
- * relay's `Response` (`relay-response.ts`). The framework bindings build on `TurnStoreBase` and
+ * argstream's events — the AI SDK's `fullStream` parts (`providers/ai-sdk.ts`), an argstream
+ * relay's `Response` (`relay-response.ts`), field events (`field-fragments.ts`), and the events of
+ * a stage before (`turn/events-before.ts`). The framework bindings build on `TurnStoreBase` and
  * load each of those only when a source needs it (see `connect.ts`), so that a page whose turns
  * come from elsewhere (the AI SDK chat transport) bundles none of it.
  *
  * @module
  */
 import { AI_SDK_PARTS } from '../providers/ai-sdk.ts';
+import { readEventBefore } from '../turn/events-before.ts';
+import { newFieldFragments } from './field-fragments.ts';
 import { openRelay } from './relay-response.ts';
 import type { ToolSchemas } from './tools.ts';
-import { TurnStoreBase, type SourceReading, type TurnStoreOptions } from './turn-store.ts';
+import { consume } from './consume.ts';
+import { TurnStoreBase, type ConsumeOptions, type SourceReading, type TurnSnapshot, type TurnStoreOptions } from './turn-store.ts';
 
 /** Everything `TurnStore` reads. */
-export const SOURCE_READING: Readonly<SourceReading> = { parts: AI_SDK_PARTS, openRelay };
+export const SOURCE_READING: Readonly<SourceReading> = { parts: AI_SDK_PARTS, openRelay, fields: newFieldFragments, before: readEventBefore };
 
 /**
  * A sink that keeps one snapshot of a streaming turn, for any UI: `events.pipeTo(store.writable)`
@@ -65,7 +69,51 @@ export const SOURCE_READING: Readonly<SourceReading> = { parts: AI_SDK_PARTS, op
  * ```
  */
 export class TurnStore<T extends ToolSchemas = {}> extends TurnStoreBase<T> {
+  #writable: WritableStream<unknown> | undefined;
+
   constructor(options: TurnStoreOptions<T> = {}) {
     super(options, SOURCE_READING);
+  }
+
+  /**
+   * The sink, made on first use: `events.pipeTo(store.writable)` with any stage's output. A write
+   * waits for an asynchronous schema, so events stay in order. Closing it ends the turn.
+   *
+   * A failure is in the snapshot (`status: 'error'`) whichever way it comes, and `pipeTo` rejects
+   * with it, as it does for any sink: the source's error (`pipeTo` aborts the writable with it), an
+   * abort of the writable or of the pipe (its `signal`: the source is cancelled and the snapshot's
+   * error is the signal's reason), or an error of the store's own reading (AI SDK parts that carry
+   * an error or end cut: the source is cancelled with it). With `preventAbort`, an aborted pipe
+   * leaves the turn open, as it leaves any writable. {@link consume} reads a source the same way but
+   * never rejects.
+   */
+  get writable(): WritableStream<unknown> {
+    return (this.#writable ??= new WritableStream<unknown>({
+      write: (event) => guard(this, () => this.push(event)),
+      close: () => guard(this, () => this.end()),
+      abort: (reason) => this.fail(reason),
+    }));
+  }
+
+  /**
+   * Read `source` into the store to its end: a `ReadableStream` of events, or a `Response` (an
+   * argstream relay's SSE or NDJSON, or with `decoder` a provider's own response). Resolves with
+   * the final snapshot — also when the stream failed: the error is in it, not thrown.
+   *
+   * A `Response` is read without any stream between its body and the store: each network read is
+   * decoded and applied in one step.
+   */
+  consume(source: ReadableStream<unknown> | Response, options: ConsumeOptions = {}): Promise<TurnSnapshot<T>> {
+    return consume(this, source, options, SOURCE_READING);
+  }
+}
+
+/** Run `step`; an error it throws goes in the snapshot before it errors the writable. */
+function guard<T extends ToolSchemas>(store: TurnStoreBase<T>, step: () => Promise<void> | undefined): Promise<void> | undefined {
+  try {
+    return step();
+  } catch (error) {
+    store.fail(error);
+    throw error;
   }
 }

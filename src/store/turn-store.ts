@@ -10,7 +10,7 @@ import type { JsonLimits } from '../json/scanner.ts';
 import type { PushCore } from '../core.ts';
 import type { PartReader } from '../providers/adapter.ts';
 import type { DecoderCore } from '../relay/relay-decoder.ts';
-import { TurnBuilderBase } from '../turn/turn-builder.ts';
+import { TurnBuilderBase, type EventsBefore } from '../turn/turn-builder.ts';
 import type {
   FieldEvent,
   FinishReason,
@@ -22,7 +22,8 @@ import type {
   Usage,
 } from '../types.ts';
 import type { StandardSchemaIssue, StandardSchemaResult } from '../views/argument-validation-core.ts';
-import { FieldFragments, PathUpdateFragments } from './fragments.ts';
+import type { FieldFragments } from './field-fragments.ts';
+import { PathUpdateFragments } from './fragments.ts';
 import { IncompleteToolCallError, type TurnError } from './turn-error.ts';
 import type { CompletePaths, ToolCallSnapshot, ToolCallStatus, ToolSchemas } from './tools.ts';
 
@@ -109,6 +110,18 @@ export interface SourceReading {
   parts?: PartReader | undefined;
   /** An argstream relay's `Response` (without a `decoder`): its body and its decoder. */
   openRelay?: ((response: Response) => Promise<OpenedResponse>) | undefined;
+  /**
+   * Field events (`FieldEventStream`'s, from a relay or a stream of events) read back as the
+   * fragments of their call's input (`newFieldFragments`); without it a call streamed as field
+   * events fails with a `TypeError`.
+   */
+  fields?: ((maxDepth: number) => FieldFragments) | undefined;
+  /**
+   * The events a stage before made (conversation and progress events, raw argument deltas,
+   * `snapshot`s: a relay's, a stream's), checked and read by the turn builder
+   * (`readEventBefore`); without it they pass through unread.
+   */
+  before?: EventsBefore | undefined;
 }
 
 export { IncompleteToolCallError } from './turn-error.ts';
@@ -325,7 +338,6 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
   #callsChanged = true;
   /** Validations still running (an asynchronous schema): settled when all are. */
   #validations: Promise<void> | undefined;
-  #writable: WritableStream<unknown> | undefined;
   #finished: Promise<TurnSnapshot<T>> | undefined;
   #resolveFinished: ((snapshot: TurnSnapshot<T>) => void) | undefined;
 
@@ -339,125 +351,15 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
     this.#builder = new TurnBuilderBase({ ...limits, progress: true, passthrough: true, messages: true, isolateErrors: true }, reading);
   }
 
-  /**
-   * The sink, made on first use: `events.pipeTo(store.writable)` with any stage's output. A write
-   * waits for an asynchronous schema, so events stay in order. Closing it ends the turn.
-   *
-   * A failure is in the snapshot (`status: 'error'`) whichever way it comes, and `pipeTo` rejects
-   * with it, as it does for any sink: the source's error (`pipeTo` aborts the writable with it), an
-   * abort of the writable or of the pipe (its `signal`: the source is cancelled and the snapshot's
-   * error is the signal's reason), or an error of the store's own reading (AI SDK parts that carry
-   * an error or end cut: the source is cancelled with it). With `preventAbort`, an aborted pipe
-   * leaves the turn open, as it leaves any writable. {@link consume} reads a source the same way but
-   * never rejects.
-   */
-  get writable(): WritableStream<unknown> {
-    return (this.#writable ??= new WritableStream<unknown>({
-      write: (event) => this.#guard(() => this.push(event)),
-      close: () => this.#guard(() => this.end()),
-      abort: (reason) => this.fail(reason),
-    }));
-  }
-
-  /** Run `step`; an error it throws goes in the snapshot before it errors the writable. */
-  #guard(step: () => Promise<void> | undefined): Promise<void> | undefined {
-    try {
-      return step();
-    } catch (error) {
-      this.fail(error);
-      throw error;
-    }
-  }
-
-  /**
-   * Read `source` into the store to its end: a `ReadableStream` of events, or a `Response` (an
-   * argstream relay's SSE or NDJSON, or with `decoder` a provider's own response). Resolves with
-   * the final snapshot — also when the stream failed: the error is in it, not thrown.
-   *
-   * A `Response` is read without any stream between its body and the store: each network read is
-   * decoded and applied in one step.
-   */
-  async consume(source: ReadableStream<unknown> | Response, options: ConsumeOptions = {}): Promise<TurnSnapshot<T>> {
-    const { signal } = options;
-    let reader: ReadableStreamDefaultReader<unknown> | undefined;
-    let core: DecoderCore<unknown> | undefined;
-    try {
-      if (source instanceof ReadableStream) reader = source.getReader();
-      else {
-        const opened = await openResponse(source, options, this.#reading);
-        reader = opened.reader;
-        core = opened.core;
-      }
-    } catch (error) {
-      this.fail(error);
-      return this.getSnapshot();
-    }
-    const stop = (): void => {
-      const reason: unknown = signal?.reason;
-      this.fail(reason);
-      void reader?.cancel(reason).catch(() => undefined);
-    };
-    if (signal?.aborted === true) stop();
-    else signal?.addEventListener('abort', stop, { once: true });
-    try {
-      await this.#pump(reader, core);
-    } finally {
-      signal?.removeEventListener('abort', stop);
-      reader.releaseLock();
-    }
-    return this.finished;
-  }
-
-  /** Read to the end, decoding with `core` when there is one; an error lands in the snapshot. */
-  async #pump(reader: ReadableStreamDefaultReader<unknown>, core: DecoderCore<unknown> | undefined): Promise<void> {
-    const decoded: unknown[] = [];
-    // Synchronous unless an event's application is (an asynchronous validator): a read costs no
-    // promise of its own, which is most of a small read's cost.
-    const apply = (from = 0): Promise<void> | undefined => {
-      for (let i = from; i < decoded.length; i++) {
-        const pending = this.push(decoded[i]);
-        if (pending !== undefined) return pending.then(() => apply(i + 1));
-      }
-      decoded.length = 0;
-      return undefined;
-    };
-    try {
-      for (;;) {
-        if (this.#status === 'done' || this.#status === 'error') return;
-        const { done, value } = await reader.read();
-        if (done) break;
-        if (core === undefined) {
-          const pending = this.push(value);
-          if (pending !== undefined) await pending;
-          continue;
-        }
-        try {
-          core.push(value as Uint8Array, decoded);
-        } finally {
-          const pending = apply();
-          if (pending !== undefined) await pending;
-        }
-      }
-      if (core !== undefined) {
-        try {
-          core.end(decoded);
-        } finally {
-          const pending = apply();
-          if (pending !== undefined) await pending;
-        }
-      }
-      await this.end();
-    } catch (error) {
-      decoded.length = 0;
-      this.fail(error);
-      await reader.cancel(error).catch(() => undefined);
-    }
+  /** The turn ended (done or error): nothing more is read into it. @internal */
+  get over(): boolean {
+    return this.#status === 'done' || this.#status === 'error';
   }
 
   /** The final snapshot, once the turn ended (done or error). */
   get finished(): Promise<TurnSnapshot<T>> {
     if (this.#finished === undefined) {
-      if (this.#status === 'done' || this.#status === 'error') this.#finished = Promise.resolve(this.getSnapshot());
+      if (this.over) this.#finished = Promise.resolve(this.getSnapshot());
       else this.#finished = new Promise((resolve) => (this.#resolveFinished = resolve));
     }
     return this.#finished;
@@ -490,7 +392,7 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
    *   snapshot, a caller of `push` passes it to {@link TurnStore.fail}.
    */
   push(event: unknown): Promise<void> | undefined {
-    if (this.#status === 'done' || this.#status === 'error') return undefined;
+    if (this.over) return undefined;
     if (this.#status === 'waiting') this.#status = 'streaming';
     const out = this.#out;
     let pending: Promise<void> | undefined;
@@ -507,7 +409,7 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
 
   /** The stream ended: settle every open call, then tell the listeners at once. */
   end(): Promise<void> | undefined {
-    if (this.#status === 'done' || this.#status === 'error') return undefined;
+    if (this.over) return undefined;
     const out = this.#out;
     let pending: Promise<void> | undefined;
     try {
@@ -532,7 +434,7 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
 
   /** The stream failed: the error goes in the snapshot, open calls fail with it, listeners are told at once. */
   fail(reason: unknown): void {
-    if (this.#status === 'done' || this.#status === 'error') return;
+    if (this.over) return;
     const error = toError(reason);
     for (const call of this.#calls) if (call.status === 'streaming') this.#settle(call, 'failed', undefined, error);
     this.#status = 'error';
@@ -748,7 +650,13 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
   #field(event: FieldEvent): void {
     if (event.toolCallId === undefined && event.toolName === undefined) return; // a structured document's fields
     const call = this.#call(event.toolCallId, event.index, event.toolName);
-    this.#translated(call, 'fields', (fragments) => (call.fields ??= new FieldFragments(this.#maxDepth)).push(event, fragments));
+    this.#translated(call, 'fields', (fragments) => (call.fields ??= this.#newFields()).push(event, fragments));
+  }
+
+  #newFields(): FieldFragments {
+    const fields = this.#reading.fields;
+    if (fields === undefined) throw new TypeError('TurnStore: this store reads no field events');
+    return fields(this.#maxDepth);
   }
 
   /** Another view of a call's input, read back as fragments by `translate`, when it is the call's source. */
@@ -1000,32 +908,6 @@ function sameSnapshot<T extends ToolSchemas>(a: TurnSnapshot<T>, b: TurnSnapshot
     a.warnings === b.warnings &&
     a.error === b.error
   );
-}
-
-/**
- * A provider's HTTP error: its decoder reads the error body (every adapter turns a provider's
- * error document into a `ProviderError`); a body it does not recognise is an error too.
- */
-async function providerHttpError(response: Response, decoder: PushCore<Uint8Array, unknown>): Promise<unknown> {
-  const body = new Uint8Array(await response.arrayBuffer().catch(() => new ArrayBuffer(0)));
-  try {
-    decoder.push(body, []);
-    decoder.end([]);
-  } catch (error) {
-    return error;
-  }
-  return new Error(`the provider answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
-}
-
-/** The body of a `Response` and the core that decodes it: a provider's (with `decoder`) or an argstream relay's. */
-async function openResponse(response: Response, options: ConsumeOptions, reading: SourceReading): Promise<OpenedResponse> {
-  if (response.bodyUsed || response.body?.locked === true) throw new TypeError('TurnStore.consume: the response body was already read');
-  if (options.decoder !== undefined) {
-    if (!response.ok) throw await providerHttpError(response, options.decoder);
-    return { reader: (response.body ?? new Response('').body!).getReader(), core: options.decoder as unknown as DecoderCore<unknown> };
-  }
-  if (reading.openRelay === undefined) throw new TypeError('TurnStore.consume: this store reads no relay Response');
-  return reading.openRelay(response);
 }
 
 function scheduler(schedule: TurnStoreSchedule): (notify: () => void) => void {

@@ -10,11 +10,11 @@
 import { JsonStreamError, ProviderError, ToolCallArgumentsError } from '../errors.ts';
 import { FragmentAggregator } from '../json/fragment-aggregator.ts';
 import { FragmentCollector } from '../json/incremental-json-parser.ts';
-import { JsonScanner, type JsonLimits } from '../json/scanner.ts';
+import { JsonScanner, type JsonLimits, type RunFinder } from '../json/scanner.ts';
 import { ValueBuilder } from '../json/value-builder.ts';
 import type { PartReader, ProviderAdapter } from '../providers/adapter.ts';
 import type { PushCore } from '../core.ts';
-import { checkFragment, checkIndex, checkJson, checkString, duplicateToolCallId, invalidEvent } from './event-check.ts';
+import { checkIndex, checkString, duplicateToolCallId, invalidEvent } from './event-check.ts';
 import type {
   EventMetadata,
   EventPart,
@@ -114,13 +114,8 @@ interface HeldId {
 /** The parser's default `maxDepth`, for the events the builder checks. */
 const DEFAULT_MAX_DEPTH = 256;
 
-/** Deepest nesting of `snapshot` events in one another (argstream never nests them at all). */
-const MAX_SNAPSHOT_NESTING = 256;
-
-/** The final events that name a call of the turn (a `provider-tool-result` names the call it is the result of). */
-const CALL_EVENTS: ReadonlySet<string> = new Set(['tool-call', 'provider-tool-call', 'tool-call-incomplete', 'tool-call-failed']);
-
-function mergeMetadata(
+/** `source`'s members set on `target` (a copy of `source` when there is no target). Internal. */
+export function mergeMetadata(
   target: Record<string, unknown> | undefined,
   source: EventMetadata | undefined,
 ): Record<string, unknown> | undefined {
@@ -137,23 +132,25 @@ function withMetadata<T extends object>(event: T, metadata: Record<string, unkno
   return metadata === undefined ? event : { ...event, metadata };
 }
 
-/** The argument text parts `events[start..end)` (one slot, one part type) as one part. */
-function joinParts(events: readonly PipelineEvent[], start: number, end: number): PartEvent {
-  const first = events[start] as PartEvent;
-  let text = '';
-  let metadata: Record<string, unknown> | undefined;
-  for (let i = start; i < end; i++) {
-    const event = events[i] as PartEvent;
-    const part = event.part as { readonly chunk?: string; readonly json?: string };
-    text += (part.chunk ?? part.json) as string;
-    if (event.metadata !== undefined) metadata = mergeMetadata(metadata, event.metadata);
-  }
-  const part: EventPart = first.part.type === 'structured' ? { type: 'structured', json: text } : { type: 'tool-call-arguments', chunk: text };
-  return metadata === undefined ? { type: 'part', index: first.index, part } : { type: 'part', index: first.index, part, metadata };
+/** A new slot for a part of `type` at `index`. */
+function newSlot(index: number, type: string): Slot {
+  if (type === 'message' || type === 'reasoning' || type === 'refusal') return { kind: type, index, parts: [], metadata: undefined };
+  if (type === 'provider-tool-result') return { kind: type, index, result: undefined, metadata: undefined };
+  return {
+    kind: type === 'structured' ? 'structured' : 'tool-call',
+    index,
+    id: '',
+    name: '',
+    provider: false,
+    metadata: undefined,
+    scanner: undefined,
+    collector: undefined,
+    aggregator: undefined,
+    builder: undefined,
+    error: undefined,
+    begun: false,
+  };
 }
-
-/** A conversation event, as the builder reads one a stage before made. */
-type FinalEvent = Extract<PipelineEvent, { readonly type: 'message' | 'reasoning' | 'refusal' | 'structured' | 'tool-call' | 'provider-tool-call' | 'provider-tool-result' | 'tool-call-incomplete' | 'tool-call-failed' }>;
 
 /**
  * A `part` event has its slot and a part of a known type with the fields the builder reads.
@@ -208,7 +205,22 @@ export const FINAL_EVENTS: ReadonlySet<string> = new Set([
  */
 export interface PartSource {
   parts?: PartReader | undefined;
+  /**
+   * How the value mode's scanners take runs of complete values natively (`findRun`): without it
+   * they read every token, to the same values. The store, which parses in progress mode, bundles
+   * none.
+   */
+  runs?: RunFinder | undefined;
+  /**
+   * How the events of a stage before are checked and read (`readEventBefore`, `events-before.ts`):
+   * conversation and progress events, raw argument deltas, `snapshot`s. Without it they pass
+   * through unread: the store of the AI SDK chat transport, which is given none, bundles none.
+   */
+  before?: EventsBefore | undefined;
 }
+
+/** The reader of the events of a stage before (see {@link PartSource.before}). Internal. */
+export type EventsBefore = (builder: TurnBuilderBase, event: PipelineEvent, out: PipelineEvent[]) => void;
 
 /**
  * {@link TurnBuilder} without a reader of another library's parts of its own: it reads those of
@@ -235,16 +247,17 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
   #aiSdkLast = '';
   /** Every non-empty call id of the turn so far, with the slot of the call that holds it. */
   readonly #ids = new Map<string, HeldId>();
-  readonly #maxDepth: number;
-  /** How many `snapshot` events the event at hand is inside. */
-  #nesting = 0;
+  /** The deepest nesting of the events the builder checks (`maxDepth`). @internal */
+  readonly maxDepth: number;
+  /** How many `snapshot` events the event at hand is inside (`events-before.ts`). @internal */
+  nesting = 0;
 
   constructor(options: TurnBuilderOptions = {}, reading: PartSource = {}) {
     this.#options = options;
     this.#reading = reading;
     this.#messages = options.messages !== false;
     this.#passthrough = options.passthrough === true;
-    this.#maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   }
 
   /** The `finished` event, once it has arrived. */
@@ -296,22 +309,6 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
         this.#delta(event, out);
         out.push(event);
         break;
-      case 'snapshot':
-        this.#snapshotEvent(event.events, out);
-        break;
-      case 'tool-call-progress':
-      case 'structured-progress':
-        checkIndex(event);
-        checkFragment(event.fragment, this.#maxDepth);
-        if (event.type === 'tool-call-progress') {
-          checkString(event, 'toolCallId');
-          checkString(event, 'toolName');
-          this.#claim(event.toolCallId, event.toolName, event.index, false);
-        }
-        // A stage before parses this slot's arguments: leave them to it.
-        if (!this.#reported.has(event.index)) this.#reportedBefore(event.index);
-        out.push(event);
-        break;
       case 'field-start':
       case 'field-delta':
       case 'field-end':
@@ -319,62 +316,15 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
         this.#view(event);
         out.push(event);
         break;
-      default:
-        if (FINAL_EVENTS.has(event.type)) {
-          this.#checkFinal(event as FinalEvent);
-          this.#reportedBefore((event as FinalEvent).index);
-        }
-        out.push(event);
+      default: {
+        // Every other event is a stage before's (a relay's, a stream's): `reading.before` checks
+        // and reads them. The store of the AI SDK chat transport, which is given none, loads none.
+        const before = this.#reading.before;
+        if (before !== undefined) before(this, event, out);
+        else out.push(event);
+      }
     }
     return out;
-  }
-
-  /** A `snapshot`'s events, read in its place (a resumed relay's turn so far: as if each had come). */
-  #snapshotEvent(events: unknown, out: PipelineEvent[]): void {
-    if (!Array.isArray(events)) throw invalidEvent('a `snapshot` event without its `events` array');
-    if (this.#nesting >= Math.min(this.#maxDepth, MAX_SNAPSHOT_NESTING)) {
-      throw new JsonStreamError('max-depth', `snapshots nested deeper than ${Math.min(this.#maxDepth, MAX_SNAPSHOT_NESTING)}`, 0, '');
-    }
-    this.#nesting++;
-    try {
-      for (const inner of events as PipelineEvent[]) this.push(inner, out);
-    } finally {
-      this.#nesting--;
-    }
-  }
-
-  /** A conversation event of a stage before: its shape, its values, and the id of the call it names. */
-  #checkFinal(event: FinalEvent): void {
-    checkIndex(event);
-    const fields = event as unknown as Record<string, unknown>;
-    switch (event.type) {
-      case 'message':
-      case 'reasoning':
-      case 'refusal':
-        checkString(event, 'text');
-        return;
-      case 'structured':
-        checkJson(fields['data'], 'the `data` of a `structured` event', this.#maxDepth);
-        return;
-      case 'provider-tool-result':
-        checkString(event, 'toolCallId');
-        checkString(event, 'toolName', true);
-        if (fields['result'] !== undefined) checkJson(fields['result'], 'the `result` of a `provider-tool-result` event', this.#maxDepth);
-        return;
-      default:
-        break;
-    }
-    checkString(event, 'toolCallId');
-    checkString(event, 'toolName');
-    if (event.type === 'tool-call' || event.type === 'provider-tool-call') {
-      checkJson(fields['arguments'], `the \`arguments\` of a \`${event.type}\` event`, this.#maxDepth);
-    } else if (event.type === 'tool-call-incomplete') {
-      if (fields['partialArguments'] !== undefined) checkJson(fields['partialArguments'], 'the `partialArguments` of a `tool-call-incomplete` event', this.#maxDepth);
-      checkString(event, 'path', true);
-    } else if (typeof fields['error'] !== 'object' || fields['error'] === null) {
-      throw invalidEvent('a `tool-call-failed` event without its `error`');
-    }
-    if (CALL_EVENTS.has(event.type)) this.#claim(event.toolCallId, event.toolName, event.index, true);
   }
 
   /**
@@ -401,8 +351,9 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
    * be free, or held by the same call: the one in this slot, still open (or, for its conversation
    * event, closed by this builder's own parse).
    * @throws {TaggedToolCallError} code `'duplicate-tool-call-id'` otherwise.
+   * @internal
    */
-  #claim(toolCallId: string, toolName: string, index: number, ends: boolean): void {
+  claim(toolCallId: string, toolName: string, index: number, ends: boolean): void {
     if (toolCallId === '') return;
     const held = this.#ids.get(toolCallId);
     if (held === undefined) this.#ids.set(toolCallId, { index, state: ends ? 'ended' : 'open' });
@@ -422,43 +373,12 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
   }
 
   /**
-   * Apply `events` in order, as one {@link TurnBuilder.push} each would, appending what they
-   * produce to `out` (returned). Argument text that arrives as adjacent parts of one slot (a run
-   * of `tool-call-arguments` parts, or of `structured` parts, with the same `index`) is parsed as
-   * one piece: its progress says the same text in fewer, longer fragments, for a fraction of the
-   * work of parsing each piece alone. Stages call it with what one input chunk made (a network
-   * read of many deltas). With `passthrough`, or for a slot a stage before this one parses, the
-   * events are pushed one by one. If it throws, `out` holds what was produced before the error.
+   * Whether this builder parses the argument text of slot `index` itself and passes no part on,
+   * so that adjacent parts of it may be parsed as one (`TurnBuilder.pushAll`).
+   * @internal
    */
-  pushAll(events: readonly PipelineEvent[], out: PipelineEvent[] = []): PipelineEvent[] {
-    for (let i = 0; i < events.length; ) {
-      const event = events[i] as PipelineEvent | null;
-      const end = this.#passthrough || typeof event !== 'object' || event === null || event.type !== 'part' ? i + 1 : this.#textRun(events, i, event);
-      if (end - i === 1) this.push(event as PipelineEvent, out);
-      else this.#part(joinParts(events, i, end), out);
-      i = end;
-    }
-    return out;
-  }
-
-  /**
-   * Where the run of argument text parts for `first`'s slot that starts at `start` ends. Only
-   * parts of the right shape join a run: any other event is pushed alone, and checked there.
-   */
-  #textRun(events: readonly PipelineEvent[], start: number, first: PartEvent): number {
-    const part = first.part as EventPart | null | undefined;
-    if (typeof part !== 'object' || part === null || !Number.isInteger(first.index)) return start + 1;
-    const type = part.type;
-    if ((type !== 'tool-call-arguments' && type !== 'structured') || this.#reported.has(first.index)) return start + 1;
-    const text = type === 'structured' ? 'json' : 'chunk';
-    let end = start;
-    for (; end < events.length; end++) {
-      const next = events[end] as PipelineEvent | null;
-      if (typeof next !== 'object' || next === null || next.type !== 'part' || next.index !== first.index) break;
-      const nextPart = next.part as Record<string, unknown> | null | undefined;
-      if (typeof nextPart !== 'object' || nextPart === null || nextPart['type'] !== type || typeof nextPart[text] !== 'string') break;
-    }
-    return end > start ? end : start + 1;
+  joins(index: number): boolean {
+    return !this.#passthrough && !this.#reported.has(index);
   }
 
   /**
@@ -488,8 +408,8 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
     return out;
   }
 
-  /** A stage before this one reported slot `index`: forget it here. */
-  #reportedBefore(index: number): void {
+  /** A stage before this one reported slot `index` (or parses it): leave it to that stage. @internal */
+  leave(index: number): void {
     this.#reported.add(index);
     this.#slots.delete(index);
     if (this.#incomplete.length > 0) this.#incomplete = this.#incomplete.filter((slot) => slot.index !== index);
@@ -504,11 +424,7 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
       out.push(event);
       return;
     }
-    let slot = this.#slots.get(index);
-    if (slot === undefined) {
-      slot = this.#open(index, part.type);
-      this.#slots.set(index, slot);
-    }
+    const slot = this.#slots.get(index) ?? this.#open(index, part.type);
     slot.metadata = mergeMetadata(slot.metadata, event.metadata);
     switch (part.type) {
       case 'message':
@@ -518,15 +434,7 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
         if (this.#passthrough) out.push(event);
         break;
       case 'tool-call-start':
-        if ('scanner' in slot) {
-          // First non-empty value wins per field (RFD 012).
-          if (slot.name === '' && part.toolName) slot.name = part.toolName;
-          if (slot.id === '' && part.toolCallId) {
-            this.#claim(part.toolCallId, slot.name, index, false);
-            slot.id = part.toolCallId;
-          }
-          if (part.providerExecuted === true) slot.provider = true;
-        }
+        if ('scanner' in slot) this.#identify(slot, part);
         if (this.#passthrough || !this.#messages) out.push(event);
         break;
       // The progress a chunk makes goes before the chunk itself (with passthrough): a builder
@@ -552,20 +460,21 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
   #delta(event: StreamingToolCallEvent, out: PipelineEvent[]): void {
     const index = event.index;
     if (this.#reported.has(index)) return;
-    let slot = this.#slots.get(index);
-    if (slot === undefined) {
-      slot = this.#open(index, 'tool-call-start');
-      this.#slots.set(index, slot);
-    }
+    const slot = this.#slots.get(index) ?? this.#open(index, 'tool-call-start');
     if (!('scanner' in slot)) return;
-    if (slot.name === '' && event.toolName) slot.name = event.toolName;
-    if (slot.id === '' && event.toolCallId) {
-      this.#claim(event.toolCallId, slot.name, index, false);
-      slot.id = event.toolCallId;
-    }
-    if (event.providerExecuted === true) slot.provider = true;
+    this.#identify(slot, event);
     slot.metadata = mergeMetadata(slot.metadata, event.metadata);
     if (event.argumentsDelta !== '') this.#feed(slot, event.argumentsDelta, out);
+  }
+
+  /** A call's id, name and who runs it, as a start part or a raw delta says them: the first non-empty value wins per field (RFD 012). */
+  #identify(slot: JsonSlot, said: { readonly toolCallId: string; readonly toolName: string; readonly providerExecuted?: boolean }): void {
+    if (slot.name === '' && said.toolName) slot.name = said.toolName;
+    if (slot.id === '' && said.toolCallId) {
+      this.claim(said.toolCallId, slot.name, slot.index, false);
+      slot.id = said.toolCallId;
+    }
+    if (said.providerExecuted === true) slot.provider = true;
   }
 
   #flush(event: FlushEvent, out: PipelineEvent[]): void {
@@ -591,23 +500,11 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
     if (this.#passthrough) out.push(event);
   }
 
+  /** A new slot for a part of `type` at `index`, held from now on. */
   #open(index: number, type: string): Slot {
-    if (type === 'message' || type === 'reasoning' || type === 'refusal') return { kind: type, index, parts: [], metadata: undefined };
-    if (type === 'provider-tool-result') return { kind: type, index, result: undefined, metadata: undefined };
-    return {
-      kind: type === 'structured' ? 'structured' : 'tool-call',
-      index,
-      id: '',
-      name: '',
-      provider: false,
-      metadata: undefined,
-      scanner: undefined,
-      collector: undefined,
-      aggregator: undefined,
-      builder: undefined,
-      error: undefined,
-      begun: false,
-    };
+    const slot = newSlot(index, type);
+    this.#slots.set(index, slot);
+    return slot;
   }
 
   #scanner(slot: JsonSlot): JsonScanner {
@@ -619,7 +516,7 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
       slot.collector.scanner = slot.scanner;
     } else {
       slot.builder = new ValueBuilder();
-      slot.scanner = new JsonScanner(slot.builder, this.#options);
+      slot.scanner = new JsonScanner(slot.builder, this.#options, this.#reading.runs);
     }
     return slot.scanner;
   }

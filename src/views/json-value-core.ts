@@ -7,6 +7,7 @@
 import type { PushCore } from '../core.ts';
 import { FragmentAggregator } from '../json/fragment-aggregator.ts';
 import { JsonScanner, type JsonLimits } from '../json/scanner.ts';
+import { findRun } from '../json/scanner-runs.ts';
 import { SharedSnapshots } from '../json/shared-snapshot.ts';
 import { ValueBuilder } from '../json/value-builder.ts';
 import { newPlace, placeOf } from '../json/deep-fragment.ts';
@@ -75,7 +76,7 @@ export class JsonValueCore implements PushCore<string | Uint8Array, ValueSnapsho
   #version = 0;
 
   constructor(options: JsonValueStreamOptions = {}) {
-    this.#scanner = new JsonScanner(this.#builder, options);
+    this.#scanner = new JsonScanner(this.#builder, options, findRun);
     this.#snapshots = options.snapshots === true;
     this.#shared = options.immutableSnapshots === true ? new SharedSnapshots() : undefined;
   }

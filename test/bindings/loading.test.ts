@@ -1,7 +1,8 @@
 /**
  * What a binding's store reads beyond argstream's events is loaded when a source needs it (a
  * dynamic import: a chunk of its own in a page): the AI SDK's `fullStream` parts for a
- * `ReadableStream`, a relay's decoders for a `Response` without `decoder`. The turn reads the same
+ * `ReadableStream`, a relay's decoders for a `Response` without `decoder`, and with each, and alone
+ * for a `Response` with its `decoder`, the reader of field events. The turn reads the same
  * as `TurnStore` reads it, a load that fails puts its error in the snapshot, and the next source
  * tries the load again.
  */
@@ -45,7 +46,7 @@ async function fresh(): Promise<{ useTurn: typeof import('../../src/bindings/vue
 }
 
 /** Wait until the module a binding loads for its source is loaded (or failed to load). */
-async function loaded(path: '../../src/store/relay-response.ts' | '../../src/providers/ai-sdk.ts'): Promise<void> {
+async function loaded(path: '../../src/store/relay-response.ts' | '../../src/providers/ai-sdk.ts' | '../../src/store/field-fragments.ts'): Promise<void> {
   await import(path).catch(() => undefined);
   await settled();
 }
@@ -61,7 +62,59 @@ afterEach(() => {
   vi.resetModules();
 });
 
+/** A call of `write_file` streamed as field events (`FieldEventStream`'s), cut before its conversation event. */
+const FIELD_EVENTS: readonly object[] = [
+  { type: 'field-start', index: 0, toolCallId: 'c1', toolName: 'write_file', key: 'path', string: true },
+  { type: 'field-delta', index: 0, toolCallId: 'c1', toolName: 'write_file', key: 'path', text: '/a' },
+  { type: 'field-end', index: 0, toolCallId: 'c1', toolName: 'write_file', key: 'path', string: true },
+  { type: 'field-start', index: 0, toolCallId: 'c1', toolName: 'write_file', key: 'mode' },
+  { type: 'field-delta', index: 0, toolCallId: 'c1', toolName: 'write_file', key: 'mode', text: '[1,2]' },
+  { type: 'field-end', index: 0, toolCallId: 'c1', toolName: 'write_file', key: 'mode', string: false },
+];
+
+/** A decoder of NDJSON lines (a `Response`'s own `decoder`), one record per line. */
+function lineDecoder(): { push(bytes: Uint8Array, out: unknown[]): unknown[]; end(out: unknown[]): unknown[] } {
+  const text = new TextDecoder();
+  let rest = '';
+  return {
+    push(bytes, out) {
+      const lines = (rest + text.decode(bytes, { stream: true })).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) if (line !== '') out.push(JSON.parse(line));
+      return out;
+    },
+    end(out) {
+      if (rest !== '') out.push(JSON.parse(rest));
+      return out;
+    },
+  };
+}
+
 describe('what a binding loads for its source', () => {
+  it('`useTurn` of field events, in a ReadableStream, a Response read by its `decoder` or a `snapshot` event: the call\'s input is built from them (their readers loaded for it)', async () => {
+    const { useTurn } = await fresh();
+    const body = FIELD_EVENTS.map((event) => JSON.stringify(event)).join('\n');
+    const stream = inScope(() => useTurn(streamOf(FIELD_EVENTS), { schedule: 'sync' }));
+    const response = inScope(() => useTurn(new Response(body), { schedule: 'sync', decoder: lineDecoder }));
+    // A resumed relay's turn so far comes as one `snapshot` event: read by the reader of the events
+    // of a stage before, loaded with the rest.
+    const snapshot = inScope(() => useTurn(streamOf([{ type: 'snapshot', events: FIELD_EVENTS }]), { schedule: 'sync' }));
+    await loaded('../../src/providers/ai-sdk.ts');
+    await loaded('../../src/store/field-fragments.ts');
+    for (const turn of [stream.value, response.value, snapshot.value]) {
+      expect(turn.value.status).toBe('done');
+      expect(turn.value.calls).toHaveLength(1);
+      // No conversation event came: the call was cut, with the input its fields gave.
+      const call = turn.value.calls[0];
+      expect(call).toMatchObject({ toolCallId: 'c1', status: 'failed', input: { path: '/a', mode: [1, 2] } });
+      expect(call?.status === 'failed' && call.error.name).toBe('IncompleteToolCallError');
+    }
+    stream.stop();
+    response.stop();
+    snapshot.stop();
+  });
+
+
   it('`useTurn` of a ReadableStream of the AI SDK\'s fullStream parts reads them as TurnStore does (the parts adapter loaded for it)', async () => {
     const { useTurn } = await fresh();
     const { value: turn, stop } = inScope(() => useTurn(streamOf(AI_SDK_TURN), { schedule: 'sync' }));

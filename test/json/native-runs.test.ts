@@ -1,13 +1,13 @@
 /**
  * The fused engine's native runs: after a comma, a run of complete elements or members in the
- * chunk is handed to `JSON.parse` (see `JsonScanner.#run`). These tests would catch a wrong run:
+ * chunk is handed to `JSON.parse` (see `findRun`, scanner-runs.ts). These tests would catch a wrong run:
  * documents of many small values in large chunks (where runs are taken) against `JSON.parse` of
  * the whole text, with `__proto__`, duplicate keys, -0 and escapes; errors and limits inside a
  * run against the fragment engine (which never takes runs); snapshots after every push.
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FragmentAggregator, IncrementalJsonParser, IncrementalJsonValueParser, type JsonValue } from '../../src/index.ts';
+import { FragmentAggregator, IncrementalJsonParser, IncrementalJsonValueParser, JsonValueCore, TurnBuilder, type JsonValue } from '../../src/index.ts';
 import type { JsonLimits } from '../../src/json/scanner.ts';
 import { cutAt, rng } from '../helpers.ts';
 import { parseFragments, parseValue, thrown, writeJson } from './json-helpers.ts';
@@ -115,6 +115,27 @@ describe('IncrementalJsonValueParser native runs', () => {
     expect(runs).toBeGreaterThanOrEqual(1);
     expect(runs).toBeLessThanOrEqual(2);
     expect(difference(value, records)).toBeUndefined();
+  });
+
+  // The runs are a module of their own (the scanner is given them), so each user that builds values
+  // must hand it over; a bundle that only builds fragments (a page's store) holds none of it.
+  it('JsonValueCore and TurnBuilder (value mode) also hand a chunk of many complete records to JSON.parse', () => {
+    const records = Array.from({ length: 2000 }, (_, k) => ({ id: k, sku: `ABC-${k}`, note: null }));
+    const text = JSON.stringify({ records });
+    const runsOf = (push: (chunk: string) => void): number => {
+      const spy = vi.spyOn(JSON, 'parse');
+      push(text);
+      const runs = spy.mock.calls.filter(([argument]) => String(argument).length > 1000).length;
+      spy.mockRestore();
+      return runs;
+    };
+    const core = new JsonValueCore();
+    expect(runsOf((chunk) => core.push(chunk, []))).toBeGreaterThanOrEqual(1);
+    const builder = new TurnBuilder();
+    builder.push({ type: 'part', index: 0, part: { type: 'tool-call-start', toolCallId: 'call_1', toolName: 'save' } });
+    expect(runsOf((chunk) => builder.push({ type: 'part', index: 0, part: { type: 'tool-call-arguments', chunk } }))).toBeGreaterThanOrEqual(1);
+    const [call] = builder.push({ type: 'flush', index: 0 });
+    expect(call).toMatchObject({ type: 'tool-call', arguments: { records } });
   });
 
   it('IncrementalJsonValueParser equals JSON.parse on documents of many small values under any cutting, as strings and bytes', () => {
