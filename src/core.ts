@@ -113,5 +113,5 @@ export class ChainedCore<I, M, O> implements PushCore<I, O> {
  * one — per read, on the relay's hot path. Internal.
  */
 export function clear(array: unknown[]): void {
-  while (array.length !== 0) array.pop();
+  while (array.length > 0) array.pop();
 }

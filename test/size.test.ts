@@ -139,9 +139,11 @@ describe('bundle size', () => {
   // as its definition, so that a stream made after the load decodes at once (+25 bytes; 38.53 KB).
   // 38.6 KB still when the AI SDK page shed what it never runs (issue 30 §2): the modules that left
   // the page (the scanner's runs, TurnBuilder.pushAll, the events of a stage before) are reached
-  // here through what TurnBuilder gives the builder (38.60 KB measured: 39 523 bytes).
-  it('the provider-to-turn pipeline stays at or under 38.6 KB, the whole library under 83.5 KB', async () => {
-    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThanOrEqual(38.6 * 1024);
+  // here through what TurnBuilder gives the builder (38.60 KB measured: 39 523 bytes). 38.65 KB
+  // since the arrays a read fills again are emptied without giving their storage back (`clear`,
+  // 0.67 KB less allocated per read through a relay; 39 531 bytes measured).
+  it('the provider-to-turn pipeline stays at or under 38.65 KB, the whole library under 83.5 KB', async () => {
+    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThanOrEqual(38.65 * 1024);
     expect(await bundledSize(rootExports())).toBeLessThan(83.5 * 1024);
   });
 
