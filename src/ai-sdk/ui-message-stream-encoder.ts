@@ -6,14 +6,10 @@
  * @module
  */
 import { ProviderError } from '../errors.ts';
-import { IncrementalJsonParser } from '../json/incremental-json-parser.ts';
-import { JsonWriter } from '../json/json-writer.ts';
-import { TurnBuilder } from '../turn/ai-sdk-parts.ts';
-import type { FinishReason, JsonValue, PathUpdate, PipelineEvent, StreamFragment } from '../types.ts';
-import { PathUpdateBudget } from '../views/path-update-budget.ts';
-import { PathUpdateEncoder } from '../views/path-update-encoder.ts';
+import type { FinishReason, JsonValue, PathUpdate, PipelineEvent } from '../types.ts';
 import { pageErrorMessage, type PageErrorOptions } from '../relay/error-record.ts';
 import { RelayEncoder, type RelayFramer } from '../relay/relay-encoder.ts';
+import { TurnWireCore, type CallState } from '../relay/turn-wire-core.ts';
 import { TOOL_INPUT_UPDATES } from '../providers/ai-sdk-ui.ts';
 
 // One definition, with the adapter that reads these chunks: the chat transport imports it from
@@ -142,26 +138,6 @@ export interface UIMessageStreamEncoderOptions extends PageErrorOptions {
   readonly keepAliveMs?: number;
 }
 
-/** A tool call being written, by its content slot. */
-interface CallState {
-  toolCallId: string;
-  toolName: string;
-  providerExecuted: boolean;
-  /** `tool-input-start` has gone out. */
-  started: boolean;
-  /** Raw argument text came (parts or raw deltas): the progress of a stage before is not written. */
-  raw: boolean;
-  /** Argument text that came before the call's id and name were both known (servers that split them). */
-  held: string;
-  /** Rebuilds the argument text from the progress of a stage before, when no raw text comes. */
-  writer: JsonWriter | undefined;
-  /** With `toolInputs: 'path-updates'`: the input text parsed into fragments, and their updates. */
-  parser: IncrementalJsonParser | undefined;
-  updates: PathUpdateEncoder | undefined;
-  /** What the call's path updates may cost on the wire (`PathUpdateBudget`). */
-  budget: PathUpdateBudget | undefined;
-}
-
 /** The text parts (and reasoning parts) open, by content slot. */
 interface TextState {
   readonly id: string;
@@ -173,9 +149,200 @@ function finishReasonOf(reason: FinishReason): UIMessageFinishReason {
   return reason === 'refusal' ? 'content-filter' : reason;
 }
 
-/** A read of the relay shell ended (the next events are another provider record's). */
-let endRead: (core: UIMessageChunkEncoder) => void;
+/** What {@link UIMessageChunkEncoder} does, for it and for the relay's shell: the UI message stream's own chunks. */
+class UIMessageChunkCore extends TurnWireCore<UIMessageChunk> {
+  readonly #major: 5 | 6 | 7 | undefined;
+  readonly #messageId: string | undefined;
+  readonly #sendStart: boolean;
+  readonly #sendFinish: boolean;
+  /** What a page may see of an error: `onError` (or the deprecated `errorText`) and `errorClasses`. */
+  readonly #page: PageErrorOptions;
+  readonly #texts = new Map<number, TextState>();
+  #finishReason: FinishReason | undefined;
 
+  constructor(options: UIMessageStreamEncoderOptions) {
+    if (options.major !== undefined && options.major !== 5 && options.major !== 6 && options.major !== 7) {
+      throw new RangeError(`UIMessageStreamEncoder: major must be 5, 6 or 7, got ${String(options.major)}`);
+    }
+    // The input goes whole at the end as JSON; a piece that stops parsing still sends the updates it made.
+    super('UIMessageStreamEncoder', options.toolInputs, false, true);
+    this.#major = options.major;
+    this.#messageId = options.messageId;
+    this.#sendStart = options.sendStart !== false;
+    this.#sendFinish = options.sendFinish !== false;
+    const onError = options.onError ?? options.errorText;
+    this.#page = { ...(onError === undefined ? {} : { onError }), ...(options.errorClasses === undefined ? {} : { errorClasses: options.errorClasses }) };
+  }
+
+  protected begin(out: UIMessageChunk[]): void {
+    if (this.#sendStart) out.push(this.#messageId === undefined ? { type: 'start' } : { type: 'start', messageId: this.#messageId });
+    out.push({ type: 'start-step' });
+  }
+
+  protected finish(out: UIMessageChunk[]): void {
+    out.push({ type: 'finish-step' });
+    if (this.#sendFinish) {
+      const reason = this.#finishReason === undefined ? (this.#major === 5 ? 'unknown' : 'other') : finishReasonOf(this.#finishReason);
+      out.push({ type: 'finish', finishReason: reason });
+    }
+  }
+
+  protected fail(reason: unknown, out: UIMessageChunk[]): void {
+    if (isAbort(reason)) {
+      out.push(this.#major === 5 ? { type: 'abort' } : { type: 'abort', reason: pageErrorMessage(reason, this.#page) });
+      return;
+    }
+    out.push({ type: 'error', errorText: pageErrorMessage(reason, this.#page) });
+    out.push({ type: 'finish-step' });
+    if (this.#sendFinish) out.push({ type: 'finish', finishReason: 'error' });
+  }
+
+  protected newCall(index: number): CallState {
+    return { index, toolCallId: '', toolName: '', providerExecuted: false, started: false, raw: false, held: '', writer: undefined, inputUpdates: undefined };
+  }
+
+  /** A call without an id waits for one: the AI SDK cannot name it. */
+  protected unnamedCallId(): string {
+    return '';
+  }
+
+  /** `tool-input-start`: the AI SDK names the part after the tool at its start. */
+  protected writeStart(call: CallState, out: UIMessageChunk[]): void {
+    out.push(
+      call.providerExecuted
+        ? { type: 'tool-input-start', toolCallId: call.toolCallId, toolName: call.toolName, providerExecuted: true }
+        : { type: 'tool-input-start', toolCallId: call.toolCallId, toolName: call.toolName },
+    );
+  }
+
+  /** A piece of a started call's input text, as a delta or as its path updates. */
+  protected input(call: CallState, text: string, out: UIMessageChunk[]): void {
+    if (!this.pathUpdates) {
+      out.push({ type: 'tool-input-delta', toolCallId: call.toolCallId, inputTextDelta: text });
+      return;
+    }
+    const ready = this.inputUpdates(call, text);
+    if (ready !== undefined) out.push({ type: TOOL_INPUT_UPDATES, data: { toolCallId: call.toolCallId, updates: ready }, transient: true });
+  }
+
+  #openText(index: number, kind: 'text' | 'reasoning', out: UIMessageChunk[]): TextState {
+    let text = this.#texts.get(index);
+    if (text === undefined) {
+      text = { id: `${kind === 'text' ? 'text' : 'reasoning'}-${index}`, kind };
+      this.#texts.set(index, text);
+      out.push({ type: kind === 'text' ? 'text-start' : 'reasoning-start', id: text.id });
+    }
+    return text;
+  }
+
+  /** A slot's text is complete: its end, or the whole text when no piece of it went out. */
+  #closeText(index: number, kind: 'text' | 'reasoning', text: string, out: UIMessageChunk[]): void {
+    const open = this.#texts.get(index);
+    if (open === undefined) {
+      const state = this.#openText(index, kind, out);
+      if (text !== '') out.push({ type: kind === 'text' ? 'text-delta' : 'reasoning-delta', id: state.id, delta: text });
+    }
+    const state = this.#texts.get(index) as TextState;
+    this.#texts.delete(index);
+    out.push({ type: state.kind === 'text' ? 'text-end' : 'reasoning-end', id: state.id });
+  }
+
+  #available(index: number, type: 'tool-call' | 'provider-tool-call', toolCallId: string, toolName: string, input: JsonValue, out: UIMessageChunk[]): void {
+    this.dropCall(index);
+    const providerExecuted = type === 'provider-tool-call';
+    this.announced.add(toolCallId);
+    out.push(
+      providerExecuted
+        ? { type: 'tool-input-available', toolCallId, toolName, input, providerExecuted: true }
+        : { type: 'tool-input-available', toolCallId, toolName, input },
+    );
+  }
+
+  #inputError(index: number, toolCallId: string, toolName: string, providerExecuted: boolean, errorText: string, out: UIMessageChunk[]): void {
+    this.dropCall(index);
+    this.announced.add(toolCallId);
+    out.push(
+      providerExecuted
+        ? { type: 'tool-input-error', toolCallId, toolName, errorText, providerExecuted: true }
+        : { type: 'tool-input-error', toolCallId, toolName, errorText },
+    );
+  }
+
+  protected write(event: PipelineEvent, out: UIMessageChunk[]): void {
+    switch (event.type) {
+      case 'part': {
+        const part = event.part;
+        switch (part.type) {
+          case 'message':
+          case 'structured': {
+            const text = part.type === 'message' ? part.text : part.json;
+            if (text === '') break;
+            const state = this.#openText(event.index, 'text', out);
+            out.push({ type: 'text-delta', id: state.id, delta: text });
+            break;
+          }
+          case 'reasoning': {
+            if (part.text === '') break;
+            const state = this.#openText(event.index, 'reasoning', out);
+            out.push({ type: 'reasoning-delta', id: state.id, delta: part.text });
+            break;
+          }
+          default:
+            // refusal text and provider results: written whole from their conversation events.
+            break;
+        }
+        break;
+      }
+      case 'message':
+      case 'reasoning':
+        this.#closeText(event.index, event.type === 'message' ? 'text' : 'reasoning', event.text, out);
+        break;
+      case 'structured':
+        this.#closeText(event.index, 'text', JSON.stringify(event.data), out);
+        break;
+      case 'refusal':
+        if (this.#texts.has(event.index)) this.#closeText(event.index, 'text', event.text, out);
+        else out.push({ type: 'data-refusal', id: `refusal-${event.index}`, data: { text: event.text } });
+        break;
+      case 'tool-call':
+      case 'provider-tool-call':
+        this.#available(event.index, event.type, event.toolCallId, event.toolName, event.arguments, out);
+        break;
+      case 'tool-call-failed':
+        this.#inputError(event.index, event.toolCallId, event.toolName, event.providerExecuted === true, pageErrorMessage(event.error, this.#page), out);
+        break;
+      case 'tool-call-incomplete': {
+        // Cut off (max_tokens, a stream that stopped): the call stays `input-streaming` with the
+        // input that streamed, as the AI SDK's server leaves it. One that never went out is
+        // started with its partial arguments as its only delta.
+        const call = this.call(event.index);
+        this.dropCall(event.index);
+        if (call.started) break;
+        call.toolCallId ||= event.toolCallId;
+        call.toolName ||= event.toolName;
+        if (event.providerExecuted === true) call.providerExecuted = true;
+        if (call.held === '' && event.partialArguments !== undefined) call.held = JSON.stringify(event.partialArguments);
+        this.startCall(call, out);
+        break;
+      }
+      case 'provider-tool-result': {
+        // The AI SDK refuses an output for a call it has not seen.
+        if (!this.announced.has(event.toolCallId)) break;
+        if (event.isError === true) {
+          const errorText = typeof event.result === 'string' ? event.result : JSON.stringify(event.result);
+          out.push({ type: 'tool-output-error', toolCallId: event.toolCallId, errorText, providerExecuted: true });
+        } else out.push({ type: 'tool-output-available', toolCallId: event.toolCallId, output: event.result, providerExecuted: true });
+        break;
+      }
+      case 'finished':
+        this.#finishReason = event.reason;
+        break;
+      default:
+        // flushes, field events, path updates, validation errors, …: nothing of the message.
+        break;
+    }
+  }
+}
 /**
  * The synchronous core of {@link UIMessageStreamEncoder}: argstream's events in (the output of
  * any stage), UI message stream chunks out, as objects. Also what to write into the AI SDK's own
@@ -209,86 +376,21 @@ let endRead: (core: UIMessageChunkEncoder) => void;
  * builder; a stage before that already reported a call is not parsed again.
  */
 export class UIMessageChunkEncoder {
-  readonly #builder = new TurnBuilder({ passthrough: true, isolateErrors: true });
-  readonly #major: 5 | 6 | 7 | undefined;
-  readonly #messageId: string | undefined;
-  readonly #sendStart: boolean;
-  readonly #sendFinish: boolean;
-  /** What a page may see of an error: `onError` (or the deprecated `errorText`) and `errorClasses`. */
-  readonly #page: PageErrorOptions;
-  readonly #pathUpdates: boolean;
-  readonly #fragments: StreamFragment[] = [];
-  /** Calls whose input text stopped parsing: their end says why; no more updates. */
-  readonly #unparsable = new Set<CallState>();
-  readonly #texts = new Map<number, TextState>();
-  readonly #calls = new Map<number, CallState>();
-  /** The calls that have gone out (start or available), by id, and whether the provider runs them. */
-  readonly #announced = new Map<string, boolean>();
-  #started = false;
-  #ended = false;
-  #finishReason: FinishReason | undefined;
-  /** The slot whose argument text from progress waits: a raw part of the same chunk may follow it. */
-  #pending: { index: number; text: string } | undefined;
-  readonly #outputs: PipelineEvent[] = [];
-  /** The reads its relay shell has taken (`endRead`): text rebuilt from progress earns a piece's budget once per read. */
-  #reads = 0;
-
-  static {
-    endRead = (core) => void core.#reads++;
-  }
+  readonly #core: UIMessageChunkCore;
 
   /** @throws {RangeError} for a `major` other than 5, 6 or 7. */
   constructor(options: UIMessageStreamEncoderOptions = {}) {
-    if (options.major !== undefined && options.major !== 5 && options.major !== 6 && options.major !== 7) {
-      throw new RangeError(`UIMessageStreamEncoder: major must be 5, 6 or 7, got ${String(options.major)}`);
-    }
-    this.#major = options.major;
-    this.#messageId = options.messageId;
-    this.#sendStart = options.sendStart !== false;
-    this.#sendFinish = options.sendFinish !== false;
-    const onError = options.onError ?? options.errorText;
-    this.#page = { ...(onError === undefined ? {} : { onError }), ...(options.errorClasses === undefined ? {} : { errorClasses: options.errorClasses }) };
-    if (options.toolInputs !== undefined && options.toolInputs !== 'deltas' && options.toolInputs !== 'path-updates') {
-      throw new RangeError(`UIMessageStreamEncoder: toolInputs must be 'deltas' or 'path-updates', got ${String(options.toolInputs)}`);
-    }
-    this.#pathUpdates = options.toolInputs === 'path-updates';
+    this.#core = new UIMessageChunkCore(options);
   }
 
   /** The chunks one event makes (appended to `out`, returned). */
   push(event: PipelineEvent, out: UIMessageChunk[] = []): UIMessageChunk[] {
-    if (this.#ended) return out;
-    this.#begin(out);
-    const outputs = this.#outputs;
-    outputs.length = 0;
-    try {
-      this.#builder.push(event, outputs);
-    } finally {
-      for (const output of outputs) this.#write(output, out);
-      outputs.length = 0;
-    }
-    return out;
+    return this.#core.push(event, out);
   }
 
   /** The events ended: the slots still open, then `finish-step` and `finish`. */
   end(out: UIMessageChunk[] = []): UIMessageChunk[] {
-    if (this.#ended) return out;
-    this.#begin(out);
-    const outputs = this.#outputs;
-    outputs.length = 0;
-    try {
-      this.#builder.end(outputs);
-    } finally {
-      for (const output of outputs) this.#write(output, out);
-      outputs.length = 0;
-    }
-    this.#flushPending(undefined, out);
-    this.#ended = true;
-    out.push({ type: 'finish-step' });
-    if (this.#sendFinish) {
-      const reason = this.#finishReason === undefined ? (this.#major === 5 ? 'unknown' : 'other') : finishReasonOf(this.#finishReason);
-      out.push({ type: 'finish', finishReason: reason });
-    }
-    return out;
+    return this.#core.end(out);
   }
 
   /**
@@ -298,266 +400,7 @@ export class UIMessageChunkEncoder {
    * written after it.
    */
   error(reason: unknown, out: UIMessageChunk[] = []): UIMessageChunk[] {
-    if (this.#ended) return out;
-    this.#begin(out);
-    this.#ended = true;
-    if (isAbort(reason)) {
-      out.push(this.#major === 5 ? { type: 'abort' } : { type: 'abort', reason: pageErrorMessage(reason, this.#page) });
-      return out;
-    }
-    out.push({ type: 'error', errorText: pageErrorMessage(reason, this.#page) });
-    out.push({ type: 'finish-step' });
-    if (this.#sendFinish) out.push({ type: 'finish', finishReason: 'error' });
-    return out;
-  }
-
-  #begin(out: UIMessageChunk[]): void {
-    if (this.#started) return;
-    this.#started = true;
-    if (this.#sendStart) out.push(this.#messageId === undefined ? { type: 'start' } : { type: 'start', messageId: this.#messageId });
-    out.push({ type: 'start-step' });
-  }
-
-  #call(index: number): CallState {
-    let call = this.#calls.get(index);
-    if (call === undefined) {
-      call = { toolCallId: '', toolName: '', providerExecuted: false, started: false, raw: false, held: '', writer: undefined, parser: undefined, updates: undefined, budget: undefined };
-      this.#calls.set(index, call);
-    }
-    return call;
-  }
-
-  /**
-   * `tool-input-start` once the call's id and name are both known (the AI SDK names the part
-   * after the tool at its start, and never renames it), then the argument text held until then.
-   */
-  #startCall(call: CallState, out: UIMessageChunk[]): void {
-    if (call.started || call.toolCallId === '' || call.toolName === '') return;
-    call.started = true;
-    this.#announced.set(call.toolCallId, call.providerExecuted);
-    out.push(
-      call.providerExecuted
-        ? { type: 'tool-input-start', toolCallId: call.toolCallId, toolName: call.toolName, providerExecuted: true }
-        : { type: 'tool-input-start', toolCallId: call.toolCallId, toolName: call.toolName },
-    );
-    if (call.held !== '') {
-      this.#input(call, call.held, out);
-      call.held = '';
-    }
-  }
-
-  #delta(call: CallState, text: string, out: UIMessageChunk[]): void {
-    if (text === '') return;
-    this.#startCall(call, out);
-    if (call.started) this.#input(call, text, out);
-    else call.held += text;
-  }
-
-  /** A piece of a started call's input text, as a delta or as its path updates. */
-  #input(call: CallState, text: string, out: UIMessageChunk[]): void {
-    if (!this.#pathUpdates) {
-      out.push({ type: 'tool-input-delta', toolCallId: call.toolCallId, inputTextDelta: text });
-      return;
-    }
-    if (this.#unparsable.has(call)) return;
-    const budget = (call.budget ??= new PathUpdateBudget(false));
-    // Past its budget a call gets no more updates: its input still comes whole at its end.
-    if (budget.stopped) return;
-    budget.grow(text, call.raw, this.#reads);
-    const fragments = this.#fragments;
-    const updates: PathUpdate[] = [];
-    try {
-      (call.parser ??= new IncrementalJsonParser()).push(text, fragments);
-    } catch {
-      // Not JSON: the call's end says so (tool-input-error); the updates stop here.
-      this.#unparsable.add(call);
-    }
-    const encoder = (call.updates ??= new PathUpdateEncoder());
-    for (let i = 0; i < fragments.length; i++) encoder.push(fragments[i] as StreamFragment, updates);
-    fragments.length = 0;
-    const ready = budget.take(updates, call.toolCallId);
-    if (ready !== undefined) out.push({ type: TOOL_INPUT_UPDATES, data: { toolCallId: call.toolCallId, updates: ready }, transient: true });
-  }
-
-  /**
-   * Argument text rebuilt from progress waits until the next event: when that is the raw part of
-   * the same chunk (a stage before passes both), the raw text is written instead.
-   */
-  #flushPending(next: PipelineEvent | undefined, out: UIMessageChunk[]): void {
-    const pending = this.#pending;
-    if (pending === undefined) return;
-    if (next !== undefined && next.type === 'tool-call-progress' && next.index === pending.index) return;
-    this.#pending = undefined;
-    const call = this.#calls.get(pending.index);
-    if (call === undefined) return;
-    const raw =
-      next !== undefined &&
-      ((next.type === 'part' && next.index === pending.index && next.part.type === 'tool-call-arguments') ||
-        (next.type === 'streaming-tool-call' && next.index === pending.index && next.argumentsDelta !== ''));
-    if (raw) {
-      call.raw = true;
-      call.writer = undefined;
-    } else this.#delta(call, pending.text, out);
-  }
-
-  #openText(index: number, kind: 'text' | 'reasoning', out: UIMessageChunk[]): TextState {
-    let text = this.#texts.get(index);
-    if (text === undefined) {
-      text = { id: `${kind === 'text' ? 'text' : 'reasoning'}-${index}`, kind };
-      this.#texts.set(index, text);
-      out.push({ type: kind === 'text' ? 'text-start' : 'reasoning-start', id: text.id });
-    }
-    return text;
-  }
-
-  /** A slot's text is complete: its end, or the whole text when no piece of it went out. */
-  #closeText(index: number, kind: 'text' | 'reasoning', text: string, out: UIMessageChunk[]): void {
-    const open = this.#texts.get(index);
-    if (open === undefined) {
-      const state = this.#openText(index, kind, out);
-      if (text !== '') out.push({ type: kind === 'text' ? 'text-delta' : 'reasoning-delta', id: state.id, delta: text });
-    }
-    const state = this.#texts.get(index) as TextState;
-    this.#texts.delete(index);
-    out.push({ type: state.kind === 'text' ? 'text-end' : 'reasoning-end', id: state.id });
-  }
-
-  #available(index: number, type: 'tool-call' | 'provider-tool-call', toolCallId: string, toolName: string, input: JsonValue, out: UIMessageChunk[]): void {
-    this.#calls.delete(index);
-    const providerExecuted = type === 'provider-tool-call';
-    this.#announced.set(toolCallId, providerExecuted);
-    out.push(
-      providerExecuted
-        ? { type: 'tool-input-available', toolCallId, toolName, input, providerExecuted: true }
-        : { type: 'tool-input-available', toolCallId, toolName, input },
-    );
-  }
-
-  #inputError(index: number, toolCallId: string, toolName: string, providerExecuted: boolean, errorText: string, out: UIMessageChunk[]): void {
-    this.#calls.delete(index);
-    this.#announced.set(toolCallId, providerExecuted);
-    out.push(
-      providerExecuted
-        ? { type: 'tool-input-error', toolCallId, toolName, errorText, providerExecuted: true }
-        : { type: 'tool-input-error', toolCallId, toolName, errorText },
-    );
-  }
-
-  #write(event: PipelineEvent, out: UIMessageChunk[]): void {
-    this.#flushPending(event, out);
-    switch (event.type) {
-      case 'part': {
-        const part = event.part;
-        switch (part.type) {
-          case 'message':
-          case 'structured': {
-            const text = part.type === 'message' ? part.text : part.json;
-            if (text === '') break;
-            const state = this.#openText(event.index, 'text', out);
-            out.push({ type: 'text-delta', id: state.id, delta: text });
-            break;
-          }
-          case 'reasoning': {
-            if (part.text === '') break;
-            const state = this.#openText(event.index, 'reasoning', out);
-            out.push({ type: 'reasoning-delta', id: state.id, delta: part.text });
-            break;
-          }
-          case 'tool-call-start': {
-            const call = this.#call(event.index);
-            // First non-empty value wins per field (RFD 012); the start goes out with both when it can.
-            if (call.toolCallId === '' && part.toolCallId) call.toolCallId = part.toolCallId;
-            if (call.toolName === '' && part.toolName) call.toolName = part.toolName;
-            if (part.providerExecuted === true) call.providerExecuted = true;
-            this.#startCall(call, out);
-            break;
-          }
-          case 'tool-call-arguments': {
-            const call = this.#call(event.index);
-            call.raw = true;
-            call.writer = undefined;
-            this.#delta(call, part.chunk, out);
-            break;
-          }
-          default:
-            // refusal text and provider results: written whole from their conversation events.
-            break;
-        }
-        break;
-      }
-      case 'streaming-tool-call': {
-        const call = this.#call(event.index);
-        if (call.toolCallId === '' && event.toolCallId) call.toolCallId = event.toolCallId;
-        if (call.toolName === '' && event.toolName) call.toolName = event.toolName;
-        if (event.providerExecuted === true) call.providerExecuted = true;
-        if (event.argumentsDelta !== '') {
-          call.raw = true;
-          call.writer = undefined;
-          this.#delta(call, event.argumentsDelta, out);
-        } else this.#startCall(call, out);
-        break;
-      }
-      case 'tool-call-progress': {
-        const call = this.#call(event.index);
-        if (call.toolCallId === '' && event.toolCallId) call.toolCallId = event.toolCallId;
-        if (call.toolName === '' && event.toolName) call.toolName = event.toolName;
-        if (event.providerExecuted === true) call.providerExecuted = true;
-        if (call.raw) break;
-        call.writer ??= new JsonWriter();
-        const text = call.writer.push(event.fragment);
-        if (text === '') break;
-        if (this.#pending === undefined) this.#pending = { index: event.index, text };
-        else this.#pending.text += text;
-        break;
-      }
-      case 'message':
-      case 'reasoning':
-        this.#closeText(event.index, event.type === 'message' ? 'text' : 'reasoning', event.text, out);
-        break;
-      case 'structured':
-        this.#closeText(event.index, 'text', JSON.stringify(event.data), out);
-        break;
-      case 'refusal':
-        if (this.#texts.has(event.index)) this.#closeText(event.index, 'text', event.text, out);
-        else out.push({ type: 'data-refusal', id: `refusal-${event.index}`, data: { text: event.text } });
-        break;
-      case 'tool-call':
-      case 'provider-tool-call':
-        this.#available(event.index, event.type, event.toolCallId, event.toolName, event.arguments, out);
-        break;
-      case 'tool-call-failed':
-        this.#inputError(event.index, event.toolCallId, event.toolName, event.providerExecuted === true, pageErrorMessage(event.error, this.#page), out);
-        break;
-      case 'tool-call-incomplete': {
-        // Cut off (max_tokens, a stream that stopped): the call stays `input-streaming` with the
-        // input that streamed, as the AI SDK's server leaves it. One that never went out is
-        // started with its partial arguments as its only delta.
-        const call = this.#call(event.index);
-        this.#calls.delete(event.index);
-        if (call.started) break;
-        call.toolCallId ||= event.toolCallId;
-        call.toolName ||= event.toolName;
-        if (event.providerExecuted === true) call.providerExecuted = true;
-        if (call.held === '' && event.partialArguments !== undefined) call.held = JSON.stringify(event.partialArguments);
-        this.#startCall(call, out);
-        break;
-      }
-      case 'provider-tool-result': {
-        // The AI SDK refuses an output for a call it has not seen.
-        if (!this.#announced.has(event.toolCallId)) break;
-        if (event.isError === true) {
-          const errorText = typeof event.result === 'string' ? event.result : JSON.stringify(event.result);
-          out.push({ type: 'tool-output-error', toolCallId: event.toolCallId, errorText, providerExecuted: true });
-        } else out.push({ type: 'tool-output-available', toolCallId: event.toolCallId, output: event.result, providerExecuted: true });
-        break;
-      }
-      case 'finished':
-        this.#finishReason = event.reason;
-        break;
-      default:
-        // flushes, field events, path updates, validation errors, …: nothing of the message.
-        break;
-    }
+    return this.#core.error(reason, out);
   }
 }
 
@@ -611,7 +454,7 @@ function sse(chunks: readonly UIMessageChunk[], end: boolean): string {
 export class UIMessageStreamEncoder extends RelayEncoder<PipelineEvent> {
   /** @throws {RangeError} for a `major` other than 5, 6 or 7, or a bad `keepAliveMs`. */
   constructor(options: UIMessageStreamEncoderOptions = {}) {
-    super(new UIMessageFramer(new UIMessageChunkEncoder(options)), options, 'UIMessageStreamEncoder');
+    super(new UIMessageFramer(new UIMessageChunkCore(options)), options, 'UIMessageStreamEncoder');
   }
 }
 
@@ -625,7 +468,7 @@ function memberCount(chunk: object): number {
 /** The UI message stream's records, for the relay's shell (backpressure, keep-alive, the last record). */
 class UIMessageFramer implements RelayFramer<PipelineEvent> {
   readonly keepAlive = ': keep-alive\n\n';
-  readonly #core: UIMessageChunkEncoder;
+  readonly #core: UIMessageChunkCore;
   /** What the core made of the event being taken (reused). */
   readonly #made: UIMessageChunk[] = [];
   /** The records of the chunks taken since the last `take`, but the delta being joined. */
@@ -641,7 +484,7 @@ class UIMessageFramer implements RelayFramer<PipelineEvent> {
   #ownerWritten = '';
   #ownerJson = '""';
 
-  constructor(core: UIMessageChunkEncoder) {
+  constructor(core: UIMessageChunkCore) {
     this.#core = core;
   }
 
@@ -661,7 +504,7 @@ class UIMessageFramer implements RelayFramer<PipelineEvent> {
   }
 
   take(): string {
-    endRead(this.#core);
+    this.#core.endRead();
     this.#endDelta();
     const text = this.#text;
     this.#text = '';

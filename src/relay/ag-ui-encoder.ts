@@ -5,14 +5,10 @@
  *
  * @module
  */
-import { IncrementalJsonParser } from '../json/incremental-json-parser.ts';
-import { JsonWriter } from '../json/json-writer.ts';
-import { TurnBuilder } from '../turn/ai-sdk-parts.ts';
-import type { JsonValue, PathUpdate, PipelineEvent, StreamFragment, Usage } from '../types.ts';
-import { PathUpdateBudget } from '../views/path-update-budget.ts';
-import { PathUpdateEncoder } from '../views/path-update-encoder.ts';
+import type { JsonValue, PathUpdate, PipelineEvent, Usage } from '../types.ts';
 import { pageErrorMessage, pageErrorRecord, type PageErrorOptions } from './error-record.ts';
 import { RelayEncoder, type RelayFramer } from './relay-encoder.ts';
+import { TurnWireCore, type CallState } from './turn-wire-core.ts';
 
 /**
  * The `name` of the `CUSTOM` events that carry a call's partial input as path updates
@@ -121,28 +117,11 @@ export interface AgUiEncoderOptions extends PageErrorOptions {
 }
 
 /** A tool call being written, by its content slot. */
-interface CallState {
-  readonly index: number;
-  toolCallId: string;
-  toolName: string;
-  /** `TOOL_CALL_START` has gone out. */
-  started: boolean;
+interface AgUiCall extends CallState {
   /** Argument text other than whitespace has gone out (or, with path updates, been held for the end). */
   sent: boolean;
-  /** Raw argument text came (parts or raw deltas): the progress of a stage before is not written. */
-  raw: boolean;
-  /** Argument text that came before the call's id and name were both known. */
-  held: string;
-  /** Rebuilds the argument text from the progress of a stage before, when no raw text comes. */
-  writer: JsonWriter | undefined;
-  /** With `toolInputs: 'path-updates'`: the text so far (sent whole at the end), its parser and encoder. */
+  /** With `toolInputs: 'path-updates'`: the text so far, sent whole at the end. */
   readonly text: string[];
-  parser: IncrementalJsonParser | undefined;
-  /** The text stopped parsing: no more updates (the call fails downstream). */
-  unparsable: boolean;
-  updates: PathUpdateEncoder | undefined;
-  /** What the call's path updates may cost on the wire (`PathUpdateBudget`). */
-  budget: PathUpdateBudget | undefined;
 }
 
 /** Text of whitespace only: no argument value begins in it. */
@@ -170,8 +149,206 @@ function tokenUsage(usage: Usage | undefined): AgUiTokenUsage | undefined {
   return Object.keys(entry).length === 0 ? undefined : entry;
 }
 
-/** A read of the relay shell ended (the next events are another provider record's). */
-let endRead: (core: AgUiEventEncoder) => void;
+/** What {@link AgUiEventEncoder} does, for it and for the relay's shell: AG-UI's own events. */
+class AgUiEventCore extends TurnWireCore<AgUiEvent, AgUiCall> {
+  readonly #threadId: string;
+  readonly #runId: string;
+  readonly #messageId: string;
+  readonly #page: PageErrorOptions;
+  /** The open text and reasoning messages, by content slot. */
+  readonly #texts = new Map<number, { readonly id: string; readonly reasoning: boolean }>();
+  /** The first call that was cut or failed, and why: the run ends in `RUN_ERROR`. */
+  #broken: { readonly code: string; readonly message: string } | undefined;
+  #messages = 0;
+  #reasonings = 0;
+  /** The id of the last text message: the message the calls after it belong to. */
+  #parent: string;
+  #usage: Usage | undefined;
+
+  constructor(options: AgUiEncoderOptions) {
+    // The input goes whole at the end as a JSON string; a piece that stops parsing sends none of its updates.
+    super('AgUiEncoder', options.toolInputs, true, false);
+    for (const key of ['threadId', 'runId', 'messageId'] as const) {
+      if (options[key] !== undefined && (typeof options[key] !== 'string' || options[key] === '')) {
+        throw new RangeError(`AgUiEncoder: ${key} must be a non-empty string, got ${String(options[key])}`);
+      }
+    }
+    this.#threadId = options.threadId ?? randomId();
+    this.#runId = options.runId ?? randomId();
+    this.#messageId = options.messageId ?? randomId();
+    this.#parent = this.#messageId;
+    this.#page = { ...(options.onError === undefined ? {} : { onError: options.onError }), ...(options.errorClasses === undefined ? {} : { errorClasses: options.errorClasses }) };
+  }
+
+  protected begin(out: AgUiEvent[]): void {
+    out.push({ type: 'RUN_STARTED', threadId: this.#threadId, runId: this.#runId });
+  }
+
+  protected finish(out: AgUiEvent[]): void {
+    for (const index of [...this.#texts.keys()]) this.#closeText(index, '', false, out);
+    const broken = this.#broken;
+    if (broken !== undefined) {
+      out.push({ type: 'RUN_ERROR', message: broken.message, code: broken.code });
+      return;
+    }
+    const usage = tokenUsage(this.#usage);
+    out.push(
+      usage === undefined
+        ? { type: 'RUN_FINISHED', threadId: this.#threadId, runId: this.#runId }
+        : { type: 'RUN_FINISHED', threadId: this.#threadId, runId: this.#runId, usage: [usage] },
+    );
+  }
+
+  protected fail(reason: unknown, out: AgUiEvent[]): void {
+    const record = pageErrorRecord(reason, this.#page);
+    const code = record['name'] === 'AbortError' ? 'abort' : [record['code'], record['type'], record['name']].find((value) => typeof value === 'string' && value !== '');
+    out.push({ type: 'RUN_ERROR', message: record['message'] as string, code: code as string });
+  }
+
+  protected newCall(index: number): AgUiCall {
+    return { index, toolCallId: '', toolName: '', providerExecuted: false, started: false, sent: false, raw: false, held: '', writer: undefined, text: [], inputUpdates: undefined };
+  }
+
+  /** The id of a call the provider names none for (Gemini; AG-UI needs one): the message's id and the call's content slot. */
+  protected unnamedCallId(call: AgUiCall): string {
+    return `${this.#messageId}_call_${call.index}`;
+  }
+
+  /** `TOOL_CALL_START`, its parent the last text message. */
+  protected writeStart(call: AgUiCall, out: AgUiEvent[]): void {
+    out.push({ type: 'TOOL_CALL_START', toolCallId: call.toolCallId, toolCallName: call.toolName, parentMessageId: this.#parent });
+  }
+
+  /** A piece of a started call's argument text, as `TOOL_CALL_ARGS` or as the path updates it makes. */
+  protected input(call: AgUiCall, text: string, out: AgUiEvent[]): void {
+    if (!call.sent && !BLANK.test(text)) call.sent = true;
+    if (!this.pathUpdates) {
+      out.push({ type: 'TOOL_CALL_ARGS', toolCallId: call.toolCallId, delta: text });
+      return;
+    }
+    // Its whole text comes before its end, however many of its updates go.
+    call.text.push(text);
+    const ready = this.inputUpdates(call, text);
+    if (ready !== undefined) out.push({ type: 'CUSTOM', name: AG_UI_TOOL_INPUT, value: { toolCallId: call.toolCallId, updates: ready } });
+  }
+
+  /**
+   * A complete call: with path updates, its whole argument text; when no argument text went out
+   * (a call sent whole, or without arguments), its arguments as JSON text (`"{}"` for none); then
+   * `TOOL_CALL_END`.
+   */
+  #endCall(index: number, toolCallId: string, toolName: string, input: JsonValue, out: AgUiEvent[]): void {
+    const call = this.call(index);
+    this.dropCall(index);
+    call.toolCallId ||= toolCallId || this.unnamedCallId(call);
+    call.toolName ||= toolName;
+    if (!call.started) {
+      call.held = '';
+      this.startCall(call, out);
+      // A call without an id or a name: AG-UI cannot name it.
+      if (!call.started) return;
+    }
+    this.announced.add(call.toolCallId);
+    if (call.sent && call.text.length > 0) out.push({ type: 'TOOL_CALL_ARGS', toolCallId: call.toolCallId, delta: call.text.join('') });
+    else if (!call.sent) out.push({ type: 'TOOL_CALL_ARGS', toolCallId: call.toolCallId, delta: JSON.stringify(input) });
+    out.push({ type: 'TOOL_CALL_END', toolCallId: call.toolCallId });
+  }
+
+  /** A piece of a text or reasoning message, opening it at its first. */
+  #text(index: number, reasoning: boolean, delta: string, out: AgUiEvent[]): void {
+    let open = this.#texts.get(index);
+    if (open === undefined) {
+      if (reasoning) {
+        open = { id: `${this.#messageId}_reasoning_${++this.#reasonings}`, reasoning };
+        out.push({ type: 'REASONING_START', messageId: open.id }, { type: 'REASONING_MESSAGE_START', messageId: open.id, role: 'reasoning' });
+      } else {
+        open = { id: this.#messages++ === 0 ? this.#messageId : `${this.#messageId}_${this.#messages}`, reasoning };
+        this.#parent = open.id;
+        out.push({ type: 'TEXT_MESSAGE_START', messageId: open.id, role: 'assistant' });
+      }
+      this.#texts.set(index, open);
+    }
+    if (delta !== '') out.push({ type: reasoning ? 'REASONING_MESSAGE_CONTENT' : 'TEXT_MESSAGE_CONTENT', messageId: open.id, delta });
+  }
+
+  /** A message is complete: its whole text when none of it went out, then its end. */
+  #closeText(index: number, text: string, reasoning: boolean, out: AgUiEvent[], signature?: string): void {
+    if (!this.#texts.has(index)) this.#text(index, reasoning, text, out);
+    const open = this.#texts.get(index) as { readonly id: string; readonly reasoning: boolean };
+    this.#texts.delete(index);
+    if (!open.reasoning) {
+      out.push({ type: 'TEXT_MESSAGE_END', messageId: open.id });
+      return;
+    }
+    if (signature !== undefined && signature !== '') out.push({ type: 'REASONING_ENCRYPTED_VALUE', subtype: 'message', entityId: open.id, encryptedValue: signature });
+    out.push({ type: 'REASONING_MESSAGE_END', messageId: open.id }, { type: 'REASONING_END', messageId: open.id });
+  }
+
+  protected write(event: PipelineEvent, out: AgUiEvent[]): void {
+    switch (event.type) {
+      case 'part': {
+        const part = event.part;
+        switch (part.type) {
+          case 'message':
+          case 'structured':
+            this.#text(event.index, false, part.type === 'message' ? part.text : part.json, out);
+            break;
+          case 'reasoning':
+            this.#text(event.index, true, part.text, out);
+            break;
+          default:
+            // Refusal text and provider results: written whole from their conversation events.
+            break;
+        }
+        break;
+      }
+      case 'message':
+      case 'refusal':
+        this.#closeText(event.index, event.text, false, out);
+        break;
+      case 'reasoning':
+        this.#closeText(event.index, event.text, true, out, event.signature);
+        break;
+      case 'structured':
+        this.#closeText(event.index, JSON.stringify(event.data), false, out);
+        break;
+      case 'tool-call':
+      case 'provider-tool-call':
+        this.#endCall(event.index, event.toolCallId, event.toolName, event.arguments, out);
+        break;
+      case 'tool-call-failed':
+      case 'tool-call-incomplete': {
+        // No end: the page must not run it. The run ends in RUN_ERROR instead of RUN_FINISHED.
+        this.dropCall(event.index);
+        const failed = event.type === 'tool-call-failed';
+        this.#broken ??= {
+          code: event.type,
+          message: failed
+            ? pageErrorMessage(event.error, this.#page)
+            : `tool call ${JSON.stringify(event.toolCallId.slice(0, 64))} was cut before its arguments were complete`,
+        };
+        break;
+      }
+      case 'provider-tool-result':
+        // AG-UI has a result only for a call it has seen.
+        if (!this.announced.has(event.toolCallId)) break;
+        out.push({
+          type: 'TOOL_CALL_RESULT',
+          messageId: `${event.toolCallId}_result`,
+          toolCallId: event.toolCallId,
+          content: typeof event.result === 'string' ? event.result : JSON.stringify(event.result),
+          role: 'tool',
+        });
+        break;
+      case 'finished':
+        this.#usage = event.usage;
+        break;
+      default:
+        // flushes, field events, path updates, validation errors, …: nothing of the run's messages.
+        break;
+    }
+  }
+}
 
 /**
  * The synchronous core of {@link AgUiEncoder}: argstream's events in (the output of any stage),
@@ -209,97 +386,21 @@ let endRead: (core: AgUiEventEncoder) => void;
  * builder; a stage before that already reported a call is not parsed again.
  */
 export class AgUiEventEncoder {
-  readonly #builder = new TurnBuilder({ passthrough: true, isolateErrors: true });
-  readonly #threadId: string;
-  readonly #runId: string;
-  readonly #messageId: string;
-  readonly #page: PageErrorOptions;
-  readonly #pathUpdates: boolean;
-  readonly #fragments: StreamFragment[] = [];
-  /** The open text and reasoning messages, by content slot. */
-  readonly #texts = new Map<number, { readonly id: string; readonly reasoning: boolean }>();
-  readonly #calls = new Map<number, CallState>();
-  /** Calls that have gone out, by id: a provider-run call's result goes out only after its call. */
-  readonly #announced = new Set<string>();
-  /** The first call that was cut or failed, and why: the run ends in `RUN_ERROR`. */
-  #broken: { readonly code: string; readonly message: string } | undefined;
-  #messages = 0;
-  #reasonings = 0;
-  /** The id of the last text message: the message the calls after it belong to. */
-  #parent: string;
-  #started = false;
-  #ended = false;
-  #usage: Usage | undefined;
-  /** The slot whose argument text from progress waits: a raw part of the same chunk may follow it. */
-  #pending: { index: number; text: string } | undefined;
-  readonly #outputs: PipelineEvent[] = [];
-  /** The reads its relay shell has taken (`endRead`): text rebuilt from progress earns a piece's budget once per read. */
-  #reads = 0;
-
-  static {
-    endRead = (core) => void core.#reads++;
-  }
+  readonly #core: AgUiEventCore;
 
   /** @throws {RangeError} for a `toolInputs` other than `'deltas'` or `'path-updates'`, or an id that is not a string. */
   constructor(options: AgUiEncoderOptions = {}) {
-    if (options.toolInputs !== undefined && options.toolInputs !== 'deltas' && options.toolInputs !== 'path-updates') {
-      throw new RangeError(`AgUiEncoder: toolInputs must be 'deltas' or 'path-updates', got ${String(options.toolInputs)}`);
-    }
-    for (const key of ['threadId', 'runId', 'messageId'] as const) {
-      if (options[key] !== undefined && (typeof options[key] !== 'string' || options[key] === '')) {
-        throw new RangeError(`AgUiEncoder: ${key} must be a non-empty string, got ${String(options[key])}`);
-      }
-    }
-    this.#threadId = options.threadId ?? randomId();
-    this.#runId = options.runId ?? randomId();
-    this.#messageId = options.messageId ?? randomId();
-    this.#parent = this.#messageId;
-    this.#pathUpdates = options.toolInputs === 'path-updates';
-    this.#page = { ...(options.onError === undefined ? {} : { onError: options.onError }), ...(options.errorClasses === undefined ? {} : { errorClasses: options.errorClasses }) };
+    this.#core = new AgUiEventCore(options);
   }
 
   /** The events one event makes (appended to `out`, returned). */
   push(event: PipelineEvent, out: AgUiEvent[] = []): AgUiEvent[] {
-    if (this.#ended) return out;
-    this.#begin(out);
-    const outputs = this.#outputs;
-    outputs.length = 0;
-    try {
-      this.#builder.push(event, outputs);
-    } finally {
-      for (const output of outputs) this.#write(output, out);
-      outputs.length = 0;
-    }
-    return out;
+    return this.#core.push(event, out);
   }
 
   /** The events ended: the messages still open, then `RUN_FINISHED` (or `RUN_ERROR` for a call cut or failed). */
   end(out: AgUiEvent[] = []): AgUiEvent[] {
-    if (this.#ended) return out;
-    this.#begin(out);
-    const outputs = this.#outputs;
-    outputs.length = 0;
-    try {
-      this.#builder.end(outputs);
-    } finally {
-      for (const output of outputs) this.#write(output, out);
-      outputs.length = 0;
-    }
-    this.#flushPending(undefined, out);
-    this.#ended = true;
-    for (const index of [...this.#texts.keys()]) this.#closeText(index, '', false, out);
-    const broken = this.#broken;
-    if (broken !== undefined) {
-      out.push({ type: 'RUN_ERROR', message: broken.message, code: broken.code });
-      return out;
-    }
-    const usage = tokenUsage(this.#usage);
-    out.push(
-      usage === undefined
-        ? { type: 'RUN_FINISHED', threadId: this.#threadId, runId: this.#runId }
-        : { type: 'RUN_FINISHED', threadId: this.#threadId, runId: this.#runId, usage: [usage] },
-    );
-    return out;
+    return this.#core.end(out);
   }
 
   /**
@@ -308,268 +409,14 @@ export class AgUiEventEncoder {
    * `abort` for an `AbortError`, else the name of its page record's class. Nothing is written after it.
    */
   error(reason: unknown, out: AgUiEvent[] = []): AgUiEvent[] {
-    if (this.#ended) return out;
-    this.#begin(out);
-    this.#ended = true;
-    const record = pageErrorRecord(reason, this.#page);
-    const code = record['name'] === 'AbortError' ? 'abort' : [record['code'], record['type'], record['name']].find((value) => typeof value === 'string' && value !== '');
-    out.push({ type: 'RUN_ERROR', message: record['message'] as string, code: code as string });
-    return out;
-  }
-
-  #begin(out: AgUiEvent[]): void {
-    if (this.#started) return;
-    this.#started = true;
-    out.push({ type: 'RUN_STARTED', threadId: this.#threadId, runId: this.#runId });
-  }
-
-  #call(index: number): CallState {
-    let call = this.#calls.get(index);
-    if (call === undefined) {
-      call = { index, toolCallId: '', toolName: '', started: false, sent: false, raw: false, held: '', writer: undefined, text: [], parser: undefined, unparsable: false, updates: undefined, budget: undefined };
-      this.#calls.set(index, call);
-    }
-    return call;
-  }
-
-  /** The id of a call the provider names none for: the message's id and the call's content slot. */
-  #callId(call: CallState): string {
-    return `${this.#messageId}_call_${call.index}`;
-  }
-
-  /** `TOOL_CALL_START` once the call's id and name are both known, then the argument text held until then. */
-  #startCall(call: CallState, out: AgUiEvent[]): void {
-    if (call.started || call.toolCallId === '' || call.toolName === '') return;
-    call.started = true;
-    this.#announced.add(call.toolCallId);
-    out.push({ type: 'TOOL_CALL_START', toolCallId: call.toolCallId, toolCallName: call.toolName, parentMessageId: this.#parent });
-    if (call.held !== '') {
-      this.#input(call, call.held, out);
-      call.held = '';
-    }
-  }
-
-  #delta(call: CallState, text: string, out: AgUiEvent[]): void {
-    if (text === '') return;
-    // Arguments of a call the provider names no id for (Gemini): AG-UI needs one.
-    if (call.toolCallId === '' && call.toolName !== '') call.toolCallId = this.#callId(call);
-    this.#startCall(call, out);
-    if (call.started) this.#input(call, text, out);
-    else call.held += text;
-  }
-
-  /** A piece of a started call's argument text, as `TOOL_CALL_ARGS` or as the path updates it makes. */
-  #input(call: CallState, text: string, out: AgUiEvent[]): void {
-    if (!call.sent && !BLANK.test(text)) call.sent = true;
-    if (!this.#pathUpdates) {
-      out.push({ type: 'TOOL_CALL_ARGS', toolCallId: call.toolCallId, delta: text });
-      return;
-    }
-    call.text.push(text);
-    if (call.unparsable) return;
-    const budget = (call.budget ??= new PathUpdateBudget(true));
-    // Past its budget a call gets no more updates: its whole text still comes before its end.
-    if (budget.stopped) return;
-    budget.grow(text, call.raw, this.#reads);
-    const fragments = this.#fragments;
-    try {
-      (call.parser ??= new IncrementalJsonParser()).push(text, fragments);
-    } catch {
-      // Not JSON: the call fails downstream (the run's RUN_ERROR); the updates stop here.
-      call.unparsable = true;
-      fragments.length = 0;
-      return;
-    }
-    const updates: PathUpdate[] = [];
-    const encoder = (call.updates ??= new PathUpdateEncoder());
-    for (let i = 0; i < fragments.length; i++) encoder.push(fragments[i] as StreamFragment, updates);
-    fragments.length = 0;
-    const ready = budget.take(updates, call.toolCallId);
-    if (ready !== undefined) out.push({ type: 'CUSTOM', name: AG_UI_TOOL_INPUT, value: { toolCallId: call.toolCallId, updates: ready } });
-  }
-
-  /**
-   * A complete call: with path updates, its whole argument text; when no argument text went out
-   * (a call sent whole, or without arguments), its arguments as JSON text (`"{}"` for none); then
-   * `TOOL_CALL_END`.
-   */
-  #endCall(index: number, toolCallId: string, toolName: string, input: JsonValue, out: AgUiEvent[]): void {
-    const call = this.#call(index);
-    this.#calls.delete(index);
-    call.toolCallId ||= toolCallId || this.#callId(call);
-    call.toolName ||= toolName;
-    if (!call.started) {
-      call.held = '';
-      this.#startCall(call, out);
-      // A call without an id or a name: AG-UI cannot name it.
-      if (!call.started) return;
-    }
-    this.#announced.add(call.toolCallId);
-    if (call.sent && call.text.length > 0) out.push({ type: 'TOOL_CALL_ARGS', toolCallId: call.toolCallId, delta: call.text.join('') });
-    else if (!call.sent) out.push({ type: 'TOOL_CALL_ARGS', toolCallId: call.toolCallId, delta: JSON.stringify(input) });
-    out.push({ type: 'TOOL_CALL_END', toolCallId: call.toolCallId });
-  }
-
-  /**
-   * Argument text rebuilt from progress waits until the next event: when that is the raw part of
-   * the same chunk (a stage before passes both), the raw text is written instead.
-   */
-  #flushPending(next: PipelineEvent | undefined, out: AgUiEvent[]): void {
-    const pending = this.#pending;
-    if (pending === undefined) return;
-    if (next !== undefined && next.type === 'tool-call-progress' && next.index === pending.index) return;
-    this.#pending = undefined;
-    const call = this.#calls.get(pending.index);
-    if (call === undefined) return;
-    const raw =
-      next !== undefined &&
-      ((next.type === 'part' && next.index === pending.index && next.part.type === 'tool-call-arguments') ||
-        (next.type === 'streaming-tool-call' && next.index === pending.index && next.argumentsDelta !== ''));
-    if (raw) {
-      call.raw = true;
-      call.writer = undefined;
-    } else this.#delta(call, pending.text, out);
-  }
-
-  /** A piece of a text or reasoning message, opening it at its first. */
-  #text(index: number, reasoning: boolean, delta: string, out: AgUiEvent[]): void {
-    let open = this.#texts.get(index);
-    if (open === undefined) {
-      if (reasoning) {
-        open = { id: `${this.#messageId}_reasoning_${++this.#reasonings}`, reasoning };
-        out.push({ type: 'REASONING_START', messageId: open.id }, { type: 'REASONING_MESSAGE_START', messageId: open.id, role: 'reasoning' });
-      } else {
-        open = { id: this.#messages++ === 0 ? this.#messageId : `${this.#messageId}_${this.#messages}`, reasoning };
-        this.#parent = open.id;
-        out.push({ type: 'TEXT_MESSAGE_START', messageId: open.id, role: 'assistant' });
-      }
-      this.#texts.set(index, open);
-    }
-    if (delta !== '') out.push({ type: reasoning ? 'REASONING_MESSAGE_CONTENT' : 'TEXT_MESSAGE_CONTENT', messageId: open.id, delta });
-  }
-
-  /** A message is complete: its whole text when none of it went out, then its end. */
-  #closeText(index: number, text: string, reasoning: boolean, out: AgUiEvent[], signature?: string): void {
-    if (!this.#texts.has(index)) this.#text(index, reasoning, text, out);
-    const open = this.#texts.get(index) as { readonly id: string; readonly reasoning: boolean };
-    this.#texts.delete(index);
-    if (!open.reasoning) {
-      out.push({ type: 'TEXT_MESSAGE_END', messageId: open.id });
-      return;
-    }
-    if (signature !== undefined && signature !== '') out.push({ type: 'REASONING_ENCRYPTED_VALUE', subtype: 'message', entityId: open.id, encryptedValue: signature });
-    out.push({ type: 'REASONING_MESSAGE_END', messageId: open.id }, { type: 'REASONING_END', messageId: open.id });
-  }
-
-  #write(event: PipelineEvent, out: AgUiEvent[]): void {
-    this.#flushPending(event, out);
-    switch (event.type) {
-      case 'part': {
-        const part = event.part;
-        switch (part.type) {
-          case 'message':
-          case 'structured':
-            this.#text(event.index, false, part.type === 'message' ? part.text : part.json, out);
-            break;
-          case 'reasoning':
-            this.#text(event.index, true, part.text, out);
-            break;
-          case 'tool-call-start': {
-            const call = this.#call(event.index);
-            // First non-empty value wins per field (RFD 012); the start goes out with both when it can.
-            if (call.toolCallId === '' && part.toolCallId) call.toolCallId = part.toolCallId;
-            if (call.toolName === '' && part.toolName) call.toolName = part.toolName;
-            this.#startCall(call, out);
-            break;
-          }
-          case 'tool-call-arguments': {
-            const call = this.#call(event.index);
-            call.raw = true;
-            call.writer = undefined;
-            this.#delta(call, part.chunk, out);
-            break;
-          }
-          default:
-            // Refusal text and provider results: written whole from their conversation events.
-            break;
-        }
-        break;
-      }
-      case 'streaming-tool-call': {
-        const call = this.#call(event.index);
-        if (call.toolCallId === '' && event.toolCallId) call.toolCallId = event.toolCallId;
-        if (call.toolName === '' && event.toolName) call.toolName = event.toolName;
-        if (event.argumentsDelta !== '') {
-          call.raw = true;
-          call.writer = undefined;
-          this.#delta(call, event.argumentsDelta, out);
-        } else this.#startCall(call, out);
-        break;
-      }
-      case 'tool-call-progress': {
-        const call = this.#call(event.index);
-        if (call.toolCallId === '' && event.toolCallId) call.toolCallId = event.toolCallId;
-        if (call.toolName === '' && event.toolName) call.toolName = event.toolName;
-        if (call.raw) break;
-        call.writer ??= new JsonWriter();
-        const text = call.writer.push(event.fragment);
-        if (text === '') break;
-        if (this.#pending === undefined) this.#pending = { index: event.index, text };
-        else this.#pending.text += text;
-        break;
-      }
-      case 'message':
-      case 'refusal':
-        this.#closeText(event.index, event.text, false, out);
-        break;
-      case 'reasoning':
-        this.#closeText(event.index, event.text, true, out, event.signature);
-        break;
-      case 'structured':
-        this.#closeText(event.index, JSON.stringify(event.data), false, out);
-        break;
-      case 'tool-call':
-      case 'provider-tool-call':
-        this.#endCall(event.index, event.toolCallId, event.toolName, event.arguments, out);
-        break;
-      case 'tool-call-failed':
-      case 'tool-call-incomplete': {
-        // No end: the page must not run it. The run ends in RUN_ERROR instead of RUN_FINISHED.
-        this.#calls.delete(event.index);
-        const failed = event.type === 'tool-call-failed';
-        this.#broken ??= {
-          code: event.type,
-          message: failed
-            ? pageErrorMessage(event.error, this.#page)
-            : `tool call ${JSON.stringify(event.toolCallId.slice(0, 64))} was cut before its arguments were complete`,
-        };
-        break;
-      }
-      case 'provider-tool-result':
-        // AG-UI has a result only for a call it has seen.
-        if (!this.#announced.has(event.toolCallId)) break;
-        out.push({
-          type: 'TOOL_CALL_RESULT',
-          messageId: `${event.toolCallId}_result`,
-          toolCallId: event.toolCallId,
-          content: typeof event.result === 'string' ? event.result : JSON.stringify(event.result),
-          role: 'tool',
-        });
-        break;
-      case 'finished':
-        this.#usage = event.usage;
-        break;
-      default:
-        // flushes, field events, path updates, validation errors, …: nothing of the run's messages.
-        break;
-    }
+    return this.#core.error(reason, out);
   }
 }
 
 /** Encodes argstream's events as AG-UI's SSE, for a `Response` with {@link AG_UI_HEADERS}. */
 class AgUiFramer implements RelayFramer<PipelineEvent> {
   readonly keepAlive = ': keep-alive\n\n';
-  readonly #core: AgUiEventEncoder;
+  readonly #core: AgUiEventCore;
   /** What the core made of the event being taken (reused). */
   readonly #made: AgUiEvent[] = [];
   /** The records of the events taken since the last `take`, but the delta being joined. */
@@ -577,7 +424,7 @@ class AgUiFramer implements RelayFramer<PipelineEvent> {
   /** The delta event being made: adjacent deltas of one message or call, joined (its id goes out once per read). */
   #delta: { type: 'TEXT_MESSAGE_CONTENT' | 'REASONING_MESSAGE_CONTENT' | 'TOOL_CALL_ARGS'; owner: string; text: string } | undefined;
 
-  constructor(core: AgUiEventEncoder) {
+  constructor(core: AgUiEventCore) {
     this.#core = core;
   }
 
@@ -597,7 +444,7 @@ class AgUiFramer implements RelayFramer<PipelineEvent> {
   }
 
   take(): string {
-    endRead(this.#core);
+    this.#core.endRead();
     this.#endDelta();
     const text = this.#text;
     this.#text = '';
@@ -693,6 +540,6 @@ class AgUiFramer implements RelayFramer<PipelineEvent> {
 export class AgUiEncoder extends RelayEncoder<PipelineEvent> {
   /** @throws {RangeError} for a bad `toolInputs`, an id that is not a non-empty string, or a bad `keepAliveMs`. */
   constructor(options: AgUiEncoderOptions = {}) {
-    super(new AgUiFramer(new AgUiEventEncoder(options)), options, 'AgUiEncoder');
+    super(new AgUiFramer(new AgUiEventCore(options)), options, 'AgUiEncoder');
   }
 }
