@@ -161,9 +161,11 @@ describe('bundle size', () => {
 
   // The entry points of those providers (measured when they were split out: argstream/ag-ui 23.87 KB
   // with AgUiEncoder, argstream/langchain 5.96 KB, argstream/gemini-interactions 3.31 KB); what a
-  // pipeline loads with one: provider-to-turn and the langchain provider 43.88 KB.
-  it('argstream/ag-ui stays under 24.5 KB, argstream/langchain under 6.5 KB, argstream/gemini-interactions under 3.75 KB', async () => {
-    expect(await bundledSize(['AG_UI_PROVIDER', 'AgUiEncoder', 'AG_UI_HEADERS'], './src/bindings/ag-ui.ts')).toBeLessThan(24.5 * 1024);
+  // pipeline loads with one: provider-to-turn and the langchain provider 43.88 KB. argstream/ag-ui
+  // under 24.75 KB since its encoder's core shares its base with the UI message stream's
+  // (TurnWireCore, ToolInputUpdates): 24.38 → 24.70 KB.
+  it('argstream/ag-ui stays under 24.75 KB, argstream/langchain under 6.5 KB, argstream/gemini-interactions under 3.75 KB', async () => {
+    expect(await bundledSize(['AG_UI_PROVIDER', 'AgUiEncoder', 'AG_UI_HEADERS'], './src/bindings/ag-ui.ts')).toBeLessThan(24.75 * 1024);
     expect(await bundledSize(['LANGCHAIN_PROVIDER'], './src/bindings/langchain.ts')).toBeLessThan(6.5 * 1024);
     expect(await bundledSize(['GEMINI_INTERACTIONS_PROVIDER'], './src/bindings/gemini-interactions.ts')).toBeLessThan(3.75 * 1024);
   });
