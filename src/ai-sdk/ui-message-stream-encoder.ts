@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { clear } from '../core.ts';
 import { ProviderError } from '../errors.ts';
 import type { FinishReason, JsonValue, PathUpdate, PipelineEvent } from '../types.ts';
 import { pageErrorMessage, type PageErrorOptions } from '../relay/error-record.ts';
@@ -499,7 +500,7 @@ class UIMessageFramer implements RelayFramer<PipelineEvent> {
     } finally {
       // What an event made before it failed goes out before the error.
       for (let i = 0; i < made.length; i++) this.#add(made[i] as UIMessageChunk);
-      made.length = 0;
+      clear(made);
     }
   }
 

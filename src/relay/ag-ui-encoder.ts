@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { clear } from '../core.ts';
 import type { JsonValue, PathUpdate, PipelineEvent, Usage } from '../types.ts';
 import { pageErrorMessage, pageErrorRecord, type PageErrorOptions } from './error-record.ts';
 import { RelayEncoder, type RelayFramer } from './relay-encoder.ts';
@@ -439,7 +440,7 @@ class AgUiFramer implements RelayFramer<PipelineEvent> {
     } finally {
       // What an event made before it failed goes out before the error.
       for (let i = 0; i < made.length; i++) this.#add(made[i] as AgUiEvent);
-      made.length = 0;
+      clear(made);
     }
   }
 

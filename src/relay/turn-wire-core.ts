@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { clear } from '../core.ts';
 import { JsonWriter } from '../json/json-writer.ts';
 import { TurnBuilder } from '../turn/ai-sdk-parts.ts';
 import type { PathUpdate, PipelineEvent } from '../types.ts';
@@ -74,12 +75,12 @@ export abstract class TurnWireCore<R, C extends CallState = CallState> {
     if (this.#ended) return out;
     this.#begin(out);
     const outputs = this.#outputs;
-    outputs.length = 0;
+    clear(outputs);
     try {
       this.#builder.push(event, outputs);
     } finally {
       for (const output of outputs) this.#write(output, out);
-      outputs.length = 0;
+      clear(outputs);
     }
     return out;
   }
@@ -89,12 +90,12 @@ export abstract class TurnWireCore<R, C extends CallState = CallState> {
     if (this.#ended) return out;
     this.#begin(out);
     const outputs = this.#outputs;
-    outputs.length = 0;
+    clear(outputs);
     try {
       this.#builder.end(outputs);
     } finally {
       for (const output of outputs) this.#write(output, out);
-      outputs.length = 0;
+      clear(outputs);
     }
     this.#flushPending(undefined, out);
     this.#ended = true;
