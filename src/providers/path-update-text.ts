@@ -22,7 +22,7 @@ export function readPathUpdates(chunk: JsonRecord, out: StreamEvent[], callOf: (
   const data = recordAt(chunk, 'data');
   const toolCallId = stringAt(data, 'toolCallId') ?? '';
   const list = data?.['updates'];
-  if (!Array.isArray(list)) throw new ProviderError('ai-sdk-ui', 'invalid-stream', `ai-sdk-ui: a ${TOOL_INPUT_UPDATES} chunk holds no list of updates`, { code: 'invalid-input', cause: chunk });
+  if (!Array.isArray(list)) throw unreadable(chunk, 'no list of updates');
   const call = callOf(toolCallId, out);
   if (call === undefined) return;
   const writer = (call.updates ??= new PathUpdateText());
