@@ -15,7 +15,8 @@ import { checkRetryOptions, type RetryOptions } from '../relay/retry-policy.ts';
 import type { Resumer } from './chat-resume.ts';
 import type { ToolSchemas } from '../store/tools.ts';
 import type { TurnStore } from '../store/source-reading.ts';
-import { TurnStoreBase, type TurnSnapshot, type TurnStoreSchedule } from '../store/turn-store.ts';
+import { newPathUpdateFragments } from '../store/fragments.ts';
+import { TurnStoreBase, type SourceReading, type TurnSnapshot, type TurnStoreSchedule } from '../store/turn-store.ts';
 import type { PathUpdate, PipelineEvent, StreamEvent } from '../types.ts';
 
 /** Options of {@link ArgstreamChatTransport}: the AI SDK's HTTP transport options, and argstream's. */
@@ -72,6 +73,9 @@ export type ArgstreamChatTransportOptions<UI_MESSAGE extends UIMessage, T extend
  * (the module map keeps it once loaded), so that it is there before a cut.
  */
 const loadResume = () => import('./chat-resume.ts');
+
+/** What the transports' stores read beyond argstream's events: an argstream server's path updates. */
+const READING: SourceReading = { updates: newPathUpdateFragments };
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
 
@@ -266,7 +270,7 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
     const options: { tools?: T; schedule?: TurnStoreSchedule } = {};
     if (this.#tools !== undefined) options.tools = this.#tools;
     if (this.#schedule !== undefined) options.schedule = this.#schedule;
-    return new Session(() => new TurnStoreBase<T>(options) as unknown as TurnStoreBase<ToolSchemas>, this.#resumeContinues);
+    return new Session(() => new TurnStoreBase<T>(options, READING) as unknown as TurnStoreBase<ToolSchemas>, this.#resumeContinues);
   }
 
   readonly #tell = (): void => {
