@@ -15,7 +15,6 @@ import { checkRetryOptions, type RetryOptions } from '../relay/retry-policy.ts';
 import type { Resumer } from './chat-resume.ts';
 import type { ToolSchemas } from '../store/tools.ts';
 import type { TurnStore } from '../store/source-reading.ts';
-import { newPathUpdateFragments } from '../store/fragments.ts';
 import { TurnStoreBase, type SourceReading, type TurnSnapshot, type TurnStoreSchedule } from '../store/turn-store.ts';
 import type { PathUpdate, PipelineEvent, StreamEvent } from '../types.ts';
 
@@ -74,8 +73,16 @@ export type ArgstreamChatTransportOptions<UI_MESSAGE extends UIMessage, T extend
  */
 const loadResume = () => import('./chat-resume.ts');
 
-/** What the transports' stores read beyond argstream's events: an argstream server's path updates. */
-const READING: SourceReading = { updates: newPathUpdateFragments };
+/**
+ * The store's reader of an argstream server's path updates (`toolInputs: 'path-updates'`), a chunk
+ * of its own: a server sends them or it does not, and by default it does not. Loaded with the first
+ * response that sends one (see `ChunkRouter.#drain`), then given to every store of the transports
+ * through {@link READING}.
+ */
+const loadPathUpdates = () => import('../store/fragments.ts');
+
+/** What the transports' stores read beyond argstream's events: path updates, once their reader is loaded. */
+const READING: SourceReading = {};
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
 
@@ -482,6 +489,11 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
   readonly #maxBufferedBytes: number;
   /** The chunks of the current read for the AI SDK. */
   readonly #out: UIMessageChunk[] = [];
+  /**
+   * While the reader of path updates loads: the SSE events from the first chunk of them on (and an
+   * error of the SSE parser among them), read in order once it is loaded.
+   */
+  #waiting: Array<EventSourceMessage | { readonly error: unknown }> | undefined;
   /** The response said it ended (`finish`, `error`; an `abort` stops the turn at once). */
   #ended = false;
   /** The response is over for this router: read to its end, failed, cancelled or closed. */
@@ -497,7 +509,9 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       onEvent: (message) => this.#chunk(message),
       onError: (error) => {
         // An invalid `retry:` is a reconnection hint, not ours to follow; anything else is fatal.
-        if (error.type === 'max-buffer-size-exceeded') throw this.#tooLong(error);
+        if (error.type !== 'max-buffer-size-exceeded') return;
+        if (this.#waiting === undefined) throw this.#tooLong(error);
+        this.#waiting.push({ error: this.#tooLong(error) });
       },
       maxBufferSize: maxBufferedBytes,
     });
@@ -546,13 +560,16 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       if (done) {
         try {
           this.#feed(this.#text.decode());
+          if (this.#waiting !== undefined) await this.#drain();
           // A replay that ended before it repeated what was read.
           if (this.#skip > 0) throw outOfSequence();
         } catch (error) {
+          if (this.#over) return;
           this.#flush(controller);
           this.#end(error);
           throw error;
         }
+        if (this.#over) return;
         this.#flush(controller);
         // A body that ended before the message's end (a dropped connection, a relay gone): asked
         // for again, when the transport resumes.
@@ -569,17 +586,46 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       }
       try {
         this.#feed(this.#text.decode(value, { stream: true }));
+        if (this.#waiting !== undefined) await this.#drain();
       } catch (error) {
+        if (this.#over) return;
         // The AI SDK's stream errors with it (as with its own transport); the snapshot too.
         this.#flush(controller);
         this.#end(error);
         void this.#reader.cancel(error).catch(() => undefined);
         throw error;
       }
+      if (this.#over) return;
       if (out.length > 0) {
         this.#flush(controller);
         return;
       }
+    }
+  }
+
+  /**
+   * The first chunk of path updates came before their reader was loaded: load it, then read what
+   * waited, in order, as it would have been read at once (an error among it is thrown in its place).
+   * A reader that cannot be loaded (the network lost the chunk) leaves the store unable to follow,
+   * as a chunk it cannot read does: the snapshot fails with the error, the AI SDK gets every chunk.
+   */
+  async #drain(): Promise<void> {
+    try {
+      READING.updates ??= (await loadPathUpdates()).newPathUpdateFragments;
+    } catch (error) {
+      const session = this.#bound;
+      if (!session.broken && !this.#over) {
+        session.broken = true;
+        session.fail(error);
+        this.#settle();
+      }
+    }
+    const waiting = this.#waiting ?? [];
+    this.#waiting = undefined;
+    if (this.#over) return;
+    for (const entry of waiting) {
+      if ('error' in entry) throw entry.error;
+      this.#chunk(entry);
     }
   }
 
@@ -697,6 +743,10 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
   }
 
   #chunk(message: EventSourceMessage): void {
+    if (this.#waiting !== undefined) {
+      this.#waiting.push(message);
+      return;
+    }
     const data = message.data;
     // An event that arrived whole in one read is held as long as one that grew over several.
     if (data.length > this.#maxBufferedBytes) throw this.#tooLong();
@@ -717,6 +767,11 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       throw new ProviderError('ai-sdk-ui', 'invalid-format', `ai-sdk-ui: SSE data is not a UI message stream chunk (an object with a string type): "${excerpt(data)}"`, {
         cause: parsed,
       });
+    }
+    if (parsed['type'] === TOOL_INPUT_UPDATES && READING.updates === undefined && this.#skip === 0 && !this.#bound.broken) {
+      // The store reads them once their reader is loaded: this chunk and those after it wait for it.
+      this.#waiting = [message];
+      return;
     }
     if (this.#skip > 0) {
       // A replay repeats what was read: skipped, checked against it once all of it came again.
