@@ -16,7 +16,7 @@ import type { Resumer } from './chat-resume.ts';
 import type { ToolSchemas } from '../store/tools.ts';
 import type { TurnStore } from '../store/source-reading.ts';
 import { TurnStoreBase, type SourceReading, type TurnSnapshot, type TurnStoreSchedule } from '../store/turn-store.ts';
-import type { PathUpdate, PipelineEvent, StreamEvent } from '../types.ts';
+import type { PipelineEvent, StreamEvent } from '../types.ts';
 
 /** Options of {@link ArgstreamChatTransport}: the AI SDK's HTTP transport options, and argstream's. */
 export type ArgstreamChatTransportOptions<UI_MESSAGE extends UIMessage, T extends ToolSchemas = {}> = HttpChatTransportInitOptions<UI_MESSAGE> & {
@@ -74,12 +74,13 @@ export type ArgstreamChatTransportOptions<UI_MESSAGE extends UIMessage, T extend
 const loadResume = () => import('./chat-resume.ts');
 
 /**
- * The store's reader of an argstream server's path updates (`toolInputs: 'path-updates'`), a chunk
- * of its own: a server sends them or it does not, and by default it does not. Loaded with the first
- * response that sends one (see `ChunkRouter.#drain`), then given to every store of the transports
- * through {@link READING}.
+ * How the transport reads an argstream server's path updates (`toolInputs: 'path-updates'`), a
+ * chunk of its own: a server sends them or it does not, and by default it does not. Loaded with
+ * the first response that sends one (see `ChunkRouter.#drain`); its reader of them is given to
+ * every store of the transports through {@link READING}.
  */
-const loadPathUpdates = () => import('../store/fragments.ts');
+const loadPathUpdates = () => import('./chat-path-updates.ts');
+let pathUpdates: Awaited<ReturnType<typeof loadPathUpdates>> | undefined;
 
 /** What the transports' stores read beyond argstream's events: path updates, once their reader is loaded. */
 const READING: SourceReading = {};
@@ -494,6 +495,8 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
    * error of the SSE parser among them), read in order once it is loaded.
    */
   #waiting: Array<EventSourceMessage | { readonly error: unknown }> | undefined;
+  /** The reader of path updates could not be loaded for this response: they pass on unread. */
+  #unread = false;
   /** The response said it ended (`finish`, `error`; an `abort` stops the turn at once). */
   #ended = false;
   /** The response is over for this router: read to its end, failed, cancelled or closed. */
@@ -611,8 +614,10 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
    */
   async #drain(): Promise<void> {
     try {
-      READING.updates ??= (await loadPathUpdates()).newPathUpdateFragments;
+      pathUpdates ??= await loadPathUpdates();
+      READING.updates = pathUpdates.newPathUpdateFragments;
     } catch (error) {
+      this.#unread = true;
       const session = this.#bound;
       if (!session.broken && !this.#over) {
         session.broken = true;
@@ -768,8 +773,8 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
         cause: parsed,
       });
     }
-    if (parsed['type'] === TOOL_INPUT_UPDATES && READING.updates === undefined && this.#skip === 0 && !this.#bound.broken) {
-      // The store reads them once their reader is loaded: this chunk and those after it wait for it.
+    if (parsed['type'] === TOOL_INPUT_UPDATES && pathUpdates === undefined && !this.#unread && this.#skip === 0) {
+      // They are read once their reader is loaded: this chunk and those after it wait for it.
       this.#waiting = [message];
       return;
     }
@@ -786,17 +791,18 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     const events = this.#events;
     const texts = this.#bound.texts;
     if ((chunk.type as string) === TOOL_INPUT_UPDATES) {
-      // An argstream server's path updates (UIMessageStreamEncoder's toolInputs: 'path-updates').
-      const updatesData = parsed['data'];
-      if (!isRecord(updatesData) || typeof updatesData['toolCallId'] !== 'string' || !Array.isArray(updatesData['updates']) || !updatesData['updates'].every(isRecord)) {
-        throw new ProviderError('ai-sdk-ui', 'invalid-format', `ai-sdk-ui: a ${TOOL_INPUT_UPDATES} chunk without its toolCallId and updates`, { cause: parsed });
+      // An argstream server's path updates (UIMessageStreamEncoder's toolInputs: 'path-updates'),
+      // checked and read by their reader; one that could not be loaded left the store unable to
+      // follow (see #drain): they pass on.
+      const reader = pathUpdates;
+      if (reader !== undefined) {
+        const updates = reader.updateEvents(parsed);
+        this.#apply(() => {
+          // These go to the store without the adapter, which refuses what follows the end itself.
+          if (this.#ended) throw reader.updatesAfterEnd(parsed);
+          for (const update of updates) events.push(update);
+        });
       }
-      const { toolCallId, updates } = updatesData as unknown as { toolCallId: string; updates: readonly PathUpdate[] };
-      this.#apply(() => {
-        // These go to the store without the adapter, which refuses what follows the end itself.
-        if (this.#ended) throw new ProviderError('ai-sdk-ui', 'after-end', `ai-sdk-ui: a "${TOOL_INPUT_UPDATES}" record came after the end of the stream ("finish"); nothing is added to a finished turn`, { cause: parsed });
-        for (const update of updates) events.push({ ...update, toolCallId });
-      });
       this.#out.push(chunk);
       return;
     }

@@ -135,6 +135,24 @@ describe('ArgstreamChatTransport loads the reader of path updates with the first
     expect(second.snapshot.calls).toEqual(first.snapshot.calls);
   });
 
+  it('a chunk of updates without its list, or after the end, errors as once loaded', async () => {
+    const malformed = { type: 'data-argstream-tool-input', data: { toolCallId: 'c' } };
+    for (const [body, expected] of [
+      [sse([CHUNKS[0], CHUNKS[2], malformed]), { type: 'invalid-format', message: 'ai-sdk-ui: a data-argstream-tool-input chunk without its toolCallId and updates' }],
+      [sse([CHUNKS[0], { type: 'finish' }, CHUNKS[3]]), { type: 'after-end', message: 'ai-sdk-ui: a "data-argstream-tool-input" record came after the end of the stream ("finish"); nothing is added to a finished turn' }],
+    ] as const) {
+      vi.resetModules();
+      ({ ArgstreamChatTransport } = await import('../../src/ai-sdk/chat-transport.ts'));
+      const transport = transportAnswering(() => [body]);
+      const first = await readResponse(transport);
+      expect(first.error).toMatchObject({ name: 'ProviderError', provider: 'ai-sdk-ui', ...expected });
+      expect(first.snapshot.status).toBe('error');
+      const second = await readResponse(transport);
+      expect(second.error).toMatchObject({ name: 'ProviderError', provider: 'ai-sdk-ui', ...expected });
+      expect(second.chunks).toEqual(first.chunks);
+    }
+  });
+
   it('a stop while it loads ends the response as stopped: what waited is not read', async () => {
     let open!: () => void;
     gate = new Promise((resolve) => (open = resolve));
