@@ -143,9 +143,9 @@ describe('bundle size', () => {
   // since the arrays a read fills again are emptied without giving their storage back (`clear`,
   // 0.67 KB less allocated per read through a relay; 39 531 bytes measured). 38.7 KB since the AI
   // SDK page's second pass (issue 30 §2), whose two moves cost here 67 bytes for 241 on that page:
-  // the 'ai-sdk-ui' adapter's reader of path updates given by ProviderEventDecoder (+21 bytes here,
+  // the 'ai-sdk-ui' adapter's reader of path updates given by ProviderEventDecoder (+17 bytes here,
   // -112 there) and the counting of the AI SDK's parts moved from the turn builder to their reader
-  // (+46 bytes here, -129 there, and -148 on the relay page before it reads); 39 598 bytes measured.
+  // (+50 bytes here, -129 there, and -148 on the relay page before it reads); 39 598 bytes measured.
   it('the provider-to-turn pipeline stays at or under 38.7 KB, the whole library under 83.5 KB', async () => {
     expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThanOrEqual(38.7 * 1024);
     expect(await bundledSize(rootExports())).toBeLessThan(83.5 * 1024);
