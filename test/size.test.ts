@@ -141,9 +141,13 @@ describe('bundle size', () => {
   // the page (the scanner's runs, TurnBuilder.pushAll, the events of a stage before) are reached
   // here through what TurnBuilder gives the builder (38.60 KB measured: 39 523 bytes). 38.65 KB
   // since the arrays a read fills again are emptied without giving their storage back (`clear`,
-  // 0.67 KB less allocated per read through a relay; 39 531 bytes measured).
-  it('the provider-to-turn pipeline stays at or under 38.65 KB, the whole library under 83.5 KB', async () => {
-    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThanOrEqual(38.65 * 1024);
+  // 0.67 KB less allocated per read through a relay; 39 531 bytes measured). 38.7 KB since the AI
+  // SDK page's second pass (issue 30 §2), whose two moves cost here 67 bytes for 241 on that page:
+  // the 'ai-sdk-ui' adapter's reader of path updates given by ProviderEventDecoder (+17 bytes here,
+  // -112 there) and the counting of the AI SDK's parts moved from the turn builder to their reader
+  // (+50 bytes here, -129 there, and -148 on the relay page before it reads); 39 598 bytes measured.
+  it('the provider-to-turn pipeline stays at or under 38.7 KB, the whole library under 83.5 KB', async () => {
+    expect(await bundledSize(['ProviderEventStream', 'ConversationEventStream', 'collectTurn'])).toBeLessThanOrEqual(38.7 * 1024);
     expect(await bundledSize(rootExports())).toBeLessThan(83.5 * 1024);
   });
 
@@ -202,9 +206,17 @@ describe('bundle size', () => {
   // runs (a module of their own, given by the users that build values), TurnBuilder.pushAll, the
   // transport's AdapterDecoder (it runs the adapter itself), and the store's readings of the other
   // sources — `consume`, field events, the events of a stage before — which a binding loads with
-  // what reads its source (19.68 KB measured: 20 152 bytes).
-  it('a page with the AI SDK chat transport and useTurn stays under 19.9 KB (minified, gzipped)', async () => {
-    expect(await pageSize(`export { ArgstreamChatTransport } from './src/bindings/ai-sdk/index.ts'; export { useTurn } from './src/bindings/react.ts';`, [], AI_SDK_PAGE_EXTERNALS)).toBeLessThan(19.9 * 1024);
+  // what reads its source (19.68 KB measured: 20 152 bytes). 19.65 KB since the 'ai-sdk-ui'
+  // adapter's reader of path updates (the transport routes them itself) and the turn builder's
+  // counting of the AI SDK's parts (the transport's store is given none) left it too (19.44 KB
+  // measured: 19 911 bytes). 19.3 KB since the store's reader of path updates, which a server sends
+  // only when asked (`toolInputs: 'path-updates'`), is a chunk the transport loads with the first
+  // response that sends one, with the transport's checks of those chunks (19.07 KB measured: 19 525
+  // bytes); with it, under 20.2 KB (19.98 KB measured: 20 457 bytes).
+  it('a page with the AI SDK chat transport and useTurn stays under 19.3 KB (minified, gzipped), under 20.2 KB with the reader of path updates', async () => {
+    const page = `export { ArgstreamChatTransport } from './src/bindings/ai-sdk/index.ts'; export { useTurn } from './src/bindings/react.ts';`;
+    expect(await pageSize(page, [], AI_SDK_PAGE_EXTERNALS)).toBeLessThan(19.3 * 1024);
+    expect(await pageSize(page, ['./chat-path-updates.ts'], AI_SDK_PAGE_EXTERNALS)).toBeLessThan(20.2 * 1024);
   });
 
   // Why the page above does not count eventsource-parser: a plain `useChat` page (the default
@@ -237,11 +249,15 @@ describe('bundle size', () => {
   // the turn builder's reading of the events of a stage before (a relay's conversation and progress
   // events, its snapshots) and the reader of field events are chunks of their own too, which the
   // page loads with the relay's decoders: 14.75 KB and 25.3 KB since (14.50 KB and 25.08 KB
-  // measured: 14 845 and 25 680 bytes).
-  it('a relay page with useTurn stays under 14.75 KB before it reads, under 25.3 KB with the relay decoders', async () => {
+  // measured: 14 845 and 25 680 bytes). 14.6 KB and 25.15 KB since the turn builder's counting of
+  // the AI SDK's parts went with their reader, which a relay page loads only for a stream of them
+  // (14.35 KB and 24.93 KB measured: 14 697 and 25 528 bytes). 14.1 KB before it reads since the
+  // store's reader of path updates is loaded with the reader of field events (13.88 KB and 24.99 KB
+  // measured: 14 215 and 25 589 bytes).
+  it('a relay page with useTurn stays under 14.1 KB before it reads, under 25.15 KB with the relay decoders', async () => {
     const page = `export { useTurn } from './src/bindings/react.ts';`;
-    expect(await pageSize(page)).toBeLessThan(14.75 * 1024);
-    expect(await pageSize(page, ['relay-response.ts', 'field-fragments.ts', 'consume.ts', 'events-before.ts'])).toBeLessThan(25.3 * 1024);
+    expect(await pageSize(page)).toBeLessThan(14.1 * 1024);
+    expect(await pageSize(page, ['relay-response.ts', 'field-fragments.ts', 'fragments.ts', 'consume.ts', 'events-before.ts'])).toBeLessThan(25.15 * 1024);
   });
 
   // argstream/partial-json, an entry of its own (the core entry does not reach it): the AI SDK's

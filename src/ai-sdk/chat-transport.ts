@@ -15,8 +15,8 @@ import { checkRetryOptions, type RetryOptions } from '../relay/retry-policy.ts';
 import type { Resumer } from './chat-resume.ts';
 import type { ToolSchemas } from '../store/tools.ts';
 import type { TurnStore } from '../store/source-reading.ts';
-import { TurnStoreBase, type TurnSnapshot, type TurnStoreSchedule } from '../store/turn-store.ts';
-import type { PathUpdate, PipelineEvent, StreamEvent } from '../types.ts';
+import { TurnStoreBase, type SourceReading, type TurnSnapshot, type TurnStoreSchedule } from '../store/turn-store.ts';
+import type { PipelineEvent, StreamEvent } from '../types.ts';
 
 /** Options of {@link ArgstreamChatTransport}: the AI SDK's HTTP transport options, and argstream's. */
 export type ArgstreamChatTransportOptions<UI_MESSAGE extends UIMessage, T extends ToolSchemas = {}> = HttpChatTransportInitOptions<UI_MESSAGE> & {
@@ -72,6 +72,18 @@ export type ArgstreamChatTransportOptions<UI_MESSAGE extends UIMessage, T extend
  * (the module map keeps it once loaded), so that it is there before a cut.
  */
 const loadResume = () => import('./chat-resume.ts');
+
+/**
+ * How the transport reads an argstream server's path updates (`toolInputs: 'path-updates'`), a
+ * chunk of its own: a server sends them or it does not, and by default it does not. Loaded with
+ * the first response that sends one (see `ChunkRouter.#drain`); its reader of them is given to
+ * every store of the transports through {@link READING}.
+ */
+const loadPathUpdates = () => import('./chat-path-updates.ts');
+let pathUpdates: Awaited<ReturnType<typeof loadPathUpdates>> | undefined;
+
+/** What the transports' stores read beyond argstream's events: path updates, once their reader is loaded. */
+const READING: SourceReading = {};
 
 const DEFAULT_MAX_BUFFERED = 16 * 1024 * 1024;
 
@@ -266,7 +278,7 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
     const options: { tools?: T; schedule?: TurnStoreSchedule } = {};
     if (this.#tools !== undefined) options.tools = this.#tools;
     if (this.#schedule !== undefined) options.schedule = this.#schedule;
-    return new Session(() => new TurnStoreBase<T>(options) as unknown as TurnStoreBase<ToolSchemas>, this.#resumeContinues);
+    return new Session(() => new TurnStoreBase<T>(options, READING) as unknown as TurnStoreBase<ToolSchemas>, this.#resumeContinues);
   }
 
   readonly #tell = (): void => {
@@ -478,6 +490,13 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
   readonly #maxBufferedBytes: number;
   /** The chunks of the current read for the AI SDK. */
   readonly #out: UIMessageChunk[] = [];
+  /**
+   * While the reader of path updates loads: the SSE events from the first chunk of them on (and an
+   * error of the SSE parser among them), read in order once it is loaded.
+   */
+  #waiting: Array<EventSourceMessage | { readonly error: unknown }> | undefined;
+  /** The reader of path updates could not be loaded for this response: they pass on unread. */
+  #unread = false;
   /** The response said it ended (`finish`, `error`; an `abort` stops the turn at once). */
   #ended = false;
   /** The response is over for this router: read to its end, failed, cancelled or closed. */
@@ -493,7 +512,9 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       onEvent: (message) => this.#chunk(message),
       onError: (error) => {
         // An invalid `retry:` is a reconnection hint, not ours to follow; anything else is fatal.
-        if (error.type === 'max-buffer-size-exceeded') throw this.#tooLong(error);
+        if (error.type !== 'max-buffer-size-exceeded') return;
+        if (this.#waiting === undefined) throw this.#tooLong(error);
+        this.#waiting.push({ error: this.#tooLong(error) });
       },
       maxBufferSize: maxBufferedBytes,
     });
@@ -542,13 +563,16 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       if (done) {
         try {
           this.#feed(this.#text.decode());
+          if (this.#waiting !== undefined) await this.#drain();
           // A replay that ended before it repeated what was read.
           if (this.#skip > 0) throw outOfSequence();
         } catch (error) {
+          if (this.#over) return;
           this.#flush(controller);
           this.#end(error);
           throw error;
         }
+        if (this.#over) return;
         this.#flush(controller);
         // A body that ended before the message's end (a dropped connection, a relay gone): asked
         // for again, when the transport resumes.
@@ -565,17 +589,48 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
       }
       try {
         this.#feed(this.#text.decode(value, { stream: true }));
+        if (this.#waiting !== undefined) await this.#drain();
       } catch (error) {
+        if (this.#over) return;
         // The AI SDK's stream errors with it (as with its own transport); the snapshot too.
         this.#flush(controller);
         this.#end(error);
         void this.#reader.cancel(error).catch(() => undefined);
         throw error;
       }
+      if (this.#over) return;
       if (out.length > 0) {
         this.#flush(controller);
         return;
       }
+    }
+  }
+
+  /**
+   * The first chunk of path updates came before their reader was loaded: load it, then read what
+   * waited, in order, as it would have been read at once (an error among it is thrown in its place).
+   * A reader that cannot be loaded (the network lost the chunk) leaves the store unable to follow,
+   * as a chunk it cannot read does: the snapshot fails with the error, the AI SDK gets every chunk.
+   */
+  async #drain(): Promise<void> {
+    try {
+      pathUpdates ??= await loadPathUpdates();
+      READING.updates = pathUpdates.newPathUpdateFragments;
+    } catch (error) {
+      this.#unread = true;
+      const session = this.#bound;
+      if (!session.broken && !this.#over) {
+        session.broken = true;
+        session.fail(error);
+        this.#settle();
+      }
+    }
+    const waiting = this.#waiting ?? [];
+    this.#waiting = undefined;
+    if (this.#over) return;
+    for (const entry of waiting) {
+      if ('error' in entry) throw entry.error;
+      this.#chunk(entry);
     }
   }
 
@@ -693,6 +748,10 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
   }
 
   #chunk(message: EventSourceMessage): void {
+    if (this.#waiting !== undefined) {
+      this.#waiting.push(message);
+      return;
+    }
     const data = message.data;
     // An event that arrived whole in one read is held as long as one that grew over several.
     if (data.length > this.#maxBufferedBytes) throw this.#tooLong();
@@ -714,6 +773,11 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
         cause: parsed,
       });
     }
+    if (parsed['type'] === TOOL_INPUT_UPDATES && pathUpdates === undefined && !this.#unread && this.#skip === 0) {
+      // They are read once their reader is loaded: this chunk and those after it wait for it.
+      this.#waiting = [message];
+      return;
+    }
     if (this.#skip > 0) {
       // A replay repeats what was read: skipped, checked against it once all of it came again.
       this.#skipPrint = fingerprint(this.#skipPrint, parsed);
@@ -727,17 +791,18 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     const events = this.#events;
     const texts = this.#bound.texts;
     if ((chunk.type as string) === TOOL_INPUT_UPDATES) {
-      // An argstream server's path updates (UIMessageStreamEncoder's toolInputs: 'path-updates').
-      const updatesData = parsed['data'];
-      if (!isRecord(updatesData) || typeof updatesData['toolCallId'] !== 'string' || !Array.isArray(updatesData['updates']) || !updatesData['updates'].every(isRecord)) {
-        throw new ProviderError('ai-sdk-ui', 'invalid-format', `ai-sdk-ui: a ${TOOL_INPUT_UPDATES} chunk without its toolCallId and updates`, { cause: parsed });
+      // An argstream server's path updates (UIMessageStreamEncoder's toolInputs: 'path-updates'),
+      // checked and read by their reader; one that could not be loaded left the store unable to
+      // follow (see #drain): they pass on.
+      const reader = pathUpdates;
+      if (reader !== undefined) {
+        const updates = reader.updateEvents(parsed);
+        this.#apply(() => {
+          // These go to the store without the adapter, which refuses what follows the end itself.
+          if (this.#ended) throw reader.updatesAfterEnd(parsed);
+          for (const update of updates) events.push(update);
+        });
       }
-      const { toolCallId, updates } = updatesData as unknown as { toolCallId: string; updates: readonly PathUpdate[] };
-      this.#apply(() => {
-        // These go to the store without the adapter, which refuses what follows the end itself.
-        if (this.#ended) throw new ProviderError('ai-sdk-ui', 'after-end', `ai-sdk-ui: a "${TOOL_INPUT_UPDATES}" record came after the end of the stream ("finish"); nothing is added to a finished turn`, { cause: parsed });
-        for (const update of updates) events.push({ ...update, toolCallId });
-      });
       this.#out.push(chunk);
       return;
     }

@@ -72,8 +72,17 @@ export interface ProviderDefinition {
 export interface PartReader {
   /** Whether `event` is one of its parts rather than an argstream event. */
   isPart(event: { readonly type: string }): boolean;
-  /** A new adapter for one stream of them. */
-  create(): ProviderAdapter;
+  /** A new reader of one stream of them. */
+  create(): PartStream;
+}
+
+/**
+ * One stream of another library's parts: `push(part) → events`; `end()` yields what is still open,
+ * then throws when the stream was cut before its end (see {@link PartReader}). Internal.
+ */
+export interface PartStream {
+  push(part: unknown): StreamEvent[];
+  end(): Iterable<StreamEvent>;
 }
 
 /** A `part` event, with a `metadata` key only when there is metadata. */

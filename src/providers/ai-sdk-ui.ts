@@ -8,7 +8,7 @@
 import { ProviderError, excerpt } from '../errors.ts';
 import type { EventMetadata, FinishReason, JsonValue, StreamEvent } from '../types.ts';
 import { type ProviderAdapter, partEvent } from './adapter.ts';
-import { type JsonRecord, type MemberReader, isRecord, jsonTextOf, membersOf, metadataOf, nonEmptyStringAt, recordAt, stringAt } from './json-access.ts';
+import { type JsonRecord, type MemberReader, isRecord, jsonTextOf, membersOf, metadataOf, nonEmptyStringAt, stringAt } from './json-access.ts';
 
 /** Path updates of one call's input → its JSON text, piece by piece (`path-update-text.ts`). */
 export interface UpdateText {
@@ -16,14 +16,29 @@ export interface UpdateText {
   push(update: unknown): string;
 }
 
+/** A tool call's slot, as the reader of its path updates sees it. Internal. */
+export interface UpdatesCall {
+  readonly index: number;
+  /** The text its arguments delivered so far, one piece per part. */
+  readonly streamed: string[];
+  /** The writer of its path updates' text, once one came. */
+  updates: UpdateText | undefined;
+}
+
+/**
+ * Reads a `TOOL_INPUT_UPDATES` chunk into `out`: `callOf` gives the call's slot (opening it), or
+ * `undefined` for a call already complete. Internal.
+ */
+export type UpdatesReader = (chunk: JsonRecord, out: StreamEvent[], callOf: (toolCallId: string, out: StreamEvent[]) => UpdatesCall | undefined) => void;
+
 /** Options of {@link createAiSdkUiAdapter}. */
 export interface AiSdkUiAdapterOptions {
   /**
    * Reads an argstream server's path updates (`TOOL_INPUT_UPDATES` chunks) as the call's argument
-   * text. Without it they are passed on whole, as any other data chunk: the chat transport, which
-   * takes them before the adapter, bundles no reader of them.
+   * text (`readPathUpdates`). Without it they are passed on whole, as any other data chunk: the
+   * chat transport, which takes them before the adapter, bundles no reader of them.
    */
-  readonly updateText?: () => UpdateText;
+  readonly readUpdates?: UpdatesReader;
 }
 
 type SlotKind = 'text' | 'reasoning' | 'tool';
@@ -209,7 +224,7 @@ function restOf(slot: Slot, input: unknown): string {
  * added later are still passed on whole.
  */
 export function createAiSdkUiAdapter(options: AiSdkUiAdapterOptions = {}): ProviderAdapter {
-  const updateText = options.updateText;
+  const readUpdates = options.readUpdates;
   const members = membersOf('ai-sdk-ui');
   const open = new Map<string, Slot>();
   /** Tool calls flushed already, by id: a repeated `tool-input-available` changes nothing. */
@@ -252,6 +267,11 @@ export function createAiSdkUiAdapter(options: AiSdkUiAdapterOptions = {}): Provi
     last = slot;
     lastId = id;
     return slot;
+  }
+
+  /** A tool call's slot (opened by the chunk), or `undefined` for a call complete already: more of it would make arguments the AI SDK never had. */
+  function openCall(toolCallId: string, out: StreamEvent[], chunk?: JsonRecord): Slot | undefined {
+    return closedCalls.has(toolCallId) && !open.has(`tool:${toolCallId}`) ? undefined : slotFor('tool', toolCallId, out, chunk);
   }
 
   function flush(kind: SlotKind, id: string, extra: EventMetadata | undefined, out: StreamEvent[]): void {
@@ -311,23 +331,6 @@ export function createAiSdkUiAdapter(options: AiSdkUiAdapterOptions = {}): Provi
       }),
     );
     out.push({ type: 'flush', index, metadata: { blockType: chunk['type'], block: chunk } });
-  }
-
-  /** An argstream server's path updates of a call's input: its argument text, as deltas would be. */
-  function updates(chunk: JsonRecord, out: StreamEvent[], newText: () => UpdateText): void {
-    const data = recordAt(chunk, 'data');
-    const toolCallId = stringAt(data, 'toolCallId') ?? '';
-    const list = data?.['updates'];
-    if (!Array.isArray(list)) throw new ProviderError('ai-sdk-ui', 'invalid-stream', `ai-sdk-ui: a ${TOOL_INPUT_UPDATES} chunk holds no list of updates`, { code: 'invalid-input', cause: chunk });
-    // Updates of a call already complete would make arguments the AI SDK never had.
-    if (closedCalls.has(toolCallId) && !open.has(`tool:${toolCallId}`)) return;
-    const slot = slotFor('tool', toolCallId, out);
-    const writer = (slot.updates ??= newText());
-    let text = '';
-    for (const update of list) if (!isRecord(update) || update['structured'] !== true) text += writer.push(update);
-    if (text === '') return;
-    slot.streamed.push(text);
-    out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk: text }));
   }
 
   /**
@@ -429,10 +432,8 @@ export function createAiSdkUiAdapter(options: AiSdkUiAdapterOptions = {}): Provi
           slotFor('tool', stringAt(data, 'toolCallId') ?? '', out, data);
           break;
         case 'tool-input-delta': {
-          const toolCallId = stringAt(data, 'toolCallId') ?? '';
-          // A delta of a call already complete would make arguments the AI SDK never had.
-          if (closedCalls.has(toolCallId) && !open.has(`tool:${toolCallId}`)) break;
-          const slot = slotFor('tool', toolCallId, out, data);
+          const slot = openCall(stringAt(data, 'toolCallId') ?? '', out, data);
+          if (slot === undefined) break;
           const delta = stringAt(data, 'inputTextDelta');
           if (delta) {
             slot.streamed.push(delta);
@@ -442,8 +443,8 @@ export function createAiSdkUiAdapter(options: AiSdkUiAdapterOptions = {}): Provi
         }
         case 'tool-input-available': {
           const toolCallId = stringAt(data, 'toolCallId') ?? '';
-          if (closedCalls.has(toolCallId) && !open.has(`tool:${toolCallId}`)) break;
-          const slot = slotFor('tool', toolCallId, out, data);
+          const slot = openCall(toolCallId, out, data);
+          if (slot === undefined) break;
           const rest = restOf(slot, data['input']);
           if (rest !== '') out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk: slot.text ? jsonStringContent(rest) : rest }));
           if (slot.text) out.push(partEvent(slot.index, { type: 'tool-call-arguments', chunk: '"' }));
@@ -452,8 +453,7 @@ export function createAiSdkUiAdapter(options: AiSdkUiAdapterOptions = {}): Provi
         }
         case 'tool-input-error': {
           const toolCallId = stringAt(data, 'toolCallId') ?? '';
-          if (closedCalls.has(toolCallId) && !open.has(`tool:${toolCallId}`)) break;
-          slotFor('tool', toolCallId, out, data);
+          if (openCall(toolCallId, out, data) === undefined) break;
           const error = new ProviderError('ai-sdk-ui', 'tool-input-error', stringAt(data, 'errorText') ?? 'the AI SDK reported invalid tool input', {
             cause: data,
           });
@@ -504,7 +504,7 @@ export function createAiSdkUiAdapter(options: AiSdkUiAdapterOptions = {}): Provi
         case 'error':
           throw new ProviderError('ai-sdk-ui', 'error', nonEmptyStringAt(data, 'errorText') ?? 'the AI SDK stream reported an error', { cause: data });
         case TOOL_INPUT_UPDATES:
-          if (updateText !== undefined) updates(data, out, updateText);
+          if (readUpdates !== undefined) readUpdates(data, out, openCall);
           else whole(data, out);
           break;
         default:

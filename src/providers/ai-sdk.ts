@@ -422,5 +422,31 @@ export function createAiSdkAdapter(_options: AiSdkAdapterOptions = {}): Provider
   };
 }
 
-/** The AI SDK's `fullStream` parts, for the stages that take them among argstream's events. Internal. */
-export const AI_SDK_PARTS: PartReader = { isPart: isAiSdkPart, create: () => createAiSdkAdapter() };
+/**
+ * The AI SDK's `fullStream` parts, for the stages that take them among argstream's events: each
+ * stream's adapter, and at its end, after what the adapter flushes, a `ProviderError` (type
+ * `'invalid-stream'`, code `'truncated'`) for parts that ended before their `finish` (or `abort`)
+ * part, as `ProviderEventDecoder` refuses them: the stream was cut. Internal.
+ */
+export const AI_SDK_PARTS: PartReader = {
+  isPart: isAiSdkPart,
+  create: () => {
+    const adapter = createAiSdkAdapter();
+    let count = 0;
+    let last = '';
+    return {
+      push: (part) => (count++, (last = (part as { readonly type: string }).type), adapter.push(part)),
+      *end() {
+        yield* adapter.end();
+        if (adapter.complete?.() !== true) {
+          throw new ProviderError(
+            'ai-sdk',
+            'invalid-stream',
+            `ai-sdk: the stream ended before the \`finish\` (or \`abort\`) part: it was cut (after ${count} part${count === 1 ? '' : 's'}, the last "${last}"), so the turn is incomplete`,
+            { code: 'truncated' },
+          );
+        }
+      },
+    };
+  },
+};

@@ -6,8 +6,32 @@
  * @module
  */
 import { ProviderError, excerpt } from '../errors.ts';
-import { TOOL_INPUT_UPDATES, type UpdateText } from './ai-sdk-ui.ts';
-import { isRecord, stringAt } from './json-access.ts';
+import type { StreamEvent } from '../types.ts';
+import { partEvent } from './adapter.ts';
+import { TOOL_INPUT_UPDATES, type UpdateText, type UpdatesCall } from './ai-sdk-ui.ts';
+import { type JsonRecord, isRecord, recordAt, stringAt } from './json-access.ts';
+
+/**
+ * An argstream server's path updates of a call's input (a `TOOL_INPUT_UPDATES` chunk): its
+ * argument text, as deltas would be (the `'ai-sdk-ui'` adapter's `readUpdates`). Updates of a call
+ * already complete (`callOf` gives none) are dropped: they would make arguments the AI SDK never had.
+ * @throws {ProviderError} type `'invalid-stream'` (code `'invalid-input'`) for a chunk without a
+ * list of updates, or an update argstream does not know.
+ */
+export function readPathUpdates(chunk: JsonRecord, out: StreamEvent[], callOf: (toolCallId: string, out: StreamEvent[]) => UpdatesCall | undefined): void {
+  const data = recordAt(chunk, 'data');
+  const toolCallId = stringAt(data, 'toolCallId') ?? '';
+  const list = data?.['updates'];
+  if (!Array.isArray(list)) throw unreadable(chunk, 'no list of updates');
+  const call = callOf(toolCallId, out);
+  if (call === undefined) return;
+  const writer = (call.updates ??= new PathUpdateText());
+  let text = '';
+  for (const update of list) if (!isRecord(update) || update['structured'] !== true) text += writer.push(update);
+  if (text === '') return;
+  call.streamed.push(text);
+  out.push(partEvent(call.index, { type: 'tool-call-arguments', chunk: text }));
+}
 
 /** A JSON number literal, as a path update's `raw` must be (it becomes argument text as written). */
 const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;

@@ -20,7 +20,7 @@ import { createGeminiAdapter } from './gemini.ts';
 import { createOllamaAdapter } from './ollama.ts';
 import { createOpenAIChatAdapter } from './openai-chat.ts';
 import { createOpenAIResponsesAdapter } from './openai-responses.ts';
-import { PathUpdateText } from './path-update-text.ts';
+import { readPathUpdates } from './path-update-text.ts';
 import { SseLineBreaks } from './sse-line-breaks.ts';
 
 /**
@@ -129,7 +129,7 @@ const PROVIDERS: Readonly<Record<Exclude<ProviderName, EntryProviderName>, Omit<
   bedrock: { framing: 'aws-event-stream', create: () => createBedrockAdapter(), terminal: '`messageStop`' },
   cohere: { framing: 'sse', create: () => createCohereAdapter(), terminal: '`message-end`' },
   'ai-sdk': { framing: 'objects', create: () => createAiSdkAdapter(), terminal: 'the `finish` (or `abort`) part', objects: 'part objects (`streamText(…).fullStream`)' },
-  'ai-sdk-ui': { framing: 'sse', create: () => createAiSdkUiAdapter({ updateText: () => new PathUpdateText() }), terminal: AI_SDK_UI_TERMINAL },
+  'ai-sdk-ui': { framing: 'sse', create: () => createAiSdkUiAdapter({ readUpdates: readPathUpdates }), terminal: AI_SDK_UI_TERMINAL },
 };
 
 /**

@@ -7,9 +7,10 @@
  * a relay's `Response`, or no source yet (a page about to get its response); the AI SDK's
  * `fullStream` parts for a `ReadableStream`; and with each, and alone for a `Response` with its
  * `decoder`, the reading of a source into the store (`consume.ts`), the turn builder's reading of
- * the events of a stage before (`events-before.ts`) and the reader of field events. Never for a
- * source that keeps its own snapshot: a page whose turns come from the AI SDK chat transport
- * bundles none of it.
+ * the events of a stage before (`events-before.ts`) and the readers of field events and path
+ * updates. Never for a source that keeps its own snapshot: a page whose turns come from the AI SDK
+ * chat transport bundles none of it (the transport loads the reader of path updates itself, when a
+ * response sends them).
  *
  * @module
  */
@@ -80,12 +81,12 @@ const partsReading = loader(() => Promise.all([import('../providers/ai-sdk.ts'),
 const decoderReading = loader(() => commonReading());
 
 /**
- * What every source needs: the reading itself, and the events of a stage before and field events,
- * which any source but the AI SDK chat transport may carry.
+ * What every source needs: the reading itself, and the events of a stage before, field events and
+ * path updates, which any source but the AI SDK chat transport may carry.
  */
 function commonReading(): Promise<Loaded> {
-  return Promise.all([import('./consume.ts'), import('../turn/events-before.ts'), import('./field-fragments.ts')]).then(([reading, before, fields]) => ({
-    reading: { before: before.readEventBefore, fields: fields.newFieldFragments },
+  return Promise.all([import('./consume.ts'), import('../turn/events-before.ts'), import('./field-fragments.ts'), import('./fragments.ts')]).then(([reading, before, fields, updates]) => ({
+    reading: { before: before.readEventBefore, fields: fields.newFieldFragments, updates: updates.newPathUpdateFragments },
     consume: reading.consume,
   }));
 }

@@ -115,3 +115,8 @@ export class PathUpdateFragments {
     return [...top.steps, top.isArray ? { index: top.next++ } : { key: this.#key }];
   }
 }
+
+/** A new reader of one call's path updates (`SourceReading.updates`). */
+export function newPathUpdateFragments(maxDepth: number): PathUpdateFragments {
+  return new PathUpdateFragments(maxDepth);
+}

@@ -23,7 +23,7 @@ import type {
 } from '../types.ts';
 import type { StandardSchemaIssue, StandardSchemaResult } from '../views/argument-validation-core.ts';
 import type { FieldFragments } from './field-fragments.ts';
-import { PathUpdateFragments } from './fragments.ts';
+import type { PathUpdateFragments } from './fragments.ts';
 import { IncompleteToolCallError, type TurnError } from './turn-error.ts';
 import type { CompletePaths, ToolCallSnapshot, ToolCallStatus, ToolSchemas } from './tools.ts';
 
@@ -116,6 +116,12 @@ export interface SourceReading {
    * events fails with a `TypeError`.
    */
   fields?: ((maxDepth: number) => FieldFragments) | undefined;
+  /**
+   * Path updates (a relay's, an argstream server's `data-argstream-tool-input` chunks) read back
+   * as the fragments of their call's input (`newPathUpdateFragments`); without it a call streamed
+   * as path updates fails with a `TypeError`.
+   */
+  updates?: ((maxDepth: number) => PathUpdateFragments) | undefined;
   /**
    * The events a stage before made (conversation and progress events, raw argument deltas,
    * `snapshot`s: a relay's, a stream's), checked and read by the turn builder
@@ -644,13 +650,19 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
   #pathUpdate(update: PathUpdate): void {
     if (update.structured === true) return;
     const call = this.#call(update.toolCallId, update.index, undefined);
-    this.#translated(call, 'updates', (fragments) => (call.updates ??= new PathUpdateFragments(this.#maxDepth)).push(update, fragments));
+    this.#translated(call, 'updates', (fragments) => (call.updates ??= this.#newUpdates()).push(update, fragments));
   }
 
   #field(event: FieldEvent): void {
     if (event.toolCallId === undefined && event.toolName === undefined) return; // a structured document's fields
     const call = this.#call(event.toolCallId, event.index, event.toolName);
     this.#translated(call, 'fields', (fragments) => (call.fields ??= this.#newFields()).push(event, fragments));
+  }
+
+  #newUpdates(): PathUpdateFragments {
+    const updates = this.#reading.updates;
+    if (updates === undefined) throw new TypeError('TurnStore: this store reads no path updates');
+    return updates(this.#maxDepth);
   }
 
   #newFields(): FieldFragments {

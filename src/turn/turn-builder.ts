@@ -12,7 +12,7 @@ import { FragmentAggregator } from '../json/fragment-aggregator.ts';
 import { FragmentCollector } from '../json/incremental-json-parser.ts';
 import { JsonScanner, type JsonLimits, type RunFinder } from '../json/scanner.ts';
 import { ValueBuilder } from '../json/value-builder.ts';
-import type { PartReader, ProviderAdapter } from '../providers/adapter.ts';
+import type { PartReader, PartStream } from '../providers/adapter.ts';
 import type { PushCore } from '../core.ts';
 import { checkIndex, checkString, duplicateToolCallId, invalidEvent } from './event-check.ts';
 import type {
@@ -241,10 +241,7 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
   /** Where the reader of the AI SDK's `fullStream` parts is, if the builder reads them. */
   readonly #reading: PartSource;
   /** Reads the AI SDK's `fullStream` parts, once one arrives. */
-  #aiSdk: ProviderAdapter | undefined;
-  /** How many AI SDK parts arrived, and the last one's type (for the message of a cut stream). */
-  #aiSdkParts = 0;
-  #aiSdkLast = '';
+  #aiSdk: PartStream | undefined;
   /** Every non-empty call id of the turn so far, with the slot of the call that holds it. */
   readonly #ids = new Map<string, HeldId>();
   /** The deepest nesting of the events the builder checks (`maxDepth`). @internal */
@@ -281,8 +278,6 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
     if (parts !== undefined && parts.isPart(event)) {
       // An AI SDK part (`streamText(…).fullStream` piped in directly): read as the 'ai-sdk'
       // provider's events would be.
-      this.#aiSdkParts++;
-      this.#aiSdkLast = event.type;
       for (const streamEvent of (this.#aiSdk ??= parts.create()).push(event)) this.push(streamEvent, out);
       return out;
     }
@@ -388,19 +383,9 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
    * stream was cut (what the flushed slots made is in `out` first).
    */
   end(out: PipelineEvent[] = []): PipelineEvent[] {
+    // The AI SDK's parts still open, then their error if they were cut (after what they made).
     const aiSdk = this.#aiSdk;
-    if (aiSdk !== undefined) {
-      for (const streamEvent of aiSdk.end()) this.push(streamEvent, out);
-      if (!(aiSdk.complete?.() ?? this.#finished !== undefined)) {
-        const count = `${this.#aiSdkParts} part${this.#aiSdkParts === 1 ? '' : 's'}`;
-        throw new ProviderError(
-          'ai-sdk',
-          'invalid-stream',
-          `ai-sdk: the stream ended before the \`finish\` (or \`abort\`) part: it was cut (after ${count}, the last "${this.#aiSdkLast}"), so the turn is incomplete`,
-          { code: 'truncated' },
-        );
-      }
-    }
+    if (aiSdk !== undefined) for (const streamEvent of aiSdk.end()) this.push(streamEvent, out);
     const open = [...this.#slots.values()].sort((a, b) => a.index - b.index);
     this.#slots.clear();
     for (const slot of open) this.#close(slot, out, true);
