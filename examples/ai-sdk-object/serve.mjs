@@ -133,6 +133,9 @@ export async function bundlePage(options) {
  * Anthropic providers are installed under other names.
  * @type {Record<Major, Record<string, string>>}
  */
+/** The web Requests of the responses still open (see `recipe`). */
+const live = new Set();
+
 const SERVER_PACKAGES = { 6: { ai: 'ai6', '@ai-sdk/anthropic': 'ai-sdk-anthropic3' }, 7: { ai: 'ai7', '@ai-sdk/anthropic': 'ai-sdk-anthropic4' } };
 
 /**
@@ -233,7 +236,13 @@ export async function startObjectExample(options) {
     /** @type {Record<string, string>} */
     const headers = {};
     for (const [name, value] of Object.entries(request.headers)) if (typeof value === 'string') headers[name] = value;
-    const webResponse = await handle(new Request(`http://127.0.0.1${request.url}`, { method: 'POST', headers, body, signal: gone.signal }));
+    const webRequest = new Request(`http://127.0.0.1${request.url}`, { method: 'POST', headers, body, signal: gone.signal });
+    // Held until the page's connection closes: the route keeps only `request.signal`, and Node's
+    // Request holds what makes that signal follow `gone` (a Request collected early would leave the
+    // signal unaborted, and the model's request running, after a Stop).
+    live.add(webRequest);
+    response.on('close', () => live.delete(webRequest));
+    const webResponse = await handle(webRequest);
     response.writeHead(webResponse.status, Object.fromEntries(webResponse.headers));
     if (webResponse.body === null) return void response.end();
     const reader = webResponse.body.getReader();
