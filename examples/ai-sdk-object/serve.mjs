@@ -133,10 +133,10 @@ export async function bundlePage(options) {
  * Anthropic providers are installed under other names.
  * @type {Record<Major, Record<string, string>>}
  */
+const SERVER_PACKAGES = { 6: { ai: 'ai6', '@ai-sdk/anthropic': 'ai-sdk-anthropic3' }, 7: { ai: 'ai7', '@ai-sdk/anthropic': 'ai-sdk-anthropic4' } };
+
 /** The web Requests of the responses still open (see `recipe`). */
 const live = new Set();
-
-const SERVER_PACKAGES = { 6: { ai: 'ai6', '@ai-sdk/anthropic': 'ai-sdk-anthropic3' }, 7: { ai: 'ai7', '@ai-sdk/anthropic': 'ai-sdk-anthropic4' } };
 
 /**
  * The route of `major` (server/ai-sdk-6.mjs or server/ai-sdk-7.mjs), its packages linked to that
