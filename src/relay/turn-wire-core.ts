@@ -190,6 +190,12 @@ export abstract class TurnWireCore<R, C extends CallState = CallState> {
     else call.held += text;
   }
 
+  /** Raw argument text came for `call`: the progress of a stage before is no longer written for it. */
+  #takeRaw(call: C): void {
+    call.raw = true;
+    call.writer = undefined;
+  }
+
   /**
    * Argument text rebuilt from progress waits until the next event: when that is the raw part of
    * the same chunk (a stage before passes both), the raw text is written instead.
@@ -205,10 +211,8 @@ export abstract class TurnWireCore<R, C extends CallState = CallState> {
       next !== undefined &&
       ((next.type === 'part' && next.index === pending.index && next.part.type === 'tool-call-arguments') ||
         (next.type === 'streaming-tool-call' && next.index === pending.index && next.argumentsDelta !== ''));
-    if (raw) {
-      call.raw = true;
-      call.writer = undefined;
-    } else this.#delta(call, pending.text, out);
+    if (raw) this.#takeRaw(call);
+    else this.#delta(call, pending.text, out);
   }
 
   #write(event: PipelineEvent, out: R[]): void {
@@ -221,8 +225,7 @@ export abstract class TurnWireCore<R, C extends CallState = CallState> {
           this.startCall(this.#named(event.index, part), out);
         } else if (part.type === 'tool-call-arguments') {
           const call = this.call(event.index);
-          call.raw = true;
-          call.writer = undefined;
+          this.#takeRaw(call);
           this.#delta(call, part.chunk, out);
         } else this.write(event, out);
         break;
@@ -230,8 +233,7 @@ export abstract class TurnWireCore<R, C extends CallState = CallState> {
       case 'streaming-tool-call': {
         const call = this.#named(event.index, event);
         if (event.argumentsDelta !== '') {
-          call.raw = true;
-          call.writer = undefined;
+          this.#takeRaw(call);
           this.#delta(call, event.argumentsDelta, out);
         } else this.startCall(call, out);
         break;
