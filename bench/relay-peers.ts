@@ -688,6 +688,11 @@ async function checkRow(
 // ---------------------------------------------------------------------------------------------
 // The run
 
+/** A full collection, under `node --expose-gc` (`npm run bench` runs so; without it, nothing). */
+function collect(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 function median(series: readonly number[]): number {
   const sorted = [...series].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
@@ -763,6 +768,9 @@ export async function runRelayPeersBench(options: RelayPeersOptions): Promise<Re
       counter.saves = 0;
       stats.writes = 0;
       stats.failures.length = 0;
+      // A pass starts on a collected heap and pays for collecting its own garbage: what the row
+      // before left is not charged to this one (an AI SDK row leaves far more than a proxy).
+      collect();
       const wallStart = performance.now();
       const cpuStart = process.cpuUsage();
       const reply = await load.run(`${relayBase}/${gate ? `${shape}-gate` : shape}/${row}`, streams, gate);
@@ -770,6 +778,7 @@ export async function runRelayPeersBench(options: RelayPeersOptions): Promise<Re
       stats.idle = undefined;
       // A turn for what the end of a stream schedules (a save after the last byte).
       await new Promise((resolve) => setImmediate(resolve));
+      collect();
       const cpu = process.cpuUsage(cpuStart);
       const wallMs = performance.now() - wallStart;
       const what = `${relayPeersCellId(shape, row)} (${streams} streams)`;
@@ -851,6 +860,7 @@ export async function runRelayPeersBench(options: RelayPeersOptions): Promise<Re
             `  ${relayPeersCellId(shape.id, row).padEnd(44)} round ${round + 1}: ${(sample.cpuUs / 1000).toFixed(0).padStart(7)} ms CPU ` +
               `(${(sample.cpuUs / 1000 / mb).toFixed(0).padStart(6)} ms/MB), ${sample.wallMs.toFixed(0).padStart(7)} ms wall, ${streams} streams` +
               (sample.upstreamReads > 0 ? `, ${(call.events.length / (sample.upstreamReads / streams)).toFixed(2)} events per read` : '') +
+              `, ${(sample.writes / streams).toFixed(0)} writes per stream` +
               `; load process ${(sample.loadCpuUs / 1000).toFixed(0)} ms CPU`,
           );
         }

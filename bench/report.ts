@@ -747,7 +747,8 @@ function relayPeersSection(peers: RelayPeersResults, out: (line?: string) => voi
       `\`process.cpuUsage()\` of the benchmark process (user + system, every thread, GC and the kernel's loopback ` +
       `TCP work of its socket calls included) over a pass, until every response has closed, ÷ the MB (10⁶ bytes) of ` +
       `tool-call arguments the pass relayed. Rows interleaved in ${peers.rounds} rounds (the order rotated), median ` +
-      `pass; no forced GC. "Events per read": the provider's events ÷ the reads of the upstream body, where the row's ` +
+      `pass; each pass starts on a fully collected heap and ends with a full collection inside its time, so a pass ` +
+      `pays for collecting its own garbage and not the row's before it. "Events per read": the provider's events ÷ the reads of the upstream body, where the row's ` +
       `code reads it (the AI SDK pipes it; its rows show the wall time instead: a pass longer than the provider's ` +
       `pace means the relay fell behind and read several events at once). TTFB: request sent → first body byte, at ` +
       `the client, over every stream of every pass. Before timing, one stream per row (provider unpaced) is checked: ` +

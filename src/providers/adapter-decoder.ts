@@ -74,29 +74,36 @@ export class AdapterDecoder {
 
   /** One record (an object already decoded); appends what it makes to `out` (returned). */
   push(record: object, out: StreamEvent[] = []): StreamEvent[] {
-    this.run(out, () => {
-      this.records++;
-      this.record(record);
-    });
+    this.run(out, this.#pushRecord, record);
     return out;
   }
+
+  /** {@link push}'s step, made once (not a closure per record). */
+  readonly #pushRecord = (record: object): void => {
+    this.records++;
+    this.record(record);
+  };
 
   /** The input ended: the adapter flushes what is open, and a stream cut before its end throws. */
   end(out: StreamEvent[] = []): StreamEvent[] {
-    this.run(out, () => {
-      this.finish();
-      this.#closed = true;
-    });
+    this.run(
+      out,
+      () => {
+        this.finish();
+        this.#closed = true;
+      },
+      undefined,
+    );
     return out;
   }
 
-  /** Run `step` with `out` as the output; what it throws is thrown by every later call. */
-  run(out: StreamEvent[], step: () => void): void {
+  /** Run `step(arg)` with `out` as the output; what it throws is thrown by every later call. */
+  run<A>(out: StreamEvent[], step: (arg: A) => void, arg: A): void {
     if (this.#failure !== undefined) throw this.#failure;
     if (this.#closed) throw new TypeError('ProviderEventDecoder: input already ended');
     this.#out = out;
     try {
-      step();
+      step(arg);
     } catch (error) {
       this.#failure = error;
       throw error;

@@ -326,9 +326,12 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
    * ignored.
    */
   push(chunk: ProviderEventStreamInput, out: StreamEvent[] = []): StreamEvent[] {
-    this.#records.run(out, () => this.#push(chunk));
+    this.#records.run(out, this.#pushStep, chunk);
     return out;
   }
+
+  /** {@link push}'s step, made once (not a closure per chunk). */
+  readonly #pushStep = (chunk: ProviderEventStreamInput): void => this.#push(chunk);
 
   /**
    * The input ended: decode what is left (a last SSE event without its blank line, a last NDJSON
@@ -350,11 +353,15 @@ export class ProviderEventDecoder implements PushCore<ProviderEventStreamInput, 
    * when SSE was expected and no event came at all.
    */
   end(out: StreamEvent[] = []): StreamEvent[] {
-    this.#records.run(out, () => {
-      this.#ending = true;
-      this.#end();
-      this.#records.close();
-    });
+    this.#records.run(
+      out,
+      () => {
+        this.#ending = true;
+        this.#end();
+        this.#records.close();
+      },
+      undefined,
+    );
     return out;
   }
 

@@ -123,6 +123,13 @@ export function fromResponse(response: Response, options: FromResponseOptions, .
   return new ReadableStream<unknown>(new ResponseSource(response, providerName(options.provider), cores, taken?.tail), { highWaterMark: 0 });
 }
 
+function ignore(): void {}
+
+/** A body that ended, for a response without one. */
+const BODY_DONE: ReadableStreamReadResult<Uint8Array> = { done: true, value: undefined };
+/** What {@link ResponseSource}'s step of a read returns when the read made nothing: read on. */
+const AGAIN = 1;
+
 /** The underlying source of {@link fromResponse}'s stream. */
 class ResponseSource implements UnderlyingDefaultSource<unknown> {
   readonly #response: Response;
@@ -143,13 +150,19 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
   readonly #out: unknown[] = [];
   /** A read of the stream waits for the body (a keep-alive may answer it). */
   #waiting = false;
+  /** The first read checked the response and took its body's reader. */
+  #started = false;
   #closed = false;
   /**
-   * A read ahead failed (one handler per stream, not a closure per read). A pull takes `#ahead`
-   * before it awaits it, so this errors the stream only for a read that no pull is waiting for.
+   * The body failed (the reader's `closed`: one handler per stream, not one per read). A pull
+   * takes `#ahead` before it awaits it, so this errors the stream only for a read ahead that no
+   * pull is waiting for.
    */
   readonly #aheadFailed = (error: unknown): void => {
-    if (this.#ahead === undefined) return;
+    const ahead = this.#ahead;
+    if (ahead === undefined) return;
+    // Its rejection is the one reported here (the reader's `closed` rejects before its reads do).
+    ahead.then(undefined, ignore);
     if (this.#tail === undefined) this.#controller?.error(error);
     else this.#last(this.#tail.fail([], error));
   };
@@ -165,99 +178,145 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
     this.#controller = controller;
   }
 
-  async pull(controller: ReadableStreamDefaultController<unknown>): Promise<void> {
-    const response = this.#response;
-    const run = this.#run;
+  /**
+   * Not an `async` function: a read costs one `then` on the body's read, with handlers made once
+   * per stream, and no promise or frame of its own (this runs once per network read).
+   */
+  pull(controller: ReadableStreamDefaultController<unknown>): Promise<void> | undefined {
     if (this.#failure !== undefined) {
       controller.error(this.#failure.error);
-      return;
+      return undefined;
     }
-    if (!response.ok) {
-      const error = await httpError(response, this.#provider);
-      if (this.#tail === undefined) controller.error(error);
-      else this.#last(this.#tail.fail([], error));
-      return;
+    if (!this.#started) {
+      this.#started = true;
+      const response = this.#response;
+      if (!response.ok) return this.#httpFailure(response);
+      const reader = response.body?.getReader();
+      this.#reader = reader;
+      // One handler per stream for the read kept ahead, not one per read.
+      reader?.closed.then(undefined, this.#aheadFailed);
+      if (this.#tail?.keepAliveMs !== undefined) this.#lastOutput = Date.now();
     }
-    const reader = (this.#reader ??= response.body?.getReader());
-    const tail = this.#tail;
-    if (tail?.keepAliveMs !== undefined && this.#lastOutput === 0) this.#lastOutput = Date.now();
+    return this.#read();
+  }
+
+  async #httpFailure(response: Response): Promise<void> {
+    const error = await httpError(response, this.#provider);
+    if (this.#tail === undefined) this.#controller?.error(error);
+    else this.#last(this.#tail.fail([], error));
+  }
+
+  /** Reads the body until a read makes output (or the stream ends). */
+  #read(): Promise<void> | undefined {
     for (;;) {
+      const reader = this.#reader;
+      if (reader === undefined) {
+        const step = this.#step(BODY_DONE);
+        if (step === AGAIN) continue;
+        return step;
+      }
       const ahead = this.#ahead;
       this.#ahead = undefined;
-      let next: ReadableStreamReadResult<Uint8Array>;
-      if (tail === undefined) next = reader === undefined ? { done: true as const, value: undefined } : await (ahead ?? reader.read());
-      else {
+      const tail = this.#tail;
+      if (tail !== undefined) {
         // A read of the stream waits for the network: a keep-alive may answer it meanwhile.
         this.#waiting = true;
         this.#armKeepAlive(tail.keepAliveMs);
-        try {
-          next = reader === undefined ? { done: true as const, value: undefined } : await (ahead ?? reader.read());
-        } catch (error) {
-          // A cut connection: the page learns it from the last record.
-          return this.#last(tail.fail([], error));
-        } finally {
-          this.#waiting = false;
-        }
-        if (this.#closed) return;
       }
-      const out = this.#out;
+      return (ahead ?? reader.read()).then(this.#onRead, this.#onReadFailed);
+    }
+  }
+
+  readonly #onRead = (next: ReadableStreamReadResult<Uint8Array>): Promise<void> | undefined => {
+    if (this.#tail !== undefined) {
+      this.#waiting = false;
+      if (this.#closed) return undefined;
+    }
+    const step = this.#step(next);
+    return step === AGAIN ? this.#read() : step;
+  };
+
+  readonly #onReadFailed = (error: unknown): void => {
+    const tail = this.#tail;
+    if (tail === undefined) throw error;
+    this.#waiting = false;
+    // A cut connection: the page learns it from the last record.
+    this.#last(tail.fail([], error));
+  };
+
+  /** One read through the stages: {@link AGAIN} when it made nothing and the body goes on. */
+  #step(next: ReadableStreamReadResult<Uint8Array>): Promise<void> | typeof AGAIN | undefined {
+    const out = this.#out;
+    clear(out);
+    let pending: Promise<void> | undefined;
+    try {
+      pending = next.done ? this.#run.end(out) : this.#run.push(next.value, out);
+    } catch (caught) {
+      return this.#made(next, { error: caught });
+    }
+    if (pending === undefined) return this.#made(next, undefined);
+    // A stage that waits (an asynchronous schema): the rest of the read when it is done.
+    return pending.then(
+      () => this.#again(this.#made(next, undefined)),
+      (caught: unknown) => this.#again(this.#made(next, { error: caught })),
+    );
+  }
+
+  #again(step: typeof AGAIN | undefined): Promise<void> | undefined {
+    return step === AGAIN ? this.#read() : undefined;
+  }
+
+  /** What a read made goes out, or its error or the end; {@link AGAIN} when it made nothing. */
+  #made(next: ReadableStreamReadResult<Uint8Array>, error: { error: unknown } | undefined): typeof AGAIN | undefined {
+    const controller = this.#controller as ReadableStreamDefaultController<unknown>;
+    const tail = this.#tail;
+    const reader = this.#reader;
+    const out = this.#out;
+    joinAdjacentText(out);
+    let made = out.length > 0;
+    if (tail === undefined) {
+      for (let i = 0; i < out.length; i++) controller.enqueue(out[i]);
       clear(out);
-      let error: { error: unknown } | undefined;
+    } else if (error === undefined && !next.done) {
+      // What the read made, as one chunk.
       try {
-        const pending = next.done ? run.end(out) : run.push(next.value, out);
-        if (pending !== undefined) await pending;
-      } catch (caught) {
-        error = { error: caught };
-      }
-      joinAdjacentText(out);
-      let made = out.length > 0;
-      if (tail === undefined) {
-        for (let i = 0; i < out.length; i++) controller.enqueue(out[i]);
+        const bytes = tail.chunk(out);
         clear(out);
-      } else if (error === undefined && !next.done) {
-        // What the read made, as one chunk.
-        try {
-          const bytes = tail.chunk(out);
-          clear(out);
-          made = bytes !== undefined;
-          if (bytes !== undefined) this.#send(bytes);
-        } catch (refused) {
-          error = { error: refused };
-          clear(out);
-        }
-      }
-      if (error !== undefined) {
-        // The body is of no more use: release the connection.
-        if (!next.done) void reader?.cancel(error.error).catch(() => undefined);
-        if (tail !== undefined) this.#last(tail.fail(out, error.error));
-        else if (made) this.#failure = error;
-        else controller.error(error.error);
-        return;
-      }
-      if (next.done) {
-        if (tail === undefined) controller.close();
-        else {
-          let last: Uint8Array | undefined;
-          try {
-            last = tail.end(out);
-          } catch (refused) {
-            last = tail.fail([], refused);
-          }
-          this.#last(last);
-        }
-        return;
-      }
-      if (made) {
-        if (reader !== undefined) {
-          // As a pipe keeps one read pending: an error of the body then ends the stream at once
-          // (what was not read yet is dropped, as through any `TransformStream`), not at the next read.
-          const ahead = reader.read();
-          this.#ahead = ahead;
-          ahead.then(undefined, this.#aheadFailed);
-        }
-        return;
+        made = bytes !== undefined;
+        if (bytes !== undefined) this.#send(bytes);
+      } catch (refused) {
+        error = { error: refused };
+        clear(out);
       }
     }
+    if (error !== undefined) {
+      // The body is of no more use: release the connection.
+      if (!next.done) void reader?.cancel(error.error).catch(() => undefined);
+      if (tail !== undefined) this.#last(tail.fail(out, error.error));
+      else if (made) this.#failure = error;
+      else controller.error(error.error);
+      return undefined;
+    }
+    if (next.done) {
+      if (tail === undefined) controller.close();
+      else {
+        let last: Uint8Array | undefined;
+        try {
+          last = tail.end(out);
+        } catch (refused) {
+          last = tail.fail([], refused);
+        }
+        this.#last(last);
+      }
+      return undefined;
+    }
+    if (!made) return AGAIN;
+    if (reader !== undefined) {
+      // As a pipe keeps one read pending: an error of the body then ends the stream at once
+      // (what was not read yet is dropped, as through any `TransformStream`), not at the next read.
+      this.#ahead = reader.read();
+    }
+    return undefined;
   }
 
   #send(bytes: Uint8Array): void {

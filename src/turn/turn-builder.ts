@@ -13,7 +13,7 @@ import { FragmentCollector } from '../json/incremental-json-parser.ts';
 import { JsonScanner, type JsonLimits, type RunFinder } from '../json/scanner.ts';
 import { ValueBuilder } from '../json/value-builder.ts';
 import type { PartReader, PartStream } from '../providers/adapter.ts';
-import type { PushCore } from '../core.ts';
+import { clear, type PushCore } from '../core.ts';
 import { checkIndex, checkString, duplicateToolCallId, invalidEvent } from './event-check.ts';
 import type {
   EventMetadata,
@@ -518,8 +518,9 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
       else scanner.push(chunk);
       return;
     }
-    const fragments: StreamFragment[] = [];
-    collector.out = fragments;
+    // The collector's own array, emptied before each step (not a new one per delta).
+    const fragments = collector.out;
+    clear(fragments);
     try {
       if (chunk === undefined) scanner.end();
       else scanner.push(chunk);
