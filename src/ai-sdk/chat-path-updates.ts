@@ -11,6 +11,7 @@ import { TOOL_INPUT_UPDATES } from '../providers/ai-sdk-ui.ts';
 import { isRecord } from '../providers/json-access.ts';
 import type { PathUpdate, PipelineEvent } from '../types.ts';
 
+export { readFragments } from '../store/fragment-input.ts';
 export { newPathUpdateFragments } from '../store/fragments.ts';
 
 /**

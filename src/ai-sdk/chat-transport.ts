@@ -616,6 +616,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     try {
       pathUpdates ??= await loadPathUpdates();
       READING.updates = pathUpdates.newPathUpdateFragments;
+      READING.fragments = pathUpdates.readFragments;
     } catch (error) {
       this.#unread = true;
       const session = this.#bound;

@@ -85,8 +85,8 @@ const decoderReading = loader(() => commonReading());
  * path updates, which any source but the AI SDK chat transport may carry.
  */
 function commonReading(): Promise<Loaded> {
-  return Promise.all([import('./consume.ts'), import('../turn/events-before.ts'), import('./field-fragments.ts'), import('./fragments.ts')]).then(([reading, before, fields, updates]) => ({
-    reading: { before: before.readEventBefore, fields: fields.newFieldFragments, updates: updates.newPathUpdateFragments },
+  return Promise.all([import('./consume.ts'), import('../turn/events-before.ts'), import('./field-fragments.ts'), import('./fragments.ts'), import('./fragment-input.ts')]).then(([reading, before, fields, updates, input]) => ({
+    reading: { before: before.readEventBefore, fields: fields.newFieldFragments, updates: updates.newPathUpdateFragments, fragments: input.readFragments },
     consume: reading.consume,
   }));
 }

@@ -12,6 +12,7 @@
 import { AI_SDK_PARTS } from '../providers/ai-sdk.ts';
 import { readEventBefore } from '../turn/events-before.ts';
 import { newFieldFragments } from './field-fragments.ts';
+import { readFragments } from './fragment-input.ts';
 import { newPathUpdateFragments } from './fragments.ts';
 import { openRelay } from './relay-response.ts';
 import type { ToolSchemas } from './tools.ts';
@@ -19,7 +20,7 @@ import { consume } from './consume.ts';
 import { TurnStoreBase, type ConsumeOptions, type SourceReading, type TurnSnapshot, type TurnStoreOptions } from './turn-store.ts';
 
 /** Everything `TurnStore` reads. */
-export const SOURCE_READING: Readonly<SourceReading> = { parts: AI_SDK_PARTS, openRelay, fields: newFieldFragments, updates: newPathUpdateFragments, before: readEventBefore };
+export const SOURCE_READING: Readonly<SourceReading> = { parts: AI_SDK_PARTS, openRelay, fields: newFieldFragments, updates: newPathUpdateFragments, fragments: readFragments, before: readEventBefore };
 
 /**
  * A sink that keeps one snapshot of a streaming turn, for any UI: `events.pipeTo(store.writable)`

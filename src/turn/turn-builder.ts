@@ -8,8 +8,7 @@
  * @module
  */
 import { JsonStreamError, ProviderError, ToolCallArgumentsError } from '../errors.ts';
-import { FragmentAggregator } from '../json/fragment-aggregator.ts';
-import { FragmentCollector } from '../json/incremental-json-parser.ts';
+import type { FragmentCollector } from '../json/incremental-json-parser.ts';
 import { JsonScanner, type JsonLimits, type RunFinder } from '../json/scanner.ts';
 import { ValueBuilder } from '../json/value-builder.ts';
 import type { PartReader, PartStream } from '../providers/adapter.ts';
@@ -71,7 +70,8 @@ interface TextSlot {
   metadata: Record<string, unknown> | undefined;
 }
 
-interface JsonSlot {
+/** A slot of tool-call arguments or of a structured document, as the builder parses it. Internal. */
+export interface JsonSlot {
   readonly kind: 'tool-call' | 'structured';
   readonly index: number;
   id: string;
@@ -80,11 +80,10 @@ interface JsonSlot {
   provider: boolean;
   metadata: Record<string, unknown> | undefined;
   scanner: JsonScanner | undefined;
-  /** Set when fragments are wanted: the collector the scanner reports to, and the aggregator. */
+  /** The value so far (live), once the scanner is made: what the conversation event carries. */
+  value: { snapshot(): JsonValue | undefined } | undefined;
+  /** In progress mode (`progress.ts`), the collector the scanner reports each fragment to. */
   collector: FragmentCollector | undefined;
-  aggregator: FragmentAggregator | undefined;
-  /** Set when only the value is wanted: the scanner drives the builder directly. */
-  builder: ValueBuilder | undefined;
   /** Why the call failed: its arguments were invalid, or an upstream stage said so. */
   error: Error | undefined;
   /** Some argument text other than whitespace arrived: a value was begun. */
@@ -144,9 +143,8 @@ function newSlot(index: number, type: string): Slot {
     provider: false,
     metadata: undefined,
     scanner: undefined,
+    value: undefined,
     collector: undefined,
-    aggregator: undefined,
-    builder: undefined,
     error: undefined,
     begun: false,
   };
@@ -223,6 +221,19 @@ export interface PartSource {
 export type EventsBefore = (builder: TurnBuilderBase, event: PipelineEvent, out: PipelineEvent[]) => void;
 
 /**
+ * How a builder parses arguments with `progress` (in value mode, the default, a slot's scanner
+ * drives a `ValueBuilder` directly): `TurnBuilder`'s emits each fragment as a progress event
+ * (`progress.ts`); the store's builds each call's input with its shared snapshots and its complete
+ * paths straight from the scanner, with no fragment at all (`store/scanned-input.ts`). Internal.
+ */
+export interface ProgressReading {
+  /** The scanner of a slot's arguments, reporting to what sets the slot's `value`. */
+  scanner(slot: JsonSlot, limits: JsonLimits): JsonScanner;
+  /** After each chunk of the slot (and its end), even one that failed: what it made, as events in `out`. */
+  report(slot: JsonSlot, out: PipelineEvent[]): void;
+}
+
+/**
  * {@link TurnBuilder} without a reader of another library's parts of its own: it reads those of
  * `reading` (none: the AI SDK's parts pass through as unknown events). A page whose events never
  * are AI SDK parts (the AI SDK chat transport's store) bundles no adapter for them.
@@ -240,6 +251,8 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
   #finished: FinishedEvent | undefined;
   /** Where the reader of the AI SDK's `fullStream` parts is, if the builder reads them. */
   readonly #reading: PartSource;
+  /** How arguments are parsed with `progress`; in value mode, `undefined`. */
+  readonly #progress: ProgressReading | undefined;
   /** Reads the AI SDK's `fullStream` parts, once one arrives. */
   #aiSdk: PartStream | undefined;
   /** Every non-empty call id of the turn so far, with the slot of the call that holds it. */
@@ -249,9 +262,11 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
   /** How many `snapshot` events the event at hand is inside (`events-before.ts`). @internal */
   nesting = 0;
 
-  constructor(options: TurnBuilderOptions = {}, reading: PartSource = {}) {
+  /** `progress`: how arguments are parsed when `options.progress` is set (value mode without it). */
+  constructor(options: TurnBuilderOptions = {}, reading: PartSource = {}, progress?: ProgressReading) {
     this.#options = options;
     this.#reading = reading;
+    this.#progress = options.progress === true ? progress : undefined;
     this.#messages = options.messages !== false;
     this.#passthrough = options.passthrough === true;
     this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
@@ -494,52 +509,29 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
 
   #scanner(slot: JsonSlot): JsonScanner {
     if (slot.scanner !== undefined) return slot.scanner;
-    if (this.#options.progress) {
-      slot.collector = new FragmentCollector();
-      slot.aggregator = new FragmentAggregator();
-      slot.scanner = new JsonScanner(slot.collector, this.#options);
-      slot.collector.scanner = slot.scanner;
-    } else {
-      slot.builder = new ValueBuilder();
-      slot.scanner = new JsonScanner(slot.builder, this.#options, this.#reading.runs);
-    }
-    return slot.scanner;
+    if (this.#progress !== undefined) return (slot.scanner = this.#progress.scanner(slot, this.#options));
+    const builder = new ValueBuilder();
+    slot.value = builder;
+    return (slot.scanner = new JsonScanner(builder, this.#options, this.#reading.runs));
   }
 
   /**
-   * Push `chunk` into the slot's scanner, or end it (`undefined`). Fragments it finds — even
-   * before an error — go to the aggregator and `out`; in value mode nothing is collected.
+   * Push `chunk` into the slot's scanner, or end it (`undefined`). With `progress`, what it found
+   * — even before an error — is reported to `out`; in value mode nothing is.
    */
   #step(slot: JsonSlot, out: PipelineEvent[], chunk: string | undefined): void {
     const scanner = this.#scanner(slot);
-    const collector = slot.collector;
-    if (collector === undefined) {
+    const progress = this.#progress;
+    if (progress === undefined) {
       if (chunk === undefined) scanner.end();
       else scanner.push(chunk);
       return;
     }
-    const fragments: StreamFragment[] = [];
-    collector.out = fragments;
     try {
       if (chunk === undefined) scanner.end();
       else scanner.push(chunk);
     } finally {
-      if (fragments.length > 0) this.#deliver(slot, fragments, out);
-    }
-  }
-
-
-  #deliver(slot: JsonSlot, fragments: StreamFragment[], out: PipelineEvent[]): void {
-    const aggregator = slot.aggregator as FragmentAggregator;
-    for (const fragment of fragments) {
-      aggregator.push(fragment);
-      out.push(
-        slot.kind === 'structured'
-          ? { type: 'structured-progress', index: slot.index, fragment }
-          : slot.provider
-            ? { type: 'tool-call-progress', index: slot.index, toolCallId: slot.id, toolName: slot.name, providerExecuted: true, fragment }
-            : { type: 'tool-call-progress', index: slot.index, toolCallId: slot.id, toolName: slot.name, fragment },
-      );
+      progress.report(slot, out);
     }
   }
 
@@ -560,7 +552,7 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
   }
 
   #snapshot(slot: JsonSlot): JsonValue | undefined {
-    return slot.aggregator !== undefined ? slot.aggregator.snapshot() : slot.builder?.snapshot();
+    return slot.value?.snapshot();
   }
 
   /** `endOfInput`: the input ended with the slot still open (it was never flushed). */
