@@ -2,7 +2,8 @@
  * `TurnStore`: the store of a turn (`TurnStoreBase`, `turn-store.ts`) with what it reads beyond
  * argstream's events — the AI SDK's `fullStream` parts (`providers/ai-sdk.ts`), an argstream
  * relay's `Response` (`relay-response.ts`), field events (`field-fragments.ts`), path updates
- * (`fragments.ts`), and the events of a stage before (`turn/events-before.ts`). The framework
+ * (`fragments.ts`), a call's input from any of those or from a stage before's progress
+ * (`fragment-input.ts`), and the events of a stage before (`turn/events-before.ts`). The framework
  * bindings build on `TurnStoreBase` and
  * load each of those only when a source needs it (see `connect.ts`), so that a page whose turns
  * come from elsewhere (the AI SDK chat transport) bundles none of it.

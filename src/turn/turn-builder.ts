@@ -521,17 +521,11 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
    */
   #step(slot: JsonSlot, out: PipelineEvent[], chunk: string | undefined): void {
     const scanner = this.#scanner(slot);
-    const progress = this.#progress;
-    if (progress === undefined) {
-      if (chunk === undefined) scanner.end();
-      else scanner.push(chunk);
-      return;
-    }
     try {
       if (chunk === undefined) scanner.end();
       else scanner.push(chunk);
     } finally {
-      progress.report(slot, out);
+      this.#progress?.report(slot, out);
     }
   }
 
@@ -549,10 +543,6 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
     if (!(error instanceof JsonStreamError)) throw error;
     slot.error = new ToolCallArgumentsError(slot.id, slot.name, slot.index, error);
     if (!this.#options.isolateErrors) throw slot.error;
-  }
-
-  #snapshot(slot: JsonSlot): JsonValue | undefined {
-    return slot.value?.snapshot();
   }
 
   /** `endOfInput`: the input ended with the slot still open (it was never flushed). */
@@ -598,7 +588,7 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
       out.push(withMetadata({ ...failed, ...providerField(slot), error: slot.error }, slot.metadata));
       return;
     }
-    const value = this.#snapshot(slot);
+    const value = slot.value?.snapshot();
     // No argument text at all (or only whitespace) means no arguments (`{}`) — unless the provider
     // never closed the slot: then the call was cut before its first argument byte. Text cut inside
     // its first value (`tr`, `-`) has no value either, but it was cut: truncated, never `{}`.
@@ -631,7 +621,7 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
             toolCallId: slot.id,
             toolName: slot.name,
             ...providerField(slot),
-            partialArguments: this.#snapshot(slot),
+            partialArguments: slot.value?.snapshot(),
             path: slot.scanner?.path() ?? '',
             stopReason,
           },
