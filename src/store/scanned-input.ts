@@ -94,19 +94,19 @@ export interface ScannedInputEvent {
 
 /**
  * The store's reading of raw argument text: each call's scanner builds a {@link ScannedInput}, and a
- * {@link ScannedInputEvent} follows each chunk that changed it; a structured document's scanner
- * builds its value alone.
+ * {@link ScannedInputEvent} follows each chunk that changed it (a structured document's is its
+ * value alone: the store shows it once complete).
  */
 export const SCANNED_INPUT: ProgressReading = {
   scanner(slot, limits) {
-    const value = slot.kind === 'tool-call' ? new ScannedInput() : new ValueBuilder();
-    slot.value = value;
-    return new JsonScanner(value, limits);
+    const input = new ScannedInput();
+    slot.value = input;
+    return new JsonScanner(input, limits);
   },
 
   report(slot, out: PipelineEvent[]) {
-    const input = slot.value;
-    if (!(input instanceof ScannedInput) || input.version === input.told) return;
+    const input = slot.value as ScannedInput;
+    if (slot.kind !== 'tool-call' || input.version === input.told) return;
     input.told = input.version;
     const event: ScannedInputEvent = { type: 'scanned-input', index: slot.index, toolCallId: slot.id, toolName: slot.name, providerExecuted: slot.provider, input };
     out.push(event as unknown as PipelineEvent);

@@ -425,14 +425,12 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
         this.#dirty = true;
         return undefined;
       case 'scanned-input' as PipelineEvent['type']:
-        this.#scanned(event as unknown as ScannedInputEvent);
-        return undefined;
       case 'tool-call-progress':
       case 'path-update':
       case 'field-start':
       case 'field-delta':
       case 'field-end':
-        this.#view(event);
+        this.#input(event as ScannedInputEvent | ToolCallArgumentProgress | PathUpdate | FieldEvent);
         return undefined;
       case 'tool-call':
       case 'provider-tool-call': {
@@ -542,42 +540,35 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
     this.#dirty = true;
   }
 
-  /** Raw argument text the store's builder parsed for the call changed its input (`scanned-input.ts`). */
-  #scanned(event: ScannedInputEvent): void {
-    const call = this.#call(event.toolCallId, event.index, event.toolName);
-    if (event.providerExecuted) call.providerExecuted = true;
-    if (call.source === undefined) call.source = 'progress';
-    if (call.source !== 'progress' || call.status !== 'streaming') return;
-    if (call.input === undefined) {
-      call.input = event.input;
-      call.completed = event.input.log;
-    } else if (call.input !== event.input) {
-      // Another slot's text, or a stage before's progress, for this call: it no longer follows.
-      this.#settle(call, 'failed', undefined, new TypeError('TurnStore: a second input for one call'), false);
-      return;
-    }
-    this.#touch(call);
-  }
-
   /**
-   * A view of a call's input (a stage before's progress, a path update, a field event), read back
-   * as fragments by `reading.fragments` into its input when it is the call's source.
+   * A change of a call's input: its raw text parsed by the store's builder (`scanned-input.ts`), or
+   * a view of it read back as fragments by `reading.fragments` (a stage before's progress, a path
+   * update, a field event), applied when that is the call's source.
    */
-  #view(event: ToolCallArgumentProgress | PathUpdate | FieldEvent): void {
-    let source: CallState['source'] = 'fields';
+  #input(event: ScannedInputEvent | ToolCallArgumentProgress | PathUpdate | FieldEvent): void {
+    let source: CallState['source'] = 'progress';
     if (event.type === 'path-update') {
       if (event.structured === true) return;
       source = 'updates';
-    } else if (event.type === 'tool-call-progress') source = 'progress';
-    else if (event.toolCallId === undefined && event.toolName === undefined) return; // a structured document's fields
+    } else if (event.type !== 'scanned-input' && event.type !== 'tool-call-progress') {
+      if (event.toolCallId === undefined && event.toolName === undefined) return; // a structured document's fields
+      source = 'fields';
+    }
     const call = this.#call(event.toolCallId, event.index, event.type === 'path-update' ? undefined : event.toolName);
-    if (event.type === 'tool-call-progress' && event.providerExecuted === true) call.providerExecuted = true;
+    if (source === 'progress' && (event as ToolCallArgumentProgress).providerExecuted === true) call.providerExecuted = true;
     if (call.source === undefined) call.source = source;
     if (call.source !== source || call.status !== 'streaming') return;
     const reading = this.#reading;
+    const input = call.input;
     try {
-      if (reading.fragments === undefined) throw new TypeError('TurnStore: this store reads no fragments');
-      reading.fragments(call, event, reading, this.#maxDepth);
+      if (event.type === 'scanned-input' ? input !== undefined && input !== event.input : input instanceof ScannedInput) throw new TypeError('TurnStore: a call with two inputs');
+      if (event.type !== 'scanned-input') {
+        // Given with the readers of a source that sends these (a binding loads them with it).
+        (reading.fragments as typeof readFragments)(call as { input: FragmentInput | undefined } & CallState, event, reading, this.#maxDepth);
+      } else if (input === undefined) {
+        call.input = event.input;
+        call.completed = event.input.log;
+      }
     } catch (error) {
       // Still findable until its conversation event: the rest of its input is not a new call.
       this.#settle(call, 'failed', undefined, toError(error), false);
