@@ -8,7 +8,7 @@
  * @module
  */
 import { escapeToken } from '../json/json-pointer.ts';
-import { STRING, JsonScanner, type KindCode } from '../json/scanner.ts';
+import { OBJECT, STRING, JsonScanner, type KindCode } from '../json/scanner.ts';
 import { SharedSnapshots } from '../json/shared-snapshot.ts';
 import { ValueBuilder } from '../json/value-builder.ts';
 import type { ProgressReading } from '../turn/turn-builder.ts';
@@ -16,66 +16,58 @@ import type { JsonScalar, JsonValue, PipelineEvent } from '../types.ts';
 import { CompletionLog } from './completion-log.ts';
 
 /**
- * The value of a call's input as the scanner finds it, with the paths it completes (the events a
+ * The value of a call's input as its scanner finds it, with the paths it completes (the events a
  * fragment aggregator would have read from the fragments of the same text, in the same order).
  */
 export class ScannedInput extends ValueBuilder {
   readonly log = new CompletionLog();
+  /** The scanner that drives it: where the value at hand is (its open containers, their keys and indices). */
+  scanner!: JsonScanner;
   /** The builder's version when the store was last told of it. */
   told = 0;
   readonly #shared = new SharedSnapshots();
-  /** The pointers of the open containers, outermost first. */
-  readonly #open: string[] = [];
-  /** The pointer of the open string. */
-  #string = '';
-  #key = '';
 
   /** The input so far: never mutated afterwards, and sharing what did not change with the last one. */
   shown(): JsonValue | undefined {
     return this.#shared.take(this);
   }
 
-  /** The innermost open container's pointer (`undefined` at the root). */
-  #parent(): string | undefined {
-    return this.#open[this.#open.length - 1];
-  }
-
-  /** A value begins where the builder places the next one (a container if `container`): its pointer. */
-  #begin(container: boolean): string {
-    const parent = this.#parent();
-    const pointer = parent === undefined ? '' : `${parent}/${this.topIsArray() ? this.nextIndex() : escapeToken(this.#key)}`;
-    this.log.begin(pointer, container);
-    return pointer;
-  }
-
-  override key(key: string): void {
-    this.#key = key;
-    super.key(key);
+  /**
+   * The value at hand (a member of the scanner's open containers) begins (a container if
+   * `container`), or is complete (`undefined`).
+   */
+  #log(container: boolean | undefined): void {
+    const { kinds, keys, indices } = this.scanner;
+    let pointer = '';
+    let parent: string | undefined;
+    for (let d = 0; d < kinds.length; d++) {
+      parent = pointer;
+      pointer += `/${kinds[d] === OBJECT ? escapeToken(keys[d] as string) : indices[d]}`;
+    }
+    if (container === undefined) this.log.complete(pointer, parent);
+    else this.log.begin(pointer, container);
   }
 
   override open(kind: KindCode): void {
-    const pointer = this.#begin(kind !== STRING);
-    if (kind === STRING) this.#string = pointer;
-    else this.#open.push(pointer);
+    this.#log(kind !== STRING);
     super.open(kind);
   }
 
   override string(text: string): void {
-    const pointer = this.#begin(false);
+    this.#log(false);
+    this.#log(undefined);
     super.string(text);
-    this.log.complete(pointer, this.#parent());
   }
 
   override scalar(value: JsonScalar): void {
-    const pointer = this.#begin(false);
+    this.#log(false);
+    this.#log(undefined);
     super.scalar(value);
-    this.log.complete(pointer, this.#parent());
   }
 
   override close(): void {
-    const pointer = this.inString ? this.#string : (this.#open.pop() as string);
+    this.#log(undefined);
     super.close();
-    this.log.complete(pointer, this.#parent());
   }
 }
 
@@ -101,7 +93,7 @@ export const SCANNED_INPUT: ProgressReading = {
   scanner(slot, limits) {
     const input = new ScannedInput();
     slot.value = input;
-    return new JsonScanner(input, limits);
+    return (input.scanner = new JsonScanner(input, limits));
   },
 
   report(slot, out: PipelineEvent[]) {
