@@ -33,10 +33,10 @@ export class ScannedInput extends ValueBuilder {
   }
 
   /**
-   * The value at hand (a member of the scanner's open containers) begins (a container if
-   * `container`), or is complete (`undefined`).
+   * The value at hand (in the scanner's open containers) begins, a container or not, and/or is
+   * complete: `begin` is `true` or `false` for a container or not, `undefined` for no begin.
    */
-  #log(container: boolean | undefined): void {
+  #log(begin: boolean | undefined, complete: boolean): void {
     const { kinds, keys, indices } = this.scanner;
     let pointer = '';
     let parent: string | undefined;
@@ -44,29 +44,27 @@ export class ScannedInput extends ValueBuilder {
       parent = pointer;
       pointer += `/${kinds[d] === OBJECT ? escapeToken(keys[d] as string) : indices[d]}`;
     }
-    if (container === undefined) this.log.complete(pointer, parent);
-    else this.log.begin(pointer, container);
+    if (begin !== undefined) this.log.begin(pointer, begin);
+    if (complete) this.log.complete(pointer, parent);
   }
 
   override open(kind: KindCode): void {
-    this.#log(kind !== STRING);
+    this.#log(kind !== STRING, false);
     super.open(kind);
   }
 
   override string(text: string): void {
-    this.#log(false);
-    this.#log(undefined);
+    this.#log(false, true);
     super.string(text);
   }
 
   override scalar(value: JsonScalar): void {
-    this.#log(false);
-    this.#log(undefined);
+    this.#log(false, true);
     super.scalar(value);
   }
 
   override close(): void {
-    this.#log(undefined);
+    this.#log(undefined, true);
     super.close();
   }
 }
