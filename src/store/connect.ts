@@ -17,6 +17,7 @@
  */
 import type { PushCore } from '../core.ts';
 import type { ToolSchemas } from './tools.ts';
+import { SCANNED_INPUT } from './scanned-input.ts';
 import type { TurnStore } from './source-reading.ts';
 import { TurnStoreBase, type SourceReading, type TurnSnapshot, type TurnStoreOptions } from './turn-store.ts';
 
@@ -116,7 +117,7 @@ export function storeFor<T extends ToolSchemas>(source: TurnSource<T>, options: 
   readingFor(source, options)().catch(() => undefined);
   const { decoder: _decoder, request: _request, ...storeOptions } = options;
   const reading: SourceReading = {};
-  const store = new TurnStoreBase<T>(storeOptions, reading);
+  const store = new TurnStoreBase<T>(storeOptions, reading, SCANNED_INPUT);
   readingOf.set(store as unknown as TurnStoreBase<ToolSchemas>, reading);
   return store;
 }

@@ -13,6 +13,7 @@ import type { FieldEvent, JsonValue, PathUpdate, StreamFragment, ToolCallArgumen
 import type { CompletionLog } from './completion-log.ts';
 import type { FieldFragments } from './field-fragments.ts';
 import type { PathUpdateFragments } from './fragments.ts';
+import type { ScannedInput } from './scanned-input.ts';
 
 /** A call's input from its fragments: a `FragmentAggregator` with shared snapshots, and the paths they complete. */
 export class FragmentInput {
@@ -57,8 +58,7 @@ export class FragmentInput {
 
 /** What the store keeps of a call whose input comes as fragments (its `CallState`). */
 export interface FragmentCall {
-  /** A `FragmentInput` (a call whose input came another way is not read here). */
-  input: FragmentInput | undefined;
+  input: FragmentInput | ScannedInput | undefined;
   readonly completed: CompletionLog;
   updates: PathUpdateFragments | undefined;
   fields: FieldFragments | undefined;
@@ -74,13 +74,17 @@ export interface FragmentReaders {
  * One event of a view of `call`'s input — a stage before's progress, a path update, a field event —
  * applied to its input as fragments (nothing of an event that is not read back as any). A store
  * that is given this is given the readers of field events and path updates too.
- * @throws {TypeError} for a fragment out of order; what the reader of field events or path updates
- *   throws.
+ * @throws {TypeError} for a fragment out of order, or a call whose input came another way (its raw
+ *   text); what the reader of field events or path updates throws.
  */
 export function readFragments(call: FragmentCall, event: ToolCallArgumentProgress | PathUpdate | FieldEvent, readers: FragmentReaders, maxDepth: number): void {
   const fragments: StreamFragment[] = [];
   if (event.type === 'tool-call-progress') fragments.push(event.fragment);
   else if (event.type === 'path-update') (call.updates ??= (readers.updates as (maxDepth: number) => PathUpdateFragments)(maxDepth)).push(event, fragments);
   else (call.fields ??= (readers.fields as (maxDepth: number) => FieldFragments)(maxDepth)).push(event, fragments);
-  for (let i = 0; i < fragments.length; i++) (call.input ??= new FragmentInput(call.completed)).push(fragments[i] as StreamFragment);
+  for (let i = 0; i < fragments.length; i++) {
+    const input = (call.input ??= new FragmentInput(call.completed));
+    if (!(input instanceof FragmentInput)) throw new TypeError('TurnStore: a call with two inputs');
+    input.push(fragments[i] as StreamFragment);
+  }
 }

@@ -12,6 +12,7 @@
  */
 import { AI_SDK_PARTS } from '../providers/ai-sdk.ts';
 import { readEventBefore } from '../turn/events-before.ts';
+import { FRAGMENT_PROGRESS } from '../turn/progress.ts';
 import { newFieldFragments } from './field-fragments.ts';
 import { readFragments } from './fragment-input.ts';
 import { newPathUpdateFragments } from './fragments.ts';
@@ -76,7 +77,7 @@ export class TurnStore<T extends ToolSchemas = {}> extends TurnStoreBase<T> {
   #writable: WritableStream<unknown> | undefined;
 
   constructor(options: TurnStoreOptions<T> = {}) {
-    super(options, SOURCE_READING);
+    super(options, SOURCE_READING, FRAGMENT_PROGRESS);
   }
 
   /**

@@ -9,7 +9,7 @@ import type { JsonLimits } from '../json/scanner.ts';
 import type { PushCore } from '../core.ts';
 import type { PartReader } from '../providers/adapter.ts';
 import type { DecoderCore } from '../relay/relay-decoder.ts';
-import { TurnBuilderBase, type EventsBefore } from '../turn/turn-builder.ts';
+import { TurnBuilderBase, type EventsBefore, type ProgressReading } from '../turn/turn-builder.ts';
 import type {
   FieldEvent,
   FinishReason,
@@ -25,7 +25,7 @@ import { CompletionLog } from './completion-log.ts';
 import type { FieldFragments } from './field-fragments.ts';
 import type { FragmentInput, readFragments } from './fragment-input.ts';
 import type { PathUpdateFragments } from './fragments.ts';
-import { SCANNED_INPUT, ScannedInput, type ScannedInputEvent } from './scanned-input.ts';
+import type { ScannedInput, ScannedInputEvent } from './scanned-input.ts';
 import { IncompleteToolCallError, type TurnError } from './turn-error.ts';
 import type { CompletePaths, ToolCallSnapshot, ToolCallStatus, ToolSchemas } from './tools.ts';
 
@@ -271,13 +271,19 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
   #finished: Promise<TurnSnapshot<T>> | undefined;
   #resolveFinished: ((snapshot: TurnSnapshot<T>) => void) | undefined;
 
-  constructor(options: TurnStoreOptions<T> = {}, reading: SourceReading = {}) {
+  /**
+   * `text`: how a call's raw argument text is parsed — into its input straight from the scanner
+   * (`SCANNED_INPUT`: the bindings' and the AI SDK chat transport's stores), or into progress
+   * events read back as fragments (`FRAGMENT_PROGRESS`: `TurnStore`'s, which bundles that reading
+   * of fragments for the other sources anyway). Both show the same turn.
+   */
+  constructor(options: TurnStoreOptions<T> = {}, reading: SourceReading = {}, text?: ProgressReading) {
     this.#tools = options.tools;
     this.#reading = reading;
     const { tools: _tools, schedule, ...limits } = options;
     this.#maxDepth = limits.maxDepth ?? 256;
     this.#schedule = scheduler(schedule ?? 'frame');
-    this.#builder = new TurnBuilderBase({ ...limits, progress: true, passthrough: true, messages: true, isolateErrors: true }, reading, SCANNED_INPUT);
+    this.#builder = new TurnBuilderBase({ ...limits, progress: true, passthrough: true, messages: true, isolateErrors: true }, reading, text);
   }
 
   /** The turn ended (done or error): nothing more is read into it. @internal */
@@ -561,14 +567,13 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
     const reading = this.#reading;
     const input = call.input;
     try {
-      if (event.type === 'scanned-input' ? input !== undefined && input !== event.input : input instanceof ScannedInput) throw new TypeError('TurnStore: a call with two inputs');
       if (event.type !== 'scanned-input') {
         // Given with the readers of a source that sends these (a binding loads them with it).
-        (reading.fragments as typeof readFragments)(call as { input: FragmentInput | undefined } & CallState, event, reading, this.#maxDepth);
+        (reading.fragments as typeof readFragments)(call, event, reading, this.#maxDepth);
       } else if (input === undefined) {
         call.input = event.input;
         call.completed = event.input.log;
-      }
+      } else if (input !== event.input) throw new TypeError('TurnStore: a call with two inputs');
     } catch (error) {
       // Still findable until its conversation event: the rest of its input is not a new call.
       this.#settle(call, 'failed', undefined, toError(error), false);

@@ -1,13 +1,16 @@
 /**
- * `TurnStore` builds a call's input from raw argument text straight from the scanner
- * (`ScannedInput`), and from fragments (`readFragments`) when a stage before sends its progress.
- * The two ways must show the same turn: the same provider events, given raw to one store and as a
- * progress stage's output to another, make at every point deep-equal snapshots, keep identity in
- * the same places, mark the same paths complete, and fail a call with the same error.
+ * The store of a binding or of the AI SDK chat transport builds a call's input from raw argument
+ * text straight from the scanner (`ScannedInput`, `SCANNED_INPUT`); `TurnStore` builds it from the
+ * progress fragments of its builder, and any store from the fragments of a stage before
+ * (`readFragments`). The ways must show the same turn: the same provider events make at every
+ * point deep-equal snapshots, keep identity in the same places, mark the same paths complete, and
+ * fail a call with the same error.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TurnBuilder, TurnStore, type JsonLimits, type PipelineEvent, type StreamEvent, type TurnSnapshot } from '../../src/index.ts';
+import { SCANNED_INPUT } from '../../src/store/scanned-input.ts';
+import { TurnStoreBase } from '../../src/store/turn-store.ts';
 import { args, finished, flush, readAll, start, text } from '../helpers.ts';
 import { events, RECORDINGS } from './forms.ts';
 
@@ -74,38 +77,47 @@ function kept(before: TurnSnapshot, after: TurnSnapshot): string[] {
 }
 
 /**
- * `events` given raw to one store (whose own builder parses the arguments: `ScannedInput`) and, as
- * the output of a builder with progress, to another (which reads the fragments: `readFragments`);
- * the two compared after each event that `snapshotAt` picks (and after the end).
+ * `events` given raw to a store that parses raw argument text with `SCANNED_INPUT` (the bindings'
+ * and the AI SDK chat transport's stores), raw to `TurnStore` (whose builder makes progress events,
+ * read back as fragments: the way every store took before), and as the output of a builder with
+ * progress to another `TurnStore` (a stage before's progress); the three compared after each event
+ * that `snapshotAt` picks, and after the end.
  */
-function compare(input: readonly StreamEvent[], snapshotAt: (i: number) => boolean, limits: JsonLimits = {}, extra: readonly string[] = []): { raw: TurnSnapshot; fragments: TurnSnapshot } {
-  const raw = new TurnStore({ ...limits, schedule: 'sync' });
-  const fragments = new TurnStore({ ...limits, schedule: 'sync' });
+function compare(input: readonly StreamEvent[], snapshotAt: (i: number) => boolean, limits: JsonLimits = {}, extra: readonly string[] = []): { scanned: TurnSnapshot; fragments: TurnSnapshot } {
+  const scanned = new TurnStoreBase({ ...limits, schedule: 'sync' }, {}, SCANNED_INPUT);
+  const own = new TurnStore({ ...limits, schedule: 'sync' });
+  const relayed = new TurnStore({ ...limits, schedule: 'sync' });
   const progress = new TurnBuilder({ ...limits, progress: true, messages: false, isolateErrors: true });
-  let before = [raw.getSnapshot(), fragments.getSnapshot()] as const;
+  const stores = [scanned, own, relayed];
+  let before = stores.map((store) => store.getSnapshot());
   let progressed = 0;
   const check = (): void => {
-    const after = [raw.getSnapshot(), fragments.getSnapshot()] as const;
-    expect(shown(after[0])).toEqual(shown(after[1]));
-    expect(after[0].calls.map((call) => completeOf(call, extra))).toEqual(after[1].calls.map((call) => completeOf(call, extra)));
-    expect(kept(before[0], after[0])).toEqual(kept(before[1], after[1]));
+    const after = stores.map((store) => store.getSnapshot());
+    const [first, ...others] = after as [TurnSnapshot, ...TurnSnapshot[]];
+    for (const [k, other] of others.entries()) {
+      expect(shown(first)).toEqual(shown(other));
+      expect(first.calls.map((call) => completeOf(call, extra))).toEqual(other.calls.map((call) => completeOf(call, extra)));
+      expect(kept(before[0] as TurnSnapshot, first)).toEqual(kept(before[k + 1] as TurnSnapshot, other));
+    }
     before = after;
   };
   for (let i = 0; i < input.length; i++) {
-    raw.push(input[i]);
+    scanned.push(input[i]);
+    own.push(input[i]);
     for (const event of progress.push(input[i] as PipelineEvent)) {
       if (event.type === 'tool-call-progress') progressed++;
-      fragments.push(event);
+      relayed.push(event);
     }
     if (snapshotAt(i)) check();
   }
-  raw.end();
-  for (const event of progress.end()) fragments.push(event);
-  fragments.end();
+  scanned.end();
+  own.end();
+  for (const event of progress.end()) relayed.push(event);
+  relayed.end();
   check();
   // The fragment path was taken: the comparison is not of one path with itself.
   if (input.some((event) => event.type === 'part' && event.part.type === 'tool-call-arguments' && /[^\s]/.test(event.part.chunk))) expect(progressed).toBeGreaterThan(0);
-  return { raw: raw.getSnapshot(), fragments: fragments.getSnapshot() };
+  return { scanned: scanned.getSnapshot(), fragments: own.getSnapshot() };
 }
 
 /** `text` cut at `cuts` (positions taken modulo its length, in order). */
@@ -178,7 +190,7 @@ describe('TurnStore: a call built from raw argument text shows what one built fr
     );
     fc.assert(
       fc.property(broken, fc.array(fc.nat(), { maxLength: 8 }), ({ text: json, ended }, cuts) => {
-        const { raw } = compare(turnOf([json, '{"ok":true}'], cuts, ended), () => true);
+        const { scanned: raw } = compare(turnOf([json, '{"ok":true}'], cuts, ended), () => true);
         expect(raw.calls[1]?.status).toBe('complete');
       }),
       { numRuns: 300 },
@@ -194,7 +206,7 @@ describe('TurnStore: a call built from raw argument text shows what one built fr
     ];
     for (const { json, limits, code } of cases) {
       for (const cuts of [[], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14], [7], [3, 9]]) {
-        const { raw } = compare(turnOf([json, '{}'], cuts), () => true, limits);
+        const { scanned: raw } = compare(turnOf([json, '{}'], cuts), () => true, limits);
         const call = raw.calls[0];
         expect(call?.status).toBe('failed');
         expect(call?.status === 'failed' && (call.error.cause as { code?: string }).code).toBe(code);
