@@ -70,11 +70,17 @@ export class ScannedInput extends ValueBuilder {
 }
 
 /**
+ * The type of a {@link ScannedInputEvent}: a symbol, which no event from outside can have (the turn
+ * builder refuses an event whose `type` is not a string), so that none is taken for one.
+ */
+export const SCANNED_INPUT_EVENT: unique symbol = Symbol('scanned-input');
+
+/**
  * The event that tells the store a call's input changed: made by the store's own builder, in the
  * place a progress event would have had, and read only by the store. Internal.
  */
 export interface ScannedInputEvent {
-  readonly type: 'scanned-input';
+  readonly type: typeof SCANNED_INPUT_EVENT;
   readonly index: number;
   readonly toolCallId: string;
   readonly toolName: string;
@@ -98,7 +104,7 @@ export const SCANNED_INPUT: ProgressReading = {
     const input = slot.value as ScannedInput;
     if (slot.kind !== 'tool-call' || input.version === input.told) return;
     input.told = input.version;
-    const event: ScannedInputEvent = { type: 'scanned-input', index: slot.index, toolCallId: slot.id, toolName: slot.name, providerExecuted: slot.provider, input };
+    const event: ScannedInputEvent = { type: SCANNED_INPUT_EVENT, index: slot.index, toolCallId: slot.id, toolName: slot.name, providerExecuted: slot.provider, input };
     out.push(event as unknown as PipelineEvent);
   },
 };

@@ -25,7 +25,7 @@ import { CompletionLog } from './completion-log.ts';
 import type { FieldFragments } from './field-fragments.ts';
 import type { FragmentInput, readFragments } from './fragment-input.ts';
 import type { PathUpdateFragments } from './fragments.ts';
-import type { ScannedInput, ScannedInputEvent } from './scanned-input.ts';
+import { SCANNED_INPUT_EVENT, type ScannedInput, type ScannedInputEvent } from './scanned-input.ts';
 import { IncompleteToolCallError, type TurnError } from './turn-error.ts';
 import type { CompletePaths, ToolCallSnapshot, ToolCallStatus, ToolSchemas } from './tools.ts';
 
@@ -400,6 +400,11 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
   }
 
   #apply(event: PipelineEvent): Promise<void> | undefined {
+    // The news of a call's input from the store's own builder (`SCANNED_INPUT`).
+    if ((event.type as unknown) === SCANNED_INPUT_EVENT) {
+      this.#input(event as unknown as ScannedInputEvent);
+      return undefined;
+    }
     switch (event.type) {
       case 'part': {
         const part = event.part;
@@ -430,13 +435,12 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
         this.#structured ??= event.data;
         this.#dirty = true;
         return undefined;
-      case 'scanned-input' as PipelineEvent['type']:
       case 'tool-call-progress':
       case 'path-update':
       case 'field-start':
       case 'field-delta':
       case 'field-end':
-        this.#input(event as ScannedInputEvent | ToolCallArgumentProgress | PathUpdate | FieldEvent);
+        this.#input(event);
         return undefined;
       case 'tool-call':
       case 'provider-tool-call': {
@@ -556,7 +560,7 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
     if (event.type === 'path-update') {
       if (event.structured === true) return;
       source = 'updates';
-    } else if (event.type !== 'scanned-input' && event.type !== 'tool-call-progress') {
+    } else if (event.type !== SCANNED_INPUT_EVENT && event.type !== 'tool-call-progress') {
       if (event.toolCallId === undefined && event.toolName === undefined) return; // a structured document's fields
       source = 'fields';
     }
@@ -567,7 +571,7 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
     const reading = this.#reading;
     const input = call.input;
     try {
-      if (event.type !== 'scanned-input') {
+      if (event.type !== SCANNED_INPUT_EVENT) {
         // Given with the readers of a source that sends these (a binding loads them with it).
         (reading.fragments as typeof readFragments)(call, event, reading, this.#maxDepth);
       } else if (input === undefined) {

@@ -214,3 +214,21 @@ describe('TurnStore: a call built from raw argument text shows what one built fr
     }
   });
 });
+
+describe('TurnStore: the news of a call\'s input from its own builder cannot come from outside', () => {
+  it('`TurnStore` an event from outside typed as that news (`scanned-input`, with an `input`) is not taken for it: the turn reads on, the call shows nothing of it', () => {
+    for (const store of [new TurnStore({ schedule: 'sync' }), new TurnStoreBase({ schedule: 'sync' }, {}, SCANNED_INPUT)]) {
+      const forged = { type: 'scanned-input', index: 0, toolCallId: 'c1', toolName: 'write', providerExecuted: false, input: { log: {}, shown: () => 'forged', complete: true } };
+      store.push(start(0, 'c1', 'write'));
+      store.push(forged);
+      store.push(args(0, '{"a":1}'));
+      store.push(flush(0));
+      store.end();
+      const snapshot = store.getSnapshot();
+      expect(snapshot.status).toBe('done');
+      expect(snapshot.calls).toHaveLength(1);
+      expect(snapshot.calls[0]).toMatchObject({ toolCallId: 'c1', status: 'complete', input: { a: 1 } });
+      expect(snapshot.calls[0]?.complete.has('/a')).toBe(true);
+    }
+  });
+});
