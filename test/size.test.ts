@@ -148,7 +148,7 @@ describe('bundle size', () => {
   // (+50 bytes here, -129 there, and -148 on the relay page before it reads); 39 598 bytes measured.
   // Still 38.7 KB when the turn builder's progress mode became what TurnBuilder gives it
   // (`turn/progress.ts`), so that the AI SDK page's store parses without fragments: +21 bytes here
-  // for -1 266 there (39 619 bytes measured). The whole library: 85 345 bytes then (+14); TurnStore
+  // for -1 261 there (39 619 bytes measured). The whole library: 85 354 bytes then (+23); TurnStore
   // itself keeps parsing raw text into progress fragments, whose reading it bundles for the other
   // sources anyway (the scanner's way in it too would cost 278 bytes more here).
   it('the provider-to-turn pipeline stays at or under 38.7 KB, the whole library under 83.5 KB', async () => {
@@ -223,7 +223,7 @@ describe('bundle size', () => {
   // paths it completes, with its shared snapshots), no fragment made: the fragment collector and
   // aggregator, the deep fragments, the turn builder's progress mode and the store's reading of
   // fragments (a stage before's progress, field events, path updates; loaded with the chunk) left
-  // the page (17.83 KB measured: 18 259 bytes; 19.81 KB with the chunk: 20 289 bytes).
+  // the page (17.84 KB measured: 18 264 bytes; 19.82 KB with the chunk: 20 299 bytes).
   it('a page with the AI SDK chat transport and useTurn stays at or under 18 KB (minified, gzipped), under 20 KB with the reader of path updates', async () => {
     const page = `export { ArgstreamChatTransport } from './src/bindings/ai-sdk/index.ts'; export { useTurn } from './src/bindings/react.ts';`;
     expect(await pageSize(page, [], AI_SDK_PAGE_EXTERNALS)).toBeLessThanOrEqual(18 * 1024);
@@ -267,7 +267,7 @@ describe('bundle size', () => {
   // measured: 14 215 and 25 589 bytes). 12.9 KB before it reads since a binding's store parses raw
   // argument text without fragments (`SCANNED_INPUT`), and reads fragments (a relay's progress,
   // field events, path updates) with a module loaded with those readers, `fragment-input.ts`
-  // (12.66 KB and 24.92 KB measured: 12 966 and 25 513 bytes).
+  // (12.68 KB and 24.93 KB measured: 12 980 and 25 524 bytes).
   it('a relay page with useTurn stays under 12.9 KB before it reads, under 25.15 KB with the relay decoders', async () => {
     const page = `export { useTurn } from './src/bindings/react.ts';`;
     expect(await pageSize(page)).toBeLessThan(12.9 * 1024);
