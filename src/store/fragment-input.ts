@@ -1,9 +1,10 @@
 /**
  * A call's input built from fragments: the progress events of a stage before (a relay's, a
- * stream's), and what field events and path updates are read back as. A store reads them with
- * {@link readFragments} (`SourceReading.fragments`), which `TurnStore` gives and a binding loads
- * with what reads its source; the store of the AI SDK chat transport, whose calls stream as raw
- * argument text (`scanned-input.ts`), loads it with its reader of path updates. Internal.
+ * stream's, or `TurnStore`'s own builder's), and what field events and path updates are read back
+ * as. A store reads them with {@link readFragments} (`SourceReading.fragments`), which `TurnStore`
+ * gives and a binding loads with what reads its source; the store of the AI SDK chat transport,
+ * whose calls stream as raw argument text (`scanned-input.ts`), loads it with its reader of path
+ * updates. Internal.
  *
  * @module
  */

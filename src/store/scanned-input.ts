@@ -1,9 +1,11 @@
 /**
- * A call's input built straight from its raw argument text: the store's turn builder gives each
- * call's scanner a {@link ScannedInput}, a `ValueBuilder` that also logs which paths complete, and
- * the store shows its shared snapshots. No fragment is made on the way (the progress of a stage
- * before, field events and path updates are read as fragments by `fragment-input.ts`, loaded with
- * what reads those sources). Internal.
+ * A call's input built straight from its raw argument text ({@link SCANNED_INPUT}): the turn builder
+ * of a binding's store or of the AI SDK chat transport's gives each call's scanner a
+ * {@link ScannedInput}, a `ValueBuilder` that also logs which paths complete, and the store shows
+ * its shared snapshots. No fragment is made on the way (the progress of a stage before, field events
+ * and path updates are read as fragments by `fragment-input.ts`, loaded with what reads those
+ * sources). `TurnStore` parses raw text into progress fragments instead (`turn/progress.ts`), which
+ * shows the same: it bundles their reading for the other sources anyway. Internal.
  *
  * @module
  */

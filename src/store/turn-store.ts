@@ -125,9 +125,10 @@ export interface SourceReading {
    */
   updates?: ((maxDepth: number) => PathUpdateFragments) | undefined;
   /**
-   * The reading of the views of a call's input as fragments (`readFragments`): a stage before's
-   * progress events, and field events and path updates with their readers above; without it a
-   * call streamed so fails with a `TypeError`. A call streamed as raw argument text needs none.
+   * The reading of the views of a call's input as fragments (`readFragments`): progress events,
+   * and field events and path updates with their readers above; without it a call streamed so
+   * fails with a `TypeError`. A store that parses raw argument text with `SCANNED_INPUT` needs
+   * none for that text.
    */
   fragments?: typeof readFragments | undefined;
   /**

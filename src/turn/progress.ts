@@ -1,9 +1,10 @@
 /**
  * The turn builder's progress mode (`progress: true`), which `TurnBuilder` gives its core: each
  * slot's scanner reports to a fragment collector, and each fragment goes to the slot's aggregator
- * (its value) and out as a `tool-call-progress` or `structured-progress` event. The store of a turn
- * parses without fragments (`store/scanned-input.ts`), so a page whose store reads raw argument text
- * bundles none of this. Internal.
+ * (its value) and out as a `tool-call-progress` or `structured-progress` event. `TurnStore` reads
+ * raw argument text so too; the stores of the bindings and of the AI SDK chat transport parse it
+ * without fragments (`store/scanned-input.ts`), so a page with one of them bundles none of this.
+ * Internal.
  *
  * @module
  */
