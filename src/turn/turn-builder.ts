@@ -25,7 +25,6 @@ import type {
   PathUpdate,
   PipelineEvent,
   ProviderToolResultPart,
-  StreamFragment,
   StreamingToolCallEvent,
 } from '../types.ts';
 
@@ -222,9 +221,10 @@ export type EventsBefore = (builder: TurnBuilderBase, event: PipelineEvent, out:
 
 /**
  * How a builder parses arguments with `progress` (in value mode, the default, a slot's scanner
- * drives a `ValueBuilder` directly): `TurnBuilder`'s emits each fragment as a progress event
- * (`progress.ts`); the store's builds each call's input with its shared snapshots and its complete
- * paths straight from the scanner, with no fragment at all (`store/scanned-input.ts`). Internal.
+ * drives a `ValueBuilder` directly): `TurnBuilder`'s (and `TurnStore`'s) emits each fragment as a
+ * progress event (`progress.ts`); the one of the stores of the bindings and of the AI SDK chat
+ * transport builds each call's input with its shared snapshots and its complete paths straight
+ * from the scanner, with no fragment at all (`store/scanned-input.ts`). Internal.
  */
 export interface ProgressReading {
   /** The scanner of a slot's arguments, reporting to what sets the slot's `value`. */
