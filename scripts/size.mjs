@@ -36,7 +36,7 @@ const pages = [
   ['page: AI SDK chat transport + useTurn', `export { ArgstreamChatTransport } from './src/bindings/ai-sdk/index.ts'; export { useTurn } from './src/bindings/react.ts';`, [], AI_SDK_PAGE_EXTERNALS],
   ['page: AI SDK chat transport + useTurn + the reader of path updates', `export { ArgstreamChatTransport } from './src/bindings/ai-sdk/index.ts'; export { useTurn } from './src/bindings/react.ts';`, ['./chat-path-updates.ts'], AI_SDK_PAGE_EXTERNALS],
   ['page: useTurn of a relay', `export { useTurn } from './src/bindings/react.ts';`, []],
-  ['page: useTurn of a relay + relay decoders', `export { useTurn } from './src/bindings/react.ts';`, ['relay-response.ts', 'field-fragments.ts', 'fragments.ts', 'consume.ts', 'events-before.ts']],
+  ['page: useTurn of a relay + relay decoders', `export { useTurn } from './src/bindings/react.ts';`, ['relay-response.ts', 'field-fragments.ts', 'fragments.ts', 'fragment-input.ts', 'consume.ts', 'events-before.ts']],
   ['argstream/partial-json (createPartialJsonParser)', `export { createPartialJsonParser } from './src/bindings/partial-json.ts';`, []],
 ];
 

@@ -1,8 +1,10 @@
 /**
  * What `ArgstreamChatTransport` reads an argstream server's path updates with (`toolInputs:
  * 'path-updates'`: transient `data-argstream-tool-input` chunks): their checks, their events for
- * the store, and the store's reader of them. A chunk of its own, which the transport loads with
- * the first response that sends one: a server sends them only when asked. Internal.
+ * the store, and the store's reader of them with its reading of a call's input from fragments
+ * (the calls of a response without them stream as raw text, which the store parses without
+ * fragments). A chunk of its own, which the transport loads with the first response that sends
+ * one: a server sends them only when asked. Internal.
  *
  * @module
  */
@@ -11,6 +13,7 @@ import { TOOL_INPUT_UPDATES } from '../providers/ai-sdk-ui.ts';
 import { isRecord } from '../providers/json-access.ts';
 import type { PathUpdate, PipelineEvent } from '../types.ts';
 
+export { readFragments } from '../store/fragment-input.ts';
 export { newPathUpdateFragments } from '../store/fragments.ts';
 
 /**

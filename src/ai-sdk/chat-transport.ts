@@ -15,6 +15,7 @@ import { checkRetryOptions, type RetryOptions } from '../relay/retry-policy.ts';
 import type { Resumer } from './chat-resume.ts';
 import type { ToolSchemas } from '../store/tools.ts';
 import type { TurnStore } from '../store/source-reading.ts';
+import { SCANNED_INPUT } from '../store/scanned-input.ts';
 import { TurnStoreBase, type SourceReading, type TurnSnapshot, type TurnStoreSchedule } from '../store/turn-store.ts';
 import type { PipelineEvent, StreamEvent } from '../types.ts';
 
@@ -278,7 +279,7 @@ export class ArgstreamChatTransport<UI_MESSAGE extends UIMessage = UIMessage, T 
     const options: { tools?: T; schedule?: TurnStoreSchedule } = {};
     if (this.#tools !== undefined) options.tools = this.#tools;
     if (this.#schedule !== undefined) options.schedule = this.#schedule;
-    return new Session(() => new TurnStoreBase<T>(options, READING) as unknown as TurnStoreBase<ToolSchemas>, this.#resumeContinues);
+    return new Session(() => new TurnStoreBase<T>(options, READING, SCANNED_INPUT) as unknown as TurnStoreBase<ToolSchemas>, this.#resumeContinues);
   }
 
   readonly #tell = (): void => {
@@ -616,6 +617,7 @@ class ChunkRouter implements UnderlyingDefaultSource<UIMessageChunk> {
     try {
       pathUpdates ??= await loadPathUpdates();
       READING.updates = pathUpdates.newPathUpdateFragments;
+      READING.fragments = pathUpdates.readFragments;
     } catch (error) {
       this.#unread = true;
       const session = this.#bound;

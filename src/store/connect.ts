@@ -7,15 +7,17 @@
  * a relay's `Response`, or no source yet (a page about to get its response); the AI SDK's
  * `fullStream` parts for a `ReadableStream`; and with each, and alone for a `Response` with its
  * `decoder`, the reading of a source into the store (`consume.ts`), the turn builder's reading of
- * the events of a stage before (`events-before.ts`) and the readers of field events and path
- * updates. Never for a source that keeps its own snapshot: a page whose turns come from the AI SDK
- * chat transport bundles none of it (the transport loads the reader of path updates itself, when a
- * response sends them).
+ * the events of a stage before (`events-before.ts`), the readers of field events and path updates,
+ * and the store's reading of a call's input as fragments (`fragment-input.ts`: those two, and a
+ * stage before's progress). Never for a source that keeps its own snapshot: a page whose turns
+ * come from the AI SDK chat transport bundles none of it (the transport loads the reader of path
+ * updates itself, with the reading of fragments, when a response sends them).
  *
  * @module
  */
 import type { PushCore } from '../core.ts';
 import type { ToolSchemas } from './tools.ts';
+import { SCANNED_INPUT } from './scanned-input.ts';
 import type { TurnStore } from './source-reading.ts';
 import { TurnStoreBase, type SourceReading, type TurnSnapshot, type TurnStoreOptions } from './turn-store.ts';
 
@@ -82,11 +84,12 @@ const decoderReading = loader(() => commonReading());
 
 /**
  * What every source needs: the reading itself, and the events of a stage before, field events and
- * path updates, which any source but the AI SDK chat transport may carry.
+ * path updates, which any source but the AI SDK chat transport may carry, with the reading of a
+ * call's input from fragments that the last three need.
  */
 function commonReading(): Promise<Loaded> {
-  return Promise.all([import('./consume.ts'), import('../turn/events-before.ts'), import('./field-fragments.ts'), import('./fragments.ts')]).then(([reading, before, fields, updates]) => ({
-    reading: { before: before.readEventBefore, fields: fields.newFieldFragments, updates: updates.newPathUpdateFragments },
+  return Promise.all([import('./consume.ts'), import('../turn/events-before.ts'), import('./field-fragments.ts'), import('./fragments.ts'), import('./fragment-input.ts')]).then(([reading, before, fields, updates, input]) => ({
+    reading: { before: before.readEventBefore, fields: fields.newFieldFragments, updates: updates.newPathUpdateFragments, fragments: input.readFragments },
     consume: reading.consume,
   }));
 }
@@ -114,7 +117,7 @@ export function storeFor<T extends ToolSchemas>(source: TurnSource<T>, options: 
   readingFor(source, options)().catch(() => undefined);
   const { decoder: _decoder, request: _request, ...storeOptions } = options;
   const reading: SourceReading = {};
-  const store = new TurnStoreBase<T>(storeOptions, reading);
+  const store = new TurnStoreBase<T>(storeOptions, reading, SCANNED_INPUT);
   readingOf.set(store as unknown as TurnStoreBase<ToolSchemas>, reading);
   return store;
 }

@@ -1,8 +1,8 @@
 /**
  * The other views of a call's arguments, read back as fragments, so that the store builds every
- * call's input one way (a `FragmentAggregator` with shared snapshots): path updates (a relay that
- * sends `PathUpdateStream`'s output, and the AI SDK chat transport's `toolInputs: 'path-updates'`
- * chunks); field events are `field-fragments.ts`'. Internal.
+ * call's input from them one way (`fragment-input.ts`: a `FragmentAggregator` with shared
+ * snapshots): path updates (a relay that sends `PathUpdateStream`'s output, and the AI SDK chat
+ * transport's `toolInputs: 'path-updates'` chunks); field events are `field-fragments.ts`'. Internal.
  *
  * @module
  */

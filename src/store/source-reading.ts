@@ -2,7 +2,8 @@
  * `TurnStore`: the store of a turn (`TurnStoreBase`, `turn-store.ts`) with what it reads beyond
  * argstream's events — the AI SDK's `fullStream` parts (`providers/ai-sdk.ts`), an argstream
  * relay's `Response` (`relay-response.ts`), field events (`field-fragments.ts`), path updates
- * (`fragments.ts`), and the events of a stage before (`turn/events-before.ts`). The framework
+ * (`fragments.ts`), a call's input from any of those or from a stage before's progress
+ * (`fragment-input.ts`), and the events of a stage before (`turn/events-before.ts`). The framework
  * bindings build on `TurnStoreBase` and
  * load each of those only when a source needs it (see `connect.ts`), so that a page whose turns
  * come from elsewhere (the AI SDK chat transport) bundles none of it.
@@ -11,7 +12,9 @@
  */
 import { AI_SDK_PARTS } from '../providers/ai-sdk.ts';
 import { readEventBefore } from '../turn/events-before.ts';
+import { FRAGMENT_PROGRESS } from '../turn/progress.ts';
 import { newFieldFragments } from './field-fragments.ts';
+import { readFragments } from './fragment-input.ts';
 import { newPathUpdateFragments } from './fragments.ts';
 import { openRelay } from './relay-response.ts';
 import type { ToolSchemas } from './tools.ts';
@@ -19,7 +22,7 @@ import { consume } from './consume.ts';
 import { TurnStoreBase, type ConsumeOptions, type SourceReading, type TurnSnapshot, type TurnStoreOptions } from './turn-store.ts';
 
 /** Everything `TurnStore` reads. */
-export const SOURCE_READING: Readonly<SourceReading> = { parts: AI_SDK_PARTS, openRelay, fields: newFieldFragments, updates: newPathUpdateFragments, before: readEventBefore };
+export const SOURCE_READING: Readonly<SourceReading> = { parts: AI_SDK_PARTS, openRelay, fields: newFieldFragments, updates: newPathUpdateFragments, fragments: readFragments, before: readEventBefore };
 
 /**
  * A sink that keeps one snapshot of a streaming turn, for any UI: `events.pipeTo(store.writable)`
@@ -74,7 +77,7 @@ export class TurnStore<T extends ToolSchemas = {}> extends TurnStoreBase<T> {
   #writable: WritableStream<unknown> | undefined;
 
   constructor(options: TurnStoreOptions<T> = {}) {
-    super(options, SOURCE_READING);
+    super(options, SOURCE_READING, FRAGMENT_PROGRESS);
   }
 
   /**

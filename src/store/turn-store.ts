@@ -4,26 +4,28 @@
  *
  * @module
  */
-import { FragmentAggregator } from '../json/fragment-aggregator.ts';
 import { escapeToken } from '../json/json-pointer.ts';
 import type { JsonLimits } from '../json/scanner.ts';
 import type { PushCore } from '../core.ts';
 import type { PartReader } from '../providers/adapter.ts';
 import type { DecoderCore } from '../relay/relay-decoder.ts';
-import { TurnBuilderBase, type EventsBefore } from '../turn/turn-builder.ts';
+import { TurnBuilderBase, type EventsBefore, type ProgressReading } from '../turn/turn-builder.ts';
 import type {
   FieldEvent,
   FinishReason,
   JsonValue,
   PathUpdate,
   PipelineEvent,
-  StreamFragment,
   StreamWarning,
+  ToolCallArgumentProgress,
   Usage,
 } from '../types.ts';
 import type { StandardSchemaIssue, StandardSchemaResult } from '../views/argument-validation-core.ts';
+import { CompletionLog } from './completion-log.ts';
 import type { FieldFragments } from './field-fragments.ts';
+import type { FragmentInput, readFragments } from './fragment-input.ts';
 import type { PathUpdateFragments } from './fragments.ts';
+import { SCANNED_INPUT_EVENT, type ScannedInput, type ScannedInputEvent } from './scanned-input.ts';
 import { IncompleteToolCallError, type TurnError } from './turn-error.ts';
 import type { CompletePaths, ToolCallSnapshot, ToolCallStatus, ToolSchemas } from './tools.ts';
 
@@ -123,6 +125,13 @@ export interface SourceReading {
    */
   updates?: ((maxDepth: number) => PathUpdateFragments) | undefined;
   /**
+   * The reading of the views of a call's input as fragments (`readFragments`): progress events,
+   * and field events and path updates with their readers above; without it a call streamed so
+   * fails with a `TypeError`. A store that parses raw argument text with `SCANNED_INPUT` needs
+   * none for that text.
+   */
+  fragments?: typeof readFragments | undefined;
+  /**
    * The events a stage before made (conversation and progress events, raw argument deltas,
    * `snapshot`s: a relay's, a stream's), checked and read by the turn builder
    * (`readEventBefore`); without it they pass through unread.
@@ -132,71 +141,6 @@ export interface SourceReading {
 
 export { IncompleteToolCallError } from './turn-error.ts';
 export type { ToolCallError, TurnError } from './turn-error.ts';
-
-/**
- * When each path of a call's input became complete, and when a duplicate key (whose last value
- * wins, as in `JSON.parse`) put a new value there, which is not complete until it ends: one log
- * per call, only ever appended to, so that each snapshot's view of it stays as it was.
- */
-class CompletionLog {
-  /** The next event's number: a view sees the events before its own number. */
-  tick = 0;
-  /** How many paths are complete now. */
-  count = 0;
-  /** Per path, the ticks at which it completed, reopened, completed again, …: a number while it completed once. */
-  readonly #events = new Map<string, number | number[]>();
-  /**
-   * The paths completed under each open or complete container, so that a duplicate key reopens
-   * the members of the value it replaces by visiting them, not every path: each path is visited
-   * at most once per time it completed.
-   */
-  readonly #members = new Map<string, string[]>();
-
-  /** A value begins at `pointer` (a container if `container`); a complete one there before is replaced (a duplicate key). */
-  begin(pointer: string, container: boolean): void {
-    if (this.isComplete(pointer, this.tick)) {
-      this.#reopen(pointer);
-      this.tick++;
-    }
-    if (container) this.#members.set(pointer, []);
-  }
-
-  /** The value at `pointer`, a member of `parent`, is complete. */
-  complete(pointer: string, parent: string | undefined): void {
-    const events = this.#events.get(pointer);
-    if (events === undefined) this.#events.set(pointer, this.tick++);
-    else if (Array.isArray(events) && events.length % 2 === 0) events.push(this.tick++);
-    else return; // complete already
-    this.count++;
-    if (parent !== undefined) this.#members.get(parent)?.push(pointer);
-  }
-
-  /** Whether `pointer` was complete before event `tick`. */
-  isComplete(pointer: string, tick: number): boolean {
-    const events = this.#events.get(pointer);
-    if (events === undefined) return false;
-    if (!Array.isArray(events)) return events < tick;
-    let last = -1;
-    for (let i = 0; i < events.length && (events[i] as number) < tick; i++) last = i;
-    return last % 2 === 0;
-  }
-
-  /** `pointer` and the complete paths under it are not complete from now on (an explicit stack: values nest deep). */
-  #reopen(pointer: string): void {
-    const stack = [pointer];
-    for (let path = stack.pop(); path !== undefined; path = stack.pop()) {
-      if (!this.isComplete(path, this.tick)) continue;
-      const events = this.#events.get(path) as number | number[];
-      if (Array.isArray(events)) events.push(this.tick);
-      else this.#events.set(path, [events, this.tick]);
-      this.count--;
-      const members = this.#members.get(path);
-      if (members === undefined) continue;
-      this.#members.delete(path);
-      for (const member of members) stack.push(member);
-    }
-  }
-}
 
 /** The paths complete at a snapshot: a view of its call's log, frozen at that moment. */
 class Completed implements CompletePaths {
@@ -238,13 +182,14 @@ class CallState {
   toolName: string;
   providerExecuted = false;
   status: ToolCallStatus = 'streaming';
-  aggregator: FragmentAggregator | undefined;
-  /** How its fragments arrive, once one did: the progress of a stage, path updates or field events. */
+  /** Its input so far: from raw argument text (the store's builder's) or from fragments. */
+  input: ScannedInput | FragmentInput | undefined;
+  /** How its input arrives, once some did: raw text or the progress of a stage, path updates or field events. */
   source: 'progress' | 'updates' | 'fields' | undefined;
   updates: PathUpdateFragments | undefined;
   fields: FieldFragments | undefined;
-  /** Which paths (JSON Pointers) are complete, shared by every `Completed` view. */
-  readonly completed = new CompletionLog();
+  /** Which paths (JSON Pointers) are complete, shared by every `Completed` view (a `ScannedInput`'s own, once it is the input). */
+  completed = new CompletionLog();
   /** The input once complete (validated), or as the call ended. */
   final: { value: unknown } | undefined;
   /** The complete arguments as the model sent them (what `JSON.parse` makes), before any schema. */
@@ -273,24 +218,6 @@ function toError(reason: unknown): Error {
   return reason instanceof Error ? reason : new Error(typeof reason === 'string' ? reason : 'the stream was aborted', { cause: reason });
 }
 
-/** Where a fragment's leaf is (the JSON Pointer of its value, and of the container that holds it), and the leaf. */
-function leafOf(fragment: StreamFragment): { readonly leaf: StreamFragment; readonly pointer: string; readonly parent: string | undefined } {
-  let pointer = '';
-  let parent: string | undefined;
-  let at: StreamFragment = fragment;
-  for (;;) {
-    if (at.type === 'entry') {
-      parent = pointer;
-      pointer += `/${escapeToken(at.key)}`;
-      at = at.value;
-    } else if (at.type === 'item') {
-      parent = pointer;
-      pointer += `/${at.index}`;
-      at = at.value;
-    } else return { leaf: at, pointer, parent };
-  }
-}
-
 /**
  * {@link TurnStore} that reads only what `reading` says it reads beyond argstream's events (none:
  * no AI SDK parts, no relay `Response`). The AI SDK chat transport's store, and a binding's until
@@ -299,14 +226,12 @@ function leafOf(fragment: StreamFragment): { readonly leaf: StreamFragment; read
  */
 export class TurnStoreBase<T extends ToolSchemas = {}> {
   readonly #tools: ToolSchemas | undefined;
-  readonly #limits: JsonLimits;
   readonly #maxDepth: number;
   readonly #schedule: (notify: () => void) => void;
   readonly #builder: TurnBuilderBase;
   readonly #reading: SourceReading;
   readonly #listeners = new Set<() => void>();
   readonly #out: PipelineEvent[] = [];
-  readonly #fragments: StreamFragment[] = [];
   /**
    * Every call, in the order it began; the open ones also by id and by slot.
    *
@@ -347,14 +272,19 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
   #finished: Promise<TurnSnapshot<T>> | undefined;
   #resolveFinished: ((snapshot: TurnSnapshot<T>) => void) | undefined;
 
-  constructor(options: TurnStoreOptions<T> = {}, reading: SourceReading = {}) {
+  /**
+   * `text`: how a call's raw argument text is parsed — into its input straight from the scanner
+   * (`SCANNED_INPUT`: the bindings' and the AI SDK chat transport's stores), or into progress
+   * events read back as fragments (`FRAGMENT_PROGRESS`: `TurnStore`'s, which bundles that reading
+   * of fragments for the other sources anyway). Both show the same turn.
+   */
+  constructor(options: TurnStoreOptions<T> = {}, reading: SourceReading = {}, text?: ProgressReading) {
     this.#tools = options.tools;
     this.#reading = reading;
     const { tools: _tools, schedule, ...limits } = options;
-    this.#limits = limits;
     this.#maxDepth = limits.maxDepth ?? 256;
     this.#schedule = scheduler(schedule ?? 'frame');
-    this.#builder = new TurnBuilderBase({ ...limits, progress: true, passthrough: true, messages: true, isolateErrors: true }, reading);
+    this.#builder = new TurnBuilderBase({ ...limits, progress: true, passthrough: true, messages: true, isolateErrors: true }, reading, text);
   }
 
   /** The turn ended (done or error): nothing more is read into it. @internal */
@@ -471,6 +401,11 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
   }
 
   #apply(event: PipelineEvent): Promise<void> | undefined {
+    // The news of a call's input from the store's own builder (`SCANNED_INPUT`).
+    if ((event.type as unknown) === SCANNED_INPUT_EVENT) {
+      this.#input(event as unknown as ScannedInputEvent);
+      return undefined;
+    }
     switch (event.type) {
       case 'part': {
         const part = event.part;
@@ -501,20 +436,12 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
         this.#structured ??= event.data;
         this.#dirty = true;
         return undefined;
-      case 'tool-call-progress': {
-        const call = this.#call(event.toolCallId, event.index, event.toolName);
-        if (event.providerExecuted === true) call.providerExecuted = true;
-        if (call.source === undefined) call.source = 'progress';
-        if (call.source === 'progress') this.#fragment(call, event.fragment);
-        return undefined;
-      }
+      case 'tool-call-progress':
       case 'path-update':
-        this.#pathUpdate(event);
-        return undefined;
       case 'field-start':
       case 'field-delta':
       case 'field-end':
-        this.#field(event);
+        this.#input(event);
         return undefined;
       case 'tool-call':
       case 'provider-tool-call': {
@@ -537,7 +464,7 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
         // What streamed in is the partial input already (the same objects); otherwise the event's.
         // A call the store failed already (its input broke a limit here) keeps that error.
         if (call.status !== 'streaming') this.#release(call);
-        else this.#settle(call, 'failed', call.aggregator !== undefined && call.source !== 'fields' ? undefined : event.partialArguments, new IncompleteToolCallError(event.toolCallId, event.toolName, event.stopReason));
+        else this.#settle(call, 'failed', call.input !== undefined && call.source !== 'fields' ? undefined : event.partialArguments, new IncompleteToolCallError(event.toolCallId, event.toolName, event.stopReason));
         return undefined;
       }
       case 'tool-call-failed': {
@@ -624,67 +551,40 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
     this.#dirty = true;
   }
 
-  #fragment(call: CallState, fragment: StreamFragment): void {
-    if (call.status !== 'streaming') return;
-    const aggregator = (call.aggregator ??= new FragmentAggregator({ ...this.#limits, immutableSnapshots: true }));
+  /**
+   * A change of a call's input: its raw text parsed by the store's builder (`scanned-input.ts`), or
+   * a view of it read back as fragments by `reading.fragments` (a stage before's progress, a path
+   * update, a field event), applied when that is the call's source.
+   */
+  #input(event: ScannedInputEvent | ToolCallArgumentProgress | PathUpdate | FieldEvent): void {
+    let source: CallState['source'] = 'progress';
+    if (event.type === 'path-update') {
+      if (event.structured === true) return;
+      source = 'updates';
+    } else if (event.type !== SCANNED_INPUT_EVENT && event.type !== 'tool-call-progress') {
+      if (event.toolCallId === undefined && event.toolName === undefined) return; // a structured document's fields
+      source = 'fields';
+    }
+    const call = this.#call(event.toolCallId, event.index, event.type === 'path-update' ? undefined : event.toolName);
+    if (source === 'progress' && (event as ToolCallArgumentProgress).providerExecuted === true) call.providerExecuted = true;
+    if (call.source === undefined) call.source = source;
+    if (call.source !== source || call.status !== 'streaming') return;
+    const reading = this.#reading;
+    const input = call.input;
     try {
-      aggregator.push(fragment);
+      if (event.type !== SCANNED_INPUT_EVENT) {
+        // Given with the readers of a source that sends these (a binding loads them with it).
+        (reading.fragments as typeof readFragments)(call, event, reading, this.#maxDepth);
+      } else if (input === undefined) {
+        call.input = event.input;
+        call.completed = event.input.log;
+      } else if (input !== event.input) throw new TypeError('TurnStore: a call with two inputs');
     } catch (error) {
       // Still findable until its conversation event: the rest of its input is not a new call.
       this.#settle(call, 'failed', undefined, toError(error), false);
       return;
     }
-    // Most fragments are a piece of a string somewhere: only a value's start, a scalar or a `done`
-    // changes which paths are complete, so only those need their pointer.
-    let end: StreamFragment = fragment;
-    while (end.type === 'entry' || end.type === 'item') end = end.value;
-    if (end.type !== 'string') {
-      const { leaf, pointer, parent } = leafOf(fragment);
-      if (leaf.type === 'done') call.completed.complete(pointer, parent);
-      else if (leaf.type === 'start') call.completed.begin(pointer, leaf.kind !== 'string');
-      else if (leaf.type === 'scalar') call.completed.begin(pointer, false);
-    }
     this.#touch(call);
-  }
-
-  #pathUpdate(update: PathUpdate): void {
-    if (update.structured === true) return;
-    const call = this.#call(update.toolCallId, update.index, undefined);
-    this.#translated(call, 'updates', (fragments) => (call.updates ??= this.#newUpdates()).push(update, fragments));
-  }
-
-  #field(event: FieldEvent): void {
-    if (event.toolCallId === undefined && event.toolName === undefined) return; // a structured document's fields
-    const call = this.#call(event.toolCallId, event.index, event.toolName);
-    this.#translated(call, 'fields', (fragments) => (call.fields ??= this.#newFields()).push(event, fragments));
-  }
-
-  #newUpdates(): PathUpdateFragments {
-    const updates = this.#reading.updates;
-    if (updates === undefined) throw new TypeError('TurnStore: this store reads no path updates');
-    return updates(this.#maxDepth);
-  }
-
-  #newFields(): FieldFragments {
-    const fields = this.#reading.fields;
-    if (fields === undefined) throw new TypeError('TurnStore: this store reads no field events');
-    return fields(this.#maxDepth);
-  }
-
-  /** Another view of a call's input, read back as fragments by `translate`, when it is the call's source. */
-  #translated(call: CallState, source: 'updates' | 'fields', translate: (fragments: StreamFragment[]) => void): void {
-    if (call.source === undefined) call.source = source;
-    if (call.source !== source || call.status !== 'streaming') return;
-    const fragments = this.#fragments;
-    try {
-      translate(fragments);
-    } catch (error) {
-      fragments.length = 0;
-      this.#settle(call, 'failed', undefined, toError(error), false);
-      return;
-    }
-    for (let i = 0; i < fragments.length; i++) this.#fragment(call, fragments[i] as StreamFragment);
-    fragments.length = 0;
   }
 
   /** The call's complete arguments arrived: validate them against its tool's schema, if any. */
@@ -694,8 +594,8 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
       return undefined;
     }
     // The value built as the input streamed, when it is whole: unchanged parts keep their identity.
-    const aggregator = call.aggregator;
-    if (!truncated && aggregator !== undefined && aggregator.complete) args = aggregator.snapshot() as JsonValue;
+    const input = call.input;
+    if (!truncated && input !== undefined && input.complete) args = input.shown() as JsonValue;
     this.#markAllComplete(call, args);
     // Arrived whole: not open any more (the end does not cut it), its input the arguments until validated.
     this.#release(call);
@@ -856,7 +756,7 @@ export class TurnStoreBase<T extends ToolSchemas = {}> {
   #callView(call: CallState): ToolCallSnapshot<ToolSchemas> {
     if (!call.dirty && call.view !== undefined) return call.view;
     call.dirty = false;
-    let input = call.final !== undefined ? call.final.value : (call.aggregator?.snapshot() ?? EMPTY);
+    let input = call.final !== undefined ? call.final.value : (call.input?.shown() ?? EMPTY);
     // The input's root object just opened: still the `{}` shown before it, the same object.
     if (input !== EMPTY && call.view?.input === EMPTY && isEmptyObject(input)) input = EMPTY;
     const log = call.completed;

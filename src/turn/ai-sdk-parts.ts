@@ -12,6 +12,7 @@ import { partEvent } from '../providers/adapter.ts';
 import type { PushCore } from '../core.ts';
 import type { EventPart, PartEvent, PipelineEvent } from '../types.ts';
 import { readEventBefore } from './events-before.ts';
+import { FRAGMENT_PROGRESS } from './progress.ts';
 import { TurnBuilderBase, mergeMetadata, type TurnBuilderOptions } from './turn-builder.ts';
 
 /**
@@ -68,7 +69,7 @@ import { TurnBuilderBase, mergeMetadata, type TurnBuilderOptions } from './turn-
  */
 export class TurnBuilder extends TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
   constructor(options: TurnBuilderOptions = {}) {
-    super(options, { parts: AI_SDK_PARTS, runs: findRun, before: readEventBefore });
+    super(options, { parts: AI_SDK_PARTS, runs: findRun, before: readEventBefore }, FRAGMENT_PROGRESS);
   }
 
   /**

@@ -8,12 +8,11 @@
  * @module
  */
 import { JsonStreamError, ProviderError, ToolCallArgumentsError } from '../errors.ts';
-import { FragmentAggregator } from '../json/fragment-aggregator.ts';
-import { FragmentCollector } from '../json/incremental-json-parser.ts';
+import type { FragmentCollector } from '../json/incremental-json-parser.ts';
 import { JsonScanner, type JsonLimits, type RunFinder } from '../json/scanner.ts';
 import { ValueBuilder } from '../json/value-builder.ts';
 import type { PartReader, PartStream } from '../providers/adapter.ts';
-import { clear, type PushCore } from '../core.ts';
+import type { PushCore } from '../core.ts';
 import { checkIndex, checkString, duplicateToolCallId, invalidEvent } from './event-check.ts';
 import type {
   EventMetadata,
@@ -26,7 +25,6 @@ import type {
   PathUpdate,
   PipelineEvent,
   ProviderToolResultPart,
-  StreamFragment,
   StreamingToolCallEvent,
 } from '../types.ts';
 
@@ -71,7 +69,8 @@ interface TextSlot {
   metadata: Record<string, unknown> | undefined;
 }
 
-interface JsonSlot {
+/** A slot of tool-call arguments or of a structured document, as the builder parses it. Internal. */
+export interface JsonSlot {
   readonly kind: 'tool-call' | 'structured';
   readonly index: number;
   id: string;
@@ -80,11 +79,10 @@ interface JsonSlot {
   provider: boolean;
   metadata: Record<string, unknown> | undefined;
   scanner: JsonScanner | undefined;
-  /** Set when fragments are wanted: the collector the scanner reports to, and the aggregator. */
+  /** The value so far (live), once the scanner is made: what the conversation event carries. */
+  value: { snapshot(): JsonValue | undefined } | undefined;
+  /** In progress mode (`progress.ts`), the collector the scanner reports each fragment to. */
   collector: FragmentCollector | undefined;
-  aggregator: FragmentAggregator | undefined;
-  /** Set when only the value is wanted: the scanner drives the builder directly. */
-  builder: ValueBuilder | undefined;
   /** Why the call failed: its arguments were invalid, or an upstream stage said so. */
   error: Error | undefined;
   /** Some argument text other than whitespace arrived: a value was begun. */
@@ -144,9 +142,8 @@ function newSlot(index: number, type: string): Slot {
     provider: false,
     metadata: undefined,
     scanner: undefined,
+    value: undefined,
     collector: undefined,
-    aggregator: undefined,
-    builder: undefined,
     error: undefined,
     begun: false,
   };
@@ -223,6 +220,20 @@ export interface PartSource {
 export type EventsBefore = (builder: TurnBuilderBase, event: PipelineEvent, out: PipelineEvent[]) => void;
 
 /**
+ * How a builder parses arguments with `progress` (in value mode, the default, a slot's scanner
+ * drives a `ValueBuilder` directly): `TurnBuilder`'s (and `TurnStore`'s) emits each fragment as a
+ * progress event (`progress.ts`); the one of the stores of the bindings and of the AI SDK chat
+ * transport builds each call's input with its shared snapshots and its complete paths straight
+ * from the scanner, with no fragment at all (`store/scanned-input.ts`). Internal.
+ */
+export interface ProgressReading {
+  /** The scanner of a slot's arguments, reporting to what sets the slot's `value`. */
+  scanner(slot: JsonSlot, limits: JsonLimits): JsonScanner;
+  /** After each chunk of the slot (and its end), even one that failed: what it made, as events in `out`. */
+  report(slot: JsonSlot, out: PipelineEvent[]): void;
+}
+
+/**
  * {@link TurnBuilder} without a reader of another library's parts of its own: it reads those of
  * `reading` (none: the AI SDK's parts pass through as unknown events). A page whose events never
  * are AI SDK parts (the AI SDK chat transport's store) bundles no adapter for them.
@@ -240,6 +251,8 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
   #finished: FinishedEvent | undefined;
   /** Where the reader of the AI SDK's `fullStream` parts is, if the builder reads them. */
   readonly #reading: PartSource;
+  /** How arguments are parsed with `progress`; in value mode, `undefined`. */
+  readonly #progress: ProgressReading | undefined;
   /** Reads the AI SDK's `fullStream` parts, once one arrives. */
   #aiSdk: PartStream | undefined;
   /** Every non-empty call id of the turn so far, with the slot of the call that holds it. */
@@ -249,9 +262,11 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
   /** How many `snapshot` events the event at hand is inside (`events-before.ts`). @internal */
   nesting = 0;
 
-  constructor(options: TurnBuilderOptions = {}, reading: PartSource = {}) {
+  /** `progress`: how arguments are parsed when `options.progress` is set (value mode without it). */
+  constructor(options: TurnBuilderOptions = {}, reading: PartSource = {}, progress?: ProgressReading) {
     this.#options = options;
     this.#reading = reading;
+    this.#progress = options.progress === true ? progress : undefined;
     this.#messages = options.messages !== false;
     this.#passthrough = options.passthrough === true;
     this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
@@ -494,53 +509,23 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
 
   #scanner(slot: JsonSlot): JsonScanner {
     if (slot.scanner !== undefined) return slot.scanner;
-    if (this.#options.progress) {
-      slot.collector = new FragmentCollector();
-      slot.aggregator = new FragmentAggregator();
-      slot.scanner = new JsonScanner(slot.collector, this.#options);
-      slot.collector.scanner = slot.scanner;
-    } else {
-      slot.builder = new ValueBuilder();
-      slot.scanner = new JsonScanner(slot.builder, this.#options, this.#reading.runs);
-    }
-    return slot.scanner;
+    if (this.#progress !== undefined) return (slot.scanner = this.#progress.scanner(slot, this.#options));
+    const builder = new ValueBuilder();
+    slot.value = builder;
+    return (slot.scanner = new JsonScanner(builder, this.#options, this.#reading.runs));
   }
 
   /**
-   * Push `chunk` into the slot's scanner, or end it (`undefined`). Fragments it finds — even
-   * before an error — go to the aggregator and `out`; in value mode nothing is collected.
+   * Push `chunk` into the slot's scanner, or end it (`undefined`). With `progress`, what it found
+   * — even before an error — is reported to `out`; in value mode nothing is.
    */
   #step(slot: JsonSlot, out: PipelineEvent[], chunk: string | undefined): void {
     const scanner = this.#scanner(slot);
-    const collector = slot.collector;
-    if (collector === undefined) {
-      if (chunk === undefined) scanner.end();
-      else scanner.push(chunk);
-      return;
-    }
-    // The collector's own array, emptied before each step (not a new one per delta).
-    const fragments = collector.out;
-    clear(fragments);
     try {
       if (chunk === undefined) scanner.end();
       else scanner.push(chunk);
     } finally {
-      if (fragments.length > 0) this.#deliver(slot, fragments, out);
-    }
-  }
-
-
-  #deliver(slot: JsonSlot, fragments: StreamFragment[], out: PipelineEvent[]): void {
-    const aggregator = slot.aggregator as FragmentAggregator;
-    for (const fragment of fragments) {
-      aggregator.push(fragment);
-      out.push(
-        slot.kind === 'structured'
-          ? { type: 'structured-progress', index: slot.index, fragment }
-          : slot.provider
-            ? { type: 'tool-call-progress', index: slot.index, toolCallId: slot.id, toolName: slot.name, providerExecuted: true, fragment }
-            : { type: 'tool-call-progress', index: slot.index, toolCallId: slot.id, toolName: slot.name, fragment },
-      );
+      this.#progress?.report(slot, out);
     }
   }
 
@@ -558,10 +543,6 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
     if (!(error instanceof JsonStreamError)) throw error;
     slot.error = new ToolCallArgumentsError(slot.id, slot.name, slot.index, error);
     if (!this.#options.isolateErrors) throw slot.error;
-  }
-
-  #snapshot(slot: JsonSlot): JsonValue | undefined {
-    return slot.aggregator !== undefined ? slot.aggregator.snapshot() : slot.builder?.snapshot();
   }
 
   /** `endOfInput`: the input ended with the slot still open (it was never flushed). */
@@ -607,7 +588,7 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
       out.push(withMetadata({ ...failed, ...providerField(slot), error: slot.error }, slot.metadata));
       return;
     }
-    const value = this.#snapshot(slot);
+    const value = slot.value?.snapshot();
     // No argument text at all (or only whitespace) means no arguments (`{}`) — unless the provider
     // never closed the slot: then the call was cut before its first argument byte. Text cut inside
     // its first value (`tr`, `-`) has no value either, but it was cut: truncated, never `{}`.
@@ -640,7 +621,7 @@ export class TurnBuilderBase implements PushCore<PipelineEvent, PipelineEvent> {
             toolCallId: slot.id,
             toolName: slot.name,
             ...providerField(slot),
-            partialArguments: this.#snapshot(slot),
+            partialArguments: slot.value?.snapshot(),
             path: slot.scanner?.path() ?? '',
             stopReason,
           },
