@@ -3,6 +3,7 @@ import { ProviderError, type ProviderName } from '../../src/errors.ts';
 import { collectTurn } from '../../src/sinks/collect-turn.ts';
 import { ConversationEventStream } from '../../src/transforms/conversation-event-stream.ts';
 import { FieldEventStream } from '../../src/transforms/field-event-stream.ts';
+import { EventStreamEncoder } from '../../src/relay/event-stream-encoder.ts';
 import { ArgumentValidationStream } from '../../src/transforms/argument-validation-stream.ts';
 import { ProviderEventStream } from '../../src/transforms/provider-event-stream.ts';
 import { fromResponse } from '../../src/sources/response.ts';
@@ -225,6 +226,47 @@ describe('fromResponse', () => {
     expect(source.pipeThrough(stage)).toBe(stage.readable);
     expect(source.locked).toBe(true);
     expect(() => source.getReader()).toThrow(TypeError);
+  });
+
+  it('fromResponse: a body that fails while no one reads ends the stream then (its read kept ahead), with no unhandled rejection', async () => {
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown): void => {
+      rejections.push(reason);
+    };
+    process.on('unhandledRejection', onRejection);
+    try {
+      const sse = (event: object): string => `event: ${(event as { type: string }).type}\ndata: ${JSON.stringify(event)}\n\n`;
+      const first =
+        sse({ type: 'message_start', message: { id: 'm', model: 'x', usage: { input_tokens: 1, output_tokens: 1 } } }) +
+        sse({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) +
+        sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'hi' } });
+      for (const encoder of [false, true]) {
+        let body!: ReadableStreamDefaultController<Uint8Array>;
+        const cancelled: unknown[] = [];
+        const source = new ReadableStream<Uint8Array>({ start: (controller) => void (body = controller), cancel: (reason) => void cancelled.push(reason) });
+        body.enqueue(encode(first));
+        const stream: ReadableStream<unknown> = encoder
+          ? fromResponse(new Response(source), { provider: 'anthropic' }, new FieldEventStream(), new EventStreamEncoder())
+          : fromResponse(new Response(source), { provider: 'anthropic' });
+        const reader = stream.getReader();
+        expect((await reader.read()).done).toBe(false);
+        // Nothing reads now; the body's next read is pending (kept ahead) when it fails.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const cut = new Error('the connection was cut');
+        body.error(cut);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (encoder) {
+          // An encoder's stream ends with the error's page record, then closes.
+          const last = await reader.read();
+          expect(new TextDecoder().decode(last.value as Uint8Array)).toMatch(/^event: error\n/);
+          expect((await reader.read()).done).toBe(true);
+        } else await expect(reader.read()).rejects.toBe(cut);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
   });
 
   it('fromResponse: a response without a body is an empty stream', async () => {
