@@ -22,7 +22,7 @@ import { CompletionLog } from './completion-log.ts';
  * fragment aggregator would have read from the fragments of the same text, in the same order).
  */
 export class ScannedInput extends ValueBuilder {
-  readonly log = new CompletionLog();
+  readonly log: CompletionLog = new CompletionLog();
   /** The scanner that drives it: where the value at hand is (its open containers, their keys and indices). */
   scanner!: JsonScanner;
   /** The builder's version when the store was last told of it. */
