@@ -208,23 +208,18 @@ class ResponseSource implements UnderlyingDefaultSource<unknown> {
 
   /** Reads the body until a read makes output (or the stream ends). */
   #read(): Promise<void> | undefined {
-    for (;;) {
-      const reader = this.#reader;
-      if (reader === undefined) {
-        const step = this.#step(BODY_DONE);
-        if (step === AGAIN) continue;
-        return step;
-      }
-      const ahead = this.#ahead;
-      this.#ahead = undefined;
-      const tail = this.#tail;
-      if (tail !== undefined) {
-        // A read of the stream waits for the network: a keep-alive may answer it meanwhile.
-        this.#waiting = true;
-        this.#armKeepAlive(tail.keepAliveMs);
-      }
-      return (ahead ?? reader.read()).then(this.#onRead, this.#onReadFailed);
+    const reader = this.#reader;
+    // No body: the stream ends at once.
+    if (reader === undefined) return this.#onRead(BODY_DONE);
+    const ahead = this.#ahead;
+    this.#ahead = undefined;
+    const tail = this.#tail;
+    if (tail !== undefined) {
+      // A read of the stream waits for the network: a keep-alive may answer it meanwhile.
+      this.#waiting = true;
+      this.#armKeepAlive(tail.keepAliveMs);
     }
+    return (ahead ?? reader.read()).then(this.#onRead, this.#onReadFailed);
   }
 
   readonly #onRead = (next: ReadableStreamReadResult<Uint8Array>): Promise<void> | undefined => {

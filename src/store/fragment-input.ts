@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { clear } from '../core.ts';
 import { FragmentAggregator } from '../json/fragment-aggregator.ts';
 import { escapeToken } from '../json/json-pointer.ts';
 import type { FieldEvent, JsonValue, PathUpdate, StreamFragment, ToolCallArgumentProgress } from '../types.ts';
@@ -79,13 +80,25 @@ export interface FragmentReaders {
  *   text); what the reader of field events or path updates throws.
  */
 export function readFragments(call: FragmentCall, event: ToolCallArgumentProgress | PathUpdate | FieldEvent, readers: FragmentReaders, maxDepth: number): void {
-  const fragments: StreamFragment[] = [];
-  if (event.type === 'tool-call-progress') fragments.push(event.fragment);
-  else if (event.type === 'path-update') (call.updates ??= (readers.updates as (maxDepth: number) => PathUpdateFragments)(maxDepth)).push(event, fragments);
-  else (call.fields ??= (readers.fields as (maxDepth: number) => FieldFragments)(maxDepth)).push(event, fragments);
-  for (let i = 0; i < fragments.length; i++) {
-    const input = (call.input ??= new FragmentInput(call.completed));
-    if (!(input instanceof FragmentInput)) throw new TypeError('TurnStore: a call with two inputs');
-    input.push(fragments[i] as StreamFragment);
+  if (event.type === 'tool-call-progress') {
+    inputOf(call).push(event.fragment);
+    return;
   }
+  // One array for every event (emptied after each, its storage kept), not a new one per event.
+  const fragments = TRANSLATED;
+  try {
+    if (event.type === 'path-update') (call.updates ??= (readers.updates as (maxDepth: number) => PathUpdateFragments)(maxDepth)).push(event, fragments);
+    else (call.fields ??= (readers.fields as (maxDepth: number) => FieldFragments)(maxDepth)).push(event, fragments);
+    for (let i = 0; i < fragments.length; i++) inputOf(call).push(fragments[i] as StreamFragment);
+  } finally {
+    clear(fragments);
+  }
+}
+
+const TRANSLATED: StreamFragment[] = [];
+
+function inputOf(call: FragmentCall): FragmentInput {
+  const input = (call.input ??= new FragmentInput(call.completed));
+  if (!(input instanceof FragmentInput)) throw new TypeError('TurnStore: a call with two inputs');
+  return input;
 }
