@@ -789,6 +789,7 @@ export async function runRelayPeersBench(options: RelayPeersOptions): Promise<Re
       if (QUADRATIC_ROWS.has(row) || row === 'argstream-usechat-persist') options.check(`${what}: saves`, counter.saves, streams);
       return {
         cpuUs: cpu.user + cpu.system,
+        systemUs: cpu.system,
         wallMs,
         results: reply.results,
         writes: stats.writes,
@@ -858,7 +859,7 @@ export async function runRelayPeersBench(options: RelayPeersOptions): Promise<Re
           const mb = (call.argumentBytes * streams) / 1e6;
           options.progress(
             `  ${relayPeersCellId(shape.id, row).padEnd(44)} round ${round + 1}: ${(sample.cpuUs / 1000).toFixed(0).padStart(7)} ms CPU ` +
-              `(${(sample.cpuUs / 1000 / mb).toFixed(0).padStart(6)} ms/MB), ${sample.wallMs.toFixed(0).padStart(7)} ms wall, ${streams} streams` +
+              `(${(sample.cpuUs / 1000 / mb).toFixed(0).padStart(6)} ms/MB, ${((100 * sample.systemUs) / sample.cpuUs).toFixed(0)}% in the kernel), ${sample.wallMs.toFixed(0).padStart(7)} ms wall, ${streams} streams` +
               (sample.upstreamReads > 0 ? `, ${(call.events.length / (sample.upstreamReads / streams)).toFixed(2)} events per read` : '') +
               `, ${(sample.writes / streams).toFixed(0)} writes per stream` +
               `; load process ${(sample.loadCpuUs / 1000).toFixed(0)} ms CPU`,

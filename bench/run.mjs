@@ -32,7 +32,7 @@ await build({
 const nodeFlags = ['--expose-gc'];
 const args = [];
 for (const arg of process.argv.slice(2)) {
-  if (arg === '--cpu-prof' || arg.startsWith('--cpu-prof-')) nodeFlags.push(arg);
+  if (arg === '--cpu-prof' || arg.startsWith('--cpu-prof-') || arg === '--no-turbo-inlining') nodeFlags.push(arg);
   else args.push(arg);
 }
 // Profiles go next to the bundle they refer to, not into the working tree.
