@@ -31,6 +31,7 @@ import {
   type UIMessage as UIMessage7,
 } from 'ai7';
 import { createAnthropic as createAnthropic4 } from 'ai-sdk-anthropic4';
+import { Tokenizer, TokenType } from '@streamparser/json';
 import { createParser } from 'eventsource-parser';
 import * as z from 'zod';
 import { UI_MESSAGE_STREAM_HEADERS, UIMessageStreamEncoder } from '../src/bindings/ai-sdk/server.ts';
@@ -72,6 +73,7 @@ export const RELAY_PEERS_SHAPES: readonly RelayPeersShape[] = [
 export type RelayPeersRowId =
   | 'raw'
   | 'limit'
+  | 'limit-tokens'
   | 'argstream-relay'
   | 'argstream-usechat'
   | 'ai-sdk-5'
@@ -83,6 +85,7 @@ export type RelayPeersRowId =
 export const RELAY_PEERS_ROWS: readonly RelayPeersRowId[] = [
   'raw',
   'limit',
+  'limit-tokens',
   'argstream-relay',
   'argstream-usechat',
   'ai-sdk-5',
@@ -99,6 +102,10 @@ export const RELAY_PEERS_LABELS: Readonly<Record<RelayPeersRowId, string>> = {
     'eventsource-parser over the upstream bytes (`TextDecoder`), `JSON.parse` of each event\'s data, and per event one small ' +
     're-serialised SSE record (`data: {"d":<the delta>}`, `{"t":<type>}` for the others), one `TextEncoder.encode` and one ' +
     'enqueue each: what any relay must at least do',
+  'limit-tokens':
+    'the no-view limit, each argument delta also written to `@streamparser/json`\'s `Tokenizer` (its tokens only: no ' +
+    'paths, no values, no output): the least a relay that shows a call\'s fields does on top of the limit, since it must ' +
+    'tokenise the arguments as they come to know where each field begins and ends',
   'argstream-relay':
     'the README\'s relay: `fromResponse(upstream, { provider: \'anthropic\' }, new FieldEventStream({ keepProgress: false }), new EventStreamEncoder())`',
   'argstream-usechat':
@@ -284,6 +291,64 @@ function userMessage(prompt: string): { id: string; role: 'user'; parts: { type:
   return { id: 'msg-user-1', role: 'user', parts: [{ type: 'text', text: prompt }] };
 }
 
+/**
+ * The no-view limit's body: eventsource-parser over the upstream bytes, `JSON.parse` of each event,
+ * one small re-serialised record per event. With `tokenized`, each tool call's argument deltas also
+ * go through a `@streamparser/json` `Tokenizer` of its own, and `tokenized` is called when a call's
+ * block stops with its arguments a complete JSON value (every pass checks it was, once per stream).
+ */
+function limitBody(upstream: Response, tokenized: (() => void) | undefined): ReadableStream<Uint8Array> {
+  const reader = (upstream.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let out: ReadableStreamDefaultController<Uint8Array> | undefined;
+  let tokenizer: Tokenizer | undefined;
+  let depth = 0;
+  const parser = createParser({
+    onEvent(event) {
+      const data = JSON.parse(event.data) as { type: string; delta?: { type: string; partial_json?: string }; content_block?: { type: string } };
+      const delta = data.type === 'content_block_delta' && data.delta?.type === 'input_json_delta' ? data.delta.partial_json : undefined;
+      if (tokenized !== undefined) {
+        if (data.type === 'content_block_start' && data.content_block?.type === 'tool_use') {
+          // A call's tokens: its containers' depth is all that is kept of them.
+          const fresh = new Tokenizer();
+          depth = 0;
+          fresh.onToken = ({ token }) => {
+            if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) depth++;
+            else if (token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) depth--;
+          };
+          tokenizer = fresh;
+        } else if (delta !== undefined && delta !== '') tokenizer?.write(delta);
+        else if (data.type === 'content_block_stop' && tokenizer !== undefined) {
+          // Throws if the arguments ended inside a token; whole if every container closed.
+          tokenizer.end();
+          if (depth === 0) tokenized();
+          tokenizer = undefined;
+        }
+      }
+      const record = delta === undefined ? `data: {"t":${JSON.stringify(data.type)}}\n\n` : `data: {"d":${JSON.stringify(delta)}}\n\n`;
+      out?.enqueue(encoder.encode(record));
+    },
+  });
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        out = controller;
+        const { done, value } = await reader.read();
+        if (done) {
+          controller.close();
+          return;
+        }
+        parser.feed(decoder.decode(value, { stream: true }));
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
 /** Builds every row's handler against the provider at `providerBase` (`http://127.0.0.1:<port>`). */
 function makeHandlers(providerBase: string, counters: Map<RelayPeersRowId, RowCounters>): Record<RelayPeersRowId, Handler> {
   const count = (row: RelayPeersRowId): RowCounters => counters.get(row) as RowCounters;
@@ -343,38 +408,12 @@ function makeHandlers(providerBase: string, counters: Map<RelayPeersRowId, RowCo
       return new Response(upstream.body, { status: upstream.status, headers: { 'content-type': upstream.headers.get('content-type') ?? 'text/event-stream' } });
     },
 
-    limit: async (request, shape) => {
-      const upstream = await upstreamOf(request, shape, 'limit');
-      const reader = (upstream.body as ReadableStream<Uint8Array>).getReader();
-      const decoder = new TextDecoder();
-      const encoder = new TextEncoder();
-      let out: ReadableStreamDefaultController<Uint8Array> | undefined;
-      const parser = createParser({
-        onEvent(event) {
-          const data = JSON.parse(event.data) as { type: string; delta?: { type: string; partial_json?: string } };
-          const delta = data.type === 'content_block_delta' && data.delta?.type === 'input_json_delta' ? data.delta.partial_json : undefined;
-          const record = delta === undefined ? `data: {"t":${JSON.stringify(data.type)}}\n\n` : `data: {"d":${JSON.stringify(delta)}}\n\n`;
-          out?.enqueue(encoder.encode(record));
-        },
-      });
-      const body = new ReadableStream<Uint8Array>(
-        {
-          async pull(controller) {
-            out = controller;
-            const { done, value } = await reader.read();
-            if (done) {
-              controller.close();
-              return;
-            }
-            parser.feed(decoder.decode(value, { stream: true }));
-          },
-          cancel(reason) {
-            return reader.cancel(reason);
-          },
-        },
-        { highWaterMark: 0 },
-      );
-      return new Response(body, { headers: EVENT_STREAM_HEADERS });
+    limit: async (request, shape) => new Response(limitBody(await upstreamOf(request, shape, 'limit'), undefined), { headers: EVENT_STREAM_HEADERS }),
+
+    'limit-tokens': async (request, shape) => {
+      const upstream = await upstreamOf(request, shape, 'limit-tokens');
+      const counter = count('limit-tokens');
+      return new Response(limitBody(upstream, () => counter.saves++), { headers: EVENT_STREAM_HEADERS });
     },
 
     'argstream-relay': async (request, shape) => {
@@ -645,7 +684,8 @@ async function checkRow(
     case 'raw':
       check(`${what}: the provider's bytes, unchanged`, Buffer.compare(body, wire) === 0, true);
       return;
-    case 'limit': {
+    case 'limit':
+    case 'limit-tokens': {
       const deltas = sseData(text)
         .map((data) => JSON.parse(data) as { d?: string })
         .filter((record) => record.d !== undefined)
@@ -787,6 +827,7 @@ export async function runRelayPeersBench(options: RelayPeersOptions): Promise<Re
       if (bad !== -1) throw new Error(`${what}: stream ${bad}: status ${reply.results[bad]?.status} ${reply.results[bad]?.error ?? ''}`);
       options.check(`${what}: provider streams completed`, reply.provider, { started: streams, completed: streams, cancelled: 0 });
       if (QUADRATIC_ROWS.has(row) || row === 'argstream-usechat-persist') options.check(`${what}: saves`, counter.saves, streams);
+      if (row === 'limit-tokens') options.check(`${what}: calls whose arguments the tokenizer read to their end`, counter.saves, streams);
       return {
         cpuUs: cpu.user + cpu.system,
         systemUs: cpu.system,

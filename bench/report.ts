@@ -705,6 +705,7 @@ function ratio(a: number | undefined, b: number | undefined): number | undefined
 const RELAY_PEERS_SHORT: Readonly<Record<(typeof RELAY_PEERS_ROWS)[number], string>> = {
   raw: 'raw byte proxy',
   limit: 'no-view limit',
+  'limit-tokens': 'no-view limit + argument tokenizer',
   'argstream-relay': 'argstream relay (README)',
   'argstream-usechat': 'argstream server for `useChat`',
   'ai-sdk-5': 'AI SDK 5 server',
@@ -817,6 +818,8 @@ function relayPeersSection(peers: RelayPeersResults, out: (line?: string) => voi
   out();
   for (const shape of shapes) {
     const pairs = [
+      ['argstream relay (README) ÷ the limit + argument tokenizer (the floor of a relay that shows fields)', 'argstream-relay', 'limit-tokens'],
+      ['AI SDK 7 server ÷ raw byte proxy (what a relay that reads the body can be at best ×)', 'ai-sdk-7', 'raw'],
       ['AI SDK 7 server ÷ argstream relay', 'ai-sdk-7', 'argstream-relay'],
       ['AI SDK 7 server ÷ argstream server for `useChat`', 'ai-sdk-7', 'argstream-usechat'],
       ['AI SDK 5 server ÷ argstream server for `useChat`', 'ai-sdk-5', 'argstream-usechat'],

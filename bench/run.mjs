@@ -3,7 +3,8 @@
 // node_modules/.cache, then runs it in a fresh node with --expose-gc. Peer libraries stay external
 // so they load exactly as published. Arguments are passed on; `--cpu-prof` becomes a node flag
 // (the profile lands in node_modules/.cache/argstream-bench/profiles/ unless --cpu-prof-dir says
-// otherwise; summarise it with bench/profile-summary.mjs).
+// otherwise; summarise it with bench/profile-summary.mjs), and so does `--no-turbo-inlining` (each
+// function's own time in a profile, at some cost in speed).
 // Each run bundles to its own file, so runs in parallel do not overwrite each other's bundle;
 // the file is removed afterwards unless a profile refers to it.
 import { spawnSync } from 'node:child_process';
