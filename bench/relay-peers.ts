@@ -107,7 +107,7 @@ export const RELAY_PEERS_LABELS: Readonly<Record<RelayPeersRowId, string>> = {
     'paths, no values, no output): the least a relay that shows a call\'s fields does on top of the limit, since it must ' +
     'tokenise the arguments as they come to know where each field begins and ends',
   'argstream-relay':
-    'the README\'s relay: `fromResponse(upstream, { provider: \'anthropic\' }, new FieldEventStream({ keepProgress: false }), new EventStreamEncoder())`',
+    'the README\'s relay: `fromResponse(upstream, { provider: \'anthropic\' }, new FieldEventStream({ keepProgress: false }), new EventStreamEncoder({ keepAliveMs: 15_000 }))` (its keep-alive armed once per quiet period, never firing at this pace)',
   'argstream-usechat':
     'the README\'s server for an unchanged `useChat` page: `fromResponse(upstream, { provider: \'anthropic\' }, new UIMessageStreamEncoder())` ' +
     '(`argstream/ai-sdk/server`)',
@@ -418,7 +418,7 @@ function makeHandlers(providerBase: string, counters: Map<RelayPeersRowId, RowCo
 
     'argstream-relay': async (request, shape) => {
       const upstream = await upstreamOf(request, shape, 'argstream-relay');
-      const body = encodedBody('relay', upstream, () => [new FieldEventStream({ keepProgress: false })], () => new EventStreamEncoder());
+      const body = encodedBody('relay', upstream, () => [new FieldEventStream({ keepProgress: false })], () => new EventStreamEncoder({ keepAliveMs: 15_000 }));
       return new Response(body, { headers: EVENT_STREAM_HEADERS });
     },
 
@@ -941,8 +941,8 @@ function rowForm(row: RelayPeersRowId): string | undefined {
     case 'argstream-relay':
       return formLabel(
         'relay',
-        '`fromResponse(upstream, {provider}, new FieldEventStream({ keepProgress: false }), new EventStreamEncoder())`',
-        '`fromResponse(upstream, {provider}, new FieldEventStream({ keepProgress: false })).pipeThrough(new EventStreamEncoder())`',
+        '`fromResponse(upstream, {provider}, new FieldEventStream({ keepProgress: false }), new EventStreamEncoder({ keepAliveMs: 15_000 }))`',
+        '`fromResponse(upstream, {provider}, new FieldEventStream({ keepProgress: false })).pipeThrough(new EventStreamEncoder({ keepAliveMs: 15_000 }))`',
       );
     case 'argstream-usechat':
       return formLabel(
