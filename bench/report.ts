@@ -753,12 +753,13 @@ function relayPeersSection(peers: RelayPeersResults, out: (line?: string) => voi
       `code reads it (the AI SDK pipes it; its rows show the wall time instead: a pass longer than the provider's ` +
       `pace means the relay fell behind and read several events at once). TTFB: request sent → first body byte, at ` +
       `the client, over every stream of every pass. Before timing, one stream per row (provider unpaced) is checked: ` +
-      `the raw proxy's bytes are the provider's; the limit's deltas and the argstream relay's events ` +
+      `the raw proxy's bytes are the provider's; the limits' deltas and the argstream relay's events ` +
       `(\`EventStreamDecoder\` → \`collectTurn\`) give the exact arguments; each UI message stream has one ` +
       `\`tool-input-available\` with the exact input and ends with \`finish\` and \`[DONE]\`; what the persisting rows ` +
       `saved has the exact input. Every stream of every pass must end like it and, where the output does not depend ` +
       `on how the reads fell (all but argstream's rows, which join what one read brings), have its bytes; every ` +
-      `provider stream must complete, and every persisting row save once per stream.` +
+      `provider stream must complete, every persisting row save once per stream, and the tokenizer of the limit ` +
+      `that tokenises close every call's arguments as a whole JSON value.` +
       (peers.shapes.some((shape) => shape.scaled) ? ' **Stream counts scaled down (`--relay-peers-scale`)**.' : ''),
   );
   out();
