@@ -820,7 +820,7 @@ function relayPeersSection(peers: RelayPeersResults, out: (line?: string) => voi
   for (const shape of shapes) {
     const pairs = [
       ['argstream relay (README) ÷ the limit + argument tokenizer (the floor of a relay that shows fields)', 'argstream-relay', 'limit-tokens'],
-      ['AI SDK 7 server ÷ raw byte proxy (what a relay that reads the body can be at best ×)', 'ai-sdk-7', 'raw'],
+      ['AI SDK 7 server ÷ raw byte proxy (the most any relay that reads the body can undercut it by)', 'ai-sdk-7', 'raw'],
       ['AI SDK 7 server ÷ argstream relay', 'ai-sdk-7', 'argstream-relay'],
       ['AI SDK 7 server ÷ argstream server for `useChat`', 'ai-sdk-7', 'argstream-usechat'],
       ['AI SDK 5 server ÷ argstream server for `useChat`', 'ai-sdk-5', 'argstream-usechat'],
