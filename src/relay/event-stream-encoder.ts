@@ -6,6 +6,7 @@
  */
 import type { PipelineEvent } from '../types.ts';
 import { RelayEncoder, type RelayEncoderOptions, type RelayFramer } from './relay-encoder.ts';
+import type { PageErrorOptions } from './error-record.ts';
 import { RelayError } from '../errors.ts';
 import { BatchWriter } from './batch-writer.ts';
 import { snapshotOf, writeError } from './wire.ts';
@@ -108,39 +109,61 @@ export const END_RECORD = 'event: end\ndata: {}\n\n';
  * Internal.
  */
 export function eventStreamFramer<T>(firstId: number, end: () => string | undefined): RelayFramer<T> {
-  let nextId = firstId;
-  const writer = new BatchWriter();
+  return new EventStreamFramer<T>(firstId, end);
+}
+
+/**
+ * A class, not an object literal: V8 keeps an object literal that has a getter (`size`) in
+ * dictionary mode, and every read of the relay looks its members up.
+ */
+class EventStreamFramer<T> implements RelayFramer<T> {
+  readonly keepAlive = ': keep-alive\n\n';
+  readonly end: () => string | undefined;
+  #nextId: number;
+  readonly #writer = new BatchWriter();
   /** Records made whole already (a batch cut by a snapshot, the snapshot itself). */
-  let records = '';
-  const batch = () => (writer.count === 0 ? '' : `id: ${nextId - 1}\ndata: ${writer.take() as string}\n\n`);
-  return {
-    event(event) {
-      const snapshot = snapshotOf(event);
-      if (snapshot !== undefined) {
-        const lastId = snapshot.lastId ?? nextId;
-        if (typeof lastId !== 'number' || !Number.isSafeInteger(lastId) || lastId < nextId) {
-          throw new RelayError('invalid-event', `EventStreamEncoder: a snapshot's lastId must be an integer ≥ the next id (${nextId}), got ${String(lastId)}`);
-        }
-        // A snapshot is a record of its own, named so (the events after it go on from lastId + 1).
-        records += batch();
-        writer.write({ type: 'snapshot', events: snapshot.events });
-        records += `id: ${lastId}\nevent: snapshot\ndata: ${writer.take() as string}\n\n`;
-        nextId = lastId + 1;
-        return;
+  #records = '';
+
+  constructor(firstId: number, end: () => string | undefined) {
+    this.#nextId = firstId;
+    this.end = end;
+  }
+
+  #batch(): string {
+    const writer = this.#writer;
+    return writer.count === 0 ? '' : `id: ${this.#nextId - 1}\ndata: ${writer.take() as string}\n\n`;
+  }
+
+  event(event: T): void {
+    const snapshot = snapshotOf(event);
+    if (snapshot !== undefined) {
+      const nextId = this.#nextId;
+      const lastId = snapshot.lastId ?? nextId;
+      if (typeof lastId !== 'number' || !Number.isSafeInteger(lastId) || lastId < nextId) {
+        throw new RelayError('invalid-event', `EventStreamEncoder: a snapshot's lastId must be an integer ≥ the next id (${nextId}), got ${String(lastId)}`);
       }
-      writer.write(event);
-      nextId++;
-    },
-    take() {
-      const text = records + batch();
-      records = '';
-      return text;
-    },
-    get size() {
-      return writer.size + records.length;
-    },
-    end,
-    error: (reason, options) => `event: error\ndata: ${writeError(reason, options)}\n\n`,
-    keepAlive: ': keep-alive\n\n',
-  };
+      // A snapshot is a record of its own, named so (the events after it go on from lastId + 1).
+      this.#records += this.#batch();
+      this.#writer.write({ type: 'snapshot', events: snapshot.events });
+      this.#records += `id: ${lastId}\nevent: snapshot\ndata: ${this.#writer.take() as string}\n\n`;
+      this.#nextId = lastId + 1;
+      return;
+    }
+    this.#writer.write(event);
+    this.#nextId++;
+  }
+
+  take(): string {
+    const text = this.#records + this.#batch();
+    this.#records = '';
+    return text;
+  }
+
+  get size(): number {
+    return this.#writer.size + this.#records.length;
+  }
+
+  error(reason: unknown, options?: PageErrorOptions): string {
+    return `event: error\ndata: ${writeError(reason, options)}\n\n`;
+  }
 }

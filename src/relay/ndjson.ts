@@ -7,6 +7,7 @@
 import type { PipelineEvent } from '../types.ts';
 import { ChunkText, decoderTransformer, maxEventLength, maxRelayDepth, type DecoderCore, type RelayDecoderOptions } from './relay-decoder.ts';
 import { RelayEncoder, type RelayEncoderOptions, type RelayFramer } from './relay-encoder.ts';
+import type { PageErrorOptions } from './error-record.ts';
 import { RelayError } from '../errors.ts';
 import { BatchReader } from './batch-reader.ts';
 import { BatchWriter } from './batch-writer.ts';
@@ -55,26 +56,42 @@ function reservedType(event: unknown): string | undefined {
 export class NdjsonEncoder<T = PipelineEvent> extends RelayEncoder<T> {
   /** @throws {RangeError} for a bad `keepAliveMs`. */
   constructor(options: NdjsonEncoderOptions = {}) {
-    const writer = new BatchWriter();
-    const framer: RelayFramer<T> = {
-      event(event) {
-        const reserved = reservedType(event);
-        if (reserved !== undefined) {
-          throw new RelayError('invalid-event', `NdjsonEncoder: an event of type "${reserved}" cannot be written: the type marks the stream's ${reserved} line`);
-        }
-        // NDJSON has no ids: a snapshot is its events.
-        const snapshot = snapshotOf(event);
-        writer.write(snapshot === undefined ? event : { type: 'snapshot', events: snapshot.events });
-      },
-      take: () => (writer.count === 0 ? '' : `${writer.take() as string}\n`),
-      get size() {
-        return writer.size;
-      },
-      end: () => '{"type":"end"}\n',
-      error: (reason, options) => `{"type":"error","error":${writeError(reason, options)}}\n`,
-      keepAlive: '\n',
-    };
-    super(framer, options, 'NdjsonEncoder');
+    super(new NdjsonFramer<T>(), options, 'NdjsonEncoder');
+  }
+}
+
+/**
+ * The NDJSON lines of {@link NdjsonEncoder}. A class, not an object literal: V8 keeps an object
+ * literal that has a getter (`size`) in dictionary mode, and every read looks its members up.
+ */
+class NdjsonFramer<T> implements RelayFramer<T> {
+  readonly keepAlive = '\n';
+  readonly #writer = new BatchWriter();
+
+  event(event: T): void {
+    const reserved = reservedType(event);
+    if (reserved !== undefined) {
+      throw new RelayError('invalid-event', `NdjsonEncoder: an event of type "${reserved}" cannot be written: the type marks the stream's ${reserved} line`);
+    }
+    // NDJSON has no ids: a snapshot is its events.
+    const snapshot = snapshotOf(event);
+    this.#writer.write(snapshot === undefined ? event : { type: 'snapshot', events: snapshot.events });
+  }
+
+  take(): string {
+    return this.#writer.count === 0 ? '' : `${this.#writer.take() as string}\n`;
+  }
+
+  get size(): number {
+    return this.#writer.size;
+  }
+
+  end(): string {
+    return '{"type":"end"}\n';
+  }
+
+  error(reason: unknown, options?: PageErrorOptions): string {
+    return `{"type":"error","error":${writeError(reason, options)}}\n`;
   }
 }
 
