@@ -94,7 +94,7 @@ export class EventStreamEncoder<T = PipelineEvent> extends RelayEncoder<T> {
     if (!Number.isSafeInteger(firstId) || firstId < 0) {
       throw new RangeError(`EventStreamEncoder: firstId must be a non-negative integer, got ${String(firstId)}`);
     }
-    super(eventStreamFramer<T>(firstId, () => END_RECORD), options, 'EventStreamEncoder');
+    super(new EventStreamFramer<T>(firstId, () => END_RECORD), options, 'EventStreamEncoder');
   }
 }
 
@@ -106,17 +106,10 @@ export const END_RECORD = 'event: end\ndata: {}\n\n';
  * taken between two `take`s as one record, `id:` the last one's, `data:` their batch (see
  * `wire-batch.ts`). `end` gives the record that closes the stream: `resumeEventStream` gives none
  * for kept events that ran out before their terminal, so that the client sees a cut stream.
- * Internal.
- */
-export function eventStreamFramer<T>(firstId: number, end: () => string | undefined): RelayFramer<T> {
-  return new EventStreamFramer<T>(firstId, end);
-}
-
-/**
  * A class, not an object literal: V8 keeps an object literal that has a getter (`size`) in
- * dictionary mode, and every read of the relay looks its members up.
+ * dictionary mode, and every read of a relay looks its members up. Internal.
  */
-class EventStreamFramer<T> implements RelayFramer<T> {
+export class EventStreamFramer<T> implements RelayFramer<T> {
   readonly keepAlive = ': keep-alive\n\n';
   readonly end: () => string | undefined;
   #nextId: number;

@@ -6,7 +6,7 @@
  */
 import type { PipelineEvent, SnapshotEvent } from '../types.ts';
 import { compactEvents } from './compact.ts';
-import { END_RECORD, type EventStreamEncoderOptions, eventStreamFramer } from './event-stream-encoder.ts';
+import { END_RECORD, type EventStreamEncoderOptions, EventStreamFramer } from './event-stream-encoder.ts';
 import { RelayEncoder } from './relay-encoder.ts';
 import { RelayError } from '../errors.ts';
 
@@ -240,7 +240,7 @@ export function resumeEventStream<T>(
   // Kept events that ran out before their terminal close without `end`: the client's decoder then
   // sees a cut stream (RelayError 'incomplete', with the last id it got) and resumes later, as
   // after a cut connection — never a finished turn.
-  const framer = eventStreamFramer<T>(after + 1, () => (ending.truncated ? undefined : END_RECORD));
+  const framer = new EventStreamFramer<T>(after + 1, () => (ending.truncated ? undefined : END_RECORD));
   const encoder = new RelayEncoder<T>(framer, encoderOptions, 'resumeEventStream');
   if (wanted === true) {
     if (!Array.isArray(events)) throw new TypeError('resumeEventStream: a snapshot needs the kept events as an array');
